@@ -1,0 +1,13 @@
+/** An error that maps to an HTTP status and an `{"errorMsg": ...}` body. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: 400 | 401 | 403 | 404 | 405 | 406 | 409 | 413 | 415 | 422 | 500 | 503,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export const badRequest = (msg: string) => new ApiError(400, msg);
+export const notFound = (msg: string) => new ApiError(404, msg);
+export const conflict = (msg: string) => new ApiError(409, msg);

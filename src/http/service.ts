@@ -1,0 +1,198 @@
+import { type Context, Hono, type MiddlewareHandler } from "hono";
+import { cors } from "hono/cors";
+import { ZodError } from "zod";
+import type { Logger } from "../log/logger.ts";
+import { ApiError } from "./errors.ts";
+import { describeIssues } from "./validate.ts";
+
+/** Variables every service app sets on the context. */
+export type ServiceEnv = {
+  Variables: {
+    /** The tenant of the request (first one for admin requests listing several). */
+    tenant: string;
+    /** Absolute URL of the service root the request came in on, e.g. http://h:8080/svc/metrics. */
+    serviceBase: string;
+  };
+};
+
+export type ServiceContext = Context<ServiceEnv>;
+
+export const TENANT_HEADERS = ["Svc-Tenant", "Hawkular-Tenant"] as const;
+
+/** The raw tenant header (either name), or undefined when missing or blank. */
+export function tenantHeader(c: Context): string | undefined {
+  for (const h of TENANT_HEADERS) {
+    const v = c.req.header(h);
+    if (v !== undefined && v.trim() !== "") return v.trim();
+  }
+  return undefined;
+}
+
+/** Path of the request relative to the service root it came in on. */
+export function servicePath(c: ServiceContext): string {
+  const base = new URL(c.get("serviceBase")).pathname;
+  const p = c.req.path.slice(base.length);
+  return p === "" ? "/" : p;
+}
+
+/** Absolute URL under the service root, for Location headers. */
+export function absoluteUrl(c: ServiceContext, path: string): string {
+  return c.get("serviceBase") + (path.startsWith("/") ? path : `/${path}`);
+}
+
+export interface TenantRule {
+  /** Paths (relative to the service root) that need no tenant. */
+  exempt?: (path: string, method: string) => boolean;
+  /** The errorMsg when the header is missing. */
+  message?: string;
+}
+
+/** Requires the tenant header on every request except exempt paths. */
+export function requireTenant(rule: TenantRule = {}): MiddlewareHandler<ServiceEnv> {
+  const message = rule.message ?? "Tenant is not specified. Use 'Svc-Tenant' header.";
+  return async (c, next) => {
+    const t = tenantHeader(c);
+    if (t !== undefined) c.set("tenant", t);
+    else if (!rule.exempt?.(servicePath(c), c.req.method)) {
+      return c.json({ errorMsg: message }, 400);
+    }
+    await next();
+  };
+}
+
+function acceptsJson(accept: string): boolean {
+  return accept.split(",").some((part) => {
+    const t = part.split(";")[0]!.trim().toLowerCase();
+    return t === "" || t === "*/*" || t === "application/*" || t === "application/json" || t.endsWith("+json");
+  });
+}
+
+/** 406 when the Accept header excludes JSON. */
+export const requireJsonAccept: MiddlewareHandler = async (c, next) => {
+  const accept = c.req.header("Accept");
+  if (accept && !acceptsJson(accept)) {
+    return c.json({ errorMsg: `Cannot produce a response of type ${accept}; only application/json is served` }, 406);
+  }
+  await next();
+};
+
+/** 415 when a request with a body declares a media type other than JSON. */
+export const requireJsonContent: MiddlewareHandler = async (c, next) => {
+  const method = c.req.method;
+  if (method === "POST" || method === "PUT" || method === "PATCH") {
+    const ct = c.req.header("Content-Type");
+    if (ct) {
+      const type = ct.split(";")[0]!.trim().toLowerCase();
+      if (type !== "application/json" && !type.endsWith("+json")) {
+        return c.json({ errorMsg: `Unsupported media type ${type}; send application/json` }, 415);
+      }
+    }
+  }
+  await next();
+};
+
+export interface Readiness {
+  ready(): boolean;
+}
+
+/** 503 until the storage behind the service is ready. */
+export function requireReady(r: Readiness): MiddlewareHandler {
+  return async (c, next) => {
+    if (!r.ready()) return c.json({ errorMsg: "Service is starting; storage is not ready yet" }, 503);
+    await next();
+  };
+}
+
+/** Maps thrown errors to `{"errorMsg"}` responses; unexpected errors are logged. */
+export function errorResponse(err: unknown, c: Context, log?: Logger): Response {
+  if (err instanceof ApiError) return c.json({ errorMsg: err.message }, err.status);
+  if (err instanceof ZodError) return c.json({ errorMsg: describeIssues(err, "input") }, 400);
+  if (err instanceof SyntaxError) return c.json({ errorMsg: `Malformed JSON: ${err.message}` }, 400);
+  const e = err as Error;
+  log?.error("request failed", { method: c.req.method, path: c.req.path, err: e?.stack ?? String(e) });
+  return c.json({ errorMsg: `Failed to perform operation due to an error: ${e?.message ?? String(e)}` }, 500);
+}
+
+export const corsForBrowsers = cors({
+  origin: "*",
+  allowMethods: ["GET", "POST", "PUT", "DELETE", "PATCH", "OPTIONS", "HEAD"],
+  allowHeaders: ["Content-Type", "Accept", "Authorization", "Svc-Tenant", "Hawkular-Tenant"],
+  exposeHeaders: ["Location", "Link", "X-Total-Count"],
+  maxAge: 86400,
+});
+
+type Handler = (c: ServiceContext) => Response | Promise<Response>;
+type Method = "get" | "post" | "put" | "delete" | "patch";
+
+/**
+ * Route registration that remembers every path, so that a path reached with a method it does
+ * not support answers 405 instead of 404. Call `finish()` after the last route.
+ */
+export class Routes {
+  private readonly methods = new Map<string, Set<string>>();
+  constructor(readonly app: Hono<ServiceEnv>) {}
+
+  private add(method: Method, path: string, h: Handler): this {
+    let set = this.methods.get(path);
+    if (!set) this.methods.set(path, (set = new Set()));
+    set.add(method.toUpperCase());
+    this.app[method](path, h);
+    return this;
+  }
+  get(path: string, h: Handler) {
+    return this.add("get", path, h);
+  }
+  post(path: string, h: Handler) {
+    return this.add("post", path, h);
+  }
+  put(path: string, h: Handler) {
+    return this.add("put", path, h);
+  }
+  delete(path: string, h: Handler) {
+    return this.add("delete", path, h);
+  }
+  patch(path: string, h: Handler) {
+    return this.add("patch", path, h);
+  }
+
+  /** Registers the 405 fallbacks; must be called once all routes are added. */
+  finish(): Hono<ServiceEnv> {
+    for (const [path, set] of this.methods) {
+      const allow = [...set, ...(set.has("GET") ? ["HEAD"] : []), "OPTIONS"].join(", ");
+      this.app.all(path, (c) =>
+        c.json({ errorMsg: `Method ${c.req.method} is not supported on this resource` }, 405, { Allow: allow }),
+      );
+    }
+    return this.app;
+  }
+}
+
+/** A new service sub-app with the JSON conventions (406, 415) installed. */
+export function createServiceApp(): Hono<ServiceEnv> {
+  const app = new Hono<ServiceEnv>();
+  app.use("*", requireJsonAccept);
+  app.use("*", requireJsonContent);
+  return app;
+}
+
+/**
+ * Mounts a service app under each prefix (e.g. /svc/metrics and /hawkular/metrics) and
+ * records the absolute service root for Location headers.
+ */
+export function mountService(root: Hono<ServiceEnv>, prefixes: string[], app: Hono<ServiceEnv>): void {
+  for (const prefix of prefixes) {
+    root.use(`${prefix}/*`, setServiceBase(prefix));
+    root.use(prefix, setServiceBase(prefix));
+    root.route(prefix, app);
+  }
+}
+
+function setServiceBase(prefix: string): MiddlewareHandler<ServiceEnv> {
+  return async (c, next) => {
+    const url = new URL(c.req.url);
+    const proto = c.req.header("X-Forwarded-Proto") ?? url.protocol.replace(":", "");
+    const host = c.req.header("X-Forwarded-Host") ?? c.req.header("Host") ?? url.host;
+    c.set("serviceBase", `${proto}://${host}${prefix}`);
+    await next();
+  };
+}

@@ -1,0 +1,26 @@
+import { Database } from "bun:sqlite";
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+
+export interface OpenOptions {
+  /** FULL survives power loss with every commit; NORMAL may lose the last commits. */
+  synchronous?: "FULL" | "NORMAL" | "OFF";
+  readonly?: boolean;
+  /** Page cache size in KiB (negative cache_size pragma). */
+  cacheKiB?: number;
+}
+
+/** Opens (creating folders as needed) a SQLite database in WAL mode with our pragmas. */
+export function openDatabase(path: string, opts: OpenOptions = {}): Database {
+  if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+  const db = new Database(path, opts.readonly ? { readonly: true } : { create: true, readwrite: true, strict: true });
+  db.exec("PRAGMA busy_timeout = 5000");
+  if (!opts.readonly) {
+    db.exec("PRAGMA journal_mode = WAL");
+    db.exec(`PRAGMA synchronous = ${opts.synchronous ?? "FULL"}`);
+  }
+  db.exec("PRAGMA foreign_keys = ON");
+  db.exec("PRAGMA temp_store = MEMORY");
+  db.exec(`PRAGMA cache_size = -${opts.cacheKiB ?? 16384}`);
+  return db;
+}

@@ -1,0 +1,67 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestCollector, type TestCollector } from "../helpers/collector.ts";
+
+let col: TestCollector;
+beforeAll(async () => {
+  col = await startTestCollector();
+});
+afterAll(async () => {
+  await col.close();
+});
+
+describe("HTTP conventions", () => {
+  it("GET /status needs no tenant and reports a version clients accept", async () => {
+    const res = await col.req("/svc/metrics/status", { tenant: null });
+    expect(res.status).toBe(200);
+    const body = await res.json();
+    expect(body.MetricsService).toBe("STARTED");
+    const [maj, min] = String(body["Implementation-Version"]).split(".").map(Number);
+    expect(maj! > 0 || min! >= 16).toBe(true);
+  });
+
+  it("serves the same interface under /hawkular and accepts the Hawkular-Tenant header", async () => {
+    const res = await col.req("/hawkular/metrics/ping", { tenant: null, headers: { "Hawkular-Tenant": "x" } });
+    expect(res.status).toBe(200);
+    expect(typeof (await res.json()).value).toBe("string");
+  });
+
+  it("answers 400 with errorMsg when the tenant header is missing or blank", async () => {
+    for (const headers of [{}, { "Svc-Tenant": "  " }]) {
+      const res = await col.req("/svc/metrics/gauges", { tenant: null, headers });
+      expect(res.status).toBe(400);
+      expect((await res.json()).errorMsg).toMatch(/Tenant/);
+    }
+  });
+
+  it("answers 405 for a method the resource does not support", async () => {
+    const res = await col.req("/svc/metrics/status", { method: "DELETE" });
+    expect(res.status).toBe(405);
+    expect((await res.json()).errorMsg).toMatch(/DELETE/);
+  });
+
+  it("answers 404 with errorMsg for an unknown path", async () => {
+    const res = await col.req("/svc/nothing-here");
+    expect(res.status).toBe(404);
+    expect((await res.json()).errorMsg).toBeTruthy();
+  });
+
+  it("answers 406 when the client accepts only text/plain", async () => {
+    const res = await col.req("/svc/metrics/status", { headers: { Accept: "text/plain" } });
+    expect(res.status).toBe(406);
+  });
+
+  it("answers 415 for a body declared as text/plain", async () => {
+    const res = await col.req("/svc/metrics/ping", { method: "POST", body: "x", headers: { "Content-Type": "text/plain" } });
+    expect(res.status).toBe(415);
+  });
+
+  it("answers CORS preflights for browser clients", async () => {
+    const res = await col.req("/svc/metrics/gauges", {
+      method: "OPTIONS",
+      headers: { Origin: "http://grafana.local", "Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": "hawkular-tenant" },
+    });
+    expect(res.status).toBe(204);
+    expect(res.headers.get("access-control-allow-origin")).toBe("*");
+    expect(res.headers.get("access-control-allow-headers")?.toLowerCase()).toContain("hawkular-tenant");
+  });
+});

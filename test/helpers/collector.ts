@@ -1,0 +1,47 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type Collector, startCollector } from "../../collector/server.ts";
+import type { OptionValues } from "../../src/config/options.ts";
+
+export interface TestCollector extends Collector {
+  dataDir: string;
+  /** fetch relative to the collector, with JSON and the tenant header set. */
+  req(path: string, init?: RequestInit & { tenant?: string | null; json?: unknown }): Promise<Response>;
+  /** Stops and removes the data folder. */
+  close(): Promise<void>;
+}
+
+/** A real collector on an ephemeral port with a fresh SQLite folder (no embedded broker). */
+export async function startTestCollector(values: OptionValues = {}, dataDir?: string): Promise<TestCollector> {
+  const dir = dataDir ?? mkdtempSync(join(tmpdir(), "outpost-test-"));
+  const c = await startCollector({
+    "http-port": 0,
+    "http-host": "127.0.0.1",
+    "mqtt-port": 0,
+    "data-dir": dir,
+    "log-level": "warn",
+    synchronous: "NORMAL",
+    ...values,
+  });
+  return {
+    ...c,
+    dataDir: dir,
+    req(path, init = {}) {
+      const headers = new Headers(init.headers);
+      if (init.tenant !== null && !headers.has("Svc-Tenant") && !headers.has("Hawkular-Tenant")) {
+        headers.set("Svc-Tenant", init.tenant ?? "t1");
+      }
+      let body = init.body;
+      if (init.json !== undefined) {
+        body = JSON.stringify(init.json);
+        if (!headers.has("Content-Type")) headers.set("Content-Type", "application/json");
+      }
+      return fetch(c.url + path, { ...init, headers, body });
+    },
+    async close() {
+      await c.stop();
+      if (!dataDir) rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
