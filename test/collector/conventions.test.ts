@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestCollector, type TestCollector } from "../helpers/collector.ts";
+import { body, startTestCollector, type TestCollector } from "../helpers/collector.ts";
 
 let col: TestCollector;
 beforeAll(async () => {
@@ -13,36 +13,36 @@ describe("HTTP conventions", () => {
   it("GET /status needs no tenant and reports a version clients accept", async () => {
     const res = await col.req("/svc/metrics/status", { tenant: null });
     expect(res.status).toBe(200);
-    const body = await res.json();
-    expect(body.MetricsService).toBe("STARTED");
-    const [maj, min] = String(body["Implementation-Version"]).split(".").map(Number);
+    const b = await body(res);
+    expect(b.MetricsService).toBe("STARTED");
+    const [maj, min] = String(b["Implementation-Version"]).split(".").map(Number);
     expect(maj! > 0 || min! >= 16).toBe(true);
   });
 
   it("serves the same interface under /hawkular and accepts the Hawkular-Tenant header", async () => {
     const res = await col.req("/hawkular/metrics/ping", { tenant: null, headers: { "Hawkular-Tenant": "x" } });
     expect(res.status).toBe(200);
-    expect(typeof (await res.json()).value).toBe("string");
+    expect(typeof (await body(res)).value).toBe("string");
   });
 
   it("answers 400 with errorMsg when the tenant header is missing or blank", async () => {
-    for (const headers of [{}, { "Svc-Tenant": "  " }]) {
+    for (const headers of [{}, { "Svc-Tenant": "  " }] as Record<string, string>[]) {
       const res = await col.req("/svc/metrics/gauges", { tenant: null, headers });
       expect(res.status).toBe(400);
-      expect((await res.json()).errorMsg).toMatch(/Tenant/);
+      expect((await body(res)).errorMsg).toMatch(/Tenant/);
     }
   });
 
   it("answers 405 for a method the resource does not support", async () => {
     const res = await col.req("/svc/metrics/status", { method: "DELETE" });
     expect(res.status).toBe(405);
-    expect((await res.json()).errorMsg).toMatch(/DELETE/);
+    expect((await body(res)).errorMsg).toMatch(/DELETE/);
   });
 
   it("answers 404 with errorMsg for an unknown path", async () => {
     const res = await col.req("/svc/nothing-here");
     expect(res.status).toBe(404);
-    expect((await res.json()).errorMsg).toBeTruthy();
+    expect((await body(res)).errorMsg).toBeTruthy();
   });
 
   it("answers 406 when the client accepts only text/plain", async () => {

@@ -45,3 +45,9 @@ export async function startTestCollector(values: OptionValues = {}, dataDir?: st
     },
   };
 }
+
+/** The JSON body of a response, loosely typed for assertions. */
+// biome-ignore lint/suspicious/noExplicitAny: test assertions walk arbitrary JSON
+export async function body(res: Response): Promise<any> {
+  return res.json();
+}
