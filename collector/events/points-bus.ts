@@ -1,0 +1,36 @@
+import type { MetricWrite } from "../../src/metrics/model.ts";
+
+/** Points that have just been committed to the metrics store. */
+export interface WrittenPoints {
+  tenant: string;
+  writes: MetricWrite[];
+  /** Where they came from: "http", "mqtt:<feed>", ... */
+  origin: string;
+}
+
+export type PointsListener = (p: WrittenPoints) => void;
+
+/**
+ * In-process fan-out of committed points to the engines that follow the data (alerting,
+ * forecasting). Listeners run synchronously after commit; a throwing listener is isolated
+ * so one engine cannot break ingest for the others.
+ */
+export class PointsBus {
+  private readonly listeners = new Set<PointsListener>();
+  constructor(private readonly onListenerError: (err: unknown) => void = () => {}) {}
+
+  subscribe(fn: PointsListener): () => void {
+    this.listeners.add(fn);
+    return () => this.listeners.delete(fn);
+  }
+
+  publish(p: WrittenPoints): void {
+    for (const fn of this.listeners) {
+      try {
+        fn(p);
+      } catch (e) {
+        this.onListenerError(e);
+      }
+    }
+  }
+}

@@ -1,0 +1,60 @@
+import type { MetricDefinition, MetricType, MetricWrite, Tags, Tenant } from "../../../src/metrics/model.ts";
+
+/** Points of one series in column form, sorted by the requested order. */
+export interface PointColumns {
+  ts: number[];
+  /** Numbers for gauge/counter, "up"/"down"/"unknown" for availability, text for strings. */
+  values: (number | string)[];
+  /** Data-point tags, index-aligned with ts; absent when no point has tags. */
+  tags?: (Tags | undefined)[];
+}
+
+export interface RawQuery {
+  /** Inclusive, ms. */
+  start: number;
+  /** Exclusive, ms. */
+  end: number;
+  order: "asc" | "desc";
+  /** Absent or <= 0: no limit. */
+  limit?: number;
+}
+
+export interface MetricFilter {
+  type?: MetricType;
+  /** Exact ids to return (others ignored). */
+  ids?: string[];
+}
+
+export type CreateResult = "created" | "exists" | "overwritten";
+
+/**
+ * Persistence of the metrics interface. Every method is scoped by tenant: no call can see
+ * another tenant's data. Async so that a networked backend (PostgreSQL) fits the same shape.
+ */
+export interface MetricsStore {
+  /** True once the store has opened and replayed its log. */
+  ready(): boolean;
+
+  createTenant(t: Tenant, overwrite: boolean): Promise<CreateResult>;
+  listTenants(): Promise<Tenant[]>;
+  getTenant(id: string): Promise<Tenant | undefined>;
+
+  createMetric(def: MetricDefinition, overwrite: boolean): Promise<CreateResult>;
+  getMetric(tenant: string, type: MetricType, id: string): Promise<MetricDefinition | undefined>;
+  findMetrics(tenant: string, filter?: MetricFilter): Promise<MetricDefinition[]>;
+  /** Merges tags into the definition (creating it if needed). */
+  updateTags(tenant: string, type: MetricType, id: string, tags: Tags): Promise<void>;
+  /** Removes the named tags; false when the metric does not exist. */
+  deleteTags(tenant: string, type: MetricType, id: string, names: string[]): Promise<boolean>;
+
+  /**
+   * Stores points durably (committed when the promise resolves). Idempotent per
+   * (tenant, type, metric, timestamp): the last value written wins. Unknown metrics are
+   * created implicitly.
+   */
+  write(tenant: string, writes: MetricWrite[]): Promise<void>;
+  /** Points in [start, end), retention applied, in the requested order and limit. */
+  readRaw(tenant: string, type: MetricType, id: string, q: RawQuery): Promise<PointColumns>;
+
+  close(): Promise<void>;
+}
