@@ -1,8 +1,14 @@
-import { join } from "node:path";
-import { createLogger, isLogLevel, type Logger } from "../src/log/logger.ts";
+import { mkdirSync } from "node:fs";
+import { resolve } from "node:path";
 import type { OptionValues } from "../src/config/options.ts";
-import { createRootApp } from "./http/root.ts";
+import { createLogger, isLogLevel, type Logger } from "../src/log/logger.ts";
+import { PointsBus } from "./events/points-bus.ts";
 import { createMetricsApp } from "./http/metrics/app.ts";
+import { createRootApp, type ServiceApps } from "./http/root.ts";
+
+/** Clients switch APIs on this; it must read as a plain version >= 0.16.0. */
+export const VERSION = "0.16.0";
+export const OUTPOST_VERSION = "0.1.0";
 
 export interface Collector {
   /** Base URL of the HTTP server, e.g. http://127.0.0.1:8080 */
@@ -12,27 +18,41 @@ export interface Collector {
   stop(): Promise<void>;
 }
 
+/** Something started with the collector that must be stopped with it, in reverse order. */
+type Closer = () => Promise<void> | void;
+
 /** Starts the collector: HTTP first (503 until ready), then storage, then MQTT ingest. */
 export async function startCollector(values: OptionValues): Promise<Collector> {
   const level = String(values["log-level"] ?? "info");
   const log = createLogger(isLogLevel(level) ? level : "info", "collector");
-  const dataDir = String(values["data-dir"] ?? "./data");
+  const dataDir = resolve(String(values["data-dir"] ?? "./data"));
+  mkdirSync(dataDir, { recursive: true });
+  const closers: Closer[] = [];
   let ready = false;
   const readiness = { ready: () => ready };
+  const bus = new PointsBus((err) => log.error("points listener failed", { err: String(err) }));
 
-  const app = createRootApp({ metrics: createMetricsApp({ version: VERSION }) }, readiness, log);
+  const services: ServiceApps = {
+    metrics: createMetricsApp({ version: VERSION }),
+  };
+
+  const app = createRootApp(services, readiness, log);
   const server = Bun.serve({
     port: Number(values["http-port"] ?? 8080),
     hostname: String(values["http-host"] ?? "0.0.0.0"),
     fetch: app.fetch,
-    // Watch streams stay open; they send heartbeats, so only a generous idle timeout is needed.
+    // Watch streams send heartbeats more often than this; it only reaps dead connections.
     idleTimeout: 120,
     maxRequestBodySize: 256 * 1024 * 1024,
   });
+  closers.push(() => server.stop(true));
   const host = server.hostname === "0.0.0.0" ? "127.0.0.1" : server.hostname;
   const url = `http://${host}:${server.port}`;
-  log.info("HTTP listening", { url, dataDir: join(dataDir) });
+  log.info("HTTP listening", { url, dataDir });
+  void bus;
+
   ready = true;
+  log.info("collector ready");
 
   return {
     url,
@@ -40,11 +60,7 @@ export async function startCollector(values: OptionValues): Promise<Collector> {
     log,
     async stop() {
       ready = false;
-      await server.stop(true);
+      for (const close of closers.reverse()) await close();
     },
   };
 }
-
-/** Clients switch APIs on this; it must read as a plain version >= 0.16.0. */
-export const VERSION = "0.16.0";
-export const OUTPOST_VERSION = "0.1.0";
