@@ -1,4 +1,5 @@
-import { z } from "zod";
+// Namespace import: under vitest on Bun the named export `z` of zod 4.6 comes through undefined.
+import * as z from "zod";
 import { conditionDisplay } from "./conditions/display.ts";
 import { conditionId, dampeningId } from "./ids.ts";
 import {
@@ -238,7 +239,8 @@ export const dampeningSchema = z
         return { ...d, evalTrueSetting: 0, evalTotalSetting: 0 };
     }
   });
-export type DampeningInput = z.output<typeof dampeningSchema>;
+/** A dampening before the server fills tenant, trigger and id. */
+export type DampeningInput = Omit<Dampening, "tenantId" | "triggerId" | "dampeningId"> & { tenantId?: string; triggerId?: string };
 
 // ---------------------------------------------------------------- triggers and actions
 
@@ -298,7 +300,8 @@ export const triggerSchema = z.object({
   memberOf: opt(z.string()),
   source: opt(z.string()),
 });
-export type TriggerInput = z.output<typeof triggerSchema>;
+/** A trigger before the server fills the tenant and, when absent, the id. */
+export type TriggerInput = Omit<Trigger, "tenantId" | "id"> & { tenantId?: string; id?: string };
 
 export const fullTriggerSchema = z
   .object({
@@ -315,7 +318,11 @@ export const fullTriggerSchema = z
       seen.add(d.triggerMode);
     });
   });
-export type FullTriggerInput = z.output<typeof fullTriggerSchema>;
+export interface FullTriggerInput {
+  trigger: TriggerInput;
+  dampenings: DampeningInput[];
+  conditions: ConditionInput[];
+}
 
 // ---------------------------------------------------------------- groups
 
@@ -352,7 +359,7 @@ export const dataSchema = z.object({
   value: textValue,
   context: opt(stringMapSchema),
 });
-export type DataInput = z.output<typeof dataSchema>;
+export type DataInput = Omit<Data, "tenantId" | "timestamp"> & { tenantId?: string; timestamp?: number };
 export const dataListSchema = z.array(dataSchema);
 
 const eventFields = {
@@ -370,7 +377,12 @@ export const eventSchema = z.object({ ...eventFields, category: nonEmpty, text: 
 
 /** An external event sent for evaluation only (POST /events/data). */
 export const externalEventSchema = z.object({ ...eventFields, category: opt(z.string()), text: opt(z.string()) });
-export type EventInput = z.output<typeof externalEventSchema>;
+export type EventInput = Omit<Event, "eventType" | "tenantId" | "ctime" | "category" | "text"> & {
+  tenantId?: string;
+  ctime?: number;
+  category?: string;
+  text?: string;
+};
 
 // ---------------------------------------------------------------- completion helpers
 
