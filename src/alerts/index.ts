@@ -5,7 +5,7 @@ export * from "./ids.ts";
 export * from "./groups.ts";
 export * from "./lifecycle.ts";
 export { conditionDisplay } from "./conditions/display.ts";
-export { parseEventExpression, compileEventExpression } from "./event-expression.ts";
+export { compileEventExpression, eventExpressionMatches, parseEventExpression } from "./event-expression.ts";
 export { DampeningState, conditionSetResult } from "./dampening.ts";
 export { NelsonState } from "./nelson.ts";
 export { type Scheduler, systemScheduler, createManualClock, type ManualClock } from "./scheduler.ts";
