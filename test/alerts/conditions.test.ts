@@ -53,7 +53,7 @@ describe("threshold condition", () => {
 
 describe("compare condition: dataId op multiplier × data2Id", () => {
   const cases: [CompareOperator, number, number, boolean][] = [
-    ["LT", 4, 5, true], // 4 < 0.5*10? no: multiplier below is 1
+    ["LT", 4, 5, true],
     ["GT", 6, 5, true],
     ["LTE", 5, 5, true],
     ["GTE", 5, 5, true],
@@ -303,5 +303,75 @@ describe("numeric conditions on data that are not numbers", () => {
     h.engine.loadTrigger(fullTrigger({ trigger: { id: "th", enabled: true }, conditions: [threshold("x", "GT", 1)] }));
     h.engine.sendData([h.datum("x", "high"), h.datum("x", "")]);
     expect(h.engine.stats().evaluations).toBe(0);
+  });
+});
+
+describe("evaluation records of single-value conditions", () => {
+  it("carry the value read from the datum and the datum's context", () => {
+    const h = testEngine();
+    h.engine.loadTrigger(
+      fullTrigger({
+        trigger: { id: "v", enabled: true, firingMatch: "ANY" },
+        conditions: [
+          { type: "AVAILABILITY", dataId: "up", operator: "NOT_UP" },
+          { type: "STRING", dataId: "log", operator: "CONTAINS", pattern: "ERROR", ignoreCase: true },
+          { type: "RANGE", dataId: "t", operatorLow: "INCLUSIVE", operatorHigh: "INCLUSIVE", thresholdLow: 0, thresholdHigh: 10, inRange: true },
+        ],
+      }),
+    );
+    h.engine.sendData([{ ...h.datum("up", "down"), context: { host: "a" } }]);
+    h.engine.sendData([h.datum("log", "disk error on sda")]);
+    h.engine.sendData([h.datum("t", "5")]);
+    const last = (i: number) => h.alerts()[i]!.evalSets![0]!;
+    expect(last(0).find((e) => e.type === "AVAILABILITY")).toMatchObject({ value: "DOWN", context: { host: "a" } });
+    expect(last(1).find((e) => e.type === "STRING")).toMatchObject({ value: "disk error on sda" });
+    expect(last(2).find((e) => e.type === "RANGE")).toMatchObject({ value: 5 });
+    // ANY records the latest evaluation of every condition that has one
+    expect(last(2).map((e) => e.type)).toEqual(["AVAILABILITY", "STRING", "RANGE"]);
+  });
+});
+
+describe("missing conditions and trigger modes", () => {
+  it("a FIRING missing condition rests while the trigger is in AUTORESOLVE and restarts when it returns", () => {
+    const h = testEngine();
+    h.engine.loadTrigger(
+      fullTrigger({
+        trigger: { id: "hb", enabled: true, autoResolve: true },
+        conditions: [
+          { type: "MISSING", dataId: "beat", interval: 1000 },
+          { type: "AVAILABILITY", triggerMode: "AUTORESOLVE", dataId: "beat", operator: "UP" },
+        ],
+      }),
+    );
+    h.clock.advance(1000);
+    expect(h.alerts()).toHaveLength(1);
+    expect(h.engine.getMode(TENANT, "hb")).toBe("AUTORESOLVE");
+    h.clock.advance(10_000);
+    expect(h.alerts()).toHaveLength(1);
+    h.engine.sendData([h.datum("beat", "up")]);
+    expect(h.engine.getMode(TENANT, "hb")).toBe("FIRING");
+    h.clock.advance(999);
+    expect(h.alerts()).toHaveLength(1);
+    h.clock.advance(1);
+    expect(h.alerts()).toHaveLength(2);
+  });
+
+  it("an AUTORESOLVE missing condition resolves when data stop after firing", () => {
+    const h = testEngine();
+    h.engine.loadTrigger(
+      fullTrigger({
+        trigger: { id: "flap", enabled: true, autoResolve: true, autoResolveAlerts: true },
+        conditions: [threshold("err", "GT", 0), { type: "MISSING", triggerMode: "AUTORESOLVE", dataId: "err", interval: 5000 }],
+      }),
+    );
+    h.engine.sendData([h.datum("err", 3)]);
+    expect(h.engine.getMode(TENANT, "flap")).toBe("AUTORESOLVE");
+    h.clock.advance(4000);
+    h.engine.sendData([h.datum("err", 2)]); // an arrival restarts the interval
+    h.clock.advance(4999);
+    expect(h.engine.getMode(TENANT, "flap")).toBe("AUTORESOLVE");
+    h.clock.advance(1);
+    expect(h.engine.getMode(TENANT, "flap")).toBe("FIRING");
+    expect(h.effects.some((e) => e.kind === "resolveAlerts")).toBe(true);
   });
 });
