@@ -375,3 +375,18 @@ describe("missing conditions and trigger modes", () => {
     expect(h.effects.some((e) => e.kind === "resolveAlerts")).toBe(true);
   });
 });
+
+describe("latest values across trigger replacement", () => {
+  it("replacing a compare trigger keeps the latest values of its dataIds", () => {
+    const h = testEngine();
+    const ft = fullTrigger({
+      trigger: { id: "cmp", enabled: true },
+      conditions: [{ type: "COMPARE", dataId: "a", operator: "GT", data2Id: "b" }],
+    });
+    h.engine.loadTrigger(ft);
+    h.engine.sendData([h.datum("b", 1)]);
+    h.engine.loadTrigger(ft);
+    h.engine.sendData([h.datum("a", 5)]);
+    expect(h.alerts()).toHaveLength(1);
+  });
+});

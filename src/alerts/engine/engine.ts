@@ -137,12 +137,13 @@ class Engine implements AlertsEngine {
     this.run(() => {
       const { tenantId, id } = full.trigger;
       const prev = this.find(tenantId, id);
-      if (prev) this.discard(prev);
       const t = new TriggerRt({ ...full.trigger }, full, prev);
       let byId = this.triggers.get(tenantId);
       if (!byId) this.triggers.set(tenantId, (byId = new Map()));
       byId.set(id, t);
       if (t.def.enabled && t.evaluable) this.activate(t, this.clock());
+      // after the new one is indexed, so the latest values of shared dataIds are kept
+      if (prev) this.discard(prev);
     });
   }
 
