@@ -1,4 +1,11 @@
-import type { ConditionEval, Dampening, Match } from "./model.ts";
+import type { ConditionEval, Dampening, DampeningType, Match } from "./model.ts";
+
+const STRICT = 0;
+const RELAXED_COUNT = 1;
+const RELAXED_TIME = 2;
+const STRICT_TIME = 3;
+const STRICT_TIMEOUT = 4;
+const KINDS: Record<DampeningType, number> = { STRICT, RELAXED_COUNT, RELAXED_TIME, STRICT_TIME, STRICT_TIMEOUT };
 
 /**
  * The dampening of one trigger mode (research §2.4). `step` takes one evaluation of the
@@ -15,7 +22,18 @@ export class DampeningState {
   /** The condition set evaluations of each true step of the current run. */
   satisfyingEvals: ConditionEval[][] = [];
 
-  constructor(readonly def: Dampening) {}
+  // the settings, copied out of the definition so the hot path reads one object shape
+  private readonly kind: number;
+  private readonly trueSetting: number;
+  private readonly totalSetting: number;
+  private readonly timeSetting: number;
+
+  constructor(readonly def: Dampening) {
+    this.kind = KINDS[def.type];
+    this.trueSetting = def.evalTrueSetting;
+    this.totalSetting = def.evalTotalSetting;
+    this.timeSetting = def.evalTimeSetting;
+  }
 
   reset(): void {
     this.numTrueEvals = 0;
@@ -23,7 +41,8 @@ export class DampeningState {
     this.trueEvalsStartTime = 0;
     this.timing = false;
     this.satisfied = false;
-    this.satisfyingEvals = [];
+    // a fresh array, not a cleared one: a fired alert holds the old one as its evalSets
+    if (this.satisfyingEvals.length > 0) this.satisfyingEvals = [];
   }
 
   /**
@@ -31,52 +50,40 @@ export class DampeningState {
    * evaluations that make up the alert's evalSets.
    */
   step(trueEval: boolean, now: number, evals: () => ConditionEval[]): void {
-    const d = this.def;
     if (this.satisfied) return;
+    const kind = this.kind;
     // RELAXED_TIME: a window that has run out starts over before this evaluation counts
-    if (d.type === "RELAXED_TIME" && this.timing && now - this.trueEvalsStartTime > d.evalTimeSetting) this.reset();
+    if (kind === RELAXED_TIME && this.timing && now - this.trueEvalsStartTime > this.timeSetting) this.reset();
 
     this.numEvals++;
     if (trueEval) {
       this.numTrueEvals++;
       this.satisfyingEvals.push(evals());
-      switch (d.type) {
-        case "STRICT":
-        case "RELAXED_COUNT":
-          if (this.numTrueEvals === d.evalTrueSetting) this.satisfied = true;
-          break;
-        case "RELAXED_TIME":
-          if (!this.timing) this.startTiming(now);
-          if (this.numTrueEvals === d.evalTrueSetting && now - this.trueEvalsStartTime < d.evalTimeSetting) this.satisfied = true;
-          break;
-        case "STRICT_TIME":
-        case "STRICT_TIMEOUT":
-          // the first true evaluation only starts the clock; a later one at or past T satisfies
-          if (!this.timing) this.startTiming(now);
-          else if (now - this.trueEvalsStartTime >= d.evalTimeSetting) this.satisfied = true;
-          break;
-      }
+      if (kind === STRICT || kind === RELAXED_COUNT) {
+        if (this.numTrueEvals === this.trueSetting) this.satisfied = true;
+      } else if (kind === RELAXED_TIME) {
+        if (!this.timing) this.startTiming(now);
+        if (this.numTrueEvals === this.trueSetting && now - this.trueEvalsStartTime < this.timeSetting) this.satisfied = true;
+      } else if (!this.timing) {
+        // STRICT_TIME, STRICT_TIMEOUT: the first true evaluation only starts the clock;
+        // a later one at or past T satisfies
+        this.startTiming(now);
+      } else if (now - this.trueEvalsStartTime >= this.timeSetting) this.satisfied = true;
       return;
     }
-    switch (d.type) {
-      case "STRICT":
-      case "STRICT_TIME":
-      case "STRICT_TIMEOUT":
-        this.reset();
-        break;
-      case "RELAXED_COUNT":
-        // give up only when the remaining evaluations can no longer reach N true ones
-        if (d.evalTrueSetting - this.numTrueEvals > d.evalTotalSetting - this.numEvals) this.reset();
-        break;
-      case "RELAXED_TIME":
-        break;
+    if (kind === RELAXED_COUNT) {
+      // give up only when the remaining evaluations can no longer reach N true ones
+      if (this.trueSetting - this.numTrueEvals > this.totalSetting - this.numEvals) this.reset();
+    } else if (kind !== RELAXED_TIME) {
+      // STRICT, STRICT_TIME, STRICT_TIMEOUT: any false evaluation starts over
+      this.reset();
     }
   }
 
   /** STRICT_TIMEOUT only: the time at which the current run satisfies without further data. */
   timeoutAt(): number | undefined {
-    if (this.def.type !== "STRICT_TIMEOUT" || !this.timing || this.satisfied) return undefined;
-    return this.trueEvalsStartTime + this.def.evalTimeSetting;
+    if (this.kind !== STRICT_TIMEOUT || !this.timing || this.satisfied) return undefined;
+    return this.trueEvalsStartTime + this.timeSetting;
   }
 
   /** STRICT_TIMEOUT only: satisfies the run when its time has come. Returns whether it did. */

@@ -38,7 +38,14 @@ describe("what a trigger fires", () => {
       trigger: { id: "cpu-high", name: "CPU high" },
     });
     expect(a!.evalSets).toHaveLength(1);
-    expect(a!.evalSets![0]![0]).toMatchObject({ type: "THRESHOLD", value: 95, evalTimestamp: now, condition: { dataId: "cpu" } });
+    expect(a!.evalSets![0]![0]).toEqual({
+      type: "THRESHOLD",
+      value: 95,
+      evalTimestamp: now,
+      dataTimestamp: expect.any(Number),
+      condition: expect.objectContaining({ dataId: "cpu", conditionId: `${TENANT}-cpu-high-FIRING-1-1` }),
+      displayString: "cpu GT 90: 95",
+    });
   });
 
   it("severity defaults to MEDIUM; text falls back from eventText to description to name", () => {

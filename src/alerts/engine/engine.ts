@@ -8,7 +8,7 @@ import { DataIndex, type IndexEntry, indexConditions, unindexConditions } from "
 import { type EngineData, evaluateDatum, evaluateEvent, evaluateMissingTimeout } from "./evaluate.ts";
 import { firedEvent } from "./fire.ts";
 import { type ConditionRt, TriggerRt } from "./runtime.ts";
-import { snapshotSet } from "./snapshot.ts";
+import { describeEvals } from "./snapshot.ts";
 
 /** What the engine tells its owner, who stores alerts and definitions. */
 export type EngineEffect =
@@ -457,7 +457,7 @@ class Engine implements AlertsEngine {
     const d = t.dampenings[mode];
     const result = conditionSetResult(t.match, conds);
     if (result === undefined) return;
-    d.step(result, now, () => snapshotSet(conds));
+    d.step(result, now, t.snapshot[mode]);
     if (d.satisfied) this.satisfied(t, d, now);
     else if (d.def.type === "STRICT_TIMEOUT") this.armTimeout(t, mode, now);
   }
@@ -465,7 +465,7 @@ class Engine implements AlertsEngine {
   private satisfied(t: TriggerRt, d: DampeningState, now: number): void {
     const { tenantId, id: triggerId } = t.def;
     if (d.def.triggerMode === "FIRING") {
-      const fired = firedEvent(t.def, t.source, d.def, d.satisfyingEvals, now, this.idGenerator());
+      const fired = firedEvent(t.def, t.source, d.def, describeEvals(d.satisfyingEvals), now, this.idGenerator());
       d.reset();
       if (fired.eventType === "ALERT") {
         this.counters.alerts++;
@@ -483,7 +483,7 @@ class Engine implements AlertsEngine {
       }
       return;
     }
-    const resolvedEvalSets = d.satisfyingEvals;
+    const resolvedEvalSets = describeEvals(d.satisfyingEvals);
     d.reset();
     if (t.def.autoResolveAlerts) {
       this.emit({ kind: "resolveAlerts", tenantId, triggerId, user: "AutoResolve", notes: "Trigger AutoResolve=True", resolvedEvalSets, time: now });

@@ -3,10 +3,11 @@ import { compileStringMatcher } from "../conditions/string.ts";
 import { DampeningState, type LatestEval } from "../dampening.ts";
 import { isGroupTrigger } from "../groups.ts";
 import { dampeningId } from "../ids.ts";
-import type { Condition, Dampening, Event, FullTrigger, StringMap, Trigger, TriggerMode } from "../model.ts";
+import type { Condition, ConditionEval, Dampening, Event, FullTrigger, StringMap, Trigger, TriggerMode } from "../model.ts";
 import { SOURCE_NONE } from "../model.ts";
 import { NelsonState, nelsonRuleMask } from "../nelson.ts";
 import type { IndexEntry } from "./data-index.ts";
+import { snapshotSet } from "./snapshot.ts";
 
 /**
  * Run-time state of one condition: its compiled matcher and the latest evaluation (the slot
@@ -74,6 +75,8 @@ export class TriggerRt {
   readonly conditions: Record<TriggerMode, ConditionRt[]>;
   readonly dampenings: Record<TriggerMode, DampeningState>;
   timeoutTimers: Record<TriggerMode, unknown> = { FIRING: undefined, AUTORESOLVE: undefined };
+  /** Builds the evaluation set of a mode; made once so a dampening step allocates no closure. */
+  readonly snapshot: Record<TriggerMode, () => ConditionEval[]>;
 
   constructor(
     public def: Trigger,
@@ -85,6 +88,10 @@ export class TriggerRt {
     for (const c of orderedConditions(full.conditions)) {
       this.conditions[c.triggerMode].push(new ConditionRt(c, this, previous?.nelsonStateFor(c)));
     }
+    this.snapshot = {
+      FIRING: () => snapshotSet(this.conditions.FIRING),
+      AUTORESOLVE: () => snapshotSet(this.conditions.AUTORESOLVE),
+    };
     this.dampenings = {
       FIRING: new DampeningState(dampeningFor(full, "FIRING")),
       AUTORESOLVE: new DampeningState(dampeningFor(full, "AUTORESOLVE")),
