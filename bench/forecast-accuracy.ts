@@ -1,12 +1,14 @@
 /**
  * Accuracy of the automatic forecaster against naive forecasts, on three synthetic hourly
- * series. Rolling origin: the forecaster learns the series point by point (as it would from
+ * series (test/helpers/series.ts: slope 0.5 with noise 2; a daily sine of amplitude 10 with
+ * noise 1 and a slight trend; a Gaussian random walk), default configuration. Rolling origin: the forecaster learns the series point by point (as it would from
  * the store), and every 4 points forecasts the next 24. Prints MAE and RMSE per horizon,
  * how often each model was in use, and how often the 95 % band held the true value.
  *
  *   node_modules/.bin/bun bench/forecast-accuracy.ts
  */
 import { forecast, learn, newForecaster } from "../src/forecast/forecaster.ts";
+import { linearTrend, randomWalk, seasonal } from "../test/helpers/series.ts";
 
 const HOURS = 24 * 14;
 const FIRST_ORIGIN = 24 * 4;
@@ -15,36 +17,10 @@ const HORIZON = 24;
 const SEEDS = [1, 2, 3, 4, 5];
 const HOUR_MS = 3_600_000;
 
-/** mulberry32: a small seeded generator, so every run prints the same figures. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-function gaussian(rand: () => number): () => number {
-  return () => Math.sqrt(-2 * Math.log(1 - rand())) * Math.cos(2 * Math.PI * rand());
-}
-
 const SERIES: Record<string, (seed: number) => number[]> = {
-  "noisy linear trend": (seed) => {
-    const g = gaussian(random(seed));
-    return Array.from({ length: HOURS }, (_, t) => 10 + 0.5 * t + 2 * g());
-  },
-  "daily seasonal": (seed) => {
-    const g = gaussian(random(seed));
-    return Array.from({ length: HOURS }, (_, t) => 50 + 0.05 * t + 10 * Math.sin((2 * Math.PI * t) / 24) + g());
-  },
-  "random walk": (seed) => {
-    const g = gaussian(random(seed));
-    let y = 100;
-    return Array.from({ length: HOURS }, () => (y += g()));
-  },
+  "noisy linear trend": (seed) => linearTrend(HOURS, seed),
+  "daily seasonal": (seed) => seasonal(HOURS, seed),
+  "random walk": (seed) => randomWalk(HOURS, seed),
 };
 
 interface Errors {

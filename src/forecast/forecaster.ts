@@ -87,12 +87,18 @@ export function windowCapacity(f: ForecasterState): number {
   return Math.min(MAX_WINDOW_SIZE, Math.max(f.config.windowSize, 3 * (f.period ?? 0)));
 }
 
-/** Re-selects the model on the current window (no model when none can be fitted yet). */
+/**
+ * Re-selects the model on the window (no model when none can be fitted yet). The season is
+ * detected on the newest points that fit the window as it stands (so seasons up to half the
+ * window are found); the window is then trimmed to its capacity, which that season may widen
+ * (a large batch of points thus keeps the three seasons the seasonal model needs).
+ */
 export function reselect(f: ForecasterState): void {
-  const values = f.window.values;
-  const seasonal = f.config.modelToUse === undefined || f.config.modelToUse === "TripleExponentialSmoothing";
-  f.period = f.config.period ?? (seasonal ? detectPeriod(values) : undefined);
-  const sel = selectModel(values, { ic: f.config.ic, modelToUse: f.config.modelToUse, period: f.period ?? 0 });
+  const { config } = f;
+  const seasonal = config.modelToUse === undefined || config.modelToUse === "TripleExponentialSmoothing";
+  f.period = config.period ?? (seasonal ? detectPeriod(f.window.values.slice(-windowCapacity(f))) : undefined);
+  trimWindow(f);
+  const sel = selectModel(f.window.values, { ic: config.ic, modelToUse: config.modelToUse, period: f.period ?? 0 });
   f.model = sel?.model;
   f.scores = sel?.scores;
   f.drift = sel ? newTracker(errorSums(sel.errors)) : undefined;
@@ -140,12 +146,9 @@ export function learn(f: ForecasterState, points: LearnPoint[]): LearnResult {
   }
   const capacity = windowCapacity(f);
   const filled = before < capacity && f.window.values.length >= capacity;
-  trimWindow(f);
-  let reselected = false;
-  if (fresh.length > 0 && (filled || !f.model || !f.drift || shouldReselect(f.config.conceptDriftStrategy, f.drift))) {
-    reselect(f);
-    reselected = true;
-  }
+  const reselected = fresh.length > 0 && (filled || !f.model || !f.drift || shouldReselect(f.config.conceptDriftStrategy, f.drift));
+  if (reselected) reselect(f);
+  else trimWindow(f);
   return { learned: fresh.length, ignored, reselected };
 }
 
@@ -167,8 +170,8 @@ export function reconfigure(f: ForecasterState, u: ForecasterUpdate): void {
   else if (u.modelToUse !== undefined) c.modelToUse = u.modelToUse;
   if (u.period === null) delete c.period;
   else if (u.period !== undefined) c.period = u.period;
-  trimWindow(f);
   if (f.window.values.length > 0) reselect(f);
+  else trimWindow(f);
 }
 
 function notReadyMessage(f: ForecasterState): string {
