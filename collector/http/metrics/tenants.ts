@@ -5,10 +5,10 @@ import { jsonOr204 } from "../../../src/http/json.ts";
 import { absoluteUrl, type Routes } from "../../../src/http/service.ts";
 import { parseWith } from "../../../src/http/validate.ts";
 import { METRIC_TYPES } from "../../../src/metrics/model.ts";
+import { retentionDaysSchema } from "../../../src/metrics/schemas.ts";
 import type { MetricsDeps } from "./deps.ts";
 import { parseQuery, q } from "./query-params.ts";
 
-const days = z.union([z.number(), z.string()]).pipe(z.coerce.number().int().positive("retentions are positive numbers of days"));
 
 const tenantBody = z.object({
   id: z.string().trim().min(1, "tenant id must not be empty"),
