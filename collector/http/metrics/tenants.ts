@@ -13,7 +13,7 @@ import { parseQuery, q } from "./query-params.ts";
 const tenantBody = z.object({
   id: z.string().trim().min(1, "tenant id must not be empty"),
   retentions: z
-    .record(z.string(), days)
+    .record(z.string(), retentionDaysSchema)
     .refine((r) => Object.keys(r).every((k) => (METRIC_TYPES as readonly string[]).includes(k)), {
       message: `retention keys are metric types: ${METRIC_TYPES.join(", ")}`,
     })
