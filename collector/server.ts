@@ -3,6 +3,8 @@ import { resolve } from "node:path";
 import type { OptionValues } from "../src/config/options.ts";
 import { createLogger, isLogLevel, type Logger } from "../src/log/logger.ts";
 import { PointsBus } from "./events/points-bus.ts";
+import { createForecasting } from "./forecast/start.ts";
+import { createDataminingApp } from "./http/datamining/app.ts";
 import { createMetricsApp } from "./http/metrics/app.ts";
 import { createRootApp, type ServiceApps } from "./http/root.ts";
 
@@ -32,8 +34,12 @@ export async function startCollector(values: OptionValues): Promise<Collector> {
   const readiness = { ready: () => ready };
   const bus = new PointsBus((err) => log.error("points listener failed", { err: String(err) }));
 
+  const synchronous = String(values.synchronous ?? "FULL").toUpperCase() === "NORMAL" ? "NORMAL" : "FULL";
+  const forecasting = createForecasting({ dataDir, bus, log: log.child("forecast"), synchronous });
+
   const services: ServiceApps = {
     metrics: createMetricsApp({ version: VERSION }),
+    datamining: createDataminingApp({ forecasting: forecasting.service }),
   };
 
   const app = createRootApp(services, readiness, log);
@@ -50,6 +56,9 @@ export async function startCollector(values: OptionValues): Promise<Collector> {
   const url = `http://${host}:${server.port}`;
   log.info("HTTP listening", { url, dataDir });
   void bus;
+
+  await forecasting.open();
+  closers.push(() => forecasting.close());
 
   ready = true;
   log.info("collector ready");
