@@ -98,26 +98,37 @@ export class ForecastingService {
       forecaster: newForecaster(),
       createdAt: this.now(),
     };
-    if (!(await this.deps.store.insert(r))) throw new SubscriptionExistsError(tenant, bp.metricId);
+    // Visible (and holding points back) at once, so nothing written meanwhile is missed.
     this.tenantSubs(tenant).set(bp.metricId, r);
+    this.backfilling.set(r, []);
+    let inserted = false;
+    try {
+      inserted = await this.deps.store.insert(r);
+    } finally {
+      if (!inserted) {
+        this.tenantSubs(tenant).delete(bp.metricId);
+        this.backfilling.delete(r);
+      }
+    }
+    if (!inserted) throw new SubscriptionExistsError(tenant, bp.metricId);
     await this.backfill(r);
     return r;
   }
 
   /**
    * Learns the newest stored points after what the forecaster has learned. Points committed
-   * while the history is read are held back and learned after it, so none is lost to the
-   * rule that a forecaster ignores points older than its newest.
+   * (or sent to learn) while the history is read are held back and learned after it, so none
+   * is lost to the rule that a forecaster ignores points older than its newest.
    */
   private async backfill(r: SubscriptionRecord): Promise<void> {
-    const source = this.deps.points;
-    if (!source) return;
-    const held: LearnPoint[] = [];
+    const held = this.backfilling.get(r) ?? [];
     this.backfilling.set(r, held);
     let history: LearnPoint[] = [];
     try {
-      const limit = HISTORY_WINDOWS * r.forecaster.config.windowSize;
-      history = await readHistory(source, r.tenant, r.metricId, limit, r.forecaster.lastTimestamp);
+      if (this.deps.points) {
+        const limit = HISTORY_WINDOWS * r.forecaster.config.windowSize;
+        history = await readHistory(this.deps.points, r.tenant, r.metricId, limit, r.forecaster.lastTimestamp);
+      }
     } catch (e) {
       this.deps.log.warn("could not read metric history for forecasting", { tenant: r.tenant, metric: r.metricId, err: String(e) });
     } finally {
