@@ -8,7 +8,7 @@ import { ForecastingService } from "../../collector/forecast/service.ts";
 import { createForecasting } from "../../collector/forecast/start.ts";
 import { writePoints } from "../../collector/metrics/write-points.ts";
 import { SqliteForecastStore } from "../../collector/store/forecast/sqlite.ts";
-import { openSqliteMetricsStore, type SqliteMetricsStore } from "../../collector/store/metrics/sqlite/store.ts";
+import { openSqliteMetricsStore } from "../../collector/store/metrics/sqlite/store.ts";
 import { createLogger } from "../../src/log/logger.ts";
 import { linearTrend } from "../helpers/series.ts";
 
