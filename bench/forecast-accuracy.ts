@@ -3,7 +3,8 @@
  * series (test/helpers/series.ts: slope 0.5 with noise 2; a daily sine of amplitude 10 with
  * noise 1 and a slight trend; a Gaussian random walk), default configuration. Rolling origin: the forecaster learns the series point by point (as it would from
  * the store), and every 4 points forecasts the next 24. Prints MAE and RMSE per horizon,
- * how often each model was in use, and how often the 95 % band held the true value.
+ * how often each model was in use, how often the 95 % band held the true value, and the
+ * time learning took (one point per call, re-selections included).
  *
  *   node_modules/.bin/bun bench/forecast-accuracy.ts
  */
@@ -46,12 +47,20 @@ for (const [name, make] of Object.entries(SERIES)) {
   const used = new Map<string, number>();
   let inside = 0;
   let total = 0;
+  let learnMs = 0;
+  let learnCalls = 0;
+  let reselections = 0;
   for (const seed of SEEDS) {
     const y = make(seed);
     const f = newForecaster();
     let learned = 0;
     for (let origin = FIRST_ORIGIN; origin + HORIZON <= HOURS; origin += ORIGIN_STEP) {
-      for (; learned < origin; learned++) learn(f, [{ timestamp: learned * HOUR_MS, value: y[learned]! }]);
+      for (; learned < origin; learned++) {
+        const t = performance.now();
+        if (learn(f, [{ timestamp: learned * HOUR_MS, value: y[learned]! }]).reselected) reselections++;
+        learnMs += performance.now() - t;
+        learnCalls++;
+      }
       const out = forecast(f, HORIZON, HOUR_MS);
       used.set(f.model!.name, (used.get(f.model!.name) ?? 0) + 1);
       for (let h = 1; h <= HORIZON; h++) {
@@ -68,6 +77,9 @@ for (const [name, make] of Object.entries(SERIES)) {
   console.log(`\n${name} (${SEEDS.length} seeds × ${Math.floor((HOURS - FIRST_ORIGIN - HORIZON) / ORIGIN_STEP) + 1} origins)`);
   console.log(`  models in use: ${[...used.entries()].map(([m, n]) => `${m} ${n}`).join(", ")}`);
   console.log(`  95 % band coverage: ${((100 * inside) / total).toFixed(1)} %`);
+  console.log(
+    `  learning: ${((1000 * learnMs) / learnCalls).toFixed(0)} µs per point on average, ${reselections} re-selections in ${learnCalls} points`,
+  );
   console.log("  horizon         forecaster MAE  RMSE |  naive MAE  RMSE | seasonal naive MAE  RMSE");
   const rows: [string, number[]][] = [
     ["1", [1]],
