@@ -161,7 +161,7 @@ export class ForecastingService {
     const r = this.get(tenant, metricId);
     const held = this.backfilling.get(r);
     if (held) {
-      held.push(...points);
+      for (const p of points) held.push(p);
       return;
     }
     learn(r.forecaster, points);
@@ -172,6 +172,7 @@ export class ForecastingService {
   forecast(tenant: string, metricId: string, ahead: number): ForecastPoint[] {
     const r = this.get(tenant, metricId);
     const step = r.collectionInterval !== undefined ? r.collectionInterval * 1000 : typicalStep(r.forecaster);
+    // A model needs at least three points, so with one there is always a typical step.
     return forecast(r.forecaster, ahead, step ?? 1000);
   }
 
@@ -191,7 +192,7 @@ export class ForecastingService {
       for (const pt of w.points) if (typeof pt.value === "number") points.push({ timestamp: pt.timestamp, value: pt.value });
       const held = this.backfilling.get(r);
       if (held) {
-        held.push(...points);
+        for (const pt of points) held.push(pt);
         continue;
       }
       learn(r.forecaster, points);
