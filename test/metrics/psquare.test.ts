@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { PSquare } from "../../src/metrics/psquare.ts";
+import { psquarePercentile } from "../../src/metrics/psquare.ts";
 
 /**
  * Reference P² estimator, written from the published algorithm as commons-math applies it:
@@ -18,6 +18,8 @@ class ReferenceP2 {
   private inc: number[] = [];
   parabolic = 0;
   linear = 0;
+  /** Moves whose Neville evaluation started from the lower neighbour rather than the marker. */
+  fromLower = 0;
 
   constructor(
     percent: number,
@@ -62,7 +64,7 @@ class ReferenceP2 {
       const z = pos[i]! + s;
       const xs = [pos[i - 1]!, pos[i]!, pos[i + 1]!];
       const ys = [h[i - 1]!, h[i]!, h[i + 1]!];
-      let y = this.form === "neville" ? neville(xs, ys, z) : lagrange(xs, ys, z);
+      let y = this.form === "neville" ? neville(xs, ys, z, () => this.fromLower++) : lagrange(xs, ys, z);
       if (y <= ys[0]! || y >= ys[2]!) {
         // Straight line through the marker and the neighbour on the side of the move,
         // evaluated from the left point of the two.
@@ -95,12 +97,13 @@ class ReferenceP2 {
  * z, then walk the tableau of corrections C and D, taking the C path while the current index is
  * in the upper half. commons-math evaluates its quadratic this way, so this gives the same bits.
  */
-function neville(x: readonly number[], y: readonly number[], z: number): number {
+function neville(x: readonly number[], y: readonly number[], z: number, startsAtFirst: () => void): number {
   const n = x.length;
   const C = [...y];
   const D = [...y];
   let ns = 0;
   for (let i = 1; i < n; i++) if (Math.abs(z - x[i]!) < Math.abs(z - x[ns]!)) ns = i;
+  if (ns === 0) startsAtFirst();
   let result = y[ns]!;
   for (let m = 1; m < n; m++) {
     for (let i = 0; i < n - m; i++) {
@@ -146,9 +149,13 @@ function sample(seed: number): number[] {
 }
 
 function estimate(p: number, xs: readonly number[]): number {
-  const e = new PSquare(p);
-  for (const x of xs) e.add(x);
-  return e.result();
+  return psquarePercentile(xs, p);
+}
+
+function reference(p: number, xs: readonly number[], form: "neville" | "lagrange" = "neville"): ReferenceP2 {
+  const r = new ReferenceP2(p, form);
+  for (const x of xs) r.add(x);
+  return r;
 }
 
 describe("PSquare with at most five observations", () => {
@@ -187,13 +194,8 @@ describe("PSquare from the sixth observation", () => {
   it("hand-checked: 1..8 ascending gives a median of 4", () => {
     // After 6 and 7 only marker 4 moves (to height 5); the 8th moves marker 3 to position 4,
     // where the quadratic through (2,2), (3,3), (5,5) gives 4.
-    const e = new PSquare(50);
-    const after: number[] = [];
-    for (let x = 1; x <= 8; x++) {
-      e.add(x);
-      after.push(e.result());
-    }
-    expect(after.slice(5)).toEqual([3, 3, 4]);
+    const xs = [1, 2, 3, 4, 5, 6, 7, 8];
+    expect([6, 7, 8].map((n) => psquarePercentile(xs, 50, 0, n))).toEqual([3, 3, 4]);
   });
 
   it("tracks the maximum and minimum for q = 1 and q = 0", () => {
@@ -205,23 +207,21 @@ describe("PSquare from the sixth observation", () => {
   it("gives exactly the reference's results (Neville form) on random data", () => {
     let parabolic = 0;
     let linear = 0;
+    let fromLower = 0;
     for (let seed = 1; seed <= 40; seed++) {
       const xs = sample(seed);
-      for (const p of [50, 90, 99.9, 5]) {
-        const ref = new ReferenceP2(p, "neville");
-        const mine = new PSquare(p);
-        for (const x of xs) {
-          ref.add(x);
-          mine.add(x);
-        }
+      for (const p of [50, 90, 99.9, 5, 25]) {
+        const ref = reference(p, xs);
         parabolic += ref.parabolic;
         linear += ref.linear;
-        expect(mine.result()).toBe(ref.result());
+        fromLower += ref.fromLower;
+        expect(estimate(p, xs)).toBe(ref.result());
       }
     }
-    // Both interpolation branches ran.
+    // Both interpolation branches ran, and both starting points of Neville's scheme.
     expect(parabolic).toBeGreaterThan(0);
     expect(linear).toBeGreaterThan(0);
+    expect(fromLower).toBeGreaterThan(0);
   });
 
   it("is close to the quadratic in Lagrange form on untied data", () => {
@@ -231,27 +231,30 @@ describe("PSquare from the sixth observation", () => {
       if (seed % 3 === 0) continue;
       const xs = sample(seed);
       for (const p of [50, 90, 99.9, 5]) {
-        const ref = new ReferenceP2(p, "lagrange");
-        const mine = new PSquare(p);
-        for (const x of xs) {
-          ref.add(x);
-          mine.add(x);
-        }
-        expect(mine.result()).toBeCloseTo(ref.result(), 6);
+        expect(estimate(p, xs)).toBeCloseTo(reference(p, xs, "lagrange").result(), 6);
       }
     }
   });
 
   it("agrees with the reference after every single observation", () => {
     const next = random(99);
+    const xs = Array.from({ length: 400 }, () => Math.floor(next() * 20));
     const ref = new ReferenceP2(75, "neville");
-    const mine = new PSquare(75);
-    for (let i = 0; i < 500; i++) {
-      const x = Math.floor(next() * 20);
+    xs.forEach((x, i) => {
       ref.add(x);
-      mine.add(x);
-      expect(mine.result()).toBe(ref.result());
-    }
+      expect(psquarePercentile(xs, 75, 0, i + 1)).toBe(ref.result());
+    });
+  });
+
+  it("estimates over a sub-range, in either feed order", () => {
+    const xs = sample(4);
+    const from = 17;
+    const to = xs.length - 23;
+    const part = xs.slice(from, to);
+    expect(psquarePercentile(xs, 90, from, to, "asc")).toBe(reference(90, part).result());
+    expect(psquarePercentile(xs, 90, from, to, "desc")).toBe(reference(90, [...part].reverse()).result());
+    expect(psquarePercentile(Float64Array.from(xs), 90, from, to, "desc")).toBe(psquarePercentile(xs, 90, from, to, "desc"));
+    expect(psquarePercentile(xs, 50, 5, 5)).toBeNaN();
   });
 
   it("depends on the insertion order", () => {
@@ -259,22 +262,9 @@ describe("PSquare from the sixth observation", () => {
     const xs = Array.from({ length: 200 }, () => next() ** 3 * 100);
     const forward = estimate(50, xs);
     const backward = estimate(50, [...xs].reverse());
-    const ref = (v: number[]) => {
-      const r = new ReferenceP2(50, "neville");
-      for (const x of v) r.add(x);
-      return r.result();
-    };
-    expect(forward).toBe(ref(xs));
-    expect(backward).toBe(ref([...xs].reverse()));
+    expect(forward).toBe(reference(50, xs).result());
+    expect(backward).toBe(reference(50, [...xs].reverse()).result());
+    expect(psquarePercentile(xs, 50, 0, xs.length, "desc")).toBe(backward);
     expect(forward).not.toBe(backward);
-  });
-
-  it("reset starts a fresh estimate", () => {
-    const e = new PSquare(50);
-    for (let x = 0; x < 50; x++) e.add(x * x);
-    e.reset();
-    for (const x of [172.6, 198.6]) e.add(x);
-    expect(e.result()).toBe(172.6);
-    expect(e.n).toBe(2);
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Tags } from "../../src/metrics/model.ts";
-import { PSquare } from "../../src/metrics/psquare.ts";
+import { psquarePercentile } from "../../src/metrics/psquare.ts";
 import { parseTagList } from "../../src/metrics/tag-list.ts";
 import { taggedStats } from "../../src/metrics/tagged-stats.ts";
 import { expectApiError } from "../helpers/api-error.ts";
@@ -24,11 +24,7 @@ const series = {
   tags: points.map((p) => p.tags),
 };
 
-function p2(p: number, xs: readonly number[]): number {
-  const e = new PSquare(p);
-  for (const x of xs) e.add(x);
-  return e.result();
-}
+const p2 = (p: number, xs: readonly number[]) => psquarePercentile(xs, p);
 
 describe("taggedStats", () => {
   it("filters by point tags, groups by the named tags' values, keys 'k1:v1,k2:v2'", () => {
