@@ -4,11 +4,11 @@ import { summarize } from "./numeric-summary.ts";
 import type { Order } from "./series.ts";
 import { compileTagFilter } from "./tag-filter.ts";
 
-/** An ascending series whose points carry their own tags. */
+/** An ascending series whose points may carry their own tags (absent: no point has tags). */
 export interface TaggedSeries {
   ts: ArrayLike<number>;
   values: ArrayLike<number>;
-  tags: ArrayLike<Tags | undefined>;
+  tags?: ArrayLike<Tags | undefined>;
 }
 
 export interface TaggedStatsOptions {
@@ -31,8 +31,9 @@ export function taggedStats(
   const accept = compileTagFilter(filters);
   const names = [...filters.keys()];
   const groups = new Map<string, { tags: Tags; indices: number[] }>();
+  const pointTags = series.tags ?? [];
   for (let i = 0; i < series.ts.length; i++) {
-    const tags = series.tags[i];
+    const tags = pointTags[i];
     if (!accept(tags)) continue;
     const key = names.map((name) => `${name}:${tags![name]}`).join(",");
     let group = groups.get(key);

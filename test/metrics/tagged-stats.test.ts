@@ -70,6 +70,11 @@ describe("taggedStats", () => {
     expect(taggedStats(series, parseTagList("host:zzz"), { feedOrder: "asc" })).toEqual({});
   });
 
+  it("a series without point tags matches nothing", () => {
+    const bare = { ts: series.ts, values: series.values };
+    expect(taggedStats(bare, parseTagList("host:*"), { feedOrder: "asc" })).toEqual({});
+  });
+
   it("an invalid expression is a 400", () => {
     expectApiError(() => taggedStats(series, parseTagList("host:**"), { feedOrder: "asc" }), 400, /Invalid regular expression/);
   });
