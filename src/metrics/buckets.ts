@@ -13,6 +13,8 @@ export const BOTH_BUCKET_PARAMS = "Both buckets and bucketDuration parameters ar
 export const LIMIT_ORDER_WITH_BUCKETS = "Limit and order cannot be used with bucketed results";
 
 const INT32_MAX = 2 ** 31 - 1;
+/** Beyond upstream: a request may not ask for more buckets than this (each costs memory). */
+export const MAX_BUCKETS = 100_000;
 
 export interface BucketParams {
   /** `buckets`: the desired number of buckets. */
@@ -67,6 +69,7 @@ function checkRange(start: number, end: number): void {
 }
 
 function checked(start: number, step: number, count: number): Buckets {
+  if (count > MAX_BUCKETS) throw new ApiError(400, `Too many buckets requested: ${count}; at most ${MAX_BUCKETS}`);
   if (!(start > 0)) throw new ApiError(400, "start is not positive");
   return { start, step, count };
 }

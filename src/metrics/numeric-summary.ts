@@ -32,7 +32,8 @@ export function summarize(
   const stats: NumericStats = { min, avg: sum / samples, median, max, sum, samples };
   if (percentiles.length > 0) {
     stats.percentiles = percentiles.map(
-      (p): Percentile => ({ quantile: p / 100, value: psquarePercentile(values, p, from, to, feed) }),
+      // Reported as a fraction (0.16); rounded so that 99.9 reads 0.999, not 0.9990000000000001.
+      (p): Percentile => ({ quantile: Number((p / 100).toPrecision(15)), value: psquarePercentile(values, p, from, to, feed) }),
     );
   }
   return stats;

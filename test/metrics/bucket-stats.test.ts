@@ -57,7 +57,7 @@ describe("numericBucketStats", () => {
         expect(p.median).toBe(p2(50, g));
         expect(p.percentiles).toEqual([
           { quantile: 90 / 100, value: p2(90, g) },
-          { quantile: 99.9 / 100, value: p2(99.9, g) },
+          { quantile: 0.999, value: p2(99.9, g) },
         ]);
       });
       expect(out.map((p) => p.empty)).toEqual([false, false, false, true]);
