@@ -190,3 +190,17 @@ describe("distinct raw reads of availability and strings", () => {
     expect((await raw(`${M}/strings/d.s/raw?order=asc`)).map((p) => p.value)).toEqual(strs);
   });
 });
+
+describe("metric ids in paths", () => {
+  it("decodes percent-encoded ids, including slashes and spaces", async () => {
+    const res = await col.req(`${M}/gauges/${encodeURIComponent("disk /var used")}/raw`, { method: "POST", json: [{ timestamp: NOW - 1, value: 3 }] });
+    expect(res.status).toBe(200);
+    expect(await raw(`${M}/gauges/disk%20%2Fvar%20used/raw`)).toEqual([{ timestamp: NOW - 1, value: 3 }]);
+    const def = await body(await col.req(`${M}/gauges/disk%20%2Fvar%20used`));
+    expect(def.id).toBe("disk /var used");
+  });
+
+  it("treats a trailing slash like none", async () => {
+    expect((await col.req(`${M}/`, { tenant: null })).status).toBe(200);
+  });
+});
