@@ -29,6 +29,7 @@ async function expectError(res: Response, status: number, pattern?: RegExp) {
 
 describe("datamining: subscriptions", () => {
   it("lists its endpoints at the root, without a tenant", async () => {
+    expect((await col.req(`${DM}/`, { tenant: null })).status).toBe(200);
     const res = await col.req(DM, { tenant: null });
     expect(res.status).toBe(200);
     const b = await body(res);
@@ -215,6 +216,38 @@ describe("datamining: bad input is a 400 with errorMsg", () => {
     for (const ahead of ["0", "-1", "abc", "1.5", "99999999"]) {
       await expectError(await get(`/metrics/bad.u/forecaster/forecast?ahead=${ahead}`), 400, /ahead/);
     }
+  });
+});
+
+describe("datamining: learning from the metrics interface", () => {
+  const NOW = Math.floor(Date.now() / MINUTE) * MINUTE;
+  const recent = (values: number[], from: number) => points(values, MINUTE, NOW - 100 * MINUTE + from * MINUTE);
+  const writeGauge = (id: string, data: unknown, tenant = "t1") =>
+    col.req(`/svc/metrics/gauges/${encodeURIComponent(id)}/raw`, { method: "POST", json: data, tenant });
+
+  it("forecasts from points written through POST /svc/metrics/gauges/{id}/raw, with no learn call", async () => {
+    expect((await post("/metrics", { metricId: "http.gauge", collectionInterval: 60 })).status).toBe(201);
+    const y = linearTrend(40, 45);
+    for (let i = 0; i < y.length; i += 8) expect((await writeGauge("http.gauge", recent(y.slice(i, i + 8), i))).status).toBe(200);
+    const sub = await body(await get("/metrics/http.gauge"));
+    expect(sub.forecaster.learnedPoints).toBe(40);
+    const out = await body(await get("/metrics/http.gauge/forecaster/forecast?ahead=2"));
+    expect(out[0].timestamp).toBe(NOW - 100 * MINUTE + 40 * MINUTE);
+  });
+
+  it("learns the points already stored when the metric is subscribed", async () => {
+    const y = linearTrend(30, 46);
+    expect((await writeGauge("http.before", recent(y, 0))).status).toBe(200);
+    expect((await post("/metrics", { metricId: "http.before" })).status).toBe(201);
+    const sub = await body(await get("/metrics/http.before"));
+    expect(sub.forecaster.learnedPoints).toBe(30);
+    expect((await get("/metrics/http.before/forecaster/forecast")).status).toBe(200);
+  });
+
+  it("learns only from its own tenant's writes", async () => {
+    await post("/metrics", { metricId: "http.iso" }, "t1");
+    expect((await writeGauge("http.iso", recent([1, 2, 3, 4, 5], 0), "t2")).status).toBe(200);
+    expect((await body(await get("/metrics/http.iso"))).forecaster.learnedPoints).toBe(0);
   });
 });
 
