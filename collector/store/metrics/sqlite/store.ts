@@ -2,9 +2,7 @@ import type { Database, Statement } from "bun:sqlite";
 import { join } from "node:path";
 import type { Logger } from "../../../../src/log/logger.ts";
 import {
-  AVAILABILITY_CODE,
   AVAILABILITY_VALUES,
-  type Availability,
   DAY_MS,
   DEFAULT_RETENTION_DAYS,
   type MetricDefinition,
