@@ -1,4 +1,5 @@
-import { z } from "zod";
+// Namespace import: the named `z` export comes out undefined under vitest on Bun.
+import * as z from "zod";
 import { parseBlueprint, parseRelationshipBlueprint, type RelationshipBlueprint } from "../../src/inventory/blueprints.ts";
 import { CanonicalPath } from "../../src/inventory/canonical-path.ts";
 import { resolvePath } from "../../src/inventory/path-resolve.ts";

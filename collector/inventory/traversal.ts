@@ -14,6 +14,9 @@ export function runTraversal(inv: Inventory, tenant: string, plan: TraversalPlan
     let cur: Current;
     if (plan.start.kind === "tenant") {
       cur = { kind: "entities", list: [await readEntity(r, tenant, CanonicalPath.tenant(tenant))] };
+    } else if (plan.start.kind === "entity") {
+      // Unlike the tenant, a named starting entity must exist (404 otherwise).
+      cur = { kind: "entities", list: [await readEntity(r, tenant, plan.start.path)] };
     } else {
       const rel = await r.getRelationship(tenant, plan.start.id);
       cur = { kind: "relationships", list: rel ? [rel] : [] };

@@ -1,4 +1,5 @@
-import { z } from "zod";
+// Namespace import: the named `z` export comes out undefined under vitest on Bun.
+import * as z from "zod";
 import { METRIC_DATA_TYPES, METRIC_UNITS, type MetricDataType, type MetricUnit, type Properties } from "./model.ts";
 import type { EntityCode } from "./segment-types.ts";
 

@@ -1,4 +1,5 @@
-import { z } from "zod";
+// Namespace import: the named `z` export comes out undefined under vitest on Bun.
+import * as z from "zod";
 
 /** Paging of listed results: `page` (0-based), `per_page`, `sort` (repeatable) with `order`. */
 export interface Paging {

@@ -71,7 +71,7 @@ function deduceType(current: SegmentCode | undefined, isLast: boolean, target: S
   if (!target) return undefined;
   const next = VALID_PROGRESSIONS[current ?? "root"];
   if (isLast) return next.includes(target) ? target : undefined;
-  const candidates = next.filter((n) => n !== target && reaches(n, target, new Set()));
+  const candidates = next.filter((n) => n === target || reaches(n, target, new Set()));
   return candidates.length === 1 ? candidates[0] : undefined;
 }
 

@@ -1,4 +1,5 @@
-import { z } from "zod";
+// Namespace import: the named `z` export comes out undefined under vitest on Bun.
+import * as z from "zod";
 import { type EntityBlueprint, parseBlueprint } from "./blueprints.ts";
 import { PathError } from "./path-codec.ts";
 import { canFollow, type EntityCode, SIMPLE_NAMES } from "./segment-types.ts";

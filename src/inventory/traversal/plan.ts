@@ -34,14 +34,15 @@ export type Step =
   | { op: "identical" }
   /** Entities → everything reachable over `over` (at any depth) that passes the filters; failing entities are not descended into. */
   | { op: "recursive"; over: string; filters: EntityFilter[] }
-  /** Entities → their outgoing (out) or incoming (in) relationships that pass the filters. */
-  | { op: "relationships"; direction: "out" | "in"; filters: RelationshipFilter[] }
+  /** Entities → their outgoing (out), incoming (in) or all (both) relationships that pass the filters. */
+  | { op: "relationships"; direction: "out" | "in" | "both"; filters: RelationshipFilter[] }
   /** Relationships → those passing the filters. */
   | { op: "filterRelationships"; filters: RelationshipFilter[] }
   /** Relationships → their targets or sources. */
   | { op: "ends"; end: "target" | "source" };
 
-export type Start = { kind: "tenant" } | { kind: "relationship"; id: string };
+/** Where a traversal begins: the tenant, a relationship (by id), or one entity (plans built in code). */
+export type Start = { kind: "tenant" } | { kind: "relationship"; id: string } | { kind: "entity"; path: CanonicalPath };
 
 export interface TraversalPlan {
   start: Start;
