@@ -37,10 +37,10 @@ export async function prepareEntity(
   parentPath: CanonicalPath,
   bp: EntityBlueprint,
 ): Promise<PreparedEntity> {
-  if (!(await r.getEntity(tenant, parentPath))) throw notFound(`No entity at ${parentPath}`);
   if (!canFollow(parentPath.type, bp.type)) {
     throw badRequest(`A ${SIMPLE_NAMES[bp.type]} cannot be created under a ${SIMPLE_NAMES[parentPath.type]}`);
   }
+  if (!(await r.getEntity(tenant, parentPath))) throw notFound(`No entity at ${parentPath}`);
   const managed: LinkRequest[] = [];
   let id = bp.id;
   if (bp.type === "mp") {
