@@ -6,7 +6,7 @@ import { PathError } from "../../src/inventory/path-codec.ts";
 /** Bad input found by the shared inventory code (paths, blueprints) as a 400, other errors unchanged. */
 export function asApiError(e: unknown): unknown {
   if (e instanceof PathError) return new ApiError(400, e.message);
-  if (e instanceof ZodError) return new ApiError(400, describeIssues(e, "blueprint"));
+  if (e instanceof ZodError) return new ApiError(400, describeIssues(e, "request body"));
   return e;
 }
 

@@ -51,14 +51,14 @@ interface RawChild {
 const rawChild: z.ZodType<RawChild> = z.lazy(() =>
   z.object({
     data: z.unknown(),
-    children: z.record(z.enum(STRUCTURE_KEYS), z.array(rawChild)).nullish(),
+    children: z.partialRecord(z.enum(STRUCTURE_KEYS), z.array(rawChild)).nullish(),
   }),
 ) as z.ZodType<RawChild>;
 
 export const structureSchema = z.object({
   type: z.enum(STRUCTURE_KEYS),
   data: z.unknown(),
-  children: z.record(z.enum(STRUCTURE_KEYS), z.array(rawChild)).nullish(),
+  children: z.partialRecord(z.enum(STRUCTURE_KEYS), z.array(rawChild)).nullish(),
 });
 
 export const syncRequestSchema = z.object({
