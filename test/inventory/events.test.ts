@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestCollector, type TestCollector } from "../helpers/collector.ts";
+import { body, startTestCollector, type TestCollector } from "../helpers/collector.ts";
 import { type AnyJson, expectStatus, type InventoryClient, inventoryClient } from "./support.ts";
 
 let col: TestCollector;
@@ -89,10 +89,10 @@ describe("/ws/events", () => {
 
   it("sends identity_hash_changed when what an entity contains changes its identity", async () => {
     const changed = await listen("tenantId=ev&type=feed&action=identity_hash_changed");
-    const before = await (await api.get("/entity/f;f")).json();
+    const before = await body(await api.get("/entity/f;f"));
     await expectStatus(await api.post("/entity/f;f/resource", { id: "r4", resourceTypePath: "/rt;T" }), 201);
     const e = await changed.nextJson();
-    const after = await (await api.get("/entity/f;f")).json();
+    const after = await body(await api.get("/entity/f;f"));
     expect(e.path).toBe("/t;ev/f;f");
     expect(e.identityHash).toBe(after.identityHash);
     expect(e.identityHash).not.toBe(before.identityHash);
