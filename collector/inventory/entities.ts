@@ -6,6 +6,7 @@ import { sha1 } from "../../src/inventory/hash.ts";
 import type { EntityRecord } from "../../src/inventory/model.ts";
 import { WELL_KNOWN } from "../../src/inventory/model.ts";
 import { resolvePath } from "../../src/inventory/path-resolve.ts";
+import { recordOf } from "../../src/inventory/records.ts";
 import { canFollow, DATA_ROLES, type EntityCode, SIMPLE_NAMES } from "../../src/inventory/segment-types.ts";
 import type { InventoryReader, InventoryTx } from "../store/inventory/types.ts";
 import type { Changes } from "./changes.ts";
@@ -57,13 +58,7 @@ export async function prepareEntity(
   const path = checked(() => parentPath.extend(bp.type, id));
   if (await r.getEntity(tenant, path)) throw conflict(`Entity ${path} already exists`);
 
-  const record: EntityRecord = { path, type: bp.type, id };
-  if (bp.name !== undefined) record.name = bp.name;
-  if (bp.properties && Object.keys(bp.properties).length) record.properties = bp.properties;
-  if (bp.collectionInterval !== undefined) record.collectionInterval = bp.collectionInterval;
-  if (bp.metricDataType !== undefined) record.metricDataType = bp.metricDataType;
-  if (bp.unit !== undefined) record.unit = bp.unit;
-  if (bp.type === "d") record.value = bp.value ?? null;
+  const record = recordOf(bp, path);
 
   managed.unshift({ source: parentPath, name: WELL_KNOWN.contains, target: path });
   if (bp.type === "r" || bp.type === "m") {

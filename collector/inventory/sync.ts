@@ -3,6 +3,7 @@ import type { EntityBlueprint } from "../../src/inventory/blueprints.ts";
 import type { CanonicalPath } from "../../src/inventory/canonical-path.ts";
 import type { EntityRecord } from "../../src/inventory/model.ts";
 import { WELL_KNOWN } from "../../src/inventory/model.ts";
+import { recordOf } from "../../src/inventory/records.ts";
 import { isSyncable, SIMPLE_NAMES } from "../../src/inventory/segment-types.ts";
 import { blueprintJson, type StructureNode, type SyncRequest } from "../../src/inventory/structure.ts";
 import type { InventoryTx } from "../store/inventory/types.ts";
@@ -91,14 +92,9 @@ async function updateFromBlueprint(
   parentPath: CanonicalPath,
 ): Promise<void> {
   const tenant = changes.tenant;
-  const next: EntityRecord = { path: e.path, type: e.type, id: e.id, hashes: e.hashes };
-  if (bp.name !== undefined) next.name = bp.name;
-  if (bp.properties && Object.keys(bp.properties).length) next.properties = bp.properties;
-  if (bp.collectionInterval !== undefined) next.collectionInterval = bp.collectionInterval;
-  if (bp.metricDataType !== undefined) next.metricDataType = bp.metricDataType;
-  if (bp.unit !== undefined) next.unit = bp.unit;
-  if (e.type === "d") next.value = bp.value ?? null;
-  if (bp.typePath !== undefined) next.typePath = resolveAgainst(bp.typePath, tenant, parentPath, e.type === "r" ? "rt" : "mt");
+  const typePath =
+    bp.typePath === undefined ? undefined : resolveAgainst(bp.typePath, tenant, parentPath, e.type === "r" ? "rt" : "mt");
+  const next: EntityRecord = { ...recordOf(bp, e.path, typePath), hashes: e.hashes };
   if (sameState(e, next)) return;
 
   const original = await renderEntity(tx, tenant, e);

@@ -1,4 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CanonicalPath } from "../../src/inventory/canonical-path.ts";
+import { treeHashJson } from "../../src/inventory/hash.ts";
+import { parseStructure } from "../../src/inventory/structure.ts";
+import { structureHashTree } from "../../src/inventory/structure-hash.ts";
 import { body, startTestCollector, type TestCollector } from "../helpers/collector.ts";
 import { type AnyJson, expectStatus, type InventoryClient, inventoryClient, paths, upstreamSha1 as H } from "./support.ts";
 
@@ -52,7 +56,8 @@ afterAll(async () => {
 
 describe("sync and hashes", () => {
   it("creates a feed from a structure with hashes computed as upstream does", async () => {
-    await expectStatus(await sync("f;agent1", structure({ withSda1: true, withLoad: true, sdaProps: { size: 10, ro: false } })), 204);
+    const s = structure({ withSda1: true, withLoad: true, sdaProps: { size: 10, ro: false } });
+    await expectStatus(await sync("f;agent1", s), 204);
 
     const schemaJson = '{"b":[1,2.5,"s"],"type":"object"}';
     const schema = hashes(`configurationSchema${schemaJson}`, schemaJson);
@@ -61,7 +66,8 @@ describe("sync and hashes", () => {
     const usedMetric = hashes("used", "../../mt;Used30");
     const noConfig = dummy("configuration").identity + dummy("connectionConfiguration").identity;
     const sda1 = hashes(`${noConfig}sda1`, "../../rt;Disk");
-    const sda = hashes(`${noConfig}${sda1.identity}${usedMetric.identity}sda`, "../rt;Disk|rofalse|size10".replaceAll("|", ""));
+    // Content: the type path relative to sda, then the properties by key (ro=false, size=10).
+    const sda = hashes(`${noConfig}${sda1.identity}${usedMetric.identity}sda`, "../rt;Diskrofalsesize10");
     const load = hashes("load", "../mt;Used15");
     const feed = hashes(`${disk.identity}${used.identity}${sda.identity}${load.identity}agent1`, "Agent 1");
 
@@ -105,6 +111,8 @@ describe("sync and hashes", () => {
         "m;load": leaf(load),
       },
     });
+    // An agent can compute the same tree from its structure before sending it.
+    expect(treeHashJson(structureHashTree(parseStructure(s), CanonicalPath.parse(`${T}/f;agent1`)))).toEqual(tree);
   });
 
   it("removes entities under the root that are not in the structure, updates and adds the rest", async () => {
