@@ -5,10 +5,13 @@ import type { OptionValues } from "../src/config/options.ts";
 import { createLogger, isLogLevel, type Logger } from "../src/log/logger.ts";
 import { InventoryEvents } from "./events/inventory-events.ts";
 import { PointsBus } from "./events/points-bus.ts";
+import { createForecasting } from "./forecast/start.ts";
+import { createDataminingApp } from "./http/datamining/app.ts";
 import { createInventoryApp } from "./http/inventory/app.ts";
 import { createMetricsApp } from "./http/metrics/app.ts";
 import { createRootApp, type ServiceApps } from "./http/root.ts";
 import { openSqliteInventoryStore } from "./store/inventory/sqlite.ts";
+import { createMetricsStore } from "./store/metrics/open.ts";
 
 /** Clients switch APIs on this; it must read as a plain version >= 0.16.0. */
 export const VERSION = "0.16.0";
@@ -35,14 +38,17 @@ export async function startCollector(values: OptionValues): Promise<Collector> {
   let ready = false;
   const readiness = { ready: () => ready };
   const bus = new PointsBus((err) => log.error("points listener failed", { err: String(err) }));
-
-  const synchronous = String(values.synchronous ?? "FULL") === "NORMAL" ? "NORMAL" : "FULL";
+  const synchronous = String(values.synchronous ?? "FULL").toUpperCase() === "NORMAL" ? "NORMAL" : "FULL";
+  const defaultRetentionDays = Number(values["default-retention"] ?? 7);
+  const metricsStore = createMetricsStore({ dataDir, synchronous, defaultRetentionDays, log: log.child("metrics-store") });
+  const forecasting = createForecasting({ dataDir, bus, log: log.child("forecast"), points: metricsStore, synchronous });
   const inventoryStore = openSqliteInventoryStore(join(dataDir, "inventory.db"), { synchronous });
   closers.push(() => inventoryStore.close());
   const inventoryEvents = new InventoryEvents((err) => log.error("inventory listener failed", { err: String(err) }));
 
   const services: ServiceApps = {
-    metrics: createMetricsApp({ version: VERSION }),
+    metrics: createMetricsApp({ store: metricsStore, bus, version: VERSION, defaultRetentionDays }),
+    datamining: createDataminingApp({ forecasting: forecasting.service }),
     inventory: createInventoryApp({ inventory: { store: inventoryStore, events: inventoryEvents }, log }),
   };
 
@@ -57,11 +63,15 @@ export async function startCollector(values: OptionValues): Promise<Collector> {
     idleTimeout: 120,
     maxRequestBodySize: 256 * 1024 * 1024,
   });
-  closers.push(() => server.stop(true));
   const host = server.hostname === "0.0.0.0" ? "127.0.0.1" : server.hostname;
   const url = `http://${host}:${server.port}`;
   log.info("HTTP listening", { url, dataDir });
-  void bus;
+
+  await metricsStore.open();
+  closers.push(() => metricsStore.close());
+
+  await forecasting.open();
+  closers.push(() => forecasting.close());
 
   ready = true;
   log.info("collector ready");
@@ -72,6 +82,8 @@ export async function startCollector(values: OptionValues): Promise<Collector> {
     log,
     async stop() {
       ready = false;
+      // Stop taking requests first, then close what was opened, newest first.
+      await server.stop(true);
       for (const close of closers.reverse()) await close();
     },
   };
