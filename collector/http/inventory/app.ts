@@ -1,12 +1,5 @@
 import type { Hono } from "hono";
-import {
-  createServiceApp,
-  errorResponse,
-  requireTenant,
-  Routes,
-  type ServiceContext,
-  type ServiceEnv,
-} from "../../../src/http/service.ts";
+import { createServiceApp, errorResponse, requireTenant, Routes, type ServiceEnv } from "../../../src/http/service.ts";
 import type { Logger } from "../../../src/log/logger.ts";
 import type { Inventory } from "../../inventory/context.ts";
 import { asApiError } from "../../inventory/failures.ts";
@@ -39,16 +32,8 @@ export function createInventoryApp(deps: InventoryAppDeps): Hono<ServiceEnv> {
   // The websocket carries its tenant in the query: clients cannot set headers on it.
   app.use("*", requireTenant({ exempt: (p) => p === "/ws/events" }));
   addEventsSocket(app, deps.inventory.events);
-  const listEndpoints = (c: ServiceContext) => c.json({ documentation: "docs/inventory.md", endpoints: ENDPOINTS });
-  // Mounting maps the sub-app's "/" to the bare root; the spec's `GET /` is the root with a slash.
-  app.use("*", async (c, next) => {
-    if (c.req.method === "GET" && new URL(c.req.url).pathname === `${new URL(c.get("serviceBase")).pathname}/`) {
-      return listEndpoints(c);
-    }
-    await next();
-  });
   const r = new Routes(app);
-  r.get("/", listEndpoints);
+  r.get("/", (c) => c.json({ documentation: "docs/inventory.md", endpoints: ENDPOINTS }));
   addEntityRoutes(r, deps.inventory);
   addTraversalRoutes(r, deps.inventory);
   addBulkAndSyncRoutes(r, deps.inventory);
