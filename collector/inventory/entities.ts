@@ -1,6 +1,6 @@
 import { badRequest, conflict, notFound } from "../../src/http/errors.ts";
 import type { EntityBlueprint, EntityUpdate } from "../../src/inventory/blueprints.ts";
-import { CanonicalPath } from "../../src/inventory/canonical-path.ts";
+import type { CanonicalPath } from "../../src/inventory/canonical-path.ts";
 import { compareJava } from "../../src/inventory/java-strings.ts";
 import { sha1 } from "../../src/inventory/hash.ts";
 import type { EntityRecord } from "../../src/inventory/model.ts";
@@ -212,8 +212,4 @@ function packId(members: EntityRecord[]): string {
     a.type === b.type ? compareJava(a.id, b.id) : a.type === "rt" ? -1 : 1,
   );
   return sha1(sorted.map((m) => m.hashes?.identityHash ?? m.id).join(""));
-}
-
-export function tenantPath(tenant: string): CanonicalPath {
-  return CanonicalPath.tenant(tenant);
 }

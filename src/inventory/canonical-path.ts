@@ -1,5 +1,5 @@
 import { decodeId, encodeId, PathError } from "./path-codec.ts";
-import { canFollow, type EntityCode, isSegmentCode, type SegmentCode, SIMPLE_NAMES } from "./segment-types.ts";
+import { canFollow, type EntityCode, isSegmentCode, type SegmentCode } from "./segment-types.ts";
 
 export interface Segment {
   readonly type: SegmentCode;
@@ -137,9 +137,4 @@ export function parseTypedSegment(text: string): Segment {
   const id = decodeId(text.slice(semi + 1));
   if (id === "") throw new PathError(`Segment '${text}' has an empty id`);
   return { type: code, id };
-}
-
-/** A readable name of a segment type for messages, e.g. "resourceType". */
-export function typeName(code: SegmentCode): string {
-  return SIMPLE_NAMES[code];
 }

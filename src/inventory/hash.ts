@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import type { CanonicalPath } from "./canonical-path.ts";
 import { compareJava, javaToString, structuredJson } from "./java-strings.ts";
 import type { EntityRecord, Hashes } from "./model.ts";
-import { DATA_ROLES, type EntityCode, isSyncable } from "./segment-types.ts";
+import { DATA_ROLES, type EntityCode } from "./segment-types.ts";
 
 /**
  * Identity, content and sync hashes (research §3.7).
@@ -174,8 +174,4 @@ export function treeHashJson(t: HashTree): TreeHashJson {
   const children: Record<string, TreeHashJson> = {};
   for (const c of t.children) children[`${c.type};${c.id}`] = treeHashJson(c);
   return { hash: t.hashes.syncHash, children };
-}
-
-export function hasHashes(type: EntityCode): boolean {
-  return isSyncable(type);
 }

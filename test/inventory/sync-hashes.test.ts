@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CanonicalPath } from "../../src/inventory/canonical-path.ts";
 import { treeHashJson } from "../../src/inventory/hash.ts";
-import { parseStructure } from "../../src/inventory/structure.ts";
+import { parseStructure, structureToJson } from "../../src/inventory/structure.ts";
 import { structureHashTree } from "../../src/inventory/structure-hash.ts";
 import { body, startTestCollector, type TestCollector } from "../helpers/collector.ts";
 import { type AnyJson, expectStatus, type InventoryClient, inventoryClient, paths, upstreamSha1 as H } from "./support.ts";
@@ -111,8 +111,10 @@ describe("sync and hashes", () => {
         "m;load": leaf(load),
       },
     });
-    // An agent can compute the same tree from its structure before sending it.
-    expect(treeHashJson(structureHashTree(parseStructure(s), CanonicalPath.parse(`${T}/f;agent1`)))).toEqual(tree);
+    // An agent can compute the same tree from its structure before sending it, and its JSON form round-trips.
+    const parsed = parseStructure(s);
+    expect(treeHashJson(structureHashTree(parsed, CanonicalPath.parse(`${T}/f;agent1`)))).toEqual(tree);
+    expect(parseStructure(structureToJson(parsed))).toEqual(parsed);
   });
 
   it("removes entities under the root that are not in the structure, updates and adds the rest", async () => {
