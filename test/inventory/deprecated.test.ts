@@ -178,6 +178,22 @@ describe("deprecated: environments, feeds, resources, metrics", () => {
     await expectStatus(await api.post("/stage/resources", { id: "other", resourceTypePath: `/f;h1/rt;Disk` }), 201);
     expect(paths(await json(api.get("/stage/resources?type=Server&feedless=true")))).toEqual([`${T}/e;stage/r;srv`]);
     expect(paths(await json(api.get("/stage/resources")))).toEqual([`${T}/e;stage/r;other`, `${T}/e;stage/r;srv`]);
+    // A resource by its path below the environment: read, update, delete.
+    expect((await json(api.get("/stage/resources/srv/child"))).path).toBe(`${T}/e;stage/r;srv/r;child`);
+    await expectStatus(await api.put("/stage/resources/srv/r;child", { name: "kid" }), 204);
+    expect((await json(api.get("/stage/resources/srv/child"))).name).toBe("kid");
+    await expectStatus(await api.del("/stage/resources/srv/child"), 204);
+    expect((await api.get("/stage/resources/srv/child")).status).toBe(404);
+  });
+
+  it("environments and feeds: list, read, update, delete", async () => {
+    expect(paths(await json(api.get("/environments")))).toEqual(expect.arrayContaining([`${T}/e;stage`, `${T}/e;prod`]));
+    await expectStatus(await api.put("/feeds/h1", { name: "Host 1" }), 204);
+    expect((await json(api.get("/feeds/h1"))).name).toBe("Host 1");
+    expect(paths(await json(api.get("/feeds")))).toContain(`${T}/f;h1`);
+    await expectStatus(await api.post("/environments", { id: "temp" }), 201);
+    await expectStatus(await api.del("/environments/temp"), 204);
+    expect((await api.get("/environments/temp")).status).toBe(404);
   });
 
   it("resource metrics: create under the resource, associate existing ones, read, disassociate, delete", async () => {

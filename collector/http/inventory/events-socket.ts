@@ -7,7 +7,7 @@ import { INVENTORY_ACTIONS, type InventoryAction, type InventoryEvents } from ".
 interface Subscription {
   tenant: string;
   type: SegmentCode;
-  action: InventoryAction;
+  action: InventoryAction | "copied";
 }
 
 /** Reads `tenantId`, `type` (default resource) and `action` (default created); a string is the error. */
@@ -16,10 +16,11 @@ export function subscriptionOf(q: { tenantId?: string; type?: string; action?: s
   const type = segmentTypeFromName(q.type ?? "resource");
   if (!type) return `Unknown type '${q.type}'. Use an entity type such as resource, resourceType, feed or relationship.`;
   const action = (q.action ?? "created").toLowerCase();
-  if (!(INVENTORY_ACTIONS as readonly string[]).includes(action)) {
+  // Upstream also accepts `copied`; nothing is ever copied here, so such a socket just stays quiet.
+  if (!(INVENTORY_ACTIONS as readonly string[]).includes(action) && action !== "copied") {
     return `Unknown action '${q.action}'. Use one of ${INVENTORY_ACTIONS.join(", ")}.`;
   }
-  return { tenant: q.tenantId, type, action: action as InventoryAction };
+  return { tenant: q.tenantId, type, action: action as InventoryAction | "copied" };
 }
 
 /**
