@@ -31,6 +31,11 @@ export class InventoryEvents {
     return () => this.listeners.delete(fn);
   }
 
+  /** False when nobody listens, so producers can skip rendering payloads. */
+  hasListeners(): boolean {
+    return this.listeners.size > 0;
+  }
+
   publish(e: InventoryEvent): void {
     for (const fn of this.listeners) {
       try {

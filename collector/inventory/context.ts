@@ -31,7 +31,10 @@ export async function mutate<T, R = T>(
     // `finish` sees the refreshed hashes, e.g. to render what was just created.
     const result = finish ? await finish(tx, done) : (done as unknown as R);
     const events = [];
-    for (const p of changes.pending) events.push({ tenant, action: p.action, type: p.type, payload: await p.payload() });
+    // Payloads cost reads; render them only when someone listens.
+    if (inv.events.hasListeners()) {
+      for (const p of changes.pending) events.push({ tenant, action: p.action, type: p.type, payload: await p.payload() });
+    }
     return { result, events };
   });
   for (const e of events) inv.events.publish(e);

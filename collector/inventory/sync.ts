@@ -39,43 +39,77 @@ export async function syncStructure(inv: Inventory, tenant: string, rootPath: Ca
     const existing = await tx.getEntity(tenant, rootPath);
     // The root keeps the id of the path it is synced at.
     const rootBp = { ...root.blueprint, id: rootPath.id };
+    // One read of the whole subtree instead of one per entity; deletions only remove entities the
+    // structure does not mention, so what the structure mentions stays valid in it.
+    const before = new Snapshot(existing ? [existing, ...(await tx.descendants(tenant, rootPath))] : []);
     if (!existing) {
       if (!(await tx.getEntity(tenant, parentPath))) throw notFound(`No entity at ${parentPath}`);
       await createEntity(tx, changes, parentPath, withoutLinks(rootBp));
     } else {
-      await removeUnmentioned(tx, changes, existing, root, request.configuration);
+      await removeUnmentioned(tx, changes, before, existing, root, request.configuration);
       await updateFromBlueprint(tx, changes, existing, rootBp, parentPath);
     }
-    await syncChildren(tx, changes, rootPath, root.children);
+    await syncChildren(tx, changes, before, rootPath, root.children);
   });
+}
+
+/** The stored subtree as it was when the sync began. */
+class Snapshot {
+  private readonly byPath = new Map<string, EntityRecord>();
+  private readonly byParent = new Map<string, EntityRecord[]>();
+
+  constructor(records: EntityRecord[]) {
+    for (const r of records) {
+      this.byPath.set(r.path.toString(), r);
+      const parent = r.path.parent()?.toString() ?? "";
+      const list = this.byParent.get(parent) ?? [];
+      list.push(r);
+      this.byParent.set(parent, list);
+    }
+  }
+
+  get(path: CanonicalPath): EntityRecord | undefined {
+    return this.byPath.get(path.toString());
+  }
+
+  children(path: CanonicalPath): EntityRecord[] {
+    return this.byParent.get(path.toString()) ?? [];
+  }
 }
 
 /** Deletes what exists below `entity` but is not among `node`'s children, per the sync configuration. */
 async function removeUnmentioned(
   tx: InventoryTx,
   changes: Changes,
+  before: Snapshot,
   entity: EntityRecord,
   node: StructureNode | undefined,
   config: SyncRequest["configuration"],
 ): Promise<void> {
   const wanted = new Map((node?.children ?? []).map((c) => [`${c.blueprint.type};${c.blueprint.id}`, c]));
-  for (const child of await tx.children(changes.tenant, [entity.path])) {
+  for (const child of before.children(entity.path)) {
     const match = wanted.get(`${child.type};${child.id}`);
-    if (match) await removeUnmentioned(tx, changes, child, match, config);
+    if (match) await removeUnmentioned(tx, changes, before, child, match, config);
     else if (config.syncedTypes.includes(child.type)) await deleteEntity(tx, changes, child.path);
     // An unmentioned entity of a type that is not synced stays; deep search looks inside it.
-    else if (config.deepSearch) await removeUnmentioned(tx, changes, child, undefined, config);
+    else if (config.deepSearch) await removeUnmentioned(tx, changes, before, child, undefined, config);
   }
 }
 
-async function syncChildren(tx: InventoryTx, changes: Changes, parentPath: CanonicalPath, children: StructureNode[]) {
+async function syncChildren(
+  tx: InventoryTx,
+  changes: Changes,
+  before: Snapshot,
+  parentPath: CanonicalPath,
+  children: StructureNode[],
+) {
   const ordered = [...children].sort((a, b) => TYPE_ORDER.indexOf(a.blueprint.type) - TYPE_ORDER.indexOf(b.blueprint.type));
   for (const child of ordered) {
     const path = parentPath.extend(child.blueprint.type, child.blueprint.id);
-    const existing = await tx.getEntity(changes.tenant, path);
+    const existing = before.get(path);
     if (existing) await updateFromBlueprint(tx, changes, existing, child.blueprint, parentPath);
     else await createEntity(tx, changes, parentPath, withoutLinks(child.blueprint));
-    await syncChildren(tx, changes, path, child.children);
+    await syncChildren(tx, changes, before, path, child.children);
   }
 }
 

@@ -21,11 +21,10 @@ export interface InventoryReader {
   getEntity(tenant: string, path: CanonicalPath): Promise<EntityRecord | undefined>;
   /** The entities that exist among `paths`, in no particular order. */
   getEntities(tenant: string, paths: CanonicalPath[]): Promise<EntityRecord[]>;
-  /** Direct children (over `contains`) of the given entities, optionally of one type. */
-  children(tenant: string, parents: CanonicalPath[], type?: EntityCode): Promise<EntityRecord[]>;
+  /** Direct children (over `contains`) of the given entities, sorted by path. */
+  children(tenant: string, parents: CanonicalPath[]): Promise<EntityRecord[]>;
   /** Everything below `root` (not `root` itself). */
   descendants(tenant: string, root: CanonicalPath): Promise<EntityRecord[]>;
-  entitiesOfType(tenant: string, types: EntityCode[]): Promise<EntityRecord[]>;
   /** Entities of a type whose identity hash is one of `hashes`. */
   byIdentityHash(tenant: string, type: EntityCode, hashes: string[]): Promise<EntityRecord[]>;
   getRelationship(tenant: string, id: string): Promise<RelationshipRecord | undefined>;
