@@ -1,12 +1,16 @@
 import { mkdirSync } from "node:fs";
-import { resolve } from "node:path";
+import { join, resolve } from "node:path";
+import { websocket } from "hono/bun";
 import type { OptionValues } from "../src/config/options.ts";
 import { createLogger, isLogLevel, type Logger } from "../src/log/logger.ts";
+import { InventoryEvents } from "./events/inventory-events.ts";
 import { PointsBus } from "./events/points-bus.ts";
 import { createForecasting } from "./forecast/start.ts";
 import { createDataminingApp } from "./http/datamining/app.ts";
+import { createInventoryApp } from "./http/inventory/app.ts";
 import { createMetricsApp } from "./http/metrics/app.ts";
 import { createRootApp, type ServiceApps } from "./http/root.ts";
+import { openSqliteInventoryStore } from "./store/inventory/sqlite.ts";
 import { createMetricsStore } from "./store/metrics/open.ts";
 
 /** Clients switch APIs on this; it must read as a plain version >= 0.16.0. */
@@ -38,10 +42,14 @@ export async function startCollector(values: OptionValues): Promise<Collector> {
   const defaultRetentionDays = Number(values["default-retention"] ?? 7);
   const metricsStore = createMetricsStore({ dataDir, synchronous, defaultRetentionDays, log: log.child("metrics-store") });
   const forecasting = createForecasting({ dataDir, bus, log: log.child("forecast"), points: metricsStore, synchronous });
+  const inventoryStore = openSqliteInventoryStore(join(dataDir, "inventory.db"), { synchronous });
+  closers.push(() => inventoryStore.close());
+  const inventoryEvents = new InventoryEvents((err) => log.error("inventory listener failed", { err: String(err) }));
 
   const services: ServiceApps = {
     metrics: createMetricsApp({ store: metricsStore, bus, version: VERSION, defaultRetentionDays }),
     datamining: createDataminingApp({ forecasting: forecasting.service }),
+    inventory: createInventoryApp({ inventory: { store: inventoryStore, events: inventoryEvents }, log }),
   };
 
   const app = createRootApp(services, readiness, log);
@@ -49,6 +57,8 @@ export async function startCollector(values: OptionValues): Promise<Collector> {
     port: Number(values["http-port"] ?? 8080),
     hostname: String(values["http-host"] ?? "0.0.0.0"),
     fetch: app.fetch,
+    // Upgrades requested by the services' websocket routes (inventory events).
+    websocket,
     // Watch streams send heartbeats more often than this; it only reaps dead connections.
     idleTimeout: 120,
     maxRequestBodySize: 256 * 1024 * 1024,
