@@ -1,0 +1,93 @@
+import { statfsSync } from "node:fs";
+import type { OptionSpec, OptionValues } from "../../../src/config/options.ts";
+import { createHostReader, type HostReader } from "./host-reader.ts";
+import { procFiles } from "./proc-files.ts";
+import type { StatFs } from "./read-filesystems.ts";
+import { seriesSelection } from "./selection.ts";
+
+/**
+ * Pseudo filesystems have no space to watch; network filesystems are left out because statfs
+ * on an unreachable server blocks the agent.
+ */
+export const DEFAULT_EXCLUDED_FS_TYPES = [
+  "autofs", "binfmt_misc", "bpf", "cgroup", "cgroup2", "configfs", "debugfs", "devpts", "devtmpfs", "efivarfs",
+  "fusectl", "hugetlbfs", "mqueue", "nsfs", "overlay", "proc", "pstore", "ramfs", "rpc_pipefs", "securityfs",
+  "selinuxfs", "squashfs", "sysfs", "tmpfs", "tracefs",
+  "nfs", "nfs4", "cifs", "smb3", "9p", "ceph", "glusterfs", "fuse.sshfs", "fuse.lxcfs",
+];
+
+/** Loopback, RAM and compressed-RAM devices and the loopback interface. */
+export const DEFAULT_HOST_EXCLUDES = ["disk_*:loop*", "disk_*:ram*", "disk_*:zram*", "network_*:lo"];
+
+export const hostMetricOptions: OptionSpec[] = [
+  { name: "host-metrics", kind: "boolean", default: true, help: "collect the host's metrics from procfs and statfs" },
+  { name: "host-interval", kind: "duration", default: "10s", help: "how often host metrics are collected" },
+  {
+    name: "host-include",
+    kind: "list",
+    default: ["*"],
+    help: "host series to collect: globs over `name[:instance[:mode]]` (see docs/metrics.md), e.g. `cpu_*,memory_*`",
+  },
+  {
+    name: "host-exclude",
+    kind: "list",
+    default: DEFAULT_HOST_EXCLUDES,
+    help: "host series not to collect, same globs, e.g. `cpu_time_ms_total:cpu*` drops per-core CPU times",
+  },
+  {
+    name: "host-exclude-fs-types",
+    kind: "list",
+    default: DEFAULT_EXCLUDED_FS_TYPES,
+    help: "filesystem types whose space is not measured (pseudo and network filesystems by default)",
+  },
+  { name: "proc-root", kind: "string", default: "/proc", help: "where procfs is mounted (the host's /proc when the agent runs in a container)" },
+  { name: "sys-root", kind: "string", default: "/sys", help: "where sysfs is mounted (used to tell whole disks from partitions)" },
+  { name: "user-hz", kind: "int", default: 100, help: "clock ticks per second in /proc/stat (USER_HZ; 100 except on alpha and ia64)" },
+];
+
+export interface HostMetricsConfig {
+  enabled: boolean;
+  intervalMs: number;
+  include: string[];
+  exclude: string[];
+  excludedFsTypes: string[];
+  procRoot: string;
+  sysRoot: string;
+  userHz: number;
+}
+
+export function hostMetricsConfig(v: OptionValues): HostMetricsConfig {
+  return {
+    enabled: v["host-metrics"] as boolean,
+    intervalMs: v["host-interval"] as number,
+    include: v["host-include"] as string[],
+    exclude: v["host-exclude"] as string[],
+    excludedFsTypes: v["host-exclude-fs-types"] as string[],
+    procRoot: v["proc-root"] as string,
+    sysRoot: v["sys-root"] as string,
+    userHz: v["user-hz"] as number,
+  };
+}
+
+/** statfs(2) of a mount point through node:fs; undefined when it cannot be measured (unmounted, no permission). */
+export const systemStatfs: StatFs = (mountPoint) => {
+  try {
+    return statfsSync(mountPoint);
+  } catch {
+    return undefined;
+  }
+};
+
+/** A host reader on the real procfs, sysfs and statfs, as configured. */
+export function hostReaderFor(feed: string, c: HostMetricsConfig, onProblem?: (m: string) => void): HostReader {
+  return createHostReader({
+    feed,
+    proc: procFiles(c.procRoot),
+    sys: procFiles(c.sysRoot),
+    statfs: systemStatfs,
+    selection: seriesSelection(c.include, c.exclude),
+    excludedFsTypes: new Set(c.excludedFsTypes),
+    userHz: c.userHz,
+    onProblem,
+  });
+}
