@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { AVAILABILITY_VALUES, MAX_STRING_LENGTH, type MetricType, type MetricWrite } from "./model.ts";
 
 /**
