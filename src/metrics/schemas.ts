@@ -81,3 +81,8 @@ export const mixedBodySchema = z
   })
   .transform((b): MetricWrite[] => [...(b.gauges ?? []), ...(b.counters ?? []), ...(b.availabilities ?? []), ...(b.strings ?? [])])
   .refine((w) => w.length > 0, "Payload is empty");
+
+/** A positive whole number of days, given as a number or a numeric string. */
+export const retentionDaysSchema = z
+  .union([z.number(), numericString])
+  .pipe(z.number().int("retention is a whole number of days").positive("retention must be a positive number of days"));

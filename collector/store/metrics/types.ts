@@ -9,6 +9,13 @@ export interface PointColumns {
   tags?: (Tags | undefined)[];
 }
 
+/** Numeric points of one series, ascending by timestamp (availability as numeric codes). */
+export interface NumericSeries {
+  ts: Float64Array;
+  values: Float64Array;
+  tags?: (Tags | undefined)[];
+}
+
 export interface RawQuery {
   /** Inclusive, ms. */
   start: number;
@@ -55,6 +62,10 @@ export interface MetricsStore {
   write(tenant: string, writes: MetricWrite[]): Promise<void>;
   /** Points in [start, end), retention applied, in the requested order and limit. */
   readRaw(tenant: string, type: MetricType, id: string, q: RawQuery): Promise<PointColumns>;
+  /** Numeric points in [start, end), ascending, retention applied; undefined for unknown or string metrics. */
+  readSeries(tenant: string, type: MetricType, id: string, start: number, end: number): Promise<NumericSeries | undefined>;
+  /** Removes a metric definition and all its points; false when it does not exist. */
+  deleteMetric(tenant: string, type: MetricType, id: string): Promise<boolean>;
 
   close(): Promise<void>;
 }

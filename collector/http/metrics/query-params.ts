@@ -1,0 +1,52 @@
+import { z } from "zod";
+import { parseWith } from "../../../src/http/validate.ts";
+import type { ServiceContext } from "../../../src/http/service.ts";
+
+/** Query-string scalars: all arrive as strings; these give 400s with readable messages. */
+const int64 = (name: string) =>
+  z
+    .string()
+    .trim()
+    .regex(/^[+-]?\d+$/, `${name} must be an integer`)
+    .transform(Number)
+    .refine(Number.isSafeInteger, `${name} is out of range`);
+
+const int32 = (name: string) =>
+  int64(name).refine((n) => n >= -2_147_483_648 && n <= 2_147_483_647, `${name} is out of range for a 32-bit integer`);
+
+const bool = (name: string) =>
+  z
+    .string()
+    .trim()
+    .toLowerCase()
+    .refine((s) => s === "true" || s === "false" || s === "", `${name} must be true or false`)
+    .transform((s) => s === "true" || s === "");
+
+export const q = { int64, int32, bool };
+
+/** Parses the single-valued query parameters of the request with a zod object schema. */
+export function parseQuery<S extends z.ZodType>(c: ServiceContext, schema: S): z.output<S> {
+  return parseWith(schema, c.req.query(), "query parameter");
+}
+
+export const rawReadQuery = z.object({
+  start: int64("start").optional(),
+  end: int64("end").optional(),
+  limit: int32("limit").optional(),
+  order: z.string().optional(),
+  distinct: bool("distinct").optional(),
+  fromEarliest: bool("fromEarliest").optional(),
+});
+
+export const statsQuery = z.object({
+  start: int64("start").optional(),
+  end: int64("end").optional(),
+  buckets: int32("buckets").optional(),
+  bucketDuration: z.string().optional(),
+  percentiles: z.string().optional(),
+  fromEarliest: bool("fromEarliest").optional(),
+  tags: z.string().optional(),
+  stacked: bool("stacked").optional(),
+  limit: int32("limit").optional(),
+  order: z.string().optional(),
+});

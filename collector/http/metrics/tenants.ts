@@ -1,0 +1,33 @@
+import { z } from "zod";
+import { readJson } from "../../../src/http/body.ts";
+import { ApiError } from "../../../src/http/errors.ts";
+import { jsonOr204 } from "../../../src/http/json.ts";
+import { absoluteUrl, type Routes } from "../../../src/http/service.ts";
+import { parseWith } from "../../../src/http/validate.ts";
+import { METRIC_TYPES } from "../../../src/metrics/model.ts";
+import { retentionDaysSchema } from "../../../src/metrics/schemas.ts";
+import type { MetricsDeps } from "./deps.ts";
+import { parseQuery, q } from "./query-params.ts";
+
+
+const tenantBody = z.object({
+  id: z.string().trim().min(1, "tenant id must not be empty"),
+  retentions: z
+    .record(z.string(), retentionDaysSchema)
+    .refine((r) => Object.keys(r).every((k) => (METRIC_TYPES as readonly string[]).includes(k)), {
+      message: `retention keys are metric types: ${METRIC_TYPES.join(", ")}`,
+    })
+    .optional(),
+});
+
+export function tenantRoutes(r: Routes, deps: MetricsDeps): void {
+  r.post("/tenants", async (c) => {
+    const { overwrite } = parseQuery(c, z.object({ overwrite: q.bool("overwrite").optional() }));
+    const t = parseWith(tenantBody, await readJson(c), "tenant");
+    const result = await deps.store.createTenant({ id: t.id, retentions: t.retentions }, overwrite ?? false);
+    if (result === "exists") throw new ApiError(409, `A tenant with id [${t.id}] already exists`);
+    // Upstream answers with the collection URL, not /tenants/{id}.
+    return c.body(null, 201, { Location: absoluteUrl(c, "/tenants") });
+  });
+  r.get("/tenants", async (c) => jsonOr204(c, await deps.store.listTenants()));
+}

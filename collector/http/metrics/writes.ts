@@ -1,0 +1,39 @@
+import { readJson } from "../../../src/http/body.ts";
+import { emptyOk } from "../../../src/http/json.ts";
+import type { Routes, ServiceContext } from "../../../src/http/service.ts";
+import { parseWith } from "../../../src/http/validate.ts";
+import { METRIC_TYPES, type MetricWrite, TYPE_PATH } from "../../../src/metrics/model.ts";
+import { metricsBodySchema, mixedBodySchema, pointsBodySchema } from "../../../src/metrics/schemas.ts";
+import { writePoints } from "../../metrics/write-points.ts";
+import type { MetricsDeps } from "./deps.ts";
+
+async function store(c: ServiceContext, deps: MetricsDeps, writes: MetricWrite[]): Promise<Response> {
+  await writePoints(deps, c.get("tenant"), writes, "http");
+  return emptyOk(c);
+}
+
+/** Data-point writes; `/data` paths are the deprecated aliases of `/raw`. */
+export function writeRoutes(r: Routes, deps: MetricsDeps): void {
+  const mixed = async (c: ServiceContext) => store(c, deps, parseWith(mixedBodySchema, await readJson(c), "request body"));
+  r.post("/metrics/raw", mixed);
+  r.post("/metrics/data", mixed);
+  for (const type of METRIC_TYPES) {
+    const base = `/${TYPE_PATH[type]}`;
+    const schema = metricsBodySchema(type);
+    const many = async (c: ServiceContext) => store(c, deps, parseWith(schema, await readJson(c), "request body"));
+    r.post(`${base}/raw`, many);
+    r.post(`${base}/data`, many);
+  }
+}
+
+export function writeByIdRoutes(r: Routes, deps: MetricsDeps): void {
+  for (const type of METRIC_TYPES) {
+    const schema = pointsBodySchema(type);
+    const one = async (c: ServiceContext) => {
+      const points = parseWith(schema, await readJson(c), "data points");
+      return store(c, deps, [{ type, id: c.req.param("id")!, points }]);
+    };
+    r.post(`/${TYPE_PATH[type]}/:id/raw`, one);
+    r.post(`/${TYPE_PATH[type]}/:id/data`, one);
+  }
+}

@@ -1,0 +1,37 @@
+import { decode, encode } from "../../../src/cbor/cbor.ts";
+import type { Tags } from "../../../src/metrics/model.ts";
+import type { Run } from "./run.ts";
+
+/** Column blobs of one stored chunk. Numeric columns are raw little-endian float64. */
+export interface ChunkBlobs {
+  ts: Uint8Array;
+  vals: Uint8Array;
+  tags: Uint8Array | null;
+}
+
+function f64Bytes(a: Float64Array): Uint8Array {
+  return new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
+}
+
+function bytesF64(b: Uint8Array): Float64Array {
+  // A view needs 8-byte alignment; SQLite blobs normally arrive at offset 0.
+  if (b.byteOffset % 8 === 0) return new Float64Array(b.buffer, b.byteOffset, b.byteLength >>> 3);
+  return new Float64Array(b.slice().buffer);
+}
+
+export function encodeChunk(r: Run): ChunkBlobs {
+  const hasTags = r.tags?.some((t) => t !== undefined) ?? false;
+  return {
+    ts: f64Bytes(r.ts),
+    vals: r.nums ? f64Bytes(r.nums) : encode(r.strs ?? []),
+    tags: hasTags ? encode(r.tags!.map((t) => t ?? null)) : null,
+  };
+}
+
+export function decodeChunk(b: ChunkBlobs, numeric: boolean): Run {
+  const run: Run = { ts: bytesF64(b.ts) };
+  if (numeric) run.nums = bytesF64(b.vals);
+  else run.strs = decode(b.vals) as string[];
+  if (b.tags) run.tags = (decode(b.tags) as (Tags | null)[]).map((t) => t ?? undefined);
+  return run;
+}

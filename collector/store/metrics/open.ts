@@ -1,0 +1,17 @@
+import type { Logger } from "../../../src/log/logger.ts";
+import { SqliteMetricsStore } from "./sqlite/store.ts";
+
+export interface MetricsStoreConfig {
+  dataDir: string;
+  synchronous: "FULL" | "NORMAL";
+  defaultRetentionDays: number;
+  log: Logger;
+}
+
+/**
+ * The collector's metrics store (SQLite is the default and, for now, only backend). It is
+ * created closed: call `open()` to replay its log; `ready()` is false until then.
+ */
+export function createMetricsStore(cfg: MetricsStoreConfig): SqliteMetricsStore {
+  return new SqliteMetricsStore(cfg);
+}
