@@ -2,9 +2,14 @@ import { mkdirSync } from "node:fs";
 import { resolve } from "node:path";
 import type { OptionValues } from "../src/config/options.ts";
 import { createLogger, isLogLevel, type Logger } from "../src/log/logger.ts";
+import { Telemetry } from "../src/telemetry/registry.ts";
 import { PointsBus } from "./events/points-bus.ts";
 import { createMetricsApp } from "./http/metrics/app.ts";
 import { createRootApp, type ServiceApps } from "./http/root.ts";
+import { startIngest } from "./ingest/ingest.ts";
+import { createMetricsStore } from "./store/metrics/open.ts";
+import type { MetricsStore } from "./store/metrics/types.ts";
+import { servePrometheus, storeSelfMetrics } from "./telemetry.ts";
 
 /** Clients switch APIs on this; it must read as a plain version >= 0.16.0. */
 export const VERSION = "0.16.0";
@@ -14,6 +19,8 @@ export interface Collector {
   /** Base URL of the HTTP server, e.g. http://127.0.0.1:8080 */
   url: string;
   httpPort: number;
+  /** Port of the embedded MQTT broker, when it runs. */
+  mqttPort?: number;
   log: Logger;
   stop(): Promise<void>;
 }
@@ -21,8 +28,13 @@ export interface Collector {
 /** Something started with the collector that must be stopped with it, in reverse order. */
 type Closer = () => Promise<void> | void;
 
+export interface CollectorDeps {
+  /** A metrics store to use (tests); otherwise the collector opens its own. */
+  metricsStore?: MetricsStore;
+}
+
 /** Starts the collector: HTTP first (503 until ready), then storage, then MQTT ingest. */
-export async function startCollector(values: OptionValues): Promise<Collector> {
+export async function startCollector(values: OptionValues, deps: CollectorDeps = {}): Promise<Collector> {
   const level = String(values["log-level"] ?? "info");
   const log = createLogger(isLogLevel(level) ? level : "info", "collector");
   const dataDir = resolve(String(values["data-dir"] ?? "./data"));
@@ -36,7 +48,8 @@ export async function startCollector(values: OptionValues): Promise<Collector> {
     metrics: createMetricsApp({ version: VERSION }),
   };
 
-  const app = createRootApp(services, readiness, log);
+  const telemetry = new Telemetry();
+  const app = createRootApp(services, readiness, log, (root) => servePrometheus(root, telemetry));
   const server = Bun.serve({
     port: Number(values["http-port"] ?? 8080),
     hostname: String(values["http-host"] ?? "0.0.0.0"),
@@ -49,7 +62,29 @@ export async function startCollector(values: OptionValues): Promise<Collector> {
   const host = server.hostname === "0.0.0.0" ? "127.0.0.1" : server.hostname;
   const url = `http://${host}:${server.port}`;
   log.info("HTTP listening", { url, dataDir });
-  void bus;
+
+  const sync = String(values.synchronous ?? "FULL").toUpperCase() === "NORMAL" ? "NORMAL" : "FULL";
+  let store: MetricsStore;
+  if (deps.metricsStore) store = deps.metricsStore;
+  else {
+    const own = createMetricsStore({ dataDir, synchronous: sync, defaultRetentionDays: Number(values["default-retention"] ?? 7), log: log.child("store") });
+    closers.push(() => own.close());
+    await own.open();
+    store = own;
+  }
+
+  let mqttPort: number | undefined;
+  const ingest = await startIngest(values, { store, bus, telemetry, log }).catch(async (e) => {
+    // e.g. the MQTT port is taken: release what is already open before failing.
+    for (const close of closers.reverse()) await close();
+    throw e;
+  });
+  if (ingest) {
+    closers.push(() => ingest.close());
+    mqttPort = ingest.mqttPort;
+  }
+  const selfTenant = String(values["self-metrics-tenant"] ?? "_outpost");
+  closers.push(storeSelfMetrics(telemetry, store, selfTenant, Number(values["self-metrics-interval"] ?? 10_000), log));
 
   ready = true;
   log.info("collector ready");
@@ -57,6 +92,7 @@ export async function startCollector(values: OptionValues): Promise<Collector> {
   return {
     url,
     httpPort: server.port ?? 0,
+    mqttPort,
     log,
     async stop() {
       ready = false;

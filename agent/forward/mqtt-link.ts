@@ -72,18 +72,15 @@ export class MqttLink {
     this.backoff.reset();
     this.lastError = "";
     try {
-      const granted = await client.subscribeAsync(this.opts.subscriptions, { qos: 1 });
-      const refused = granted.filter((g) => g.qos === 128).map((g) => g.topic);
-      if (refused.length > 0) {
-        // Without the ack subscription nothing could ever leave the buffer: retry later.
-        this.noteError(`broker refused subscriptions ${refused.join(", ")} (check the tenant's credentials)`);
-        client.end(true);
-        return;
-      }
+      // mqtt.js rejects when the broker refuses a subscription (granted 128).
+      await client.subscribeAsync(this.opts.subscriptions, { qos: 1 });
       const online = this.opts.online();
       await client.publishAsync(online.topic, Buffer.from(online.payload), { qos: 1, retain: true });
     } catch (e) {
+      // Without the ack subscription nothing could ever leave the buffer: drop the
+      // connection and retry with backoff (the log says why, e.g. wrong tenant credentials).
       this.noteError(`setting up the session failed: ${(e as Error).message}`);
+      client.end(true);
       return;
     }
     if (!client.connected) return;

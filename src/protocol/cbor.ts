@@ -1,6 +1,5 @@
-/** The only way into cbor-x: ./cbor-env.ts runs first and turns native acceleration off under Bun. */
-import "./cbor-env.ts";
-import { Decoder, Encoder } from "cbor-x";
+/** Encoder and decoder settings of agent↔collector messages (through the Bun-safe cbor wrapper). */
+import { Decoder, Encoder } from "../cbor/cbor.ts";
 
 export { isNativeAccelerationEnabled } from "cbor-x";
 
