@@ -72,6 +72,19 @@ describe("agent → collector forwarding", () => {
     await waitFor("down", async () => ((await readAll(store, "availability", "edge-1:outpost_agent_up")).values.at(-1) === "down" ? true : undefined));
   });
 
+  it("stores the agent's own metrics as metrics of its feed", async () => {
+    const port = await freePort();
+    const { store } = await collectorWithStore({ "mqtt-port": port, "mqtt-host": "127.0.0.1" });
+    await agentOn(`mqtt://127.0.0.1:${port}`, { interval: 200 });
+    const acked = await waitFor("agent self-metrics", async () => {
+      const r = await store.readRaw("t1", "counter", "edge-1:outpost_agent_points_acked_total", { start: 0, end: Number.MAX_SAFE_INTEGER, order: "asc" });
+      return r.values.some((v) => Number(v) > 0) ? r : undefined;
+    });
+    expect(acked.ts.length).toBeGreaterThan(1);
+    const depth = await store.readRaw("t1", "gauge", "edge-1:outpost_agent_buffer_points", { start: 0, end: Number.MAX_SAFE_INTEGER, order: "asc" });
+    expect(depth.ts.length).toBeGreaterThan(0);
+  });
+
   it("delivers through an external broker (Mosquitto on 127.0.0.1:1883)", async () => {
     // A topic prefix of its own keeps parallel runs on the shared broker apart.
     const prefix = `test${crypto.randomUUID().slice(0, 8)}`;

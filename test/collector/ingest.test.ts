@@ -42,7 +42,7 @@ beforeAll(async () => {
   store = createMetricsStore({ dataDir: dir, synchronous: "NORMAL", defaultRetentionDays: 7, log: createLogger("silent") });
   await store.open();
   wrapped = failable(store);
-  await startCol();
+  await startCol({ "self-metrics-interval": 100 });
 });
 afterAll(async () => {
   await col.close();
@@ -145,6 +145,14 @@ describe("MQTT ingest (embedded broker)", () => {
       expect(text).toContain(`# TYPE ${n} `);
     }
     expect(await collectorMetric("outpost_collector_points_stored_total")).toBeGreaterThan(0);
+  });
+
+  it("stores its own metrics in the self-metrics tenant", async () => {
+    const r = await waitFor("collector self-metrics", async () => {
+      const s = await store.readRaw("_outpost", "counter", "collector:outpost_collector_points_stored_total", { start: 0, end: Number.MAX_SAFE_INTEGER, order: "asc" });
+      return s.values.some((v) => Number(v) > 0) ? s : undefined;
+    });
+    expect(r.ts.length).toBeGreaterThan(0);
   });
 });
 
