@@ -24,6 +24,10 @@ export class Proc {
     this.p = Bun.spawn(this.cmd, { stdout: Bun.file(log), stderr: Bun.file(log), stdin: "ignore" });
   }
 
+  get pid(): number | undefined {
+    return this.p?.pid;
+  }
+
   get running(): boolean {
     return this.p !== undefined && this.p.exitCode === null && this.p.signalCode === null;
   }
