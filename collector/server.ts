@@ -4,11 +4,12 @@ import type { OptionValues } from "../src/config/options.ts";
 import { createLogger, isLogLevel, type Logger } from "../src/log/logger.ts";
 import { Telemetry } from "../src/telemetry/registry.ts";
 import { PointsBus } from "./events/points-bus.ts";
+import { createForecasting } from "./forecast/start.ts";
+import { createDataminingApp } from "./http/datamining/app.ts";
 import { createMetricsApp } from "./http/metrics/app.ts";
 import { createRootApp, type ServiceApps } from "./http/root.ts";
 import { startIngest } from "./ingest/ingest.ts";
 import { createMetricsStore } from "./store/metrics/open.ts";
-import type { MetricsStore } from "./store/metrics/types.ts";
 import { servePrometheus, storeSelfMetrics } from "./telemetry.ts";
 
 /** Clients switch APIs on this; it must read as a plain version >= 0.16.0. */
@@ -28,13 +29,8 @@ export interface Collector {
 /** Something started with the collector that must be stopped with it, in reverse order. */
 type Closer = () => Promise<void> | void;
 
-export interface CollectorDeps {
-  /** A metrics store to use (tests); otherwise the collector opens its own. */
-  metricsStore?: MetricsStore;
-}
-
 /** Starts the collector: HTTP first (503 until ready), then storage, then MQTT ingest. */
-export async function startCollector(values: OptionValues, deps: CollectorDeps = {}): Promise<Collector> {
+export async function startCollector(values: OptionValues): Promise<Collector> {
   const level = String(values["log-level"] ?? "info");
   const log = createLogger(isLogLevel(level) ? level : "info", "collector");
   const dataDir = resolve(String(values["data-dir"] ?? "./data"));
@@ -43,9 +39,14 @@ export async function startCollector(values: OptionValues, deps: CollectorDeps =
   let ready = false;
   const readiness = { ready: () => ready };
   const bus = new PointsBus((err) => log.error("points listener failed", { err: String(err) }));
+  const synchronous = String(values.synchronous ?? "FULL").toUpperCase() === "NORMAL" ? "NORMAL" : "FULL";
+  const defaultRetentionDays = Number(values["default-retention"] ?? 7);
+  const metricsStore = createMetricsStore({ dataDir, synchronous, defaultRetentionDays, log: log.child("metrics-store") });
+  const forecasting = createForecasting({ dataDir, bus, log: log.child("forecast"), points: metricsStore, synchronous });
 
   const services: ServiceApps = {
-    metrics: createMetricsApp({ version: VERSION }),
+    metrics: createMetricsApp({ store: metricsStore, bus, version: VERSION, defaultRetentionDays }),
+    datamining: createDataminingApp({ forecasting: forecasting.service }),
   };
 
   const telemetry = new Telemetry();
@@ -58,24 +59,20 @@ export async function startCollector(values: OptionValues, deps: CollectorDeps =
     idleTimeout: 120,
     maxRequestBodySize: 256 * 1024 * 1024,
   });
-  closers.push(() => server.stop(true));
   const host = server.hostname === "0.0.0.0" ? "127.0.0.1" : server.hostname;
   const url = `http://${host}:${server.port}`;
   log.info("HTTP listening", { url, dataDir });
 
-  const sync = String(values.synchronous ?? "FULL").toUpperCase() === "NORMAL" ? "NORMAL" : "FULL";
-  let store: MetricsStore;
-  if (deps.metricsStore) store = deps.metricsStore;
-  else {
-    const own = createMetricsStore({ dataDir, synchronous: sync, defaultRetentionDays: Number(values["default-retention"] ?? 7), log: log.child("store") });
-    closers.push(() => own.close());
-    await own.open();
-    store = own;
-  }
+  await metricsStore.open();
+  closers.push(() => metricsStore.close());
+
+  await forecasting.open();
+  closers.push(() => forecasting.close());
 
   let mqttPort: number | undefined;
-  const ingest = await startIngest(values, { store, bus, telemetry, log }).catch(async (e) => {
+  const ingest = await startIngest(values, { store: metricsStore, bus, telemetry, log }).catch(async (e) => {
     // e.g. the MQTT port is taken: release what is already open before failing.
+    await server.stop(true);
     for (const close of closers.reverse()) await close();
     throw e;
   });
@@ -84,7 +81,7 @@ export async function startCollector(values: OptionValues, deps: CollectorDeps =
     mqttPort = ingest.mqttPort;
   }
   const selfTenant = String(values["self-metrics-tenant"] ?? "_outpost");
-  closers.push(storeSelfMetrics(telemetry, store, selfTenant, Number(values["self-metrics-interval"] ?? 10_000), log));
+  closers.push(storeSelfMetrics(telemetry, metricsStore, selfTenant, Number(values["self-metrics-interval"] ?? 10_000), log));
 
   ready = true;
   log.info("collector ready");
@@ -96,6 +93,8 @@ export async function startCollector(values: OptionValues, deps: CollectorDeps =
     log,
     async stop() {
       ready = false;
+      // Stop taking requests first, then close what was opened, newest first.
+      await server.stop(true);
       for (const close of closers.reverse()) await close();
     },
   };

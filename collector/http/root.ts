@@ -18,7 +18,7 @@ export interface ServiceApps {
 export const SERVICE_ROOTS = ["/svc", "/hawkular"] as const;
 
 export function createRootApp(services: ServiceApps, readiness: Readiness, log: Logger, extra?: (app: Hono<ServiceEnv>) => void): Hono<ServiceEnv> {
-  const app = new Hono<ServiceEnv>();
+  const app = new Hono<ServiceEnv>({ strict: false });
   app.use("*", corsForBrowsers);
   for (const root of SERVICE_ROOTS) app.use(`${root}/*`, requireReady(readiness));
   app.get("/health", (c) => c.json({ status: readiness.ready() ? "UP" : "STARTING" }, readiness.ready() ? 200 : 503));

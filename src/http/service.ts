@@ -169,7 +169,7 @@ export class Routes {
 
 /** A new service sub-app with the JSON conventions (406, 415) installed. */
 export function createServiceApp(): Hono<ServiceEnv> {
-  const app = new Hono<ServiceEnv>();
+  const app = new Hono<ServiceEnv>({ strict: false });
   app.use("*", requireJsonAccept);
   app.use("*", requireJsonContent);
   return app;

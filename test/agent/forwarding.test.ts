@@ -4,9 +4,7 @@ import { join } from "node:path";
 import mqtt from "mqtt";
 import { afterEach, describe, expect, it } from "vitest";
 import { type Agent, startAgent } from "../../agent/agent.ts";
-import type { SqliteMetricsStore } from "../../collector/store/metrics/sqlite/store.ts";
-import { createMetricsStore } from "../../collector/store/metrics/open.ts";
-import { createLogger } from "../../src/log/logger.ts";
+import { type MetricType, TYPE_PATH } from "../../src/metrics/model.ts";
 import { startTestCollector, type TestCollector } from "../helpers/collector.ts";
 import { freePort, waitFor } from "../helpers/ports.ts";
 
@@ -21,15 +19,10 @@ function tempDir(): string {
   return d;
 }
 
-async function collectorWithStore(values: Record<string, unknown>): Promise<{ col: TestCollector; store: SqliteMetricsStore }> {
-  const store = createMetricsStore({ dataDir: tempDir(), synchronous: "NORMAL", defaultRetentionDays: 7, log: createLogger("silent") });
-  await store.open();
-  const col = await startTestCollector(values as never, undefined, { metricsStore: store });
-  cleanup.push(async () => {
-    await col.close();
-    await store.close();
-  });
-  return { col, store };
+async function collector(values: Record<string, unknown>): Promise<TestCollector> {
+  const col = await startTestCollector(values as never);
+  cleanup.push(() => col.close());
+  return col;
 }
 
 async function agentOn(broker: string, extra: Record<string, unknown> = {}): Promise<Agent> {
@@ -47,11 +40,18 @@ async function push(agent: Agent, id: string, n: number, from: number) {
   expect(res.status).toBe(200);
 }
 
-const readAll = async (store: SqliteMetricsStore, type: "gauge" | "availability", id: string) => store.readRaw("t1", type, id, { start: 0, end: Number.MAX_SAFE_INTEGER, order: "asc" });
+/** A series read back over HTTP, oldest first. */
+async function readAll(col: TestCollector, type: MetricType, id: string): Promise<{ ts: number[]; values: (number | string)[] }> {
+  const res = await col.req(`/svc/metrics/${TYPE_PATH[type]}/${encodeURIComponent(id)}/raw?start=0&end=${Date.now() + 3_600_000}&order=ASC&limit=100000`);
+  if (res.status === 204) return { ts: [], values: [] };
+  expect(res.status).toBe(200);
+  const pts = (await res.json()) as { timestamp: number; value: number | string }[];
+  return { ts: pts.map((p) => p.timestamp), values: pts.map((p) => p.value) };
+}
 
-async function exactlyOnce(store: SqliteMetricsStore, id: string, n: number, from: number) {
+async function exactlyOnce(col: TestCollector, id: string, n: number, from: number) {
   const got = await waitFor(`${n} points of ${id}`, async () => {
-    const r = await readAll(store, "gauge", id);
+    const r = await readAll(col, "gauge", id);
     return r.ts.length >= n ? r : undefined;
   });
   expect(got.ts).toEqual(Array.from({ length: n }, (_, i) => from + i));
@@ -61,34 +61,34 @@ async function exactlyOnce(store: SqliteMetricsStore, id: string, n: number, fro
 describe("agent → collector forwarding", () => {
   it("delivers through the embedded broker with agent credentials, and reports presence", async () => {
     const port = await freePort();
-    const { store } = await collectorWithStore({ "mqtt-port": port, "mqtt-host": "127.0.0.1", "agent-credentials": ["t1:edge:pw"] });
+    const col = await collector({ "mqtt-port": port, "mqtt-host": "127.0.0.1", "agent-credentials": ["t1:edge:pw"] });
     const agent = await agentOn(`mqtt://127.0.0.1:${port}`, { username: "edge", password: "pw", "batch-points": 1000 });
     const from = Date.now() - 60_000;
     await push(agent, "g", 12_345, from);
-    await exactlyOnce(store, "g", 12_345, from);
+    await exactlyOnce(col, "g", 12_345, from);
     await waitFor("empty buffer", async () => ((await (await fetch(`${agent.url}/metrics`)).text()).includes("\noutpost_agent_buffer_points 0\n") ? true : undefined));
-    expect((await readAll(store, "availability", "edge-1:outpost_agent_up")).values.at(-1)).toBe("up");
+    expect((await readAll(col, "availability", "edge-1:outpost_agent_up")).values.at(-1)).toBe("up");
     await agent.stop();
-    await waitFor("down", async () => ((await readAll(store, "availability", "edge-1:outpost_agent_up")).values.at(-1) === "down" ? true : undefined));
+    await waitFor("down", async () => ((await readAll(col, "availability", "edge-1:outpost_agent_up")).values.at(-1) === "down" ? true : undefined));
   });
 
   it("stores the agent's own metrics as metrics of its feed", async () => {
     const port = await freePort();
-    const { store } = await collectorWithStore({ "mqtt-port": port, "mqtt-host": "127.0.0.1" });
+    const col = await collector({ "mqtt-port": port, "mqtt-host": "127.0.0.1" });
     await agentOn(`mqtt://127.0.0.1:${port}`, { interval: 200 });
     const acked = await waitFor("agent self-metrics", async () => {
-      const r = await store.readRaw("t1", "counter", "edge-1:outpost_agent_points_acked_total", { start: 0, end: Number.MAX_SAFE_INTEGER, order: "asc" });
+      const r = await readAll(col, "counter", "edge-1:outpost_agent_points_acked_total");
       return r.values.some((v) => Number(v) > 0) ? r : undefined;
     });
     expect(acked.ts.length).toBeGreaterThan(1);
-    const depth = await store.readRaw("t1", "gauge", "edge-1:outpost_agent_buffer_points", { start: 0, end: Number.MAX_SAFE_INTEGER, order: "asc" });
+    const depth = await readAll(col, "gauge", "edge-1:outpost_agent_buffer_points");
     expect(depth.ts.length).toBeGreaterThan(0);
   });
 
   it("delivers through an external broker (Mosquitto on 127.0.0.1:1883)", async () => {
     // A topic prefix of its own keeps parallel runs on the shared broker apart.
     const prefix = `test${crypto.randomUUID().slice(0, 8)}`;
-    const { store } = await collectorWithStore({ broker: "mqtt://127.0.0.1:1883", "topic-prefix": prefix });
+    const col = await collector({ broker: "mqtt://127.0.0.1:1883", "topic-prefix": prefix });
     cleanup.push(async () => {
       // Clear the retained status the agent left on the shared broker.
       const c = await mqtt.connectAsync("mqtt://127.0.0.1:1883", { protocolVersion: 4, reconnectPeriod: 0 });
@@ -98,7 +98,7 @@ describe("agent → collector forwarding", () => {
     const agent = await agentOn("mqtt://127.0.0.1:1883", { "topic-prefix": prefix });
     const from = Date.now() - 60_000;
     await push(agent, "m", 7000, from);
-    await exactlyOnce(store, "m", 7000, from);
-    await waitFor("presence", async () => ((await readAll(store, "availability", "edge-1:outpost_agent_up")).values.at(-1) === "up" ? true : undefined));
+    await exactlyOnce(col, "m", 7000, from);
+    await waitFor("presence", async () => ((await readAll(col, "availability", "edge-1:outpost_agent_up")).values.at(-1) === "up" ? true : undefined));
   });
 });

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type Collector, type CollectorDeps, startCollector } from "../../collector/server.ts";
+import { type Collector, startCollector } from "../../collector/server.ts";
 import type { OptionValues } from "../../src/config/options.ts";
 
 export interface TestCollector extends Collector {
@@ -13,7 +13,7 @@ export interface TestCollector extends Collector {
 }
 
 /** A real collector on an ephemeral port with a fresh SQLite folder (no embedded broker). */
-export async function startTestCollector(values: OptionValues = {}, dataDir?: string, deps?: CollectorDeps): Promise<TestCollector> {
+export async function startTestCollector(values: OptionValues = {}, dataDir?: string): Promise<TestCollector> {
   const dir = dataDir ?? mkdtempSync(join(tmpdir(), "outpost-test-"));
   const c = await startCollector({
     "http-port": 0,
@@ -23,7 +23,7 @@ export async function startTestCollector(values: OptionValues = {}, dataDir?: st
     "log-level": "warn",
     synchronous: "NORMAL",
     ...values,
-  }, deps);
+  });
   return {
     ...c,
     dataDir: dir,

@@ -1,21 +1,31 @@
-import { createServiceApp, requireTenant, Routes } from "../../../src/http/service.ts";
+import { createServiceApp, requireTenant, Routes, type ServiceContext } from "../../../src/http/service.ts";
+import { definitionByIdRoutes, definitionRoutes } from "./definitions.ts";
+import type { MetricsDeps } from "./deps.ts";
+import { readByIdRoutes, statsRoutes } from "./reads.ts";
+import { tenantRoutes } from "./tenants.ts";
+import { writeByIdRoutes, writeRoutes } from "./writes.ts";
 
-export interface MetricsAppDeps {
-  version: string;
-}
+/** Paths under the service root that need no tenant header (as upstream's tenant filter). */
+const TENANT_FREE = /^\/(tenants|db|status|ping)(\/.*)?$/;
 
-const TENANT_FREE = /^\/(tenants|db|status|ping)?(\/.*)?$/;
-
-export function createMetricsApp(deps: MetricsAppDeps) {
+/** The metrics interface (/svc/metrics and /hawkular/metrics). */
+export function createMetricsApp(deps: MetricsDeps) {
   const app = createServiceApp();
   app.use("*", requireTenant({ exempt: (p) => p === "/" || TENANT_FREE.test(p) }));
   const r = new Routes(app);
-  r.get("/", (c) => c.json({ name: "Hawkular-Metrics", "Implementation-Version": deps.version, "Built-From-Git-SHA1": "outpost" }));
-  r.get("/status", (c) =>
-    c.json({ MetricsService: "STARTED", "Implementation-Version": deps.version, "Built-From-Git-SHA1": "outpost" }),
-  );
-  const ping = (c: Parameters<Parameters<typeof r.get>[1]>[0]) => c.json({ value: new Date().toString() });
+  const info = { "Implementation-Version": deps.version, "Built-From-Git-SHA1": "outpost" };
+  r.get("/", (c) => c.json({ name: "Hawkular-Metrics", ...info }));
+  r.get("/status", (c) => c.json({ MetricsService: "STARTED", ...info }));
+  const ping = (c: ServiceContext) => c.json({ value: new Date().toString() });
   r.get("/ping", ping);
   r.post("/ping", ping);
+  tenantRoutes(r, deps);
+  // Static paths of each family before the /{id} ones, which would otherwise capture them.
+  writeRoutes(r, deps);
+  statsRoutes(r, deps);
+  definitionRoutes(r, deps);
+  writeByIdRoutes(r, deps);
+  readByIdRoutes(r, deps);
+  definitionByIdRoutes(r, deps);
   return r.finish();
 }

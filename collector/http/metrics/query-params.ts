@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { parseWith } from "../../../src/http/validate.ts";
 import type { ServiceContext } from "../../../src/http/service.ts";
 

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { readJson } from "../../../src/http/body.ts";
 import { ApiError } from "../../../src/http/errors.ts";
 import { jsonOr204 } from "../../../src/http/json.ts";

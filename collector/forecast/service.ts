@@ -1,0 +1,202 @@
+import {
+  type ForecasterUpdate,
+  type ForecastPoint,
+  forecast,
+  type LearnPoint,
+  learn,
+  newForecaster,
+  reconfigure,
+  typicalStep,
+} from "../../src/forecast/forecaster.ts";
+import type { Logger } from "../../src/log/logger.ts";
+import type { WrittenPoints } from "../events/points-bus.ts";
+import type { ForecastStore, SubscriptionRecord } from "../store/forecast/types.ts";
+import { SubscriptionExistsError, SubscriptionNotFoundError } from "./errors.ts";
+import { LEARNED_TYPES, type PointSource, readHistory } from "./history.ts";
+
+export interface ForecastingDeps {
+  store: ForecastStore;
+  /** Where the history of a metric is read from; absent: forecasters learn only what arrives. */
+  points?: PointSource;
+  log: Logger;
+  now?: () => number;
+}
+
+export interface Blueprint {
+  metricId: string;
+  collectionInterval?: number;
+}
+
+export interface MetricUpdate extends ForecasterUpdate {
+  collectionInterval?: number;
+}
+
+/** How much history a new subscription reads: three windows, room for three seasons of the longest detectable one. */
+const HISTORY_WINDOWS = 3;
+
+const learnedType = new Set<string>(LEARNED_TYPES);
+
+/**
+ * The forecasting subscriptions of all tenants: kept in memory (a forecast is a few
+ * multiplications on the current state), written through to the store after every change.
+ * Learns from the points committed to the metrics store (via `onPoints`) and, on subscribe
+ * and at start, from the history the store already holds.
+ */
+export class ForecastingService {
+  private readonly subs = new Map<string, Map<string, SubscriptionRecord>>();
+  /** Points that arrived while a subscription was reading its history, learned after it. */
+  private readonly backfilling = new Map<SubscriptionRecord, LearnPoint[]>();
+  /** Per subscription, the last save in flight: saves of one subscription stay in order. */
+  private readonly saving = new Map<SubscriptionRecord, Promise<void>>();
+  private readonly now: () => number;
+
+  constructor(private readonly deps: ForecastingDeps) {
+    this.now = deps.now ?? Date.now;
+  }
+
+  /** Loads the stored subscriptions. */
+  async open(): Promise<void> {
+    for (const r of await this.deps.store.all()) this.tenantSubs(r.tenant).set(r.metricId, r);
+  }
+
+  private tenantSubs(tenant: string): Map<string, SubscriptionRecord> {
+    let m = this.subs.get(tenant);
+    if (!m) this.subs.set(tenant, (m = new Map()));
+    return m;
+  }
+
+  list(tenant: string): SubscriptionRecord[] {
+    return [...(this.subs.get(tenant)?.values() ?? [])].sort((a, b) => (a.metricId < b.metricId ? -1 : 1));
+  }
+
+  get(tenant: string, metricId: string): SubscriptionRecord {
+    const r = this.subs.get(tenant)?.get(metricId);
+    if (!r) throw new SubscriptionNotFoundError(tenant, metricId);
+    return r;
+  }
+
+  private persist(r: SubscriptionRecord): Promise<void> {
+    const previous = this.saving.get(r) ?? Promise.resolve();
+    const next = previous.then(async () => {
+      // A subscription deleted (or replaced) meanwhile is not written back.
+      if (this.subs.get(r.tenant)?.get(r.metricId) === r) await this.deps.store.save(r);
+    });
+    const tracked = next.finally(() => {
+      if (this.saving.get(r) === tracked) this.saving.delete(r);
+    });
+    this.saving.set(r, tracked);
+    return next;
+  }
+
+  /** Subscribes the metric and learns the history the metrics store holds for it. */
+  async subscribe(tenant: string, bp: Blueprint): Promise<SubscriptionRecord> {
+    if (this.subs.get(tenant)?.has(bp.metricId)) throw new SubscriptionExistsError(tenant, bp.metricId);
+    const r: SubscriptionRecord = {
+      tenant,
+      metricId: bp.metricId,
+      collectionInterval: bp.collectionInterval,
+      forecaster: newForecaster(),
+      createdAt: this.now(),
+    };
+    // Visible (and holding points back) at once, so nothing written meanwhile is missed.
+    this.tenantSubs(tenant).set(bp.metricId, r);
+    this.backfilling.set(r, []);
+    let inserted = false;
+    try {
+      inserted = await this.deps.store.insert(r);
+    } finally {
+      if (!inserted) {
+        this.tenantSubs(tenant).delete(bp.metricId);
+        this.backfilling.delete(r);
+      }
+    }
+    if (!inserted) throw new SubscriptionExistsError(tenant, bp.metricId);
+    await this.backfill(r);
+    return r;
+  }
+
+  /**
+   * Learns the newest stored points after what the forecaster has learned. Points committed
+   * (or sent to learn) while the history is read are held back and learned after it, so none
+   * is lost to the rule that a forecaster ignores points older than its newest.
+   */
+  private async backfill(r: SubscriptionRecord): Promise<void> {
+    const held = this.backfilling.get(r) ?? [];
+    this.backfilling.set(r, held);
+    let history: LearnPoint[] = [];
+    try {
+      if (this.deps.points) {
+        const limit = HISTORY_WINDOWS * r.forecaster.config.windowSize;
+        history = await readHistory(this.deps.points, r.tenant, r.metricId, limit, r.forecaster.lastTimestamp);
+      }
+    } catch (e) {
+      this.deps.log.warn("could not read metric history for forecasting", { tenant: r.tenant, metric: r.metricId, err: String(e) });
+    } finally {
+      this.backfilling.delete(r);
+    }
+    if (history.length + held.length === 0) return;
+    learn(r.forecaster, [...history, ...held]);
+    await this.persist(r);
+  }
+
+  /** At start: learns what was stored while the collector was not learning (or crashed before saving). */
+  async catchUp(): Promise<void> {
+    for (const tenantSubs of this.subs.values()) for (const r of tenantSubs.values()) await this.backfill(r);
+  }
+
+  async update(tenant: string, metricId: string, u: MetricUpdate): Promise<void> {
+    const r = this.get(tenant, metricId);
+    if (u.collectionInterval !== undefined) r.collectionInterval = u.collectionInterval;
+    reconfigure(r.forecaster, u);
+    await this.persist(r);
+  }
+
+  async unsubscribe(tenant: string, metricId: string): Promise<void> {
+    this.get(tenant, metricId);
+    this.subs.get(tenant)?.delete(metricId);
+    await this.deps.store.delete(tenant, metricId);
+  }
+
+  async learn(tenant: string, metricId: string, points: LearnPoint[]): Promise<void> {
+    const r = this.get(tenant, metricId);
+    const held = this.backfilling.get(r);
+    if (held) {
+      for (const p of points) held.push(p);
+      return;
+    }
+    learn(r.forecaster, points);
+    await this.persist(r);
+  }
+
+  /** `ahead` points after the newest learned one; throws ModelNotReadyError before a model exists. */
+  forecast(tenant: string, metricId: string, ahead: number): ForecastPoint[] {
+    const r = this.get(tenant, metricId);
+    const step = r.collectionInterval !== undefined ? r.collectionInterval * 1000 : typicalStep(r.forecaster);
+    // A model needs at least three points, so with one there is always a typical step.
+    return forecast(r.forecaster, ahead, step ?? 1000);
+  }
+
+  /** Waits for the saves in flight (before the store closes). */
+  async flush(): Promise<void> {
+    await Promise.allSettled([...this.saving.values()]);
+  }
+
+  /** PointsBus listener: subscribed gauges and counters learn the points just committed. */
+  readonly onPoints = (p: WrittenPoints): void => {
+    const tenantSubs = this.subs.get(p.tenant);
+    if (!tenantSubs) return;
+    for (const w of p.writes) {
+      const r = tenantSubs.get(w.id);
+      if (!r || !learnedType.has(w.type)) continue;
+      const points: LearnPoint[] = [];
+      for (const pt of w.points) if (typeof pt.value === "number") points.push({ timestamp: pt.timestamp, value: pt.value });
+      const held = this.backfilling.get(r);
+      if (held) {
+        for (const pt of points) held.push(pt);
+        continue;
+      }
+      learn(r.forecaster, points);
+      this.persist(r).catch((e) => this.deps.log.error("could not save forecaster state", { tenant: r.tenant, metric: r.metricId, err: String(e) }));
+    }
+  };
+}

@@ -1,0 +1,41 @@
+import type { Logger } from "../../src/log/logger.ts";
+import type { PointsBus } from "../events/points-bus.ts";
+import { SqliteForecastStore } from "../store/forecast/sqlite.ts";
+import type { PointSource } from "./history.ts";
+import { ForecastingService } from "./service.ts";
+
+export interface ForecastingOptions {
+  dataDir: string;
+  bus: PointsBus;
+  log: Logger;
+  /** The metrics store, once there is one: history on subscribe and catch-up at start. */
+  points?: PointSource;
+  synchronous?: "FULL" | "NORMAL";
+}
+
+export interface Forecasting {
+  service: ForecastingService;
+  /** Loads the subscriptions, starts following the bus, then learns what was stored meanwhile. */
+  open(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** The forecasting engine of the collector: its store, its service, its bus subscription. */
+export function createForecasting(opts: ForecastingOptions): Forecasting {
+  const store = new SqliteForecastStore({ dataDir: opts.dataDir, synchronous: opts.synchronous, log: opts.log });
+  const service = new ForecastingService({ store, points: opts.points, log: opts.log });
+  let unsubscribe: (() => void) | undefined;
+  return {
+    service,
+    async open() {
+      await service.open();
+      unsubscribe = opts.bus.subscribe(service.onPoints);
+      await service.catchUp();
+    },
+    async close() {
+      unsubscribe?.();
+      await service.flush();
+      await store.close();
+    },
+  };
+}

@@ -1,0 +1,191 @@
+import type { DataPoint, MetricDefinition, MetricType, Tags } from "../../src/metrics/model.ts";
+import { availabilityBucketStats } from "../../src/metrics/availability-stats.ts";
+import type { AvailabilityBucketPoint, NumericBucketPoint, TaggedBucketPoint } from "../../src/metrics/bucket-points.ts";
+import { numericBucketStats } from "../../src/metrics/bucket-stats.ts";
+import type { Buckets } from "../../src/metrics/buckets.ts";
+import { distinct } from "../../src/metrics/distinct.ts";
+import { dropLeadingEmpty } from "../../src/metrics/from-earliest.ts";
+import { type PeriodOp, periods } from "../../src/metrics/periods.ts";
+import { rates } from "../../src/metrics/rates.ts";
+import { type ColumnSeries, mergeSeries, type Order, type Series } from "../../src/metrics/series.ts";
+import { stackBuckets } from "../../src/metrics/stacked.ts";
+import { taggedStats } from "../../src/metrics/tagged-stats.ts";
+import type { TimeRange } from "../../src/metrics/time-range.ts";
+import type { MetricsStore } from "../store/metrics/types.ts";
+
+/**
+ * Read-side domain functions of the metrics interface: they fetch column series from the
+ * store and apply the computations of src/metrics. Routes parse and validate; these compute.
+ */
+
+export interface RawRead {
+  range: TimeRange;
+  order: Order;
+  limit?: number;
+  distinct?: boolean;
+}
+
+const EMPTY: ColumnSeries = { ts: new Float64Array(0), values: new Float64Array(0) };
+
+/** Raw points of one metric as wire objects. */
+export async function readRawPoints(store: MetricsStore, tenant: string, type: MetricType, id: string, q: RawRead): Promise<DataPoint[]> {
+  // Distinct applies before the limit for availability and after it for strings (0.16).
+  const limitFirst = q.distinct && type === "string";
+  const cols = await store.readRaw(tenant, type, id, {
+    start: q.range.start,
+    end: q.range.end,
+    order: q.order,
+    limit: q.distinct && !limitFirst ? undefined : q.limit,
+  });
+  let ts = cols.ts;
+  let values = cols.values;
+  let tags = cols.tags;
+  if (q.distinct) {
+    const d = distinct({ ts, values });
+    if (tags) {
+      const byTs = new Map(cols.ts.map((t, i) => [t, tags![i]] as const));
+      tags = d.ts.map((t) => byTs.get(t));
+    }
+    ts = d.ts;
+    values = d.values;
+    if (!limitFirst && q.limit && q.limit > 0 && ts.length > q.limit) {
+      ts = ts.slice(0, q.limit);
+      values = values.slice(0, q.limit);
+      tags = tags?.slice(0, q.limit);
+    }
+  }
+  const out = new Array<DataPoint>(ts.length);
+  for (let i = 0; i < ts.length; i++) {
+    const t = tags?.[i];
+    out[i] = t ? { timestamp: ts[i]!, value: values[i]!, tags: t } : { timestamp: ts[i]!, value: values[i]! };
+  }
+  return out;
+}
+
+async function numericSeries(store: MetricsStore, tenant: string, type: MetricType, id: string, range: TimeRange): Promise<ColumnSeries> {
+  const s = await store.readSeries(tenant, type, id, range.start, range.end);
+  return s ? { ts: s.ts, values: s.values } : EMPTY;
+}
+
+/** Upstream feeds gauge points to the estimators newest first, counters and rates oldest first. */
+const singleFeedOrder = (type: MetricType): Order => (type === "gauge" ? "desc" : "asc");
+
+export interface StatsRead {
+  buckets: Buckets;
+  percentiles?: number[];
+  /** Drop leading empty buckets (fromEarliest). */
+  fromEarliest?: boolean;
+}
+
+function finish<T extends { empty: boolean }>(points: T[], q: StatsRead): T[] {
+  const out = q.fromEarliest ? dropLeadingEmpty(points) : points;
+  // A result made only of empty buckets is "no data" (204) to clients.
+  return out.some((p) => !p.empty) ? out : [];
+}
+
+/** Bucketed stats of one gauge or counter. */
+export async function readNumericStats(
+  store: MetricsStore,
+  tenant: string,
+  type: "gauge" | "counter",
+  id: string,
+  q: StatsRead,
+): Promise<NumericBucketPoint[]> {
+  const s = await numericSeries(store, tenant, type, id, bucketsRange(q.buckets));
+  return finish(numericBucketStats(s, q.buckets, { percentiles: q.percentiles, feedOrder: singleFeedOrder(type) }), q);
+}
+
+/** Bucketed uptime statistics of one availability metric. */
+export async function readAvailabilityStats(store: MetricsStore, tenant: string, id: string, q: StatsRead): Promise<AvailabilityBucketPoint[]> {
+  const s = await numericSeries(store, tenant, "availability", id, bucketsRange(q.buckets));
+  return finish(availabilityBucketStats(s, q.buckets), q);
+}
+
+/** The whole span covered by the buckets (the last one may end after the requested end). */
+export function bucketsRange(b: Buckets): TimeRange {
+  return { start: b.start, end: b.start + b.count * b.step };
+}
+
+export interface RateRead {
+  range: TimeRange;
+  order: Order;
+  limit?: number;
+}
+
+/** Rate points (per minute) of a gauge or counter. */
+export async function readRates(store: MetricsStore, tenant: string, type: "gauge" | "counter", id: string, q: RateRead): Promise<DataPoint[]> {
+  const s = await numericSeries(store, tenant, type, id, q.range);
+  const r = rates(s, { kind: type, order: q.order, limit: q.limit });
+  const out = new Array<DataPoint>(r.ts.length);
+  for (let i = 0; i < r.ts.length; i++) out[i] = { timestamp: r.ts[i]!, value: r.values[i]! };
+  return out;
+}
+
+/** Bucketed stats of the rates of one gauge or counter. */
+export async function readRateStats(
+  store: MetricsStore,
+  tenant: string,
+  type: "gauge" | "counter",
+  id: string,
+  q: StatsRead,
+): Promise<NumericBucketPoint[]> {
+  const s = await numericSeries(store, tenant, type, id, bucketsRange(q.buckets));
+  const r = rates(s, { kind: type });
+  return finish(numericBucketStats(r, q.buckets, { percentiles: q.percentiles, feedOrder: "asc" }), q);
+}
+
+export interface MultiStatsRead extends StatsRead {
+  stacked: boolean;
+  /** Stats over the rates of each metric instead of its values. */
+  rate: boolean;
+}
+
+/** Stats over several metrics: pooled points, or per-metric buckets summed when stacked. */
+export async function readMultiStats(
+  store: MetricsStore,
+  tenant: string,
+  type: "gauge" | "counter",
+  defs: MetricDefinition[],
+  q: MultiStatsRead,
+): Promise<NumericBucketPoint[]> {
+  const range = bucketsRange(q.buckets);
+  const series: Series[] = [];
+  for (const d of defs) {
+    const s = await numericSeries(store, tenant, type, d.id, range);
+    series.push(q.rate ? rates(s, { kind: type }) : s);
+  }
+  const feedOrder: Order = q.rate ? "asc" : "desc";
+  if (q.stacked) {
+    const per = series.map((s) => numericBucketStats(s, q.buckets, { feedOrder }));
+    return finish(stackBuckets(per, q.buckets), q);
+  }
+  return finish(numericBucketStats(mergeSeries(series), q.buckets, { percentiles: q.percentiles, feedOrder }), q);
+}
+
+/** Stats of one metric's points grouped by the values of data-point tags. */
+export async function readTaggedStats(
+  store: MetricsStore,
+  tenant: string,
+  type: "gauge" | "counter",
+  id: string,
+  range: TimeRange,
+  filters: ReadonlyMap<string, string>,
+  percentiles: number[] | undefined,
+): Promise<Record<string, TaggedBucketPoint>> {
+  const s = await store.readSeries(tenant, type, id, range.start, range.end);
+  if (!s || s.ts.length === 0) return {};
+  const tags: (Tags | undefined)[] = s.tags ?? new Array(s.ts.length);
+  return taggedStats({ ts: s.ts, values: s.values, tags }, filters, { percentiles, feedOrder: singleFeedOrder(type) });
+}
+
+/** Runs of consecutive gauge points meeting a threshold. */
+export async function readPeriods(
+  store: MetricsStore,
+  tenant: string,
+  id: string,
+  range: TimeRange,
+  threshold: number,
+  op: PeriodOp,
+): Promise<[number, number][]> {
+  return periods(await numericSeries(store, tenant, "gauge", id, range), threshold, op);
+}

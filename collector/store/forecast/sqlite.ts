@@ -1,0 +1,98 @@
+import type { Database } from "bun:sqlite";
+import { join } from "node:path";
+import { type ForecasterState, newForecaster } from "../../../src/forecast/forecaster.ts";
+import type { Logger } from "../../../src/log/logger.ts";
+import { openDatabase } from "../../../src/sqlite/open.ts";
+import type { ForecastStore, SubscriptionRecord } from "./types.ts";
+
+/**
+ * Version of the stored forecaster state. A row with another version (or unreadable JSON)
+ * keeps its subscription but restarts its forecaster: relearning beats failing to start.
+ */
+const STATE_VERSION = 1;
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS forecast_subscriptions (
+  tenant TEXT NOT NULL,
+  metric_id TEXT NOT NULL,
+  collection_interval INTEGER,
+  state_version INTEGER NOT NULL,
+  state TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  PRIMARY KEY (tenant, metric_id)
+)`;
+
+interface Row {
+  tenant: string;
+  metric_id: string;
+  collection_interval: number | null;
+  state_version: number;
+  state: string;
+  created_at: number;
+}
+
+export interface SqliteForecastStoreOptions {
+  dataDir: string;
+  synchronous?: "FULL" | "NORMAL";
+  log: Logger;
+}
+
+/** Subscriptions and forecaster states in their own database file, forecast.db. */
+export class SqliteForecastStore implements ForecastStore {
+  private readonly db: Database;
+  private readonly log: Logger;
+
+  constructor(opts: SqliteForecastStoreOptions) {
+    this.db = openDatabase(join(opts.dataDir, "forecast.db"), { synchronous: opts.synchronous ?? "FULL" });
+    this.db.exec(SCHEMA);
+    this.log = opts.log;
+  }
+
+  private restore(row: Row): ForecasterState {
+    if (row.state_version === STATE_VERSION) {
+      try {
+        return JSON.parse(row.state) as ForecasterState;
+      } catch (e) {
+        this.log.warn("unreadable forecaster state; starting afresh", { tenant: row.tenant, metric: row.metric_id, err: String(e) });
+      }
+    } else {
+      this.log.warn("forecaster state of another version; starting afresh", { tenant: row.tenant, metric: row.metric_id });
+    }
+    return newForecaster();
+  }
+
+  async all(): Promise<SubscriptionRecord[]> {
+    const rows = this.db.query<Row, []>("SELECT * FROM forecast_subscriptions ORDER BY tenant, metric_id").all();
+    return rows.map((row) => ({
+      tenant: row.tenant,
+      metricId: row.metric_id,
+      collectionInterval: row.collection_interval ?? undefined,
+      forecaster: this.restore(row),
+      createdAt: row.created_at,
+    }));
+  }
+
+  async insert(r: SubscriptionRecord): Promise<boolean> {
+    const res = this.db
+      .query(
+        `INSERT INTO forecast_subscriptions (tenant, metric_id, collection_interval, state_version, state, created_at)
+         VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (tenant, metric_id) DO NOTHING`,
+      )
+      .run(r.tenant, r.metricId, r.collectionInterval ?? null, STATE_VERSION, JSON.stringify(r.forecaster), r.createdAt);
+    return res.changes === 1;
+  }
+
+  async save(r: SubscriptionRecord): Promise<void> {
+    this.db
+      .query("UPDATE forecast_subscriptions SET collection_interval = ?, state_version = ?, state = ? WHERE tenant = ? AND metric_id = ?")
+      .run(r.collectionInterval ?? null, STATE_VERSION, JSON.stringify(r.forecaster), r.tenant, r.metricId);
+  }
+
+  async delete(tenant: string, metricId: string): Promise<boolean> {
+    return this.db.query("DELETE FROM forecast_subscriptions WHERE tenant = ? AND metric_id = ?").run(tenant, metricId).changes === 1;
+  }
+
+  async close(): Promise<void> {
+    this.db.close();
+  }
+}

@@ -1,0 +1,28 @@
+import type { ForecasterState } from "../../../src/forecast/forecaster.ts";
+
+/** A metric subscribed for forecasting, with everything its forecaster has learned. */
+export interface SubscriptionRecord {
+  tenant: string;
+  metricId: string;
+  /** Seconds between the metric's points; forecast timestamps step by it. Absent: inferred. */
+  collectionInterval?: number;
+  forecaster: ForecasterState;
+  /** ms since the epoch. */
+  createdAt: number;
+}
+
+/**
+ * Persistence of forecasting subscriptions. Every call is scoped by tenant and metric id.
+ * Async so that a networked backend fits the same shape.
+ */
+export interface ForecastStore {
+  /** Every subscription of every tenant (loaded once at start). */
+  all(): Promise<SubscriptionRecord[]>;
+  /** False when the tenant already subscribed the metric. */
+  insert(r: SubscriptionRecord): Promise<boolean>;
+  /** Replaces the stored subscription; does nothing when it was deleted meanwhile. */
+  save(r: SubscriptionRecord): Promise<void>;
+  /** False when there was no such subscription. */
+  delete(tenant: string, metricId: string): Promise<boolean>;
+  close(): Promise<void>;
+}

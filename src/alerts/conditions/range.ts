@@ -1,0 +1,24 @@
+import type { RangeOperator, ThresholdRangeCondition } from "../model.ts";
+import { fmt } from "./operators.ts";
+
+type RangeFields = Pick<ThresholdRangeCondition, "operatorLow" | "operatorHigh" | "thresholdLow" | "thresholdHigh" | "inRange">;
+
+function aboveLow(op: RangeOperator, low: number, v: number): boolean {
+  return op === "INCLUSIVE" ? v >= low : v > low;
+}
+
+function belowHigh(op: RangeOperator, high: number, v: number): boolean {
+  return op === "INCLUSIVE" ? v <= high : v < high;
+}
+
+/** With inRange the value must lie within the interval, without it outside (either side). */
+export function rangeMatches(c: RangeFields, value: number): boolean {
+  const inside = aboveLow(c.operatorLow, c.thresholdLow, value) && belowHigh(c.operatorHigh, c.thresholdHigh, value);
+  return inside === c.inRange;
+}
+
+export function rangeDisplay(c: RangeFields & { dataId: string }): string {
+  const lo = c.operatorLow === "INCLUSIVE" ? "[" : "(";
+  const hi = c.operatorHigh === "INCLUSIVE" ? "]" : ")";
+  return `${c.dataId} ${c.inRange ? "in" : "not in"} ${lo}${fmt(c.thresholdLow)}, ${fmt(c.thresholdHigh)}${hi}`;
+}

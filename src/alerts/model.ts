@@ -1,0 +1,420 @@
+/**
+ * The vocabulary of the alerting interface, shared by the collector and the agent.
+ * JSON field names are exactly those of the spec (and of Hawkular Alerts, which it describes).
+ */
+
+export const TRIGGER_MODES = ["FIRING", "AUTORESOLVE"] as const;
+export type TriggerMode = (typeof TRIGGER_MODES)[number];
+
+export const TRIGGER_TYPES = ["STANDARD", "GROUP", "DATA_DRIVEN_GROUP", "MEMBER", "ORPHAN"] as const;
+export type TriggerType = (typeof TRIGGER_TYPES)[number];
+
+export const EVENT_TYPES = ["ALERT", "EVENT"] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+export const SEVERITIES = ["LOW", "MEDIUM", "HIGH", "CRITICAL"] as const;
+export type Severity = (typeof SEVERITIES)[number];
+
+export const MATCHES = ["ALL", "ANY"] as const;
+export type Match = (typeof MATCHES)[number];
+
+export const ALERT_STATUSES = ["OPEN", "ACKNOWLEDGED", "RESOLVED"] as const;
+export type AlertStatus = (typeof ALERT_STATUSES)[number];
+
+/** Data and triggers without a source share this one (Hawkular's `Data.SOURCE_NONE`). */
+export const SOURCE_NONE = "_none_";
+
+export type StringMap = Record<string, string>;
+
+// ---------------------------------------------------------------- actions
+
+/** Restricts when an action runs; fields as Hawkular's TimeConstraint (the spec does not show them). */
+export interface TimeConstraint {
+  startTime: string;
+  endTime: string;
+  relative?: boolean;
+  inRange?: boolean;
+  timeZoneName?: string;
+}
+
+/** A trigger's link to an action definition; its constraints override the definition's. */
+export interface TriggerAction {
+  tenantId?: string;
+  actionPlugin: string;
+  actionId: string;
+  states?: AlertStatus[];
+  calendar?: TimeConstraint;
+}
+
+export interface ActionDefinition {
+  tenantId?: string;
+  actionPlugin: string;
+  actionId: string;
+  global?: boolean;
+  properties: StringMap;
+  states?: AlertStatus[];
+  calendar?: TimeConstraint;
+}
+
+// ---------------------------------------------------------------- triggers
+
+export interface Trigger {
+  tenantId: string;
+  id: string;
+  name?: string;
+  description?: string;
+  type: TriggerType;
+  eventType: EventType;
+  eventCategory?: string;
+  eventText?: string;
+  severity: Severity;
+  context?: StringMap;
+  tags?: StringMap;
+  actions?: TriggerAction[];
+  autoDisable: boolean;
+  autoEnable: boolean;
+  autoResolve: boolean;
+  autoResolveAlerts: boolean;
+  autoResolveMatch: Match;
+  firingMatch: Match;
+  enabled: boolean;
+  dataIdMap?: StringMap;
+  memberOf?: string;
+  source?: string;
+}
+
+export interface FullTrigger {
+  trigger: Trigger;
+  dampenings: Dampening[];
+  conditions: Condition[];
+}
+
+// ---------------------------------------------------------------- conditions
+
+export const CONDITION_TYPES = [
+  "AVAILABILITY",
+  "COMPARE",
+  "STRING",
+  "THRESHOLD",
+  "RANGE",
+  "EXTERNAL",
+  "EVENT",
+  "RATE",
+  "MISSING",
+  "NELSON",
+] as const;
+export type ConditionType = (typeof CONDITION_TYPES)[number];
+
+export const AVAILABILITY_OPERATORS = ["DOWN", "NOT_UP", "UP"] as const;
+export type AvailabilityOperator = (typeof AVAILABILITY_OPERATORS)[number];
+
+export const COMPARE_OPERATORS = ["LT", "GT", "LTE", "GTE"] as const;
+export type CompareOperator = (typeof COMPARE_OPERATORS)[number];
+
+export const STRING_OPERATORS = ["EQUAL", "NOT_EQUAL", "STARTS_WITH", "ENDS_WITH", "CONTAINS", "MATCH"] as const;
+export type StringOperator = (typeof STRING_OPERATORS)[number];
+
+export const RANGE_OPERATORS = ["INCLUSIVE", "EXCLUSIVE"] as const;
+export type RangeOperator = (typeof RANGE_OPERATORS)[number];
+
+export const RATE_DIRECTIONS = ["DECREASING", "INCREASING", "NA"] as const;
+export type RateDirection = (typeof RATE_DIRECTIONS)[number];
+
+export const RATE_PERIODS = ["SECOND", "MINUTE", "HOUR", "DAY", "WEEK"] as const;
+export type RatePeriod = (typeof RATE_PERIODS)[number];
+
+export const RATE_PERIOD_MS: Record<RatePeriod, number> = {
+  SECOND: 1_000,
+  MINUTE: 60_000,
+  HOUR: 3_600_000,
+  DAY: 86_400_000,
+  WEEK: 604_800_000,
+};
+
+export const NELSON_RULES = ["Rule1", "Rule2", "Rule3", "Rule4", "Rule5", "Rule6", "Rule7", "Rule8"] as const;
+export type NelsonRule = (typeof NELSON_RULES)[number];
+
+/** Fields every condition carries. The last three are read-only, computed from the trigger's condition set. */
+export interface ConditionBase {
+  tenantId: string;
+  triggerId: string;
+  triggerMode: TriggerMode;
+  dataId: string;
+  context?: StringMap;
+  displayString?: string;
+  conditionSetSize: number;
+  conditionSetIndex: number;
+  conditionId: string;
+}
+
+export interface AvailabilityCondition extends ConditionBase {
+  type: "AVAILABILITY";
+  operator: AvailabilityOperator;
+}
+
+/** Reads: dataId operator data2Multiplier × data2Id. */
+export interface CompareCondition extends ConditionBase {
+  type: "COMPARE";
+  operator: CompareOperator;
+  data2Id: string;
+  data2Multiplier: number;
+}
+
+export interface StringCondition extends ConditionBase {
+  type: "STRING";
+  operator: StringOperator;
+  pattern: string;
+  ignoreCase: boolean;
+}
+
+export interface ThresholdCondition extends ConditionBase {
+  type: "THRESHOLD";
+  operator: CompareOperator;
+  threshold: number;
+}
+
+/** `inRange` true matches values inside the interval, false values outside it (Hawkular's field). */
+export interface ThresholdRangeCondition extends ConditionBase {
+  type: "RANGE";
+  operatorLow: RangeOperator;
+  operatorHigh: RangeOperator;
+  thresholdLow: number;
+  thresholdHigh: number;
+  inRange: boolean;
+}
+
+export interface ExternalCondition extends ConditionBase {
+  type: "EXTERNAL";
+  alerterId?: string;
+  expression?: string;
+}
+
+export interface EventCondition extends ConditionBase {
+  type: "EVENT";
+  expression?: string;
+}
+
+export interface RateCondition extends ConditionBase {
+  type: "RATE";
+  direction: RateDirection;
+  period: RatePeriod;
+  operator: CompareOperator;
+  threshold: number;
+}
+
+export interface MissingCondition extends ConditionBase {
+  type: "MISSING";
+  /** Milliseconds without data or events after which the condition is true. */
+  interval: number;
+}
+
+export interface NelsonCondition extends ConditionBase {
+  type: "NELSON";
+  activeRules: NelsonRule[];
+  sampleSize: number;
+}
+
+export type Condition =
+  | AvailabilityCondition
+  | CompareCondition
+  | StringCondition
+  | ThresholdCondition
+  | ThresholdRangeCondition
+  | ExternalCondition
+  | EventCondition
+  | RateCondition
+  | MissingCondition
+  | NelsonCondition;
+
+// ---------------------------------------------------------------- dampening
+
+export const DAMPENING_TYPES = ["STRICT", "RELAXED_COUNT", "RELAXED_TIME", "STRICT_TIME", "STRICT_TIMEOUT"] as const;
+export type DampeningType = (typeof DAMPENING_TYPES)[number];
+
+export interface Dampening {
+  tenantId: string;
+  triggerId: string;
+  triggerMode: TriggerMode;
+  type: DampeningType;
+  evalTrueSetting: number;
+  evalTotalSetting: number;
+  /** Milliseconds. */
+  evalTimeSetting: number;
+  dampeningId: string;
+}
+
+// ---------------------------------------------------------------- data and events
+
+export interface Data {
+  tenantId: string;
+  source?: string;
+  id: string;
+  timestamp: number;
+  value: string;
+  context?: StringMap;
+}
+
+export interface Event {
+  eventType: EventType;
+  tenantId: string;
+  id: string;
+  ctime: number;
+  dataSource?: string;
+  dataId?: string;
+  category: string;
+  text: string;
+  context?: StringMap;
+  tags?: StringMap;
+  trigger?: Trigger;
+  dampening?: Dampening;
+  evalSets?: ConditionEval[][];
+}
+
+export interface LifeCycle {
+  status: AlertStatus;
+  user: string;
+  stime: number;
+}
+
+export interface Note {
+  user: string;
+  ctime: number;
+  text: string;
+}
+
+export interface Alert extends Event {
+  eventType: "ALERT";
+  severity: Severity;
+  status: AlertStatus;
+  notes?: Note[];
+  lifecycle: LifeCycle[];
+  resolvedEvalSets?: ConditionEval[][];
+}
+
+// ---------------------------------------------------------------- evaluations
+
+export const AVAILABILITY_VALUES = ["UP", "DOWN", "UNAVAILABLE"] as const;
+export type AvailabilityValue = (typeof AVAILABILITY_VALUES)[number];
+
+export interface ConditionEvalBase {
+  evalTimestamp: number;
+  dataTimestamp: number;
+  context?: StringMap;
+  displayString?: string;
+}
+
+export interface AvailabilityConditionEval extends ConditionEvalBase {
+  type: "AVAILABILITY";
+  condition: AvailabilityCondition;
+  value: AvailabilityValue;
+}
+
+export interface CompareConditionEval extends ConditionEvalBase {
+  type: "COMPARE";
+  condition: CompareCondition;
+  value1: number;
+  value2: number;
+  context2?: StringMap;
+}
+
+export interface StringConditionEval extends ConditionEvalBase {
+  type: "STRING";
+  condition: StringCondition;
+  value: string;
+}
+
+export interface ThresholdConditionEval extends ConditionEvalBase {
+  type: "THRESHOLD";
+  condition: ThresholdCondition;
+  value: number;
+}
+
+export interface ThresholdRangeConditionEval extends ConditionEvalBase {
+  type: "RANGE";
+  condition: ThresholdRangeCondition;
+  value: number;
+}
+
+export interface ExternalConditionEval extends ConditionEvalBase {
+  type: "EXTERNAL";
+  condition: ExternalCondition;
+  value?: string;
+  event?: Event;
+}
+
+export interface EventConditionEval extends ConditionEvalBase {
+  type: "EVENT";
+  condition: EventCondition;
+  value: Event;
+}
+
+export interface RateConditionEval extends ConditionEvalBase {
+  type: "RATE";
+  condition: RateCondition;
+  previousValue: number;
+  value: number;
+  previousTime: number;
+  time: number;
+  rate: number;
+}
+
+export interface MissingConditionEval extends ConditionEvalBase {
+  type: "MISSING";
+  condition: MissingCondition;
+  previousTime: number;
+  time: number;
+}
+
+export interface NelsonConditionEval extends ConditionEvalBase {
+  type: "NELSON";
+  condition: NelsonCondition;
+  value: number;
+  violations: NelsonRule[];
+  mean?: number;
+  standardDeviation?: number;
+  /** The latest (at most 15) numeric data the rules looked at, newest first. */
+  violationsData: Data[];
+}
+
+export type ConditionEval =
+  | AvailabilityConditionEval
+  | CompareConditionEval
+  | StringConditionEval
+  | ThresholdConditionEval
+  | ThresholdRangeConditionEval
+  | ExternalConditionEval
+  | EventConditionEval
+  | RateConditionEval
+  | MissingConditionEval
+  | NelsonConditionEval;
+
+// ---------------------------------------------------------------- groups
+
+export interface GroupMemberInfo {
+  groupId: string;
+  memberId?: string;
+  memberName?: string;
+  memberDescription?: string;
+  memberContext?: StringMap;
+  memberTags?: StringMap;
+  /** Group dataId token → member dataId. */
+  dataIdMap: StringMap;
+}
+
+export interface GroupConditionsInfo {
+  conditions: Condition[];
+  /** Group dataId token → (member trigger id → member dataId). */
+  dataIdMemberMap?: Record<string, StringMap>;
+}
+
+export interface UnorphanMemberInfo {
+  memberContext?: StringMap;
+  memberTags?: StringMap;
+  dataIdMap: StringMap;
+}
+
+export interface Definitions {
+  triggers?: FullTrigger[];
+  groupMembersInfo?: GroupMemberInfo[];
+  actions?: ActionDefinition[];
+}
