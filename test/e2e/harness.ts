@@ -9,6 +9,8 @@ import type { Subprocess } from "bun";
 import { freePort, waitFor } from "../helpers/ports.ts";
 
 export const BUN = resolve("node_modules/.bin/bun");
+/** Debian installs it in /usr/sbin, which is not on every user's PATH. */
+const MOSQUITTO = Bun.which("mosquitto") ?? "/usr/sbin/mosquitto";
 
 export class Proc {
   private p: Subprocess | undefined;
@@ -21,7 +23,8 @@ export class Proc {
 
   start(): void {
     const log = join(this.logDir, `${this.name}-${++this.runs}.log`);
-    this.p = Bun.spawn(this.cmd, { stdout: Bun.file(log), stderr: Bun.file(log), stdin: "ignore" });
+    // Both programs log to stderr; stdout only carries --help.
+    this.p = Bun.spawn(this.cmd, { stdout: "ignore", stderr: Bun.file(log), stdin: "ignore" });
   }
 
   get pid(): number | undefined {
@@ -98,7 +101,7 @@ export class System {
     if (this.o.broker === "mosquitto") {
       const conf = join(this.dir, "mosquitto.conf");
       writeFileSync(conf, `listener ${this.mqttPort} 127.0.0.1\nallow_anonymous true\npersistence false\n`);
-      this.mosquitto = new Proc("mosquitto", ["mosquitto", "-c", conf], this.dir);
+      this.mosquitto = new Proc("mosquitto", [MOSQUITTO, "-c", conf], this.dir);
       await this.startMosquitto();
     }
     const mqttArgs = this.o.broker === "mosquitto" ? ["--mqtt-port", "0", "--broker", broker] : ["--mqtt-port", String(this.mqttPort), "--mqtt-host", "127.0.0.1"];
