@@ -2,6 +2,7 @@
  * Data-path figures with real processes (bun bench/data-path.ts [points]): how fast an agent
  * buffers, how fast a backlog drains into the collector, live end-to-end throughput, and the
  * resident memory of both programs. Prints figures; asserts nothing.
+ * Usage: bun bench/data-path.ts [points=500000] [replay-rate=0 (unlimited)]
  */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -12,6 +13,7 @@ import { freePort } from "../test/helpers/ports.ts";
 const TOTAL = Number(process.argv[2] ?? 500_000);
 const PER_REQUEST = 5000;
 const CLIENTS = 4;
+const REPLAY_RATE = Number(process.argv[3] ?? 0);
 
 function rssMiB(pid: number | undefined): number {
   if (!pid) return 0;
@@ -73,12 +75,12 @@ const agentUrl = `http://127.0.0.1:${agentPort}`;
 const collector = new Proc("collector", [BUN, "collector/main.ts", "--http-port", String(httpPort), "--http-host", "127.0.0.1", "--mqtt-port", String(mqttPort), "--mqtt-host", "127.0.0.1", "--data-dir", join(dir, "c"), "--log-level", "warn"], dir);
 const agent = new Proc(
   "agent",
-  [BUN, "agent/main.ts", "--broker", `mqtt://127.0.0.1:${mqttPort}`, "--tenant", "bench", "--feed", "f", "--data-dir", join(dir, "a"), "--listen", `127.0.0.1:${agentPort}`, "--replay-rate", "0", "--reconnect-max", "500ms", "--log-level", "warn"],
+  [BUN, "agent/main.ts", "--broker", `mqtt://127.0.0.1:${mqttPort}`, "--tenant", "bench", "--feed", "f", "--data-dir", join(dir, "a"), "--listen", `127.0.0.1:${agentPort}`, "--replay-rate", String(REPLAY_RATE), "--reconnect-max", "500ms", "--log-level", "warn"],
   dir,
 );
 
 try {
-  process.stdout.write(`data-path bench: ${TOTAL} points, ${CLIENTS} clients × ${PER_REQUEST} points per request\n`);
+  process.stdout.write(`data-path bench: ${TOTAL} points, ${CLIENTS} clients × ${PER_REQUEST} points per request, replay rate ${REPLAY_RATE || "unlimited"}\n`);
   agent.start();
   await waitHealthy(agentUrl, agent);
   await Bun.sleep(3000);
@@ -97,6 +99,11 @@ try {
   await waitHealthy(agentUrl, agent);
   await Bun.sleep(2000);
   process.stdout.write(`agent restarted with ${await scrape(agentUrl, "outpost_agent_buffer_points")} points buffered: RSS ${rssMiB(agent.pid).toFixed(1)} MiB\n`);
+  if (REPLAY_RATE > 0) {
+    // Only points buffered longer than max(10 s, 2 × interval) ago are backlog (rate-limited).
+    process.stdout.write("  waiting 21 s so the buffered points count as backlog\n");
+    await Bun.sleep(21_000);
+  }
   const replayRss = rssPeak(agent);
   collector.start();
   const colRss = rssPeak(collector);

@@ -27,10 +27,10 @@ afterEach(() => {
   for (const c of closers.splice(0)) c();
 });
 
-async function setup(opts: { window?: number; ackTimeoutMs?: number } = {}) {
+async function setup(opts: { window?: number; ackTimeoutMs?: number; replayRate?: number } = {}) {
   let now = 1_000_000;
   const buffer = new PointBuffer(openDatabase(":memory:"), { tenant: "t", feed: "f" }, { maxBytes: 1e9, maxAgeMs: 1e9, chunkPoints: 10 }, enc, {}, () => now, 1);
-  const planner = new SendPlanner(buffer, { batchPoints: 10, replayRate: 0, freshAgeMs: 60_000 }, () => now);
+  const planner = new SendPlanner(buffer, { batchPoints: 10, replayRate: opts.replayRate ?? 0, freshAgeMs: 60_000 }, () => now);
   const link = new FakeLink();
   const { counters } = createAgentTelemetry();
   const fw = new Forwarder(buffer, planner, link, enc, dec, { dataTopic: "svc/t/f/data", window: opts.window ?? 2, ackTimeoutMs: opts.ackTimeoutMs ?? 1000 }, counters, createLogger("silent"), () => now);
@@ -102,6 +102,29 @@ describe("forwarder", () => {
     s.fw.pump();
     await s.settle();
     expect(s.link.sent.map((b) => b.seq)).toEqual([1]);
+  });
+
+  it("after an outage sends fresh points before the backlog, which it replays at the limited rate", async () => {
+    const s = await setup({ window: 100, replayRate: 20, ackTimeoutMs: 600_000 });
+    s.link.ready = false;
+    await s.append(100); // buffered during the outage: 10 chunks
+    s.advance(120_000);
+    await s.append(10); // current data
+    s.link.ready = true;
+    s.fw.linkReady();
+    await s.settle();
+    expect(s.link.sent.map((b) => b.replay)).toEqual([false, true, true]); // fresh, then a burst of 20 points
+    s.advance(1000);
+    s.fw.pump();
+    await s.settle();
+    expect(s.link.sent.filter((b) => b.replay)).toHaveLength(4); // 20 more points per second
+    for (let i = 0; i < 3; i++) {
+      s.advance(1000);
+      s.fw.pump();
+    }
+    await s.settle();
+    expect(s.link.sent.filter((b) => b.replay)).toHaveLength(10);
+    expect(s.counters.batchesResent.value).toBe(0);
   });
 
   it("ignores acks of another session and garbage, and drops refused batches", async () => {
