@@ -3,6 +3,7 @@ import { join, resolve } from "node:path";
 import { websocket } from "hono/bun";
 import type { OptionValues } from "../src/config/options.ts";
 import { createLogger, isLogLevel, type Logger } from "../src/log/logger.ts";
+import { Telemetry } from "../src/telemetry/registry.ts";
 import { InventoryEvents } from "./events/inventory-events.ts";
 import { PointsBus } from "./events/points-bus.ts";
 import { createForecasting } from "./forecast/start.ts";
@@ -10,8 +11,10 @@ import { createDataminingApp } from "./http/datamining/app.ts";
 import { createInventoryApp } from "./http/inventory/app.ts";
 import { createMetricsApp } from "./http/metrics/app.ts";
 import { createRootApp, type ServiceApps } from "./http/root.ts";
+import { startIngest } from "./ingest/ingest.ts";
 import { openSqliteInventoryStore } from "./store/inventory/sqlite.ts";
 import { createMetricsStore } from "./store/metrics/open.ts";
+import { servePrometheus, storeSelfMetrics } from "./telemetry.ts";
 
 /** Clients switch APIs on this; it must read as a plain version >= 0.16.0. */
 export const VERSION = "0.16.0";
@@ -21,6 +24,8 @@ export interface Collector {
   /** Base URL of the HTTP server, e.g. http://127.0.0.1:8080 */
   url: string;
   httpPort: number;
+  /** Port of the embedded MQTT broker, when it runs. */
+  mqttPort?: number;
   log: Logger;
   stop(): Promise<void>;
 }
@@ -52,7 +57,8 @@ export async function startCollector(values: OptionValues): Promise<Collector> {
     inventory: createInventoryApp({ inventory: { store: inventoryStore, events: inventoryEvents }, log }),
   };
 
-  const app = createRootApp(services, readiness, log);
+  const telemetry = new Telemetry();
+  const app = createRootApp(services, readiness, log, (root) => servePrometheus(root, telemetry));
   const server = Bun.serve({
     port: Number(values["http-port"] ?? 8080),
     hostname: String(values["http-host"] ?? "0.0.0.0"),
@@ -73,12 +79,27 @@ export async function startCollector(values: OptionValues): Promise<Collector> {
   await forecasting.open();
   closers.push(() => forecasting.close());
 
+  let mqttPort: number | undefined;
+  const ingest = await startIngest(values, { store: metricsStore, bus, telemetry, log }).catch(async (e) => {
+    // e.g. the MQTT port is taken: release what is already open before failing.
+    await server.stop(true);
+    for (const close of closers.reverse()) await close();
+    throw e;
+  });
+  if (ingest) {
+    closers.push(() => ingest.close());
+    mqttPort = ingest.mqttPort;
+  }
+  const selfTenant = String(values["self-metrics-tenant"] ?? "_outpost");
+  closers.push(storeSelfMetrics(telemetry, metricsStore, selfTenant, Number(values["self-metrics-interval"] ?? 10_000), log));
+
   ready = true;
   log.info("collector ready");
 
   return {
     url,
     httpPort: server.port ?? 0,
+    mqttPort,
     log,
     async stop() {
       ready = false;
