@@ -3,7 +3,8 @@ import { join, resolve } from "node:path";
 import { OptionError, type OptionValues } from "../src/config/options.ts";
 import { createLogger, isLogLevel, type Logger } from "../src/log/logger.ts";
 import { createDecoder, createEncoder } from "../src/protocol/cbor.ts";
-import { encodeStatus } from "../src/protocol/messages.ts";
+import { decodeInventoryAck, messageKind } from "../src/protocol/inventory-messages.ts";
+import { encodeStatus, ProtocolError } from "../src/protocol/messages.ts";
 import { buildTopic } from "../src/protocol/topics.ts";
 import { openDatabase } from "../src/sqlite/open.ts";
 import { telemetryWrites } from "../src/telemetry/registry.ts";
@@ -11,6 +12,7 @@ import { PointBuffer } from "./buffer/point-buffer.ts";
 import { Forwarder } from "./forward/forwarder.ts";
 import { MqttLink } from "./forward/mqtt-link.ts";
 import { SendPlanner } from "./forward/send-planner.ts";
+import { type HostMonitoring, startHostMonitoring } from "./host-monitoring.ts";
 import { createAgentApp } from "./http/server-app.ts";
 import { Intake } from "./intake.ts";
 import { createAgentTelemetry } from "./telemetry.ts";
@@ -58,6 +60,7 @@ export async function startAgent(values: OptionValues): Promise<Agent> {
   const dataDir = resolve(String(values["data-dir"] ?? "./agent-data"));
   const db = openDatabase(join(dataDir, "buffer.db"), { synchronous: sync });
   let forwarder: Forwarder | undefined;
+  let host: HostMonitoring | undefined;
   const buffer = new PointBuffer(
     db,
     { tenant, feed },
@@ -72,7 +75,7 @@ export async function startAgent(values: OptionValues): Promise<Agent> {
     },
   );
 
-  const topic = (kind: "data" | "ack" | "status") => buildTopic(prefix, { tenant, feed, kind });
+  const topic = (kind: "data" | "ack" | "status" | "inventory") => buildTopic(prefix, { tenant, feed, kind });
   const status = (state: "online" | "offline", at = Date.now()) => ({ topic: topic("status"), payload: encodeStatus(enc, { state, session: buffer.session, at }) });
   const planner = new SendPlanner(buffer, { batchPoints, replayRate: Number(values["replay-rate"] ?? 5000), freshAgeMs: freshAgeMs(interval) });
   const link = new MqttLink(
@@ -89,10 +92,20 @@ export async function startAgent(values: OptionValues): Promise<Agent> {
       log: log.child("link"),
     },
     {
-      ready: () => forwarder?.linkReady(),
-      down: () => {},
+      ready: () => {
+        forwarder?.linkReady();
+        host?.inventory?.linkReady();
+      },
+      down: () => host?.inventory?.linkDown(),
       message: (t, payload) => {
-        if (t === topic("ack")) forwarder?.onAck(payload);
+        if (t !== topic("ack")) return;
+        // The ack topic carries data acks and inventory acks.
+        if (messageKind(dec, payload) !== "inventory-ack") return forwarder?.onAck(payload);
+        try {
+          host?.inventory?.onAck(decodeInventoryAck(dec, payload));
+        } catch (e) {
+          log.warn("ignoring invalid inventory ack", { err: e instanceof ProtocolError ? e.message : String(e) });
+        }
       },
     },
   );
@@ -125,6 +138,17 @@ export async function startAgent(values: OptionValues): Promise<Agent> {
     log.child("intake"),
   );
 
+  host = startHostMonitoring({
+    values,
+    feed,
+    accept: (writes) => intake.accept(writes),
+    publishInventory: (payload) => link.publish(topic("inventory"), payload),
+    enc,
+    retryMs: Number(values["ack-timeout"] ?? 10_000),
+    log,
+  });
+  const hostMonitoring = host;
+
   link.start();
 
   let server: ReturnType<typeof Bun.serve> | undefined;
@@ -139,6 +163,7 @@ export async function startAgent(values: OptionValues): Promise<Agent> {
   let lastProgress = 0;
   const tick = setInterval(() => {
     buffer.expire();
+    hostMonitoring.inventory?.tick();
     intake.accept(telemetryWrites(telemetry, idPrefix, Date.now())).catch((e) => log.error("buffering own metrics failed", { err: e }));
     const d = buffer.depth;
     // Progress while data waits: at most every 30 s, so a long outage is visible but quiet.
@@ -160,6 +185,7 @@ export async function startAgent(values: OptionValues): Promise<Agent> {
       if (stopped) return;
       stopped = true;
       clearInterval(tick);
+      hostMonitoring.stop();
       await server?.stop(true);
       fw.close();
       await link.stop(status("offline"));

@@ -1,4 +1,5 @@
 import type { OptionSpec } from "../src/config/options.ts";
+import { hostMetricOptions } from "./sources/host/options.ts";
 
 export const AGENT_ENV_PREFIX = "OUTPOST_AGENT";
 
@@ -23,5 +24,7 @@ export const agentOptions: OptionSpec[] = [
   { name: "flag-past", kind: "duration", default: "24h", help: "points older than this relative to the agent's clock are flagged (counted and logged, still sent)" },
   { name: "flag-future", kind: "duration", default: "5m", help: "points further ahead of the agent's clock than this are flagged (counted and logged, still sent)" },
   { name: "synchronous", kind: "string", default: "FULL", help: "SQLite synchronous mode of the buffer: FULL (an accepted write survives power loss) or NORMAL (survives crashes only)" },
+  ...hostMetricOptions,
+  { name: "inventory", kind: "boolean", default: true, help: "describe the host (resources and metrics collected) in the collector's inventory, synced whenever it changes" },
   { name: "log-level", kind: "string", default: "info", help: "debug, info, warn, error or silent" },
 ];

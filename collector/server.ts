@@ -51,10 +51,11 @@ export async function startCollector(values: OptionValues): Promise<Collector> {
   closers.push(() => inventoryStore.close());
   const inventoryEvents = new InventoryEvents((err) => log.error("inventory listener failed", { err: String(err) }));
 
+  const inventory = { store: inventoryStore, events: inventoryEvents };
   const services: ServiceApps = {
     metrics: createMetricsApp({ store: metricsStore, bus, version: VERSION, defaultRetentionDays }),
     datamining: createDataminingApp({ forecasting: forecasting.service }),
-    inventory: createInventoryApp({ inventory: { store: inventoryStore, events: inventoryEvents }, log }),
+    inventory: createInventoryApp({ inventory, log }),
   };
 
   const telemetry = new Telemetry();
@@ -80,7 +81,7 @@ export async function startCollector(values: OptionValues): Promise<Collector> {
   closers.push(() => forecasting.close());
 
   let mqttPort: number | undefined;
-  const ingest = await startIngest(values, { store: metricsStore, bus, telemetry, log }).catch(async (e) => {
+  const ingest = await startIngest(values, { store: metricsStore, inventory, bus, telemetry, log }).catch(async (e) => {
     // e.g. the MQTT port is taken: release what is already open before failing.
     await server.stop(true);
     for (const close of closers.reverse()) await close();

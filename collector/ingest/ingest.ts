@@ -6,6 +6,7 @@ import { kindFilter } from "../../src/protocol/topics.ts";
 import { rateOf } from "../../src/telemetry/rate.ts";
 import type { Telemetry } from "../../src/telemetry/registry.ts";
 import type { PointsBus } from "../events/points-bus.ts";
+import type { Inventory } from "../inventory/context.ts";
 import type { MetricsStore } from "../store/metrics/types.ts";
 import { parseAgentCredentials } from "./agent-access.ts";
 import { startEmbeddedBroker } from "./embedded-broker.ts";
@@ -23,6 +24,7 @@ export interface Ingest {
 
 export interface IngestDeps {
   store: MetricsStore;
+  inventory?: Inventory;
   bus: PointsBus;
   telemetry: Telemetry;
   log: Logger;
@@ -59,6 +61,7 @@ export async function startIngest(values: OptionValues, deps: IngestDeps): Promi
   deps.telemetry.gauge("outpost_collector_ingest_points_per_second", "points committed from agents per second, over about the last 10 s", rateOf(() => counters.points.value, 10_000));
   const handler = new MessageHandler({
     store: deps.store,
+    inventory: deps.inventory,
     bus: deps.bus,
     publish: (t, p) => transport.publish(t, p),
     prefix,
@@ -68,7 +71,7 @@ export async function startIngest(values: OptionValues, deps: IngestDeps): Promi
     clockWindow: DEFAULT_CLOCK_WINDOW,
     log,
   });
-  await transport.start([kindFilter(prefix, "data"), kindFilter(prefix, "status")], (topic, payload) => void handler.handle(topic, payload));
+  await transport.start([kindFilter(prefix, "data"), kindFilter(prefix, "status"), kindFilter(prefix, "inventory")], (topic, payload) => void handler.handle(topic, payload));
   log.info("MQTT ingest started", { via: transport.description });
   return {
     mqttPort: transport.port,

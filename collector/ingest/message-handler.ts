@@ -2,16 +2,21 @@ import type { Decoder, Encoder } from "cbor-x";
 import type { Logger } from "../../src/log/logger.ts";
 import { createLogThrottle } from "../../src/log/throttle.ts";
 import { type ClockWindow, pointsOutsideWindow } from "../../src/protocol/clock-window.ts";
+import { decodeInventory, encodeInventoryAck, type InventoryAck } from "../../src/protocol/inventory-messages.ts";
 import { type BatchRef, decodeData, decodeStatus, encodeAck, ProtocolError } from "../../src/protocol/messages.ts";
 import { buildTopic, parseTopic, type TopicAddress } from "../../src/protocol/topics.ts";
 import type { PointsBus } from "../events/points-bus.ts";
+import type { Inventory } from "../inventory/context.ts";
 import { writePoints } from "../metrics/write-points.ts";
 import type { MetricsStore } from "../store/metrics/types.ts";
+import { applyAgentInventory, InventoryRefused } from "./agent-inventory.ts";
 import type { IngestCounters } from "./ingest-telemetry.ts";
 import { PresenceTracker } from "./presence.ts";
 
 export interface HandlerDeps {
   store: MetricsStore;
+  /** Where agents' inventory structures are applied; without it they are rejected. */
+  inventory?: Inventory;
   bus: PointsBus;
   publish(topic: string, payload: Uint8Array): Promise<void>;
   prefix: string;
@@ -60,6 +65,9 @@ export class MessageHandler {
         return this.data(addr, topic, payload);
       case "status":
         return this.status(addr, topic, payload);
+      case "inventory":
+        if (this.d.inventory) return this.inventory(addr, topic, payload, this.d.inventory);
+        return this.reject(topic, new ProtocolError("inventory messages are not handled by this collector"));
       default:
         return this.reject(topic, new ProtocolError(`${addr.kind} messages are not handled by this collector version`));
     }
@@ -101,6 +109,39 @@ export class MessageHandler {
     } catch (e) {
       // The agent resends for want of an ack; storage is idempotent.
       if (this.throttle("ack").pass) this.d.log.warn("publishing an ack failed", { err: (e as Error).message });
+    }
+  }
+
+  /** Applies the structure at the agent's feed, then acks its digest (or refuses it for good). */
+  private async inventory(addr: TopicAddress, topic: string, payload: Uint8Array, inventory: Inventory): Promise<void> {
+    let msg: ReturnType<typeof decodeInventory>;
+    try {
+      msg = decodeInventory(this.d.dec, payload);
+    } catch (e) {
+      return this.reject(topic, e);
+    }
+    const where = { tenant: addr.tenant, feed: addr.feed, digest: msg.digest };
+    try {
+      const { metrics } = await applyAgentInventory({ inventory, store: this.d.store }, addr.tenant, addr.feed, msg.structure);
+      this.d.log.info("agent inventory synced", { ...where, metrics });
+      await this.inventoryAck(addr, { digest: msg.digest });
+    } catch (e) {
+      if (e instanceof InventoryRefused) {
+        this.d.counters.rejected.inc();
+        this.d.log.warn("refused an agent inventory", { ...where, reason: e.message });
+        return this.inventoryAck(addr, { digest: msg.digest, error: e.message });
+      }
+      // No ack: the agent sends it again.
+      this.d.counters.storeFailures.inc();
+      this.d.log.error("applying an agent inventory failed; the agent will resend it", { ...where, err: (e as Error).message });
+    }
+  }
+
+  private async inventoryAck(addr: TopicAddress, ack: InventoryAck): Promise<void> {
+    try {
+      await this.d.publish(buildTopic(this.d.prefix, { tenant: addr.tenant, feed: addr.feed, kind: "ack" }), encodeInventoryAck(this.d.enc, ack));
+    } catch (e) {
+      if (this.throttle("ack").pass) this.d.log.warn("publishing an inventory ack failed", { err: (e as Error).message });
     }
   }
 

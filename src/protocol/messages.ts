@@ -92,14 +92,15 @@ export class ProtocolError extends Error {
   }
 }
 
-function describe(err: z.ZodError): string {
+/** The first issues of a validation failure, for logs and rejections. */
+export function describeIssues(err: z.ZodError): string {
   return err.issues
     .slice(0, 3)
     .map((i) => `${i.path.join(".") || "message"}: ${i.message}`)
     .join("; ");
 }
 
-function decodeCbor(dec: Decoder, payload: Uint8Array, what: string): unknown {
+export function decodeCbor(dec: Decoder, payload: Uint8Array, what: string): unknown {
   if (payload.length === 0) throw new ProtocolError(`empty ${what}`);
   try {
     return dec.decode(payload);
@@ -108,7 +109,7 @@ function decodeCbor(dec: Decoder, payload: Uint8Array, what: string): unknown {
   }
 }
 
-function versionCheck(value: unknown, kind: string): void {
+export function versionCheck(value: unknown, kind: string): void {
   if (value === null || typeof value !== "object") throw new ProtocolError(`${kind} message is not a map`);
   const v = (value as { v?: unknown }).v;
   if (v !== PROTOCOL_VERSION) throw new ProtocolError(`unsupported ${kind} message version ${JSON.stringify(v)}`);
@@ -135,7 +136,7 @@ export function decodeData(dec: Decoder, payload: Uint8Array): DecodedBatch {
   if (!env.success) {
     const r = raw as { session?: unknown; seq?: unknown };
     const ref = sessionSchema.safeParse(r.session).success && seqSchema.safeParse(r.seq).success ? { session: r.session as number, seq: r.seq as number } : undefined;
-    throw new ProtocolError(`invalid data batch: ${describe(env.error)}`, ref);
+    throw new ProtocolError(`invalid data batch: ${describeIssues(env.error)}`, ref);
   }
   const { session, seq, sentAt, replay, chunks } = env.data;
   const ref = { session, seq };
@@ -149,7 +150,7 @@ export function decodeData(dec: Decoder, payload: Uint8Array): DecodedBatch {
       throw new ProtocolError((e as Error).message, ref);
     }
     const parsed = chunkSchema.safeParse(value);
-    if (!parsed.success) throw new ProtocolError(`invalid chunk ${i}: ${describe(parsed.error)}`, ref);
+    if (!parsed.success) throw new ProtocolError(`invalid chunk ${i}: ${describeIssues(parsed.error)}`, ref);
     for (const w of parsed.data as MetricWrite[]) {
       writes.push(w);
       points += w.points.length;
@@ -166,7 +167,7 @@ export function decodeAck(dec: Decoder, payload: Uint8Array): Ack {
   const raw = decodeCbor(dec, payload, "ack");
   versionCheck(raw, "ack");
   const r = ackSchema.safeParse(raw);
-  if (!r.success) throw new ProtocolError(`invalid ack: ${describe(r.error)}`);
+  if (!r.success) throw new ProtocolError(`invalid ack: ${describeIssues(r.error)}`);
   return { session: r.data.session, seqs: r.data.seqs, rejected: r.data.rejected };
 }
 
@@ -178,6 +179,6 @@ export function decodeStatus(dec: Decoder, payload: Uint8Array): Status {
   const raw = decodeCbor(dec, payload, "status");
   versionCheck(raw, "status");
   const r = statusSchema.safeParse(raw);
-  if (!r.success) throw new ProtocolError(`invalid status: ${describe(r.error)}`);
+  if (!r.success) throw new ProtocolError(`invalid status: ${describeIssues(r.error)}`);
   return { state: r.data.state, session: r.data.session, at: r.data.at };
 }

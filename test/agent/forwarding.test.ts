@@ -26,7 +26,8 @@ async function collector(values: Record<string, unknown>): Promise<TestCollector
 }
 
 async function agentOn(broker: string, extra: Record<string, unknown> = {}): Promise<Agent> {
-  const agent = await startAgent({ broker, tenant: "t1", feed: "edge-1", "data-dir": tempDir(), listen: "127.0.0.1:0", "log-level": "warn", interval: 60_000, "reconnect-max": 1000, ...extra });
+  // Host metrics off: these tests count what they push and the agent's own metrics.
+  const agent = await startAgent({ broker, tenant: "t1", feed: "edge-1", "data-dir": tempDir(), listen: "127.0.0.1:0", "log-level": "warn", interval: 60_000, "reconnect-max": 1000, "host-metrics": false, ...extra });
   cleanup.push(() => agent.stop());
   return agent;
 }

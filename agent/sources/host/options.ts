@@ -1,5 +1,5 @@
 import { statfsSync } from "node:fs";
-import type { OptionSpec, OptionValues } from "../../../src/config/options.ts";
+import { type OptionSpec, type OptionValues, parseDurationOption } from "../../../src/config/options.ts";
 import { createHostReader, type HostReader } from "./host-reader.ts";
 import { procFiles } from "./proc-files.ts";
 import type { StatFs } from "./read-filesystems.ts";
@@ -56,16 +56,19 @@ export interface HostMetricsConfig {
   userHz: number;
 }
 
-export function hostMetricsConfig(v: OptionValues): HostMetricsConfig {
+/** The host options from parsed values; options not given take their defaults (as when called from tests). */
+export function hostMetricsConfig(values: OptionValues): HostMetricsConfig {
+  const v = (name: string) => values[name] ?? hostMetricOptions.find((o) => o.name === name)?.default;
+  const interval = v("host-interval");
   return {
-    enabled: v["host-metrics"] as boolean,
-    intervalMs: v["host-interval"] as number,
-    include: v["host-include"] as string[],
-    exclude: v["host-exclude"] as string[],
-    excludedFsTypes: v["host-exclude-fs-types"] as string[],
-    procRoot: v["proc-root"] as string,
-    sysRoot: v["sys-root"] as string,
-    userHz: v["user-hz"] as number,
+    enabled: v("host-metrics") !== false,
+    intervalMs: typeof interval === "number" ? interval : parseDurationOption(String(interval)),
+    include: v("host-include") as string[],
+    exclude: v("host-exclude") as string[],
+    excludedFsTypes: v("host-exclude-fs-types") as string[],
+    procRoot: String(v("proc-root")),
+    sysRoot: String(v("sys-root")),
+    userHz: Number(v("user-hz")),
   };
 }
 

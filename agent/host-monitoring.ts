@@ -1,0 +1,64 @@
+import type { Encoder } from "cbor-x";
+import { OptionError, type OptionValues } from "../src/config/options.ts";
+import type { Logger } from "../src/log/logger.ts";
+import type { MetricWrite } from "../src/metrics/model.ts";
+import { encodeInventory } from "../src/protocol/inventory-messages.ts";
+import { createHostInventory } from "./inventory/host-inventory.ts";
+import { InventorySync } from "./inventory/inventory-sync.ts";
+import { hostMetricsConfig, hostReaderFor } from "./sources/host/options.ts";
+import { procFiles } from "./sources/host/proc-files.ts";
+import { startHostSource } from "./sources/host/host-source.ts";
+import type { HostSeries } from "./sources/host/series.ts";
+
+export interface HostMonitoring {
+  /** Present when the inventory is synced. */
+  inventory?: InventorySync;
+  stop(): void;
+}
+
+/**
+ * Host metrics into the intake, and the host's inventory to the collector (when both
+ * `--host-metrics` and `--inventory` are on: the inventory describes what is collected).
+ */
+export function startHostMonitoring(o: {
+  values: OptionValues;
+  feed: string;
+  accept(writes: MetricWrite[]): Promise<unknown>;
+  publishInventory(payload: Uint8Array): Promise<void>;
+  enc: Encoder;
+  retryMs: number;
+  log: Logger;
+}): HostMonitoring {
+  const config = hostMetricsConfig(o.values);
+  if (!config.enabled) {
+    o.log.info("host metrics disabled (--host-metrics false)");
+    return { stop() {} };
+  }
+  if (config.intervalMs <= 0) throw new OptionError("--host-interval must be positive");
+  const log = o.log.child("host");
+  const reader = hostReaderFor(o.feed, config, (m) => log.warn(m));
+  let inventory: InventorySync | undefined;
+  let onSeries: ((series: readonly HostSeries[]) => void) | undefined;
+  if (o.values.inventory !== false) {
+    const host = createHostInventory({
+      feed: o.feed,
+      proc: procFiles(config.procRoot),
+      collectionIntervalSeconds: Math.max(1, Math.round(config.intervalMs / 1000)),
+    });
+    const sync = new InventorySync({
+      send: (s) => o.publishInventory(encodeInventory(o.enc, { digest: s.digest, structure: s.json })),
+      retryMs: o.retryMs,
+      log: o.log.child("inventory"),
+    });
+    inventory = sync;
+    onSeries = (series) => sync.offer(host.structureFor(series));
+  }
+  const source = startHostSource({
+    reader,
+    intervalMs: config.intervalMs,
+    accept: o.accept,
+    sampled: onSeries && ((s) => onSeries(s.series)),
+    log,
+  });
+  return { inventory, stop: () => source.stop() };
+}

@@ -1,0 +1,135 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { InventoryEvents } from "../../collector/events/inventory-events.ts";
+import { PointsBus } from "../../collector/events/points-bus.ts";
+import { metricDefinitionsOf } from "../../collector/ingest/agent-inventory.ts";
+import { registerIngestCounters } from "../../collector/ingest/ingest-telemetry.ts";
+import { MessageHandler } from "../../collector/ingest/message-handler.ts";
+import { openSqliteInventoryStore } from "../../collector/store/inventory/sqlite.ts";
+import type { MetricsStore } from "../../collector/store/metrics/types.ts";
+import { CanonicalPath } from "../../src/inventory/canonical-path.ts";
+import { parseStructure } from "../../src/inventory/structure.ts";
+import { createLogger } from "../../src/log/logger.ts";
+import type { MetricType, Tags } from "../../src/metrics/model.ts";
+import { createDecoder, createEncoder } from "../../src/protocol/cbor.ts";
+import { decodeInventoryAck, encodeInventory, type InventoryAck } from "../../src/protocol/inventory-messages.ts";
+import { DEFAULT_CLOCK_WINDOW } from "../../src/protocol/clock-window.ts";
+import { Telemetry } from "../../src/telemetry/registry.ts";
+
+const enc = createEncoder();
+const dec = createDecoder();
+const cleanup: (() => void | Promise<void>)[] = [];
+afterEach(async () => {
+  for (const c of cleanup.splice(0).reverse()) await c();
+});
+
+const structure = (metricProps: Record<string, unknown> = { feed: "f1", host: "h", weight: 3 }) => ({
+  type: "feed",
+  data: { id: "ignored" },
+  children: {
+    resourceType: [{ data: { id: "host" } }],
+    metricType: [
+      { data: { id: "load", type: "GAUGE", unit: "NONE", collectionInterval: 10 } },
+      { data: { id: "forks", type: "COUNTER", unit: "NONE", collectionInterval: 10 } },
+      { data: { id: "rate", type: "COUNTER_RATE", unit: "PER_SECOND", collectionInterval: 10 } },
+    ],
+    resource: [
+      {
+        data: { id: "host", resourceTypePath: "/f;f1/rt;host" },
+        children: {
+          metric: [
+            { data: { id: "f1:load1", metricTypePath: "/f;f1/mt;load", collectionInterval: 10, properties: metricProps } },
+            { data: { id: "f1:forks", metricTypePath: "../mt;forks", collectionInterval: 10 } },
+            { data: { id: "f1:rate", metricTypePath: "/f;f1/mt;rate", collectionInterval: 10 } },
+          ],
+        },
+      },
+    ],
+  },
+});
+
+function setup() {
+  const dir = mkdtempSync(join(tmpdir(), "outpost-agent-inv-"));
+  const inventoryStore = openSqliteInventoryStore(join(dir, "inventory.db"));
+  cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
+  cleanup.push(() => inventoryStore.close());
+  const tagged: { tenant: string; type: MetricType; id: string; tags: Tags }[] = [];
+  const store = {
+    fail: false,
+    async updateTags(tenant: string, type: MetricType, id: string, tags: Tags) {
+      if (this.fail) throw new Error("disk full");
+      tagged.push({ tenant, type, id, tags });
+    },
+  };
+  const acks: { topic: string; ack: InventoryAck }[] = [];
+  const counters = registerIngestCounters(new Telemetry());
+  const h = new MessageHandler({
+    store: store as unknown as MetricsStore,
+    inventory: { store: inventoryStore, events: new InventoryEvents() },
+    bus: new PointsBus(),
+    publish: async (topic, payload) => {
+      acks.push({ topic, ack: decodeInventoryAck(dec, payload) });
+    },
+    prefix: "svc",
+    enc,
+    dec,
+    counters,
+    clockWindow: DEFAULT_CLOCK_WINDOW,
+    log: createLogger("silent"),
+  });
+  return { h, store, tagged, acks, counters, inventoryStore };
+}
+
+describe("agent inventory at the collector", () => {
+  it("applies the structure at the topic's feed, records metric definitions, then acks the digest", async () => {
+    const s = setup();
+    await s.h.handle("svc/t1/f1/inventory", encodeInventory(enc, { digest: "d1", structure: structure() }));
+    expect(s.acks).toEqual([{ topic: "svc/t1/f1/ack", ack: { digest: "d1" } }]);
+    const feed = await s.inventoryStore.transaction(async (tx) => ({ result: await tx.getEntity("t1", CanonicalPath.parse("/t;t1/f;f1/r;host/m;f1%3Aload1")), events: [] }));
+    expect(feed.result?.id).toBe("f1:load1");
+    expect(s.tagged).toEqual([
+      { tenant: "t1", type: "gauge", id: "f1:load1", tags: { feed: "f1", host: "h" } },
+      { tenant: "t1", type: "counter", id: "f1:forks", tags: {} },
+    ]);
+  });
+
+  it("refuses an invalid structure for good, with the reason, and goes on", async () => {
+    const s = setup();
+    const bad = structure();
+    (bad.children.metricType[0]!.data as Record<string, unknown>).unit = "FURLONGS";
+    await s.h.handle("svc/t1/f1/inventory", encodeInventory(enc, { digest: "bad", structure: bad }));
+    expect(s.acks[0]?.ack.digest).toBe("bad");
+    expect(s.acks[0]?.ack.error).toContain("unit");
+    expect(s.counters.rejected.value).toBe(1);
+    await s.h.handle("svc/t1/f1/inventory", encodeInventory(enc, { digest: "rt", structure: { type: "resourceType", data: { id: "x" } } }));
+    expect(s.acks[1]?.ack.error).toMatch(/feed/i);
+    await s.h.handle("svc/t1/f1/inventory", encodeInventory(enc, { digest: "good", structure: structure() }));
+    expect(s.acks[2]?.ack).toEqual({ digest: "good" });
+  });
+
+  it("does not ack when storing fails, so the agent resends", async () => {
+    const s = setup();
+    s.store.fail = true;
+    await s.h.handle("svc/t1/f1/inventory", encodeInventory(enc, { digest: "d1", structure: structure() }));
+    expect(s.acks).toEqual([]);
+    expect(s.counters.storeFailures.value).toBe(1);
+  });
+
+  it("an undecodable inventory message is rejected and counted", async () => {
+    const s = setup();
+    await s.h.handle("svc/t1/f1/inventory", new Uint8Array([0xff, 0x00]));
+    await s.h.handle("svc/t1/f1/inventory", enc.encode({ v: 1, kind: "inventory", digest: "" }));
+    expect(s.acks).toEqual([]);
+    expect(s.counters.rejected.value).toBe(2);
+  });
+
+  it("metric definitions: data type from the metric type, string properties as tags", () => {
+    const defs = metricDefinitionsOf(parseStructure(structure({ a: "x", n: 1, nested: { b: "y" } })), CanonicalPath.parse("/t;t1/f;f1"));
+    expect(defs).toEqual([
+      { type: "gauge", id: "f1:load1", tags: { a: "x" } },
+      { type: "counter", id: "f1:forks", tags: {} },
+    ]);
+  });
+});
