@@ -10,6 +10,7 @@ import { openDatabase } from "../src/sqlite/open.ts";
 import { telemetryWrites } from "../src/telemetry/registry.ts";
 import { PointBuffer } from "./buffer/point-buffer.ts";
 import { Forwarder } from "./forward/forwarder.ts";
+import { parseBrokerUrl } from "./forward/mqtt/connection.ts";
 import { MqttLink } from "./forward/mqtt-link.ts";
 import { SendPlanner } from "./forward/send-planner.ts";
 import { type HostMonitoring, startHostMonitoring } from "./host-monitoring.ts";
@@ -51,6 +52,12 @@ export async function startAgent(values: OptionValues): Promise<Agent> {
   const batchPoints = Number(values["batch-points"] ?? 5000);
   if (interval <= 0) throw new OptionError("--interval must be positive");
   if (batchPoints <= 0) throw new OptionError("--batch-points must be positive");
+  const brokerUrl = String(values.broker ?? "mqtt://127.0.0.1:1883");
+  try {
+    parseBrokerUrl(brokerUrl);
+  } catch (e) {
+    throw new OptionError(`--broker: ${(e as Error).message}`);
+  }
   const sync = String(values.synchronous ?? "FULL").toUpperCase();
   if (sync !== "FULL" && sync !== "NORMAL") throw new OptionError("--synchronous must be FULL or NORMAL");
 
@@ -80,7 +87,7 @@ export async function startAgent(values: OptionValues): Promise<Agent> {
   const planner = new SendPlanner(buffer, { batchPoints, replayRate: Number(values["replay-rate"] ?? 5000), freshAgeMs: freshAgeMs(interval) });
   const link = new MqttLink(
     {
-      url: String(values.broker ?? "mqtt://127.0.0.1:1883"),
+      url: brokerUrl,
       clientId: `outpost-agent:${encodeURIComponent(tenant)}:${encodeURIComponent(feed)}`,
       username: values.username === undefined ? undefined : String(values.username),
       password: values.password === undefined ? undefined : String(values.password),

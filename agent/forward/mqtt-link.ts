@@ -1,6 +1,6 @@
-import mqtt, { type MqttClient } from "mqtt";
 import type { Logger } from "../../src/log/logger.ts";
 import { Backoff } from "./backoff.ts";
+import { MqttConnection, parseBrokerUrl } from "./mqtt/connection.ts";
 
 export interface LinkMessage {
   topic: string;
@@ -33,7 +33,7 @@ export interface LinkHandlers {
  * subscriptions are granted and its online status is out, so no ack can be missed.
  */
 export class MqttLink {
-  private client: MqttClient | undefined;
+  private conn: MqttConnection | undefined;
   private readonly backoff: Backoff;
   private retry: ReturnType<typeof setTimeout> | undefined;
   private lastError = "";
@@ -48,44 +48,48 @@ export class MqttLink {
   }
 
   start(): void {
-    const o = this.opts;
-    const client = mqtt.connect(o.url, {
-      clientId: o.clientId,
-      protocolVersion: 4,
-      clean: true,
-      // Reconnection is ours (backoff with jitter), not mqtt.js's fixed period.
-      reconnectPeriod: 0,
-      connectTimeout: 10_000,
-      keepalive: 30,
-      username: o.username,
-      password: o.password,
-      will: { topic: o.will.topic, payload: Buffer.from(o.will.payload), qos: 1, retain: true },
-    });
-    this.client = client;
-    client.on("connect", () => void this.onConnect(client));
-    client.on("message", (topic, payload) => this.on.message(topic, payload));
-    client.on("error", (e) => this.noteError(e.message));
-    client.on("close", () => this.onClose());
+    void this.attempt();
   }
 
-  private async onConnect(client: MqttClient): Promise<void> {
+  private async attempt(): Promise<void> {
+    const o = this.opts;
+    let conn: MqttConnection;
+    try {
+      conn = await MqttConnection.open(
+        parseBrokerUrl(o.url),
+        {
+          clientId: o.clientId,
+          clean: true,
+          keepaliveSeconds: 30,
+          username: o.username,
+          password: o.password,
+          will: { topic: o.will.topic, payload: o.will.payload, qos: 1, retain: true },
+        },
+        { message: (topic, payload) => this.on.message(topic, payload), closed: (reason) => this.onClose(reason) },
+        10_000,
+      );
+    } catch (e) {
+      this.noteError((e as Error).message);
+      return this.scheduleRetry();
+    }
+    if (this.stopping) return conn.end();
+    this.conn = conn;
     this.backoff.reset();
     this.lastError = "";
     try {
-      // mqtt.js rejects when the broker refuses a subscription (granted 128).
-      await client.subscribeAsync(this.opts.subscriptions, { qos: 1 });
-      const online = this.opts.online();
-      await client.publishAsync(online.topic, Buffer.from(online.payload), { qos: 1, retain: true });
+      await conn.subscribe(o.subscriptions);
+      const online = o.online();
+      await conn.publish(online.topic, online.payload, 1, true);
     } catch (e) {
       // Without the ack subscription nothing could ever leave the buffer: drop the
       // connection and retry with backoff (the log says why, e.g. wrong tenant credentials).
       this.noteError(`setting up the session failed: ${(e as Error).message}`);
-      client.end(true);
+      conn.end();
       return;
     }
-    if (!client.connected) return;
+    if (!conn.open) return;
     this.ready = true;
-    this.opts.log.info("connected to broker", { url: this.opts.url });
+    o.log.info("connected to broker", { url: o.url });
     this.on.ready();
   }
 
@@ -95,40 +99,44 @@ export class MqttLink {
     this.lastError = msg;
   }
 
-  private onClose(): void {
+  private onClose(reason: string): void {
+    this.conn = undefined;
     if (this.ready) {
       this.ready = false;
-      this.opts.log.warn("lost broker connection; buffering", { url: this.opts.url });
+      this.opts.log.warn("lost broker connection; buffering", { url: this.opts.url, reason });
       this.on.down();
-    }
+    } else if (!this.stopping) this.noteError(reason);
+    this.scheduleRetry();
+  }
+
+  private scheduleRetry(): void {
     if (this.stopping || this.retry) return;
     const delay = this.backoff.next();
     this.opts.log.debug("reconnecting", { inMs: delay });
     this.retry = setTimeout(() => {
       this.retry = undefined;
-      if (!this.stopping) this.client?.reconnect();
+      if (!this.stopping) void this.attempt();
     }, delay);
   }
 
   /** Publishes at QoS 1; resolves on the broker's PUBACK (which is not durability). */
   publish(topic: string, payload: Uint8Array, retain = false): Promise<void> {
-    const c = this.client;
+    const c = this.conn;
     if (!c || !this.ready) return Promise.reject(new Error("not connected"));
-    return c.publishAsync(topic, Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength), { qos: 1, retain }).then(() => undefined);
+    return c.publish(topic, payload, 1, retain);
   }
 
   /** Publishes `last` (the offline status) when connected, then disconnects cleanly. */
   async stop(last?: LinkMessage): Promise<void> {
     this.stopping = true;
     if (this.retry) clearTimeout(this.retry);
-    const c = this.client;
+    const c = this.conn;
     if (!c) return;
     if (last && this.ready) {
       const sent = this.publish(last.topic, last.payload, true).catch(() => undefined);
       await Promise.race([sent, Bun.sleep(1000)]);
     }
     this.ready = false;
-    await Promise.race([c.endAsync(), Bun.sleep(1000)]).catch(() => undefined);
-    c.end(true);
+    c.end();
   }
 }

@@ -1,0 +1,232 @@
+import type { Socket } from "bun";
+import {
+  type ConnectOptions,
+  encodeConnect,
+  encodeDisconnect,
+  encodePingreq,
+  encodePuback,
+  encodePublish,
+  encodeSubscribe,
+  type Incoming,
+  MqttProtocolError,
+  PacketReader,
+} from "./packets.ts";
+
+export interface BrokerAddress {
+  host: string;
+  port: number;
+  tls: boolean;
+}
+
+/** mqtt://host[:1883] or mqtts://host[:8883] (tcp:// and ssl:// / tls:// are accepted too). */
+export function parseBrokerUrl(url: string): BrokerAddress {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    throw new Error(`"${url}" is not a broker URL (mqtt://host:port or mqtts://host:port)`);
+  }
+  const scheme = u.protocol.replace(/:$/, "");
+  const tls = ["mqtts", "ssl", "tls"].includes(scheme);
+  if (!tls && !["mqtt", "tcp"].includes(scheme)) throw new Error(`unsupported broker URL scheme "${scheme}" (use mqtt:// or mqtts://)`);
+  return { host: u.hostname.replace(/^\[|\]$/g, ""), port: u.port ? Number(u.port) : tls ? 8883 : 1883, tls };
+}
+
+const CONNACK_REASONS: Record<number, string> = {
+  1: "unacceptable protocol version",
+  2: "identifier rejected",
+  3: "server unavailable",
+  4: "bad user name or password",
+  5: "not authorized",
+};
+
+export interface ConnectionEvents {
+  message(topic: string, payload: Uint8Array): void;
+  /** The connection is gone (after `closed()` was requested or not); called once. */
+  closed(reason: string): void;
+}
+
+/**
+ * One MQTT 3.1.1 session over one TCP (or TLS) connection: no reconnection, no offline
+ * queue (the agent's buffer is the queue). Keeps the connection alive with pings and
+ * declares it dead when the broker stays silent for 1.5 keep-alive periods.
+ */
+export class MqttConnection {
+  private socket: Socket<undefined> | undefined;
+  private readonly reader = new PacketReader();
+  private readonly acks = new Map<number, { resolve: (v: number[]) => void; reject: (e: Error) => void }>();
+  private nextId = 1;
+  private outbox: Uint8Array[] = [];
+  private lastHeard = Date.now();
+  private keepalive: ReturnType<typeof setInterval> | undefined;
+  private connack: { resolve: () => void; reject: (e: Error) => void } | undefined;
+  private done = false;
+  /** The handshake completed: only then does the owner hear of the close. */
+  private established = false;
+
+  private constructor(
+    private readonly options: ConnectOptions,
+    private readonly events: ConnectionEvents,
+  ) {}
+
+  /** Connects and completes the MQTT handshake; rejects with the broker's reason or a timeout. */
+  static async open(address: BrokerAddress, options: ConnectOptions, events: ConnectionEvents, timeoutMs: number): Promise<MqttConnection> {
+    const c = new MqttConnection(options, events);
+    await c.start(address, timeoutMs);
+    return c;
+  }
+
+  private async start(address: BrokerAddress, timeoutMs: number): Promise<void> {
+    const handshake = new Promise<void>((resolve, reject) => {
+      this.connack = { resolve, reject };
+    });
+    // Failing before the handshake is awaited (connect refused) must not be an unhandled rejection.
+    handshake.catch(() => {});
+    const timer = setTimeout(() => this.fail("connection timed out"), timeoutMs);
+    try {
+      this.socket = await Bun.connect({
+        hostname: address.host,
+        port: address.port,
+        tls: address.tls,
+        socket: {
+          data: (_s, data) => this.receive(data),
+          drain: () => this.flush(),
+          close: () => this.fail("connection closed"),
+          error: (_s, e) => this.fail(e.message),
+        },
+      });
+      this.send(encodeConnect(this.options));
+      await handshake;
+    } catch (e) {
+      this.fail((e as Error).message);
+      throw e;
+    } finally {
+      clearTimeout(timer);
+    }
+    this.established = true;
+    const period = this.options.keepaliveSeconds * 1000;
+    if (period > 0) {
+      this.keepalive = setInterval(() => {
+        if (Date.now() - this.lastHeard > period * 1.5) return this.fail("broker stopped answering (keep-alive)");
+        this.send(encodePingreq());
+      }, period);
+    }
+  }
+
+  get open(): boolean {
+    return !this.done;
+  }
+
+  /** QoS 1 resolves on the broker's PUBACK; QoS 0 once written. */
+  publish(topic: string, payload: Uint8Array, qos: 0 | 1, retain: boolean): Promise<void> {
+    if (qos === 0) {
+      this.send(encodePublish({ topic, payload, qos, retain }));
+      return Promise.resolve();
+    }
+    return this.request((id) => encodePublish({ topic, payload, qos, retain, id })).then(() => undefined);
+  }
+
+  /** Subscribes at QoS 1; rejects when the broker refuses a filter (granted 0x80). */
+  async subscribe(topics: string[]): Promise<void> {
+    const granted = await this.request((id) => encodeSubscribe(id, topics, 1));
+    const refused = topics.filter((_, i) => (granted[i] ?? 0x80) === 0x80);
+    if (refused.length) throw new Error(`subscription refused: ${refused.join(", ")}`);
+  }
+
+  /** Sends DISCONNECT (so the broker drops the will) and closes once it is written. */
+  end(): void {
+    if (this.done) return;
+    this.send(encodeDisconnect());
+    this.fail("closed by the client", true);
+  }
+
+  private request(build: (id: number) => Uint8Array): Promise<number[]> {
+    if (this.done) return Promise.reject(new Error("not connected"));
+    const id = this.allocateId();
+    return new Promise((resolve, reject) => {
+      this.acks.set(id, { resolve, reject });
+      this.send(build(id));
+    });
+  }
+
+  private allocateId(): number {
+    for (let i = 0; i < 65_535; i++) {
+      const id = this.nextId;
+      this.nextId = id === 65_535 ? 1 : id + 1;
+      if (!this.acks.has(id)) return id;
+    }
+    throw new Error("too many unacknowledged packets");
+  }
+
+  private send(bytes: Uint8Array): void {
+    if (this.done || !this.socket) return;
+    this.outbox.push(bytes);
+    this.flush();
+  }
+
+  /** Writes what the socket takes; the rest waits for `drain`. */
+  private flush(): void {
+    const s = this.socket;
+    while (s && this.outbox.length > 0) {
+      const head = this.outbox[0]!;
+      const written = s.write(head);
+      if (written < 0) {
+        this.fail("write failed");
+        return;
+      }
+      if (written < head.length) {
+        this.outbox[0] = head.subarray(written);
+        return;
+      }
+      this.outbox.shift();
+    }
+  }
+
+  private receive(data: Uint8Array): void {
+    this.lastHeard = Date.now();
+    let packets: Incoming[];
+    try {
+      packets = this.reader.push(data);
+    } catch (e) {
+      this.fail(e instanceof MqttProtocolError ? `protocol error: ${e.message}` : String(e));
+      return;
+    }
+    for (const p of packets) this.handle(p);
+  }
+
+  private handle(p: Incoming): void {
+    switch (p.type) {
+      case "connack":
+        if (p.returnCode === 0) this.connack?.resolve();
+        else this.fail(`connection refused: ${CONNACK_REASONS[p.returnCode] ?? `code ${p.returnCode}`}`);
+        return;
+      case "puback":
+      case "suback": {
+        const waiter = this.acks.get(p.id);
+        this.acks.delete(p.id);
+        waiter?.resolve(p.type === "suback" ? p.granted : []);
+        return;
+      }
+      case "publish":
+        if (p.qos === 1 && p.id !== undefined) this.send(encodePuback(p.id));
+        this.events.message(p.topic, p.payload);
+        return;
+      case "pingresp":
+        return;
+    }
+  }
+
+  private fail(reason: string, graceful = false): void {
+    if (this.done) return;
+    this.done = true;
+    clearInterval(this.keepalive);
+    const err = new Error(reason);
+    this.connack?.reject(err);
+    for (const w of this.acks.values()) w.reject(err);
+    this.acks.clear();
+    this.outbox = [];
+    if (graceful) this.socket?.end();
+    else this.socket?.terminate();
+    if (this.established) this.events.closed(reason);
+  }
+}

@@ -1,0 +1,115 @@
+import { describe, expect, test } from "vitest";
+import { MqttConnection, parseBrokerUrl } from "../../agent/forward/mqtt/connection.ts";
+import {
+  encodeConnect,
+  encodePublish,
+  encodeSubscribe,
+  MqttProtocolError,
+  PacketReader,
+} from "../../agent/forward/mqtt/packets.ts";
+import { waitFor } from "../helpers/ports.ts";
+
+const bytes = (s: string) => [...new TextEncoder().encode(s)];
+
+describe("MQTT 3.1.1 packets", () => {
+  test("CONNECT as the standard lays it out (§3.1)", () => {
+    expect([...encodeConnect({ clientId: "a", keepaliveSeconds: 30, clean: true })]).toEqual([
+      0x10, 13, 0, 4, ...bytes("MQTT"), 4, 0x02, 0, 30, 0, 1, ...bytes("a"),
+    ]);
+    const full = encodeConnect({
+      clientId: "c",
+      keepaliveSeconds: 60,
+      clean: true,
+      username: "u",
+      password: "p",
+      will: { topic: "w", payload: new Uint8Array([9]), qos: 1, retain: true },
+    });
+    // clean 0x02 | will 0x04 | will QoS 1 0x08 | will retain 0x20 | password 0x40 | user name 0x80
+    expect(full[9]).toBe(0xee);
+    expect([...full.subarray(12)]).toEqual([0, 1, ...bytes("c"), 0, 1, ...bytes("w"), 0, 1, 9, 0, 1, ...bytes("u"), 0, 1, ...bytes("p")]);
+  });
+
+  test("PUBLISH and SUBSCRIBE headers; remaining length over 127 takes two bytes", () => {
+    const p = encodePublish({ topic: "t", payload: new Uint8Array(200), qos: 1, retain: true, id: 258 });
+    // type 3, QoS 1, retain; length 3 + 2 + 200 = 205 = 0xCD 0x01
+    expect([...p.subarray(0, 8)]).toEqual([0x33, 0xcd, 0x01, 0, 1, ...bytes("t"), 1, 2]);
+    expect(encodePublish({ topic: "t", payload: new Uint8Array(1), qos: 0, retain: false })[0]).toBe(0x30);
+    expect([...encodeSubscribe(7, ["a/b"], 1)]).toEqual([0x82, 8, 0, 7, 0, 3, ...bytes("a/b"), 1]);
+  });
+
+  test("the reader reassembles packets split anywhere, and several in one chunk", () => {
+    const connack = [0x20, 2, 0, 0];
+    const publish = [0x32, 9, 0, 3, ...bytes("a/b"), 0, 5, 0xaa, 0xbb];
+    const suback = [0x90, 3, 0, 7, 0x80];
+    const stream = [...connack, ...publish, ...suback, 0xd0, 0];
+    const r = new PacketReader();
+    const out = stream.flatMap((b) => r.push(new Uint8Array([b])));
+    expect(out).toEqual([
+      { type: "connack", sessionPresent: false, returnCode: 0 },
+      { type: "publish", topic: "a/b", payload: new Uint8Array([0xaa, 0xbb]), qos: 1, retain: false, id: 5 },
+      { type: "suback", id: 7, granted: [0x80] },
+      { type: "pingresp" },
+    ]);
+    expect(new PacketReader().push(new Uint8Array(stream))).toEqual(out);
+  });
+
+  test("a remaining length longer than four bytes is a protocol error", () => {
+    expect(() => new PacketReader().push(new Uint8Array([0x30, 0xff, 0xff, 0xff, 0xff, 0x01]))).toThrow(MqttProtocolError);
+  });
+
+  test("broker URLs", () => {
+    expect(parseBrokerUrl("mqtt://10.0.0.1")).toEqual({ host: "10.0.0.1", port: 1883, tls: false });
+    expect(parseBrokerUrl("mqtts://broker.example:9000")).toEqual({ host: "broker.example", port: 9000, tls: true });
+    expect(parseBrokerUrl("mqtts://[::1]")).toEqual({ host: "::1", port: 8883, tls: true });
+    expect(() => parseBrokerUrl("ws://x")).toThrow(/scheme/);
+    expect(() => parseBrokerUrl("nonsense")).toThrow(/broker URL/);
+  });
+});
+
+describe("MQTT connection against Mosquitto (127.0.0.1:1883)", () => {
+  const address = parseBrokerUrl("mqtt://127.0.0.1:1883");
+  const topic = `outpost-test/${crypto.randomUUID()}`;
+
+  test("subscribes, publishes at QoS 1 and receives its own messages, large ones included", async () => {
+    const got: { topic: string; payload: Uint8Array }[] = [];
+    let closed = "";
+    const c = await MqttConnection.open(
+      address,
+      { clientId: `t-${crypto.randomUUID()}`, keepaliveSeconds: 30, clean: true },
+      { message: (t, p) => got.push({ topic: t, payload: new Uint8Array(p) }), closed: (r) => (closed = r) },
+      5000,
+    );
+    await c.subscribe([topic]);
+    const big = new Uint8Array(3 * 1024 * 1024).map((_, i) => i % 251);
+    await c.publish(topic, new Uint8Array([1, 2, 3]), 1, false);
+    await c.publish(topic, big, 1, false);
+    await waitFor("both messages", () => (got.length >= 2 ? true : undefined));
+    expect(got[0]).toEqual({ topic, payload: new Uint8Array([1, 2, 3]) });
+    expect(got[1]?.payload).toEqual(big);
+    c.end();
+    expect(c.open).toBe(false);
+    expect(closed).toBe("closed by the client");
+  });
+
+  test("the will is published when the connection dies, not after a clean end", async () => {
+    const willTopic = `${topic}/will`;
+    const got: string[] = [];
+    const watcher = await MqttConnection.open(address, { clientId: `w-${crypto.randomUUID()}`, keepaliveSeconds: 30, clean: true }, { message: (_t, p) => got.push(new TextDecoder().decode(p)), closed: () => {} }, 5000);
+    await watcher.subscribe([willTopic]);
+    const will = (text: string) => ({ topic: willTopic, payload: new TextEncoder().encode(text), qos: 1 as const, retain: false });
+    const polite = await MqttConnection.open(address, { clientId: `p-${crypto.randomUUID()}`, keepaliveSeconds: 30, clean: true, will: will("polite") }, { message() {}, closed() {} }, 5000);
+    polite.end();
+    const rude = await MqttConnection.open(address, { clientId: `r-${crypto.randomUUID()}`, keepaliveSeconds: 30, clean: true, will: will("rude") }, { message() {}, closed() {} }, 5000);
+    // Dropping the socket without DISCONNECT, as a crash would.
+    (rude as unknown as { fail(r: string): void }).fail("simulated crash");
+    await waitFor("the will", () => (got.length > 0 ? true : undefined));
+    expect(got).toEqual(["rude"]);
+    watcher.end();
+  });
+
+  test("a refused connection rejects with the reason; a closed port rejects", async () => {
+    // MQTT 3.1.1 forbids an empty client id with clean=false: CONNACK 2, identifier rejected.
+    await expect(MqttConnection.open(address, { clientId: "", keepaliveSeconds: 30, clean: false }, { message() {}, closed() {} }, 5000)).rejects.toThrow(/identifier rejected/);
+    await expect(MqttConnection.open({ host: "127.0.0.1", port: 1, tls: false }, { clientId: "x", keepaliveSeconds: 30, clean: true }, { message() {}, closed() {} }, 5000)).rejects.toThrow();
+  });
+});
