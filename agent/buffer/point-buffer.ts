@@ -1,7 +1,8 @@
 import type { Database } from "bun:sqlite";
 import type { Encoder } from "cbor-x";
 import type { MetricWrite } from "../../src/metrics/model.ts";
-import { encodeChunk, PROTOCOL_VERSION } from "../../src/protocol/messages.ts";
+import { encodeChunk } from "../../src/protocol/data-encode.ts";
+import { PROTOCOL_VERSION } from "../../src/protocol/envelope.ts";
 import { splitIntoChunks } from "./chunking.ts";
 import { createSchema, getMeta, setMeta } from "./schema.ts";
 

@@ -1,6 +1,8 @@
 import type { Decoder, Encoder } from "cbor-x";
 import type { Logger } from "../../src/log/logger.ts";
-import { decodeAck, encodeData, ProtocolError } from "../../src/protocol/messages.ts";
+import { decodeAck } from "../../src/protocol/control-messages.ts";
+import { encodeData } from "../../src/protocol/data-encode.ts";
+import { ProtocolError } from "../../src/protocol/envelope.ts";
 import type { Counter } from "../../src/telemetry/registry.ts";
 import type { ChunkSpan } from "../buffer/point-buffer.ts";
 import type { Plan } from "./send-planner.ts";

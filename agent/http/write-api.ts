@@ -5,7 +5,9 @@ import { emptyOk } from "../../src/http/json.ts";
 import { createServiceApp, type ServiceEnv, Routes, tenantHeader } from "../../src/http/service.ts";
 import { parseWith } from "../../src/http/validate.ts";
 import { type MetricWrite, PATH_TYPE, TYPE_PATH } from "../../src/metrics/model.ts";
-import { metricIdSchema, metricsBodySchema, mixedBodySchema, pointsBodySchema } from "../../src/metrics/schemas.ts";
+
+/** The schemas load zod (about 8 MB); an agent that nobody writes to never needs them. */
+const schemas = () => import("../../src/metrics/schemas.ts");
 
 export interface WriteSink {
   accept(writes: MetricWrite[]): Promise<{ flagged: number }>;
@@ -41,13 +43,14 @@ export function createWriteApi(tenant: string, sink: WriteSink) {
   };
 
   const r = new Routes(app);
-  r.post("/metrics/raw", async (c) => store(c, parseWith(mixedBodySchema, await readJson(c), "metrics")));
+  r.post("/metrics/raw", async (c) => store(c, parseWith((await schemas()).mixedBodySchema, await readJson(c), "metrics")));
   for (const type of Object.values(PATH_TYPE)) {
     const path = TYPE_PATH[type];
-    r.post(`/${path}/raw`, async (c) => store(c, parseWith(metricsBodySchema(type), await readJson(c), `${type} metrics`)));
+    r.post(`/${path}/raw`, async (c) => store(c, parseWith((await schemas()).metricsBodySchema(type), await readJson(c), `${type} metrics`)));
     r.post(`/${path}/:id/raw`, async (c) => {
-      const id = parseWith(metricIdSchema, c.req.param("id"), "metric id");
-      return store(c, [{ type, id, points: parseWith(pointsBodySchema(type), await readJson(c), "data points") }]);
+      const s = await schemas();
+      const id = parseWith(s.metricIdSchema, c.req.param("id"), "metric id");
+      return store(c, [{ type, id, points: parseWith(s.pointsBodySchema(type), await readJson(c), "data points") }]);
     });
   }
   return r.finish();

@@ -2,4 +2,7 @@
 // switch must be set before cbor-x is first evaluated, hence the side-effect import.
 import "./cbor-env.ts";
 
-export { Decoder, decode, Encoder, encode } from "cbor-x";
+// The subpath entries: cbor-x's main Node entry also loads its stream classes (node:stream)
+// and the native-addon loader, about 6 MB of memory the agent does not need.
+export { Decoder, decode } from "cbor-x/decode";
+export { Encoder, encode } from "cbor-x/encode";

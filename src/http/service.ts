@@ -1,9 +1,8 @@
 import { type Context, Hono, type MiddlewareHandler } from "hono";
 import { cors } from "hono/cors";
-import { ZodError } from "zod";
 import type { Logger } from "../log/logger.ts";
 import { ApiError } from "./errors.ts";
-import { describeIssues } from "./validate.ts";
+import { describeIssues, isZodError } from "./validate.ts";
 
 /** Variables every service app sets on the context. */
 export type ServiceEnv = {
@@ -106,7 +105,7 @@ export function requireReady(r: Readiness): MiddlewareHandler {
 /** Maps thrown errors to `{"errorMsg"}` responses; unexpected errors are logged. */
 export function errorResponse(err: unknown, c: Context, log?: Logger): Response {
   if (err instanceof ApiError) return c.json({ errorMsg: err.message }, err.status);
-  if (err instanceof ZodError) return c.json({ errorMsg: describeIssues(err, "input") }, 400);
+  if (isZodError(err)) return c.json({ errorMsg: describeIssues(err, "input") }, 400);
   if (err instanceof SyntaxError) return c.json({ errorMsg: `Malformed JSON: ${err.message}` }, 400);
   const e = err as Error;
   log?.error("request failed", { method: c.req.method, path: c.req.path, err: e?.stack ?? String(e) });

@@ -1,7 +1,7 @@
 /** Encoder and decoder settings of agent↔collector messages (through the Bun-safe cbor wrapper). */
 import { Decoder, Encoder } from "../cbor/cbor.ts";
 
-export { isNativeAccelerationEnabled } from "cbor-x";
+export { isNativeAccelerationEnabled } from "cbor-x/decode";
 
 /**
  * Records make arrays of same-shaped objects (points) about 40 % smaller and much faster to

@@ -3,8 +3,7 @@
  * `inventory`; the collector answers on the agent's `ack` topic with the digest it applied.
  */
 import type { Decoder, Encoder } from "cbor-x";
-import * as z from "zod";
-import { decodeCbor, describeIssues, PROTOCOL_VERSION, ProtocolError, versionCheck } from "./messages.ts";
+import { decodeCbor, fieldChecker, PROTOCOL_VERSION, ProtocolError, versionCheck } from "./envelope.ts";
 
 export interface InventoryMessage {
   /** Names this version of the structure; the ack repeats it. */
@@ -19,19 +18,7 @@ export interface InventoryAck {
   error?: string;
 }
 
-const inventorySchema = z.object({
-  v: z.literal(PROTOCOL_VERSION),
-  kind: z.literal("inventory"),
-  digest: z.string().min(1).max(128),
-  structure: z.record(z.string(), z.unknown()),
-});
-
-const inventoryAckSchema = z.object({
-  v: z.literal(PROTOCOL_VERSION),
-  kind: z.literal("inventory-ack"),
-  digest: z.string().min(1).max(128),
-  error: z.string().optional(),
-});
+const isDigest = (v: unknown): v is string => typeof v === "string" && v.length > 0 && v.length <= 128;
 
 export function encodeInventory(enc: Encoder, m: InventoryMessage): Uint8Array {
   return enc.encode({ v: PROTOCOL_VERSION, kind: "inventory", digest: m.digest, structure: m.structure });
@@ -41,9 +28,12 @@ export function encodeInventory(enc: Encoder, m: InventoryMessage): Uint8Array {
 export function decodeInventory(dec: Decoder, payload: Uint8Array): InventoryMessage {
   const raw = decodeCbor(dec, payload, "inventory");
   versionCheck(raw, "inventory");
-  const r = inventorySchema.safeParse(raw);
-  if (!r.success) throw new ProtocolError(`invalid inventory: ${describeIssues(r.error)}`);
-  return { digest: r.data.digest, structure: r.data.structure };
+  const { map, problems, check } = fieldChecker(raw);
+  check("kind", map.kind === "inventory", 'expected "inventory"');
+  check("digest", isDigest(map.digest), "expected a string of 1 to 128 characters");
+  check("structure", map.structure !== null && typeof map.structure === "object" && !Array.isArray(map.structure), "expected a map");
+  if (problems.length) throw new ProtocolError(`invalid inventory: ${problems.join("; ")}`);
+  return { digest: map.digest as string, structure: map.structure };
 }
 
 export function encodeInventoryAck(enc: Encoder, a: InventoryAck): Uint8Array {
@@ -53,9 +43,13 @@ export function encodeInventoryAck(enc: Encoder, a: InventoryAck): Uint8Array {
 export function decodeInventoryAck(dec: Decoder, payload: Uint8Array): InventoryAck {
   const raw = decodeCbor(dec, payload, "inventory ack");
   versionCheck(raw, "inventory ack");
-  const r = inventoryAckSchema.safeParse(raw);
-  if (!r.success) throw new ProtocolError(`invalid inventory ack: ${describeIssues(r.error)}`);
-  return r.data.error === undefined ? { digest: r.data.digest } : { digest: r.data.digest, error: r.data.error };
+  const { map, problems, check } = fieldChecker(raw);
+  check("kind", map.kind === "inventory-ack", 'expected "inventory-ack"');
+  check("digest", isDigest(map.digest), "expected a string of 1 to 128 characters");
+  check("error", map.error === undefined || typeof map.error === "string", "expected a string");
+  if (problems.length) throw new ProtocolError(`invalid inventory ack: ${problems.join("; ")}`);
+  const digest = map.digest as string;
+  return map.error === undefined ? { digest } : { digest, error: map.error as string };
 }
 
 /** The `kind` of a message, to route the several kinds that share a topic; undefined if unreadable. */

@@ -9,6 +9,8 @@ let agent: Agent;
 let dir: string;
 const agentOpts = () => ({
   broker: "mqtt://127.0.0.1:1", // nothing listens: everything stays buffered
+  // No host metrics: the tests count what they write.
+  "host-metrics": false,
   tenant: "t1",
   feed: "edge-1",
   "data-dir": dir,

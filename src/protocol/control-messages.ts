@@ -1,0 +1,56 @@
+/** The small control messages: acks (collector → agent) and presence statuses (agent → collector). */
+import type { Decoder, Encoder } from "cbor-x";
+import { decodeCbor, fieldChecker, isMs, isSeq, isSession, PROTOCOL_VERSION, ProtocolError, versionCheck } from "./envelope.ts";
+
+/** Collector → agent: batches committed, and batches refused for good (they must not be resent). */
+export interface Ack {
+  session: number;
+  seqs: number[];
+  rejected?: { seq: number; reason: string }[];
+}
+
+export const PRESENCE_STATES = ["online", "offline"] as const;
+export interface Status {
+  state: (typeof PRESENCE_STATES)[number];
+  session: number;
+  /** Agent clock when the status was made, ms (a last will carries its connect time). */
+  at: number;
+}
+
+export function encodeAck(enc: Encoder, a: Ack): Uint8Array {
+  return enc.encode({ v: PROTOCOL_VERSION, kind: "ack", session: a.session, seqs: a.seqs, ...(a.rejected?.length ? { rejected: a.rejected } : {}) });
+}
+
+export function decodeAck(dec: Decoder, payload: Uint8Array): Ack {
+  const raw = decodeCbor(dec, payload, "ack");
+  versionCheck(raw, "ack");
+  const { map, problems, check } = fieldChecker(raw);
+  check("kind", map.kind === "ack", 'expected "ack"');
+  check("session", isSession(map.session), "expected an integer ≥ 0");
+  check("seqs", Array.isArray(map.seqs) && map.seqs.every(isSeq), "expected an array of integers ≥ 1");
+  const rejected = map.rejected;
+  const rejectionOk = (r: unknown) => r !== null && typeof r === "object" && isSeq((r as { seq?: unknown }).seq) && typeof (r as { reason?: unknown }).reason === "string";
+  check("rejected", rejected === undefined || (Array.isArray(rejected) && rejected.every(rejectionOk)), "expected an array of {seq, reason}");
+  if (problems.length) throw new ProtocolError(`invalid ack: ${problems.join("; ")}`);
+  return {
+    session: map.session as number,
+    seqs: map.seqs as number[],
+    rejected: (rejected as { seq: number; reason: string }[] | undefined)?.map((r) => ({ seq: r.seq, reason: r.reason })),
+  };
+}
+
+export function encodeStatus(enc: Encoder, s: Status): Uint8Array {
+  return enc.encode({ v: PROTOCOL_VERSION, kind: "status", state: s.state, session: s.session, at: s.at });
+}
+
+export function decodeStatus(dec: Decoder, payload: Uint8Array): Status {
+  const raw = decodeCbor(dec, payload, "status");
+  versionCheck(raw, "status");
+  const { map, problems, check } = fieldChecker(raw);
+  check("kind", map.kind === "status", 'expected "status"');
+  check("state", PRESENCE_STATES.includes(map.state as Status["state"]), "expected online or offline");
+  check("session", isSession(map.session), "expected an integer ≥ 0");
+  check("at", isMs(map.at), "expected an integer (ms)");
+  if (problems.length) throw new ProtocolError(`invalid status: ${problems.join("; ")}`);
+  return { state: map.state as Status["state"], session: map.session as number, at: map.at as number };
+}

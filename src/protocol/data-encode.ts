@@ -1,0 +1,24 @@
+/** Encoding of data batches, as the agent sends them (decoding, with validation, is in messages.ts). */
+import type { Encoder } from "cbor-x";
+import type { MetricWrite } from "../metrics/model.ts";
+import { PROTOCOL_VERSION } from "./envelope.ts";
+
+/** A data batch: chunks of points as the agent buffered them, each a nested CBOR item. */
+export interface DataBatch {
+  /** Increments on every start of the agent's buffer; seq restarts at 1 with it. */
+  session: number;
+  seq: number;
+  /** Agent clock when this copy was sent, ms. */
+  sentAt: number;
+  /** True when replaying backlog from an outage, false for fresh data. */
+  replay: boolean;
+  chunks: Uint8Array[];
+}
+
+export function encodeChunk(enc: Encoder, writes: MetricWrite[]): Uint8Array {
+  return enc.encode(writes);
+}
+
+export function encodeData(enc: Encoder, b: DataBatch): Uint8Array {
+  return enc.encode({ v: PROTOCOL_VERSION, kind: "data", session: b.session, seq: b.seq, sentAt: b.sentAt, replay: b.replay, chunks: b.chunks });
+}
