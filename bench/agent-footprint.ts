@@ -2,56 +2,77 @@
 /**
  * Idle footprint of the agent with the default host metrics (every 10 s), connected to a
  * collector (embedded broker) that acknowledges everything, so the buffer stays empty.
- * For each way of running the agent: VmRSS (median and max over the window) and CPU time
- * as a share of one core over the window, after a warm-up.
+ * For each way of running the agent, each run a fresh process: VmRSS split into anonymous
+ * memory (heap, stacks) and file-backed pages (the Bun runtime's code it touched, shared and
+ * reclaimable), median over the window; and CPU time as a share of one core over the window.
  *
- * Usage: bun bench/agent-footprint.ts [warmupSeconds=20] [windowSeconds=60] [variant ...]
- * Variants: bun, bun-smol, binary, binary-smol (the binaries are built into a temp folder).
+ * Usage: bun bench/agent-footprint.ts [warmupSeconds=20] [windowSeconds=60] [runs=2] [variant ...]
+ * Variants (binaries are built into a temp folder):
+ *   bun          bun agent/main.ts
+ *   bun-smol     bun --smol agent/main.ts
+ *   binary-jit1  bun build --compile with the default JIT policy
+ *   binary       as `npm run build:agent` builds it (--compile-jit-policy=1000)
+ *   binary-nojit the same binary with BUN_JSC_useJIT=0 (interpreter only)
  */
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { BUN, cpuSeconds, fmt, freePort, percentile, ROOT, row, rssMB, startCollectorProcess, tempDir } from "./_lib.ts";
+import { BUN, cpuSeconds, fmt, freePort, percentile, ROOT, row, startCollectorProcess, tempDir } from "./_lib.ts";
 
-const [warmupArg, windowArg, ...only] = process.argv.slice(2);
+const [warmupArg, windowArg, runsArg, ...only] = process.argv.slice(2);
 const warmupS = Number(warmupArg ?? 20);
 const windowS = Number(windowArg ?? 60);
+const runs = Number(runsArg ?? 2);
 
 const work = tempDir("outpost-footprint-");
+const BUILD = ["build", "--compile", "--minify", "--no-compile-autoload-dotenv", "--no-compile-autoload-bunfig"];
 
-async function build(out: string, smol: boolean): Promise<string> {
+async function build(out: string, extra: string[]): Promise<string> {
   const path = join(work.path, out);
-  const args = [BUN, "build", "--compile", "--minify", "--no-compile-autoload-dotenv", "--no-compile-autoload-bunfig"];
-  if (smol) args.push("--compile-exec-argv=--smol");
-  const p = Bun.spawn([...args, join(ROOT, "agent/main.ts"), "--outfile", path], { stdout: "ignore", stderr: "inherit" });
+  const p = Bun.spawn([BUN, ...BUILD, ...extra, join(ROOT, "agent/main.ts"), "--outfile", path], { stdout: "ignore", stderr: "inherit" });
   if ((await p.exited) !== 0) throw new Error(`building ${out} failed`);
   return path;
 }
 
-const variants: Record<string, () => Promise<string[]>> = {
-  bun: async () => [BUN, join(ROOT, "agent/main.ts")],
-  "bun-smol": async () => [BUN, "--smol", join(ROOT, "agent/main.ts")],
-  binary: async () => [await build("agent", false)],
-  "binary-smol": async () => [await build("agent-smol", true)],
+interface Variant {
+  cmd: () => Promise<string[]>;
+  env?: Record<string, string>;
+}
+const variants: Record<string, Variant> = {
+  bun: { cmd: async () => [BUN, join(ROOT, "agent/main.ts")] },
+  "bun-smol": { cmd: async () => [BUN, "--smol", join(ROOT, "agent/main.ts")] },
+  "binary-jit1": { cmd: async () => [await build("agent-jit1", [])] },
+  binary: { cmd: async () => [await build("agent", ["--compile-jit-policy=1000"])] },
+  "binary-nojit": { cmd: async () => [await build("agent-nojit", ["--compile-jit-policy=1000"])], env: { BUN_JSC_useJIT: "0" } },
 };
 
-async function measure(name: string, cmd: string[], mqttPort: number): Promise<void> {
+function memory(pid: number): { rss: number; anon: number; file: number } {
+  const s = readFileSync(`/proc/${pid}/status`, "utf8");
+  const mb = (k: string) => Number(new RegExp(`${k}:\\s+(\\d+) kB`).exec(s)?.[1] ?? Number.NaN) / 1024;
+  return { rss: mb("VmRSS"), anon: mb("RssAnon"), file: mb("RssFile") };
+}
+
+async function measure(name: string, v: Variant, cmd: string[], mqttPort: number, run: number): Promise<void> {
   const data = tempDir("outpost-footprint-agent-");
-  const agent = Bun.spawn(
-    [...cmd, "--broker", `mqtt://127.0.0.1:${mqttPort}`, "--tenant", "bench", "--feed", `footprint-${name}`, "--data-dir", data.path, "--listen", `127.0.0.1:${await freePort()}`, "--log-level", "warn"],
-    { stdout: "ignore", stderr: "inherit" },
-  );
+  const args = ["--broker", `mqtt://127.0.0.1:${mqttPort}`, "--tenant", "bench", "--feed", `footprint-${name}-${run}`, "--data-dir", data.path];
+  const agent = Bun.spawn([...cmd, ...args, "--listen", `127.0.0.1:${await freePort()}`, "--log-level", "warn"], {
+    stdout: "ignore",
+    stderr: "inherit",
+    env: { ...process.env, ...v.env },
+  });
   try {
     await Bun.sleep(warmupS * 1000);
-    const rss: number[] = [];
+    const samples: ReturnType<typeof memory>[] = [];
     const cpu0 = cpuSeconds(agent.pid);
     const t0 = performance.now();
     for (let i = 0; i < windowS; i++) {
       await Bun.sleep(1000);
-      rss.push(rssMB(agent.pid));
+      samples.push(memory(agent.pid));
     }
     const cpu = (cpuSeconds(agent.pid) - cpu0) / ((performance.now() - t0) / 1000);
-    rss.sort((a, b) => a - b);
-    row(`  ${name}: RSS median / max`, `${fmt(percentile(rss, 50), 1)} / ${fmt(rss.at(-1)!, 1)} MB`);
-    row(`  ${name}: CPU`, `${fmt(cpu * 100, 2)} % of one core`);
+    const med = (k: "rss" | "anon" | "file") => percentile(samples.map((s) => s[k]).sort((a, b) => a - b), 50);
+    const max = Math.max(...samples.map((s) => s.rss));
+    row(`  ${name} run ${run}: RSS median (anon + file) / max`, `${fmt(med("rss"), 1)} (${fmt(med("anon"), 1)} + ${fmt(med("file"), 1)}) / ${fmt(max, 1)} MB`);
+    row(`  ${name} run ${run}: CPU`, `${fmt(cpu * 100, 2)} % of one core`);
   } finally {
     agent.kill("SIGTERM");
     await agent.exited;
@@ -62,10 +83,11 @@ async function measure(name: string, cmd: string[], mqttPort: number): Promise<v
 const mqttPort = await freePort();
 const collector = await startCollectorProcess(["--data-dir", join(work.path, "collector"), "--mqtt-port", String(mqttPort), "--mqtt-host", "127.0.0.1"]);
 try {
-  console.log(`agent footprint: default host metrics every 10 s, warm-up ${warmupS} s, window ${windowS} s`);
-  for (const [name, cmd] of Object.entries(variants)) {
+  console.log(`agent footprint: default host metrics every 10 s, warm-up ${warmupS} s, window ${windowS} s, ${runs} run(s) each`);
+  for (const [name, v] of Object.entries(variants)) {
     if (only.length && !only.includes(name)) continue;
-    await measure(name, await cmd(), mqttPort);
+    const cmd = await v.cmd();
+    for (let run = 1; run <= runs; run++) await measure(name, v, cmd, mqttPort, run);
   }
 } finally {
   collector.proc.kill("SIGTERM");
