@@ -2,8 +2,10 @@ import { mkdirSync } from "node:fs";
 import { resolve } from "node:path";
 import type { OptionValues } from "../src/config/options.ts";
 import { createLogger, isLogLevel, type Logger } from "../src/log/logger.ts";
+import { createAlerting } from "./alerts/start.ts";
 import { PointsBus } from "./events/points-bus.ts";
 import { createForecasting } from "./forecast/start.ts";
+import { createAlertsApp } from "./http/alerts/app.ts";
 import { createDataminingApp } from "./http/datamining/app.ts";
 import { createMetricsApp } from "./http/metrics/app.ts";
 import { createRootApp, type ServiceApps } from "./http/root.ts";
@@ -38,10 +40,18 @@ export async function startCollector(values: OptionValues): Promise<Collector> {
   const defaultRetentionDays = Number(values["default-retention"] ?? 7);
   const metricsStore = createMetricsStore({ dataDir, synchronous, defaultRetentionDays, log: log.child("metrics-store") });
   const forecasting = createForecasting({ dataDir, bus, log: log.child("forecast"), points: metricsStore, synchronous });
+  const alerting = createAlerting({
+    dataDir,
+    bus,
+    log: log.child("alerts"),
+    synchronous,
+    plugins: { email: { smtpHost: String(values["smtp-host"] ?? "localhost"), smtpPort: Number(values["smtp-port"] ?? 25) } },
+  });
 
   const services: ServiceApps = {
     metrics: createMetricsApp({ store: metricsStore, bus, version: VERSION, defaultRetentionDays }),
     datamining: createDataminingApp({ forecasting: forecasting.service }),
+    alerts: createAlertsApp({ alerting: alerting.service, heartbeatMs: Number(values["watch-heartbeat"] ?? 10_000), version: VERSION }),
   };
 
   const app = createRootApp(services, readiness, log);
@@ -62,6 +72,9 @@ export async function startCollector(values: OptionValues): Promise<Collector> {
 
   await forecasting.open();
   closers.push(() => forecasting.close());
+
+  await alerting.open();
+  closers.push(() => alerting.close());
 
   ready = true;
   log.info("collector ready");
