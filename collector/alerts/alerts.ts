@@ -1,5 +1,5 @@
 import { ackAlert, addNote, resolveAlert } from "../../src/alerts/lifecycle.ts";
-import type { Alert, StringMap } from "../../src/alerts/model.ts";
+import { ALERT_STATUSES, type Alert, SEVERITIES, type StringMap } from "../../src/alerts/model.ts";
 import { announceAlerts } from "./announce.ts";
 import type { AlertingContext } from "./context.ts";
 import { type AlertCriteria, alertMatches } from "./criteria.ts";
@@ -22,7 +22,7 @@ export class AlertRecords {
   }
 
   async find(tenants: readonly string[], c: AlertCriteria, pager: Pager): Promise<Page<Alert>> {
-    return paginate(await this.matching(tenants, c), pager, DEFAULT_ORDER);
+    return paginate(await this.matching(tenants, c), pager, DEFAULT_ORDER, { severity: SEVERITIES, status: ALERT_STATUSES });
   }
 
   async get(tenantId: string, id: string): Promise<Alert> {

@@ -42,15 +42,23 @@ function compareValues(a: unknown, b: unknown): number {
   return sa < sb ? -1 : sa > sb ? 1 : 0;
 }
 
+/** Fields whose values sort by rank rather than by name (severity LOW..CRITICAL, status OPEN..RESOLVED). */
+export type Ranks = Record<string, readonly string[]>;
+
 /**
  * Sorts by the requested keys (the first is primary), then by `defaults`, and cuts the page.
  * A page past the end is empty; the total always counts every item.
  */
-export function paginate<T>(items: T[], pager: Pager, defaults: readonly SortKey[]): Page<T> {
+export function paginate<T>(items: T[], pager: Pager, defaults: readonly SortKey[], ranks: Ranks = {}): Page<T> {
   const keys = [...pager.sort, ...defaults];
+  const read = (item: T, field: string) => {
+    const v = valueAt(item, field);
+    const order = ranks[field];
+    return order && typeof v === "string" ? order.indexOf(v) : v;
+  };
   const sorted = [...items].sort((x, y) => {
     for (const k of keys) {
-      const c = compareValues(valueAt(x, k.field), valueAt(y, k.field));
+      const c = compareValues(read(x, k.field), read(y, k.field));
       if (c !== 0) return k.ascending ? c : -c;
     }
     return 0;
