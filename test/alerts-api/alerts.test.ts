@@ -18,7 +18,7 @@ interface AlertJson {
 }
 
 /** Waits until the server clock passed `t`, so that the next alert has a later ctime. */
-async function after(t: number) {
+async function clockPast(t: number) {
   while (Date.now() <= t) await new Promise((r) => setTimeout(r, 2));
 }
 
@@ -85,9 +85,9 @@ describe("alerts: firing and reading", () => {
 
   it("filters by time, ids, triggers, statuses, severities, tags and tag queries", async () => {
     const a1 = await fire("q-high");
-    await after(a1.ctime);
+    await clockPast(a1.ctime);
     const a2 = await fire("q-crit");
-    await after(a2.ctime);
+    await clockPast(a2.ctime);
     const a3 = await fire("q-high");
     const all = [a1.id, a2.id, a3.id];
     const scoped = `alertIds=${all.join(",")}`;
@@ -120,7 +120,7 @@ describe("alerts: firing and reading", () => {
     for (let i = 0; i < 5; i++) {
       const a = await fire("q-low");
       fired.push(a);
-      await after(a.ctime);
+      await clockPast(a.ctime);
     }
     const scoped = `alertIds=${fired.map((a) => a.id).join(",")}`;
     const res = await api.get(`/?${scoped}&per_page=2&page=1&sort=ctime&order=asc`);
@@ -168,7 +168,7 @@ describe("alerts: lifecycle", () => {
     const b = await fire("q-crit");
     await api.ok("PUT", `/ack?alertIds=${a.id}&ackBy=ann`);
     const ackTime = (await api.ok("GET", `/alert/${a.id}`)).lifecycle[1].stime;
-    await after(ackTime);
+    await clockPast(ackTime);
     await api.ok("PUT", `/resolve?alertIds=${a.id},${b.id},unknown-id&resolvedBy=bob&resolvedNotes=fixed`);
     const ra: AlertJson = await api.ok("GET", `/alert/${a.id}`);
     expect(ra.status).toBe("RESOLVED");
@@ -221,9 +221,9 @@ describe("alerts: deleting", () => {
   it("deletes by filter with PUT /delete (first version) and DELETE /delete (second), entTime accepted", async () => {
     await api.ok("POST", "/triggers/trigger", thresholdTrigger("q-del", "q-del.v"));
     const a = await fire("q-del");
-    await after(a.ctime);
+    await clockPast(a.ctime);
     const b = await fire("q-del");
-    await after(b.ctime);
+    await clockPast(b.ctime);
     const c = await fire("q-del");
     expect(await api.ok("PUT", `/delete?triggerIds=q-del&entTime=${a.ctime}`)).toEqual({ deleted: 1 });
     expect(await api.ok("DELETE", `/delete?triggerIds=q-del&startTime=${c.ctime}`)).toEqual({ deleted: 1 });
