@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SMTPServer } from "smtp-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestCollector, type TestCollector } from "../helpers/collector.ts";
+import { body, startTestCollector, type TestCollector } from "../helpers/collector.ts";
 import { type AlertsClient, alertsClient, eventually, expectError, nextTimestamp, thresholdTrigger } from "./helpers.ts";
 
 interface Received {
@@ -76,13 +76,23 @@ async function fireWithActions(id: string, actions: unknown[], trigger: Record<s
   return list[0];
 }
 
-const historyOf = (eventId: string, extra = "") => api.ok("GET", `/actions/history?alertIds=${eventId}${extra}`);
-const settled = (eventId: string, n = 1) =>
-  eventually(
+interface ActionJson {
+  actionPlugin: string;
+  actionId: string;
+  eventId: string;
+  result: string;
+  event?: { id: string; status?: string };
+}
+
+const historyOf = (eventId: string, extra = ""): Promise<ActionJson[]> => api.ok("GET", `/actions/history?alertIds=${eventId}${extra}`);
+/** The history of an alert once `n` actions ran to their end (PROCESSED or FAILED). */
+async function settled(eventId: string, n = 1): Promise<ActionJson[]> {
+  return eventually(
     () => historyOf(eventId),
-    (h: { result: string }[]) => h.length === n && h.every((a) => a.result !== "WAITING"),
+    (h) => h.length === n && h.every((a) => a.result !== "WAITING"),
     `history of ${eventId} to settle`,
   );
+}
 
 describe("plugins and action definitions", () => {
   it("lists the plugins and the properties each reads", async () => {
@@ -138,13 +148,13 @@ describe("plugins act for real, in the background", () => {
   it("webhook: posts the alert as JSON; history goes WAITING → PROCESSED; thin history keeps only the id", async () => {
     await api.ok("POST", "/actions", { actionPlugin: "webhook", actionId: "hook-ok", properties: { url: hookUrl("/ok") } });
     const alert = await fireWithActions("wh-1", [{ actionPlugin: "webhook", actionId: "hook-ok" }]);
-    const [action] = await settled(alert.id);
+    const action = (await settled(alert.id))[0]!;
     expect(action).toMatchObject({ actionPlugin: "webhook", actionId: "hook-ok", eventId: alert.id, result: "PROCESSED", event: { id: alert.id } });
     const got = received.filter((r) => r.path === "/ok");
     expect(got.length).toBe(1);
     expect(got[0]!.method).toBe("POST");
     expect(JSON.parse(got[0]!.body)).toMatchObject({ id: alert.id, status: "OPEN", trigger: { id: "wh-1" } });
-    const [thin] = await historyOf(alert.id, "&thin=true");
+    const thin = (await historyOf(alert.id, "&thin=true"))[0]!;
     expect(thin.event).toBeUndefined();
     expect(thin.eventId).toBe(alert.id);
   });
@@ -152,7 +162,7 @@ describe("plugins act for real, in the background", () => {
   it("webhook: a failing receiver is retried, then the action is FAILED", async () => {
     await api.ok("POST", "/actions", { actionPlugin: "webhook", actionId: "hook-fail", properties: { url: hookUrl("/fail"), retries: "1" } });
     const alert = await fireWithActions("wh-2", [{ actionPlugin: "webhook", actionId: "hook-fail" }]);
-    const [action] = await settled(alert.id);
+    const action = (await settled(alert.id))[0]!;
     expect(action.result).toBe("FAILED");
     expect(received.filter((r) => r.path === "/fail").length).toBe(2);
   });
@@ -164,7 +174,7 @@ describe("plugins act for real, in the background", () => {
       properties: { url: hookUrl("/never"), timeout: "200", retries: "0" },
     });
     const alert = await fireWithActions("wh-3", [{ actionPlugin: "webhook", actionId: "hook-never" }]);
-    const [action] = await settled(alert.id);
+    const action = (await settled(alert.id))[0]!;
     expect(action.result).toBe("FAILED");
   });
 
@@ -173,14 +183,14 @@ describe("plugins act for real, in the background", () => {
     const alert = await fireWithActions("wh-4", [{ actionPlugin: "webhook", actionId: "hook-slow" }]);
     // the alert is stored and answered while the webhook is still waiting for its receiver
     await eventually(() => Promise.resolve(received.filter((r) => r.path === "/slow").length), (n) => n === 1, "the slow request to arrive");
-    expect((await historyOf(alert.id))[0].result).toBe("WAITING");
+    expect((await historyOf(alert.id))[0]!.result).toBe("WAITING");
     await api.ok("POST", "/data", [{ id: "wh-4.v", timestamp: nextTimestamp(), value: 60 }]);
     expect(await api.ok("GET", "/?triggerIds=wh-4")).toHaveLength(2);
     releaseSlow();
     gate = Promise.resolve();
     await eventually(
       () => historyOf(alert.id),
-      (h: { result: string }[]) => h[0]?.result === "PROCESSED",
+      (h) => h[0]?.result === "PROCESSED",
       "the slow action to complete",
     );
   });
@@ -192,7 +202,7 @@ describe("plugins act for real, in the background", () => {
       properties: { to: "ops@example.com", cc: "boss@example.com", from: "outpost@example.com", "mail.smtp.host": "127.0.0.1", "mail.smtp.port": String(smtpPort) },
     });
     const alert = await fireWithActions("mail-1", [{ actionPlugin: "email", actionId: "mail-ops" }], { name: "Disk almost full" });
-    const [action] = await settled(alert.id);
+    const action = (await settled(alert.id))[0]!;
     expect(action.result).toBe("PROCESSED");
     expect(mails).toHaveLength(1);
     expect(mails[0]).toMatch(/To: ops@example.com/);
@@ -211,7 +221,7 @@ describe("plugins act for real, in the background", () => {
       properties: { to: "ops@example.com", "mail.smtp.host": "127.0.0.1", "mail.smtp.port": String(port) },
     });
     const alert = await fireWithActions("mail-2", [{ actionPlugin: "email", actionId: "mail-nowhere" }]);
-    expect((await settled(alert.id))[0].result).toBe("FAILED");
+    expect((await settled(alert.id))[0]!.result).toBe("FAILED");
   });
 
   it("file: appends one JSON line per alert", async () => {
@@ -238,7 +248,7 @@ describe("action constraints", () => {
     ]);
     expect(await historyOf(alert.id)).toEqual([]);
     await api.ok("PUT", `/ack/${alert.id}?ackBy=ann`);
-    const [acked] = await settled(alert.id);
+    const acked = (await settled(alert.id))[0]!;
     expect(acked).toMatchObject({ actionId: "on-ack", event: { status: "ACKNOWLEDGED" } });
     await api.ok("PUT", `/resolve/${alert.id}`);
     const after = await settled(alert.id, 2);
@@ -250,7 +260,7 @@ describe("action constraints", () => {
   it("constraints on the trigger's link replace those of the definition", async () => {
     await api.ok("POST", "/actions", { actionPlugin: "file", actionId: "def-resolved", properties: { path: join(dir, "override.jsonl") }, states: ["RESOLVED"] });
     const alert = await fireWithActions("st-2", [{ actionPlugin: "file", actionId: "def-resolved", states: ["OPEN"] }]);
-    expect((await settled(alert.id))[0].event.status).toBe("OPEN");
+    expect((await settled(alert.id))[0]!.event?.status).toBe("OPEN");
   });
 
   it("calendars: outside the interval nothing runs; inRange false inverts", async () => {
@@ -305,7 +315,7 @@ describe("action history", () => {
     expect(await api.ok("GET", `/actions/history?startTime=${Date.now() + 60_000}`)).toEqual([]);
     const page = await api.get("/actions/history?per_page=2&sort=ctime&order=asc");
     expect(page.headers.get("X-Total-Count")).toBe(String(all.length));
-    expect(await page.json()).toHaveLength(2);
+    expect(await body(page)).toHaveLength(2);
     await expectError(await api.get("/actions/history?plugin=webhook"), 400, /plugin/);
 
     expect(await api.ok("PUT", "/actions/history/delete?actionPlugins=email")).toEqual({ deleted: 2 });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestCollector, type TestCollector } from "../helpers/collector.ts";
+import { body, startTestCollector, type TestCollector } from "../helpers/collector.ts";
 import { type AlertsClient, alertsClient, expectError, nextTimestamp, thresholdTrigger } from "./helpers.ts";
 
 let col: TestCollector;
@@ -129,7 +129,7 @@ describe("alerts: firing and reading", () => {
     const link = res.headers.get("Link")!;
     for (const rel of ["current", "next", "prev", "last"]) expect(link).toContain(`rel="${rel}"`);
     expect(link).toMatch(/page=2[^>]*>; rel="last"/);
-    expect((await res.json()).map((a: AlertJson) => a.id)).toEqual([fired[2]!.id, fired[3]!.id]);
+    expect((await body(res)).map((a: AlertJson) => a.id)).toEqual([fired[2]!.id, fired[3]!.id]);
     // default order: newest first
     const newest = await api.ok("GET", `/?${scoped}&per_page=1`);
     expect(newest[0].id).toBe(fired[4]!.id);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestCollector, type TestCollector } from "../helpers/collector.ts";
+import { body, startTestCollector, type TestCollector } from "../helpers/collector.ts";
 import { type AlertsClient, alertsClient, expectError, nextTimestamp } from "./helpers.ts";
 
 let col: TestCollector;
@@ -41,7 +41,7 @@ describe("events", () => {
     expect(ids(await api.ok("GET", `/events?${scoped}&tagQuery=team`))).toEqual(["q-3"]);
     const res = await api.get(`/events?${scoped}&per_page=2&sort=ctime&order=desc`);
     expect(res.headers.get("X-Total-Count")).toBe("3");
-    expect((await res.json()).map((e: { id: string }) => e.id)).toEqual(["q-3", "q-2"]);
+    expect((await body(res)).map((e: { id: string }) => e.id)).toEqual(["q-3", "q-2"]);
     await expectError(await api.get("/events?eventType=EVENT"), 400, /eventType/);
   });
 

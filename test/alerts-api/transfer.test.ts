@@ -3,10 +3,8 @@ import { startTestCollector, type TestCollector } from "../helpers/collector.ts"
 import { type AlertsClient, alertsClient, expectError, thresholdTrigger } from "./helpers.ts";
 
 let col: TestCollector;
-let api: AlertsClient;
 beforeAll(async () => {
   col = await startTestCollector();
-  api = alertsClient(col);
 });
 afterAll(async () => {
   await col.close();

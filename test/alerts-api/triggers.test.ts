@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestCollector, type TestCollector } from "../helpers/collector.ts";
+import { body, startTestCollector, type TestCollector } from "../helpers/collector.ts";
 import { type AlertsClient, alertsClient, expectError, thresholdTrigger } from "./helpers.ts";
 
 let col: TestCollector;
@@ -16,7 +16,7 @@ describe("alerting interface: conventions", () => {
   it("answers GET /status without a tenant", async () => {
     const res = await col.req("/svc/alerts/status", { tenant: null });
     expect(res.status).toBe(200);
-    expect((await res.json()).status).toBe("STARTED");
+    expect((await body(res)).status).toBe("STARTED");
   });
 
   it("requires the tenant header everywhere else, under both roots", async () => {
@@ -127,10 +127,10 @@ describe("triggers: create, read, update, delete", () => {
     expect(link).toContain('rel="current"');
     expect(link).toMatch(/page=1[^>]*>; rel="next"/);
     expect(link).toMatch(/page=1[^>]*>; rel="last"/);
-    expect((await res.json()).map((t: { id: string }) => t.id)).toEqual(["list-c", "list-b"]);
+    expect((await body(res)).map((t: { id: string }) => t.id)).toEqual(["list-c", "list-b"]);
     const second = await api.get("/triggers?triggerIds=list-a,list-b,list-c&per_page=2&page=1&sort=id&order=desc");
     expect(second.headers.get("Link")).toMatch(/page=0[^>]*>; rel="prev"/);
-    expect((await second.json()).map((t: { id: string }) => t.id)).toEqual(["list-a"]);
+    expect((await body(second)).map((t: { id: string }) => t.id)).toEqual(["list-a"]);
     await expectError(await api.get("/triggers?per_page=0"), 400, /per_page/);
     await expectError(await api.get("/triggers?sort=id&order=sideways"), 400, /order/);
   });

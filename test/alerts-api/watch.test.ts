@@ -16,7 +16,7 @@ afterAll(async () => {
 
 /** Reads a watch stream: JSON items separated by CRLF, with single spaces as heartbeats. */
 class WatchReader {
-  private readonly reader: ReadableStreamDefaultReader<Uint8Array>;
+  private readonly reader: { read(): Promise<{ done: boolean; value?: Uint8Array }>; cancel(): Promise<void> };
   private readonly decoder = new TextDecoder();
   private buffer = "";
   /** Everything received so far, heartbeats included. */
