@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -71,5 +71,42 @@ describe("AlertingService for agent synchronisation", () => {
     // nothing was evaluated: no trigger of the tenant fired
     const page = await service.alerts.find(["t1"], {}, { page: 0, sort: [] });
     expect(page.items.map((a) => a.id)).toEqual(["agent-alert-1"]);
+  });
+
+  it("runs actions left WAITING by a stop when the service opens again", async () => {
+    const other = mkdtempSync(join(tmpdir(), "outpost-alerting-resume-"));
+    try {
+      const path = join(other, "resumed.jsonl");
+      const store = new SqliteAlertsStore({ dataDir: other, log });
+      await store.insertActions([
+        {
+          key: "k1",
+          action: {
+            tenantId: "t1",
+            actionPlugin: "file",
+            actionId: "f",
+            properties: { path },
+            eventId: "e1",
+            ctime: 1,
+            event: { eventType: "EVENT", tenantId: "t1", id: "e1", ctime: 1, category: "C", text: "queued before the stop" },
+            result: "WAITING",
+          },
+        },
+      ]);
+      await store.close();
+      const resumed = new AlertingService({ store: new SqliteAlertsStore({ dataDir: other, log }), plugins: defaultPlugins(), log });
+      await resumed.open();
+      const until = Date.now() + 10_000;
+      let result = "WAITING";
+      while (result === "WAITING" && Date.now() < until) {
+        await new Promise((r) => setTimeout(r, 20));
+        result = (await resumed.history.find("t1", {}, { page: 0, sort: [] }, true)).items[0]?.result ?? "missing";
+      }
+      await resumed.close();
+      expect(result).toBe("PROCESSED");
+      expect(JSON.parse(readFileSync(path, "utf8")).id).toBe("e1");
+    } finally {
+      rmSync(other, { recursive: true, force: true });
+    }
   });
 });

@@ -20,6 +20,8 @@ export class ActionRunner {
   private readonly inFlight = new Set<Promise<void>>();
   private readonly concurrency: number;
   private closed = false;
+  /** Past the grace period: late results are dropped (the store is closing); the rows stay WAITING. */
+  private abandoned = false;
 
   constructor(private readonly deps: ActionRunnerDeps) {
     this.concurrency = deps.concurrency ?? 8;
@@ -54,8 +56,9 @@ export class ActionRunner {
     try {
       if (!plugin) throw new Error(`plugin ${action.actionPlugin} is not deployed`);
       await plugin.run(action);
-      this.deps.record(key, "PROCESSED");
+      if (!this.abandoned) this.deps.record(key, "PROCESSED");
     } catch (e) {
+      if (this.abandoned) return;
       this.deps.log.warn("action failed", {
         tenant: action.tenantId,
         plugin: action.actionPlugin,
@@ -68,8 +71,8 @@ export class ActionRunner {
   }
 
   /**
-   * Stops taking actions and waits (at most `graceMs`) for those running. Queued ones stay
-   * WAITING in the store and run after the next start.
+   * Stops taking actions and waits (at most `graceMs`) for those running. Queued ones, and
+   * running ones that outlast the grace, stay WAITING in the store and run after the next start.
    */
   async close(graceMs = 5000): Promise<void> {
     this.closed = true;
@@ -78,5 +81,6 @@ export class ActionRunner {
     let timer: ReturnType<typeof setTimeout> | undefined;
     await Promise.race([Promise.allSettled([...this.inFlight]), new Promise((r) => (timer = setTimeout(r, graceMs)))]);
     clearTimeout(timer);
+    this.abandoned = true;
   }
 }
