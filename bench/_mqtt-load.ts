@@ -74,7 +74,12 @@ async function runAgent(agent: number): Promise<number> {
     client.publish(dataTopic, Buffer.from(payload), { qos: 1 });
   }
   const deadline = Date.now() + 30_000;
-  while (inFlight.size > 0 && Date.now() < deadline) await new Promise<void>((r) => ((wake = r), setTimeout(r, 100)));
+  while (inFlight.size > 0 && Date.now() < deadline) {
+    await new Promise<void>((r) => {
+      wake = r;
+      setTimeout(r, 100);
+    });
+  }
   await client.endAsync();
   return rounds;
 }
