@@ -25,6 +25,13 @@ export const collectorOptions: OptionSpec[] = [
     default: [],
     help: "credentials agents must present to the embedded broker, as tenant:username:password entries; empty accepts any agent",
   },
+  {
+    name: "self-metrics-tenant",
+    kind: "string",
+    default: "_outpost",
+    help: "tenant under which the collector stores its own metrics (ids collector:<name>); they are also served at /metrics",
+  },
+  { name: "self-metrics-interval", kind: "duration", default: "10s", help: "period at which the collector stores its own metrics; 0 stores none" },
   { name: "synchronous", kind: "string", default: "FULL", help: "SQLite synchronous mode: FULL (power-loss safe) or NORMAL" },
   { name: "default-retention", kind: "int", default: 7, help: "days a data point is kept when neither metric nor tenant sets a retention" },
   { name: "smtp-host", kind: "string", default: "localhost", help: "SMTP server of the email action plugin, unless an action names one (mail.smtp.host)" },

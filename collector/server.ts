@@ -1,15 +1,22 @@
 import { mkdirSync } from "node:fs";
-import { resolve } from "node:path";
+import { join, resolve } from "node:path";
+import { websocket } from "hono/bun";
 import type { OptionValues } from "../src/config/options.ts";
 import { createLogger, isLogLevel, type Logger } from "../src/log/logger.ts";
+import { Telemetry } from "../src/telemetry/registry.ts";
 import { createAlerting } from "./alerts/start.ts";
+import { InventoryEvents } from "./events/inventory-events.ts";
 import { PointsBus } from "./events/points-bus.ts";
 import { createForecasting } from "./forecast/start.ts";
 import { createAlertsApp } from "./http/alerts/app.ts";
 import { createDataminingApp } from "./http/datamining/app.ts";
+import { createInventoryApp } from "./http/inventory/app.ts";
 import { createMetricsApp } from "./http/metrics/app.ts";
 import { createRootApp, type ServiceApps } from "./http/root.ts";
+import { startIngest } from "./ingest/ingest.ts";
+import { openSqliteInventoryStore } from "./store/inventory/sqlite.ts";
 import { createMetricsStore } from "./store/metrics/open.ts";
+import { servePrometheus, storeSelfMetrics } from "./telemetry.ts";
 
 /** Clients switch APIs on this; it must read as a plain version >= 0.16.0. */
 export const VERSION = "0.16.0";
@@ -19,6 +26,8 @@ export interface Collector {
   /** Base URL of the HTTP server, e.g. http://127.0.0.1:8080 */
   url: string;
   httpPort: number;
+  /** Port of the embedded MQTT broker, when it runs. */
+  mqttPort?: number;
   log: Logger;
   stop(): Promise<void>;
 }
@@ -40,6 +49,9 @@ export async function startCollector(values: OptionValues): Promise<Collector> {
   const defaultRetentionDays = Number(values["default-retention"] ?? 7);
   const metricsStore = createMetricsStore({ dataDir, synchronous, defaultRetentionDays, log: log.child("metrics-store") });
   const forecasting = createForecasting({ dataDir, bus, log: log.child("forecast"), points: metricsStore, synchronous });
+  const inventoryStore = openSqliteInventoryStore(join(dataDir, "inventory.db"), { synchronous });
+  closers.push(() => inventoryStore.close());
+  const inventoryEvents = new InventoryEvents((err) => log.error("inventory listener failed", { err: String(err) }));
   const alerting = createAlerting({
     dataDir,
     bus,
@@ -51,14 +63,18 @@ export async function startCollector(values: OptionValues): Promise<Collector> {
   const services: ServiceApps = {
     metrics: createMetricsApp({ store: metricsStore, bus, version: VERSION, defaultRetentionDays }),
     datamining: createDataminingApp({ forecasting: forecasting.service }),
+    inventory: createInventoryApp({ inventory: { store: inventoryStore, events: inventoryEvents }, log }),
     alerts: createAlertsApp({ alerting: alerting.service, heartbeatMs: Number(values["watch-heartbeat"] ?? 10_000), version: VERSION }),
   };
 
-  const app = createRootApp(services, readiness, log);
+  const telemetry = new Telemetry();
+  const app = createRootApp(services, readiness, log, (root) => servePrometheus(root, telemetry));
   const server = Bun.serve({
     port: Number(values["http-port"] ?? 8080),
     hostname: String(values["http-host"] ?? "0.0.0.0"),
     fetch: app.fetch,
+    // Upgrades requested by the services' websocket routes (inventory events).
+    websocket,
     // Watch streams send heartbeats more often than this; it only reaps dead connections.
     idleTimeout: 120,
     maxRequestBodySize: 256 * 1024 * 1024,
@@ -73,8 +89,23 @@ export async function startCollector(values: OptionValues): Promise<Collector> {
   await forecasting.open();
   closers.push(() => forecasting.close());
 
+  // before ingest, so that points arriving over MQTT already feed the engine
   await alerting.open();
   closers.push(() => alerting.close());
+
+  let mqttPort: number | undefined;
+  const ingest = await startIngest(values, { store: metricsStore, bus, telemetry, log }).catch(async (e) => {
+    // e.g. the MQTT port is taken: release what is already open before failing.
+    await server.stop(true);
+    for (const close of closers.reverse()) await close();
+    throw e;
+  });
+  if (ingest) {
+    closers.push(() => ingest.close());
+    mqttPort = ingest.mqttPort;
+  }
+  const selfTenant = String(values["self-metrics-tenant"] ?? "_outpost");
+  closers.push(storeSelfMetrics(telemetry, metricsStore, selfTenant, Number(values["self-metrics-interval"] ?? 10_000), log));
 
   ready = true;
   log.info("collector ready");
@@ -82,6 +113,7 @@ export async function startCollector(values: OptionValues): Promise<Collector> {
   return {
     url,
     httpPort: server.port ?? 0,
+    mqttPort,
     log,
     async stop() {
       ready = false;

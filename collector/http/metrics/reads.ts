@@ -7,12 +7,13 @@ import { parseWith } from "../../../src/http/validate.ts";
 import { BUCKET_PARAM_REQUIRED, type Buckets, bucketConfig, LIMIT_ORDER_WITH_BUCKETS } from "../../../src/metrics/buckets.ts";
 import { parseDuration } from "../../../src/metrics/duration.ts";
 import { FROM_EARLIEST_WITHOUT_BUCKETS, fromEarliestRange } from "../../../src/metrics/from-earliest.ts";
-import { type MetricDefinition, type MetricType, TYPE_PATH } from "../../../src/metrics/model.ts";
+import { type MetricDefinition, type MetricType, type Tags, TYPE_PATH } from "../../../src/metrics/model.ts";
 import { effectiveLimit, resolveOrder } from "../../../src/metrics/order.ts";
 import { parsePercentiles } from "../../../src/metrics/percentiles-param.ts";
 import { parsePeriodOp } from "../../../src/metrics/periods.ts";
 import { compileTagFilter } from "../../../src/metrics/tag-filter.ts";
 import { parseTagList } from "../../../src/metrics/tag-list.ts";
+import { compileTagSelector } from "../../../src/metrics/tag-selector.ts";
 import { resolveTimeRange, type TimeRange } from "../../../src/metrics/time-range.ts";
 import {
   readAvailabilityStats,
@@ -97,13 +98,14 @@ async function selectMetrics(
   type: MetricType,
   ids: string[] | undefined,
   tags: string | undefined,
+  compileTags: (text: string) => (tags?: Tags) => boolean = (t) => compileTagFilter(parseTagList(t)),
 ): Promise<MetricDefinition[]> {
   const byIds = ids !== undefined && ids.length > 0;
   const byTags = tags !== undefined && tags !== "";
   if (!byIds && !byTags) throw new ApiError(400, "Either metrics or tags parameter must be used");
   if (byIds && byTags) throw new ApiError(400, "Cannot use both the metrics and tags parameters");
   if (byIds) return deps.store.findMetrics(tenant, { type, ids });
-  const match = compileTagFilter(parseTagList(tags!));
+  const match = compileTags(tags!);
   return (await deps.store.findMetrics(tenant, { type })).filter((d) => match(d.tags));
 }
 
@@ -229,7 +231,7 @@ async function rawQuery(c: ServiceContext, deps: MetricsDeps, type: MetricType, 
   const range = resolveTimeRange(b.start, b.end, now(deps));
   const order = resolveOrder(b.order, b.limit, b.start !== undefined, b.end !== undefined);
   const limit = effectiveLimit(b.limit);
-  const defs = await selectMetrics(deps, tenant, type, b.ids, b.tags);
+  const defs = await selectMetrics(deps, tenant, type, b.ids, b.tags, compileTagSelector);
   const out: { id: string; data: unknown[] }[] = [];
   for (const d of defs) {
     const data = rate
@@ -253,7 +255,7 @@ async function statsQueryFor(c: ServiceContext, deps: MetricsDeps, type: Numeric
     stacked: b.stacked,
   };
   const req = statsRequest(deps, p, () => deps.defaultRetentionDays);
-  const defs = await selectMetrics(deps, c.get("tenant"), type, b.metrics ?? b.ids, b.tags);
+  const defs = await selectMetrics(deps, c.get("tenant"), type, b.metrics ?? b.ids, b.tags, compileTagSelector);
   return jsonOr204(c, await readMultiStats(deps.store, c.get("tenant"), type, defs, { ...req, stacked: b.stacked ?? false, rate }));
 }
 
@@ -293,7 +295,9 @@ async function mixedStatsQuery(c: ServiceContext, deps: MetricsDeps): Promise<Re
   for (const type of types) {
     const ids = b.metrics?.[type];
     if (b.metrics && !ids) continue;
-    const defs = b.metrics ? await deps.store.findMetrics(tenant, { type, ids }) : await selectMetrics(deps, tenant, type, undefined, b.tags);
+    const defs = b.metrics
+      ? await deps.store.findMetrics(tenant, { type, ids })
+      : await selectMetrics(deps, tenant, type, undefined, b.tags, compileTagSelector);
     for (const d of defs) {
       const points =
         type === "availability"

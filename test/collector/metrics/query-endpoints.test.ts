@@ -86,3 +86,19 @@ describe("POST /{type}/stats/query and /metrics/stats/query", () => {
     expect((await body(res)).errorMsg).toBe("Either the buckets or bucketDuration parameter must be used");
   });
 });
+
+describe("tag selectors in query bodies", () => {
+  it("accepts the tag query language as well as the 0.16 tag list", async () => {
+    const ids = async (tags: string) => {
+      const res = await post(`${M}/gauges/raw/query`, { tags, start: BASE, end: BASE + 10 * MIN, order: "ASC" });
+      return res.status === 204 ? [] : (await body(res)).map((s: { id: string }) => s.id);
+    };
+    expect(await ids("app = 'web'")).toEqual(["q.a", "q.b"]);
+    expect(await ids("app IN ['db', 'nothing']")).toEqual(["q.c"]);
+    expect(await ids("app AND app != 'db'")).toEqual(["q.a", "q.b"]);
+    expect(await ids("app:db")).toEqual(["q.c"]);
+    const bad = await post(`${M}/gauges/raw/query`, { tags: "app = (", start: BASE });
+    expect(bad.status).toBe(400);
+    expect((await body(bad)).errorMsg).toMatch(/tag query/i);
+  });
+});

@@ -1,11 +1,8 @@
 import type { Database, Statement } from "bun:sqlite";
 import { join } from "node:path";
-import { decode, encode } from "../../../../src/cbor/cbor.ts";
 import type { Logger } from "../../../../src/log/logger.ts";
 import {
-  AVAILABILITY_CODE,
   AVAILABILITY_VALUES,
-  type Availability,
   DAY_MS,
   DEFAULT_RETENTION_DAYS,
   type MetricDefinition,
@@ -15,7 +12,9 @@ import {
   type Tenant,
 } from "../../../../src/metrics/model.ts";
 import { openDatabase } from "../../../../src/sqlite/open.ts";
+import { ChunkCache } from "../chunk-cache.ts";
 import { decodeChunk, encodeChunk } from "../chunk-codec.ts";
+import { buildLogBody, decodeLogBody, encodeLogBody, type LogBody } from "../log-body.ts";
 import { SeriesHead } from "../head.ts";
 import { emptyRun, lowerBound, mergeRuns, type Run, sliceRun } from "../run.ts";
 import type { CreateResult, MetricFilter, MetricsStore, NumericSeries, PointColumns, RawQuery } from "../types.ts";
@@ -32,6 +31,8 @@ export interface SqliteMetricsStoreOptions {
   headMaxAgeMs?: number;
   /** Above this many unflushed points in total, the largest heads are flushed first. */
   maxHeadPoints?: number;
+  /** Memory for decoded chunks kept between reads, in bytes (0 disables). */
+  chunkCacheBytes?: number;
   /** Period of the background flush and retention work. */
   maintenanceIntervalMs?: number;
   now?: () => number;
@@ -52,8 +53,12 @@ interface SeriesMeta {
   headFirstSeq: number;
 }
 
-/** A write batch as kept in the ingest log: [sid, ts, values, tags?] per metric. */
-type LogPart = [number, Float64Array, Float64Array | string[], (Tags | null)[] | null];
+interface PendingWrite {
+  tenant: string;
+  writes: MetricWrite[];
+  resolve: () => void;
+  reject: (e: unknown) => void;
+}
 
 const WINDOW_MS = DAY_MS;
 const isNumeric = (t: MetricType) => t !== "string";
@@ -75,8 +80,11 @@ export class SqliteMetricsStore implements MetricsStore {
   private isReady = false;
   private timer: ReturnType<typeof setInterval> | undefined;
   private flushScheduled = false;
+  private readonly pending: PendingWrite[] = [];
+  private commitScheduled = false;
   private lastRetentionRun = 0;
   private readonly now: () => number;
+  private readonly cache: ChunkCache;
   private readonly opts: Required<Omit<SqliteMetricsStoreOptions, "log" | "now">> & { log?: Logger };
 
   private readonly st: {
@@ -85,7 +93,8 @@ export class SqliteMetricsStore implements MetricsStore {
     insertTenant: Statement;
     upsertTenant: Statement;
     insertChunk: Statement;
-    selectChunks: Statement;
+    selectChunkIds: Statement;
+    selectChunk: Statement;
     updateSeriesFlush: Statement;
     updateSeriesDef: Statement;
     deleteLogBefore: Statement;
@@ -101,9 +110,11 @@ export class SqliteMetricsStore implements MetricsStore {
       headMaxAgeMs: 3_600_000,
       maxHeadPoints: 4_000_000,
       maintenanceIntervalMs: 1000,
+      chunkCacheBytes: 64 * 1024 * 1024,
       ...opts,
     };
     this.now = opts.now ?? Date.now;
+    this.cache = new ChunkCache(this.opts.chunkCacheBytes);
     this.db = openDatabase(join(opts.dataDir, "metrics.db"), { synchronous: this.opts.synchronous, cacheKiB: 65536 });
     migrate(this.db);
     const q = (sql: string) => this.db.prepare(sql);
@@ -115,9 +126,8 @@ export class SqliteMetricsStore implements MetricsStore {
         "INSERT INTO tenants (id, retentions, created) VALUES (?, ?, ?) ON CONFLICT (id) DO UPDATE SET retentions = excluded.retentions",
       ),
       insertChunk: q("INSERT INTO chunks (sid, start_ts, end_ts, n, ts, vals, tags) VALUES (?, ?, ?, ?, ?, ?, ?)"),
-      selectChunks: q(
-        "SELECT cid, ts, vals, tags FROM chunks WHERE sid = ? AND start_ts >= ? AND start_ts < ? AND end_ts >= ? ORDER BY cid",
-      ),
+      selectChunkIds: q("SELECT cid FROM chunks WHERE sid = ? AND start_ts >= ? AND start_ts < ? AND end_ts >= ? ORDER BY cid"),
+      selectChunk: q("SELECT ts, vals, tags FROM chunks WHERE cid = ?"),
       updateSeriesFlush: q("UPDATE series SET min_ts = ?, max_ts = ?, flushed_seq = ? WHERE sid = ?"),
       updateSeriesDef: q("UPDATE series SET tags = ?, retention = ? WHERE sid = ?"),
       deleteLogBefore: q("DELETE FROM ingest_log WHERE seq < ?"),
@@ -171,11 +181,7 @@ export class SqliteMetricsStore implements MetricsStore {
       if (rows.length === 0) break;
       for (const row of rows) {
         batches++;
-        for (const part of decode(row.body) as LogPart[]) {
-          const meta = this.bySid.get(part[0]);
-          if (!meta || meta.flushedSeq >= row.seq) continue;
-          points += this.applyPart(meta, part, row.seq, started);
-        }
+        points += this.applyBody(decodeLogBody(row.body), row.seq, started);
         after = row.seq;
       }
       await new Promise<void>((r) => setImmediate(r));
@@ -351,26 +357,55 @@ export class SqliteMetricsStore implements MetricsStore {
 
   // ---- writes --------------------------------------------------------------------------
 
-  async write(tenant: string, writes: MetricWrite[]): Promise<void> {
-    if (!this.isReady) throw new Error("metrics store is not open");
-    if (writes.length === 0) return;
-    const parts: LogPart[] = [];
+  /**
+   * Queues the writes; every write that arrives in the same event-loop turn is committed in
+   * one transaction (group commit), so concurrent requests share one fsync. Resolves after the
+   * commit, when the points are also readable.
+   */
+  write(tenant: string, writes: MetricWrite[]): Promise<void> {
+    if (!this.isReady) return Promise.reject(new Error("metrics store is not open"));
+    const nonEmpty = writes.filter((w) => w.points.length > 0);
+    if (nonEmpty.length === 0) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      this.pending.push({ tenant, writes: nonEmpty, resolve, reject });
+      if (!this.commitScheduled) {
+        this.commitScheduled = true;
+        setImmediate(() => this.commitPending());
+      }
+    });
+  }
+
+  private commitPending(): void {
+    this.commitScheduled = false;
+    const group = this.pending.splice(0);
+    if (group.length === 0) return;
+    const writes: MetricWrite[] = [];
     const metas: SeriesMeta[] = [];
     let seq = 0;
-    this.db.transaction(() => {
-      this.ensureTenant(tenant);
-      for (const w of writes) {
-        if (w.points.length === 0) continue;
-        const meta = this.series.get(key(tenant, w.type, w.id)) ?? this.insertSeries(tenant, w.type, w.id, undefined, undefined);
-        parts.push(toPart(meta.sid, w));
-        metas.push(meta);
-      }
-      if (parts.length === 0) return;
-      seq = Number(this.st.insertLog.run(encode(parts)).lastInsertRowid);
-    })();
-    if (seq === 0) return;
-    const now = this.now();
-    for (let i = 0; i < parts.length; i++) this.applyPart(metas[i]!, parts[i]!, seq, now);
+    let body: LogBody;
+    try {
+      this.db.transaction(() => {
+        for (const g of group) {
+          this.ensureTenant(g.tenant);
+          for (const w of g.writes) {
+            metas.push(this.series.get(key(g.tenant, w.type, w.id)) ?? this.insertSeries(g.tenant, w.type, w.id, undefined, undefined));
+            writes.push(w);
+          }
+        }
+        body = buildLogBody(
+          writes,
+          metas.map((m) => m.sid),
+        );
+        seq = Number(this.st.insertLog.run(encodeLogBody(body)).lastInsertRowid);
+      })();
+    } catch (e) {
+      // Series rows inserted by the failed transaction were rolled back: forget them too.
+      for (const m of metas) if (!this.seriesRowExists(m.sid)) this.unregister(m);
+      for (const g of group) g.reject(e);
+      return;
+    }
+    this.applyBody(body!, seq, this.now());
+    for (const g of group) g.resolve();
     if (this.headPoints > this.opts.maxHeadPoints && !this.flushScheduled) {
       this.flushScheduled = true;
       setImmediate(() => {
@@ -380,25 +415,48 @@ export class SqliteMetricsStore implements MetricsStore {
     }
   }
 
-  private applyPart(meta: SeriesMeta, part: LogPart, seq: number, now: number): number {
-    const [, ts, vals, tags] = part;
-    let head = meta.head;
-    if (!head) meta.head = head = new SeriesHead(isNumeric(meta.type));
-    if (head.length === 0) meta.headFirstSeq = seq;
-    const before = head.length;
-    let min = meta.minTs ?? Number.POSITIVE_INFINITY;
-    let max = meta.maxTs ?? Number.NEGATIVE_INFINITY;
-    for (let i = 0; i < ts.length; i++) {
-      const t = ts[i]!;
-      head.append(t, vals[i]!, tags?.[i] ?? undefined, seq, now);
-      if (t < min) min = t;
-      if (t > max) max = t;
+  private seriesRowExists(sid: number): boolean {
+    return this.db.query("SELECT 1 FROM series WHERE sid = ?").get(sid) !== null;
+  }
+
+  /** Appends the points of a log body to the series heads; skips series flushed past `seq`. */
+  private applyBody(b: LogBody, seq: number, now: number): number {
+    const tags = b.tags.length ? new Map(b.tags) : undefined;
+    let o = 0;
+    let s = 0;
+    let applied = 0;
+    for (let k = 0; k < b.sids.length; k++) {
+      const n = b.counts[k]!;
+      const meta = this.bySid.get(b.sids[k]!);
+      const numeric = meta ? isNumeric(meta.type) : true;
+      if (!meta || meta.flushedSeq >= seq) {
+        if (!numeric) s += n;
+        else if (!meta) {
+          // Unknown series (deleted since): its string values, if any, are NaN-marked in nums.
+          for (let i = 0; i < n; i++) if (Number.isNaN(b.nums[o + i]!)) s++;
+        }
+        o += n;
+        continue;
+      }
+      let head = meta.head;
+      if (!head) meta.head = head = new SeriesHead(numeric);
+      if (head.length === 0) meta.headFirstSeq = seq;
+      const before = head.length;
+      let min = meta.minTs ?? Number.POSITIVE_INFINITY;
+      let max = meta.maxTs ?? Number.NEGATIVE_INFINITY;
+      for (let i = 0; i < n; i++, o++) {
+        const t = b.ts[o]!;
+        head.append(t, numeric ? b.nums[o]! : b.strs[s++]!, tags?.get(o), seq, now);
+        if (t < min) min = t;
+        if (t > max) max = t;
+      }
+      meta.minTs = min;
+      meta.maxTs = max;
+      this.headPoints += head.length - before;
+      this.dirty.add(meta);
+      applied += n;
     }
-    meta.minTs = min;
-    meta.maxTs = max;
-    this.headPoints += head.length - before;
-    this.dirty.add(meta);
-    return ts.length;
+    return applied;
   }
 
   // ---- flush and retention -------------------------------------------------------------
@@ -500,13 +558,17 @@ export class SqliteMetricsStore implements MetricsStore {
     start = Math.max(start, this.cutoff(m));
     if (end <= start) return emptyRun(numeric);
     const runs: Run[] = [];
-    const rows = this.st.selectChunks.all(m.sid, start - WINDOW_MS, end, start) as {
-      cid: number;
-      ts: Uint8Array;
-      vals: Uint8Array;
-      tags: Uint8Array | null;
-    }[];
-    for (const r of rows) runs.push(sliceRun(decodeChunk(r, numeric), start, end));
+    const ids = this.st.selectChunkIds.values(m.sid, start - WINDOW_MS, end, start) as [number][];
+    for (const [cid] of ids) {
+      let run = this.cache.get(cid);
+      if (!run) {
+        const row = this.st.selectChunk.get(cid) as { ts: Uint8Array; vals: Uint8Array; tags: Uint8Array | null } | null;
+        if (!row) continue;
+        run = decodeChunk(row, numeric);
+        this.cache.set(cid, run);
+      }
+      runs.push(sliceRun(run, start, end));
+    }
     const h = m.head;
     if (h && h.length > 0) {
       h.normalize();
@@ -585,35 +647,6 @@ export class SqliteMetricsStore implements MetricsStore {
     this.unregister(m);
     return true;
   }
-}
-
-function toPart(sid: number, w: MetricWrite): LogPart {
-  const n = w.points.length;
-  const ts = new Float64Array(n);
-  let tags: (Tags | null)[] | null = null;
-  let vals: Float64Array | string[];
-  if (w.type === "string") {
-    const s = new Array<string>(n);
-    for (let i = 0; i < n; i++) s[i] = w.points[i]!.value as string;
-    vals = s;
-  } else {
-    const v = new Float64Array(n);
-    const avail = w.type === "availability";
-    for (let i = 0; i < n; i++) {
-      const raw = w.points[i]!.value;
-      v[i] = avail ? AVAILABILITY_CODE[raw as Availability] : (raw as number);
-    }
-    vals = v;
-  }
-  for (let i = 0; i < n; i++) {
-    const p = w.points[i]!;
-    ts[i] = p.timestamp;
-    if (p.tags && Object.keys(p.tags).length) {
-      tags ??= new Array(n).fill(null);
-      tags[i] = p.tags;
-    }
-  }
-  return [sid, ts, vals, tags];
 }
 
 /** Opens (creating if needed) the SQLite metrics store under `dataDir` and replays its log. */

@@ -1,0 +1,268 @@
+import type { Database } from "bun:sqlite";
+import type { Encoder } from "cbor-x";
+import type { MetricWrite } from "../../src/metrics/model.ts";
+import { encodeChunk, PROTOCOL_VERSION } from "../../src/protocol/messages.ts";
+import { splitIntoChunks } from "./chunking.ts";
+import { createSchema, getMeta, setMeta } from "./schema.ts";
+
+export interface BufferLimits {
+  /** Sum of chunk sizes above which the oldest chunks are dropped. */
+  maxBytes: number;
+  /** Chunks buffered longer than this are dropped. */
+  maxAgeMs: number;
+  /** Points per chunk at most; a chunk is never split across batches. */
+  chunkPoints: number;
+}
+
+export interface BufferIdentity {
+  tenant: string;
+  feed: string;
+}
+
+export type DropReason = "size" | "age" | "rejected";
+
+export interface BufferEvents {
+  /** New chunks were committed. */
+  appended?: () => void;
+  dropped?: (reason: DropReason, points: number, chunks: number) => void;
+}
+
+export interface ChunkSpan {
+  /** First and last chunk id, inclusive: ids are never reused, so the span names exactly these chunks. */
+  lo: number;
+  hi: number;
+  points: number;
+  bodies: Uint8Array[];
+}
+
+interface PendingAppend {
+  chunks: { body: Uint8Array; points: number }[];
+  resolve: () => void;
+  reject: (e: Error) => void;
+}
+
+/** Rows count a little more than their body: the ids, times and index entries around it. */
+const ROW_OVERHEAD = 40;
+
+export class BufferIdentityError extends Error {}
+
+/**
+ * The SQLite queue every point enters before it is sent. Appends and removals are grouped
+ * into one transaction per `groupMs`, so many small local writes cost few commits, and an
+ * append resolves only after its commit (synchronous=FULL makes that survive power loss).
+ */
+export class PointBuffer {
+  /** Increments on every open; batch sequence numbers restart with it. */
+  readonly session: number;
+  private points = 0;
+  private bytes = 0;
+  private chunks = 0;
+  private pending: PendingAppend[] = [];
+  private removals: [number, number][] = [];
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private closed = false;
+  private readonly q;
+
+  constructor(
+    private readonly db: Database,
+    identity: BufferIdentity,
+    private readonly limits: BufferLimits,
+    private readonly encoder: Encoder,
+    private readonly events: BufferEvents = {},
+    private readonly now: () => number = Date.now,
+    private readonly groupMs = 5,
+  ) {
+    createSchema(db);
+    this.session = db.transaction(() => {
+      const owner = getMeta(db, "identity");
+      const mine = JSON.stringify([identity.tenant, identity.feed]);
+      if (owner !== undefined && owner !== mine) {
+        const [t, f] = JSON.parse(owner) as [string, string];
+        throw new BufferIdentityError(
+          `the buffer belongs to tenant "${t}", feed "${f}"; its points must not be sent as tenant "${identity.tenant}", feed "${identity.feed}". Use another --data-dir.`,
+        );
+      }
+      setMeta(db, "identity", mine);
+      const s = Number(getMeta(db, "session") ?? "0") + 1;
+      setMeta(db, "session", String(s));
+      return s;
+    })();
+    const totals = db.query<{ c: number; n: number | null; b: number | null }, []>("SELECT count(*) AS c, sum(n) AS n, sum(bytes) AS b FROM chunks").get()!;
+    this.chunks = totals.c;
+    this.points = totals.n ?? 0;
+    this.bytes = totals.b ?? 0;
+    this.q = {
+      insert: db.query<null, [number, number, number, number, Uint8Array]>("INSERT INTO chunks (enq, fmt, n, bytes, body) VALUES (?, ?, ?, ?, ?)"),
+      removeSpan: db.query<{ n: number; bytes: number }, [number, number]>("DELETE FROM chunks WHERE id BETWEEN ? AND ? RETURNING n, bytes"),
+      oldest: db.query<{ id: number; enq: number; n: number; bytes: number }, [number]>("SELECT id, enq, n, bytes FROM chunks ORDER BY id LIMIT ?"),
+      removeOne: db.query<null, [number]>("DELETE FROM chunks WHERE id = ?"),
+      heads: db.query<{ id: number; n: number }, [number, number, number]>("SELECT id, n FROM chunks WHERE id > ? AND id <= ? ORDER BY id LIMIT ?"),
+      bodies: db.query<{ body: Uint8Array; n: number }, [number, number]>("SELECT body, n FROM chunks WHERE id BETWEEN ? AND ? ORDER BY id"),
+      firstAfter: db.query<{ id: number; enq: number }, [number]>("SELECT id, enq FROM chunks WHERE id > ? ORDER BY id LIMIT 1"),
+      lastBefore: db.query<{ id: number | null }, [number, number]>("SELECT max(id) AS id FROM chunks WHERE id > ? AND enq < ?"),
+      maxId: db.query<{ id: number | null }, []>("SELECT max(id) AS id FROM chunks"),
+      oldestEnq: db.query<{ enq: number }, []>("SELECT enq FROM chunks ORDER BY id LIMIT 1"),
+    };
+  }
+
+  /** Buffers the writes; resolves once they are committed to disk. */
+  append(writes: MetricWrite[]): Promise<void> {
+    if (this.closed) return Promise.reject(new Error("buffer is closed"));
+    const chunks = splitIntoChunks(writes, this.limits.chunkPoints).map((c) => ({ body: encodeChunk(this.encoder, c.writes), points: c.points }));
+    if (chunks.length === 0) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      this.pending.push({ chunks, resolve, reject });
+      this.schedule();
+    });
+  }
+
+  /** Forgets the chunks of an acknowledged batch (committed with the next group). */
+  remove(lo: number, hi: number): void {
+    if (this.closed) return;
+    this.removals.push([lo, hi]);
+    this.schedule();
+  }
+
+  private schedule(): void {
+    this.timer ??= setTimeout(() => this.flush(), this.groupMs);
+  }
+
+  /** Commits what is pending now; called by the timer, and by close(). */
+  flush(): void {
+    this.timer = undefined;
+    const appends = this.pending;
+    const removals = this.removals;
+    if (appends.length === 0 && removals.length === 0) return;
+    this.pending = [];
+    this.removals = [];
+    const drops = { size: [0, 0] as [number, number] };
+    let added = 0;
+    try {
+      this.db.transaction(() => {
+        for (const [lo, hi] of removals) {
+          for (const r of this.q.removeSpan.all(lo, hi)) this.account(-r.n, -r.bytes, -1);
+        }
+        const enq = this.now();
+        for (const a of appends) {
+          for (const c of a.chunks) {
+            const bytes = c.body.byteLength + ROW_OVERHEAD;
+            this.q.insert.run(enq, PROTOCOL_VERSION, c.points, bytes, c.body);
+            this.account(c.points, bytes, 1);
+            added++;
+          }
+        }
+        drops.size = this.dropOldestWhile(() => this.bytes > this.limits.maxBytes);
+      })();
+    } catch (e) {
+      // Nothing was committed: restore the totals, fail the writers, retry the removals later.
+      this.reloadTotals();
+      for (const a of appends) a.reject(e as Error);
+      this.removals.unshift(...removals);
+      return;
+    }
+    for (const a of appends) a.resolve();
+    if (drops.size[0] > 0) this.events.dropped?.("size", drops.size[0], drops.size[1]);
+    if (added > 0) this.events.appended?.();
+  }
+
+  private account(points: number, bytes: number, chunks: number): void {
+    this.points += points;
+    this.bytes += bytes;
+    this.chunks += chunks;
+  }
+
+  private reloadTotals(): void {
+    const t = this.db.query<{ c: number; n: number | null; b: number | null }, []>("SELECT count(*) AS c, sum(n) AS n, sum(bytes) AS b FROM chunks").get()!;
+    this.chunks = t.c;
+    this.points = t.n ?? 0;
+    this.bytes = t.b ?? 0;
+  }
+
+  /** Deletes oldest chunks while `more()` holds (inside a transaction); returns [points, chunks] dropped. */
+  private dropOldestWhile(more: () => boolean, stopAt?: (enq: number) => boolean): [number, number] {
+    let points = 0;
+    let chunks = 0;
+    while (more()) {
+      const rows = this.q.oldest.all(256);
+      if (rows.length === 0) break;
+      for (const r of rows) {
+        if (!more() || stopAt?.(r.enq)) return [points, chunks];
+        this.q.removeOne.run(r.id);
+        this.account(-r.n, -r.bytes, -1);
+        points += r.n;
+        chunks++;
+      }
+    }
+    return [points, chunks];
+  }
+
+  /** Drops chunks buffered longer than the age limit (oldest first, stopping at the first young one). */
+  expire(): void {
+    const cutoff = this.now() - this.limits.maxAgeMs;
+    let young = false;
+    const dropped = this.db.transaction(() => this.dropOldestWhile(() => !young, (enq) => (young = enq >= cutoff)))();
+    if (dropped[0] > 0) this.events.dropped?.("age", dropped[0], dropped[1]);
+  }
+
+  /**
+   * The chunks after `afterId` and up to `toId`, as many as fit in `maxPoints` (at least one),
+   * or undefined when there are none.
+   */
+  read(afterId: number, toId: number, maxPoints: number): ChunkSpan | undefined {
+    const heads = this.q.heads.all(afterId, toId, maxPoints);
+    if (heads.length === 0) return undefined;
+    let points = heads[0]!.n;
+    let hi = heads[0]!.id;
+    for (let i = 1; i < heads.length && points + heads[i]!.n <= maxPoints; i++) {
+      points += heads[i]!.n;
+      hi = heads[i]!.id;
+    }
+    return this.span(heads[0]!.id, hi);
+  }
+
+  /** The chunks still buffered in [lo, hi] (some may have been dropped), or undefined when none are left. */
+  span(lo: number, hi: number): ChunkSpan | undefined {
+    const rows = this.q.bodies.all(lo, hi);
+    if (rows.length === 0) return undefined;
+    let points = 0;
+    for (const r of rows) points += r.n;
+    return { lo, hi, points, bodies: rows.map((r) => r.body) };
+  }
+
+  firstAfter(id: number): { id: number; enq: number } | undefined {
+    return this.q.firstAfter.get(id) ?? undefined;
+  }
+
+  /** The last chunk after `afterId` buffered before `time`, if any. */
+  lastBufferedBefore(afterId: number, time: number): number | undefined {
+    return this.q.lastBefore.get(afterId, time)?.id ?? undefined;
+  }
+
+  maxId(): number {
+    return this.q.maxId.get()?.id ?? 0;
+  }
+
+  /** Buffering time of the oldest chunk, or undefined when the buffer is empty. */
+  oldestBufferedAt(): number | undefined {
+    return this.q.oldestEnq.get()?.enq;
+  }
+
+  get depth(): { points: number; bytes: number; chunks: number } {
+    return { points: this.points, bytes: this.bytes, chunks: this.chunks };
+  }
+
+  /** Bytes the database file occupies (it keeps its high-water mark; freed pages are reused). */
+  fileBytes(): number {
+    const r = this.db.query<{ s: number }, []>("SELECT page_count * page_size AS s FROM pragma_page_count(), pragma_page_size()").get();
+    return r?.s ?? 0;
+  }
+
+  /** Commits what is pending and closes the database. */
+  close(): void {
+    if (this.closed) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.flush();
+    this.closed = true;
+    this.db.close();
+  }
+}

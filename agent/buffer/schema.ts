@@ -1,0 +1,31 @@
+import type { Database } from "bun:sqlite";
+
+/**
+ * The agent's buffer: chunks of points, in the order they were accepted. AUTOINCREMENT
+ * because a chunk id must never be reused: an ack names an id range, and a reused id
+ * would let a late ack delete points that were never committed by the collector.
+ */
+const DDL = `
+CREATE TABLE IF NOT EXISTS chunks (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  enq INTEGER NOT NULL,   -- agent clock when buffered, ms
+  fmt INTEGER NOT NULL,   -- body format = protocol version that can carry it
+  n INTEGER NOT NULL,     -- points in the chunk
+  bytes INTEGER NOT NULL, -- what the chunk counts against the size limit
+  body BLOB NOT NULL      -- CBOR array of metric writes
+);
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+`;
+
+export function createSchema(db: Database): void {
+  db.exec(DDL);
+}
+
+export function getMeta(db: Database, key: string): string | undefined {
+  const row = db.query<{ value: string }, [string]>("SELECT value FROM meta WHERE key = ?").get(key);
+  return row?.value;
+}
+
+export function setMeta(db: Database, key: string, value: string): void {
+  db.query("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value").run(key, value);
+}

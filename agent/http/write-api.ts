@@ -1,0 +1,54 @@
+import type { Context } from "hono";
+import { readJson } from "../../src/http/body.ts";
+import { ApiError } from "../../src/http/errors.ts";
+import { emptyOk } from "../../src/http/json.ts";
+import { createServiceApp, type ServiceEnv, Routes, tenantHeader } from "../../src/http/service.ts";
+import { parseWith } from "../../src/http/validate.ts";
+import { type MetricWrite, PATH_TYPE, TYPE_PATH } from "../../src/metrics/model.ts";
+import { metricIdSchema, metricsBodySchema, mixedBodySchema, pointsBodySchema } from "../../src/metrics/schemas.ts";
+
+export interface WriteSink {
+  accept(writes: MetricWrite[]): Promise<{ flagged: number }>;
+}
+
+/** Response header counting accepted points whose timestamps are far from the agent clock. */
+export const FLAGGED_HEADER = "Outpost-Flagged-Timestamps";
+
+/**
+ * The agent's local write API: the same JSON as the collector's raw-write endpoints, for the
+ * agent's own tenant only. A write is answered once it is committed to the buffer.
+ */
+export function createWriteApi(tenant: string, sink: WriteSink) {
+  const app = createServiceApp();
+  app.use("*", async (c, next) => {
+    const t = tenantHeader(c);
+    if (t !== undefined && t !== tenant) {
+      throw new ApiError(403, `This agent forwards data of tenant '${tenant}' only, not '${t}'`);
+    }
+    c.set("tenant", tenant);
+    await next();
+  });
+
+  const store = async (c: Context<ServiceEnv>, writes: MetricWrite[]) => {
+    let flagged: number;
+    try {
+      ({ flagged } = await sink.accept(writes));
+    } catch (e) {
+      throw new ApiError(503, `The agent buffer cannot accept data: ${(e as Error).message}`);
+    }
+    if (flagged > 0) c.header(FLAGGED_HEADER, String(flagged));
+    return emptyOk(c);
+  };
+
+  const r = new Routes(app);
+  r.post("/metrics/raw", async (c) => store(c, parseWith(mixedBodySchema, await readJson(c), "metrics")));
+  for (const type of Object.values(PATH_TYPE)) {
+    const path = TYPE_PATH[type];
+    r.post(`/${path}/raw`, async (c) => store(c, parseWith(metricsBodySchema(type), await readJson(c), `${type} metrics`)));
+    r.post(`/${path}/:id/raw`, async (c) => {
+      const id = parseWith(metricIdSchema, c.req.param("id"), "metric id");
+      return store(c, [{ type, id, points: parseWith(pointsBodySchema(type), await readJson(c), "data points") }]);
+    });
+  }
+  return r.finish();
+}

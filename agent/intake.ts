@@ -1,0 +1,49 @@
+import type { Logger } from "../src/log/logger.ts";
+import { createLogThrottle } from "../src/log/throttle.ts";
+import type { MetricWrite } from "../src/metrics/model.ts";
+import { type ClockWindow, pointsOutsideWindow } from "../src/protocol/clock-window.ts";
+import type { Counter } from "../src/telemetry/registry.ts";
+
+export interface IntakeCounters {
+  accepted: Counter;
+  clockSkew: Counter;
+}
+
+/**
+ * The one way points enter the agent (local write API, its own metrics, later the sources):
+ * flags timestamps far from the agent's clock, then buffers. Resolves after the commit.
+ */
+export class Intake {
+  private readonly throttle = createLogThrottle(60_000);
+
+  constructor(
+    private readonly buffer: { append(w: MetricWrite[]): Promise<void> },
+    private readonly window: ClockWindow,
+    private readonly counters: IntakeCounters,
+    private readonly log: Logger,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** Returns how many points were flagged for their timestamp. */
+  async accept(writes: MetricWrite[]): Promise<{ flagged: number }> {
+    let points = 0;
+    for (const w of writes) points += w.points.length;
+    if (points === 0) return { flagged: 0 };
+    const out = pointsOutsideWindow(writes, this.now(), this.window);
+    await this.buffer.append(writes);
+    this.counters.accepted.inc(points);
+    if (out.count > 0) {
+      this.counters.clockSkew.inc(out.count);
+      const t = this.throttle("skew");
+      if (t.pass) {
+        this.log.warn("points with timestamps far from the agent clock (kept, flagged)", {
+          points: out.count,
+          metric: out.example?.id,
+          timestamp: out.example ? new Date(out.example.timestamp).toISOString() : undefined,
+          suppressedWarnings: t.suppressed || undefined,
+        });
+      }
+    }
+    return { flagged: out.count };
+  }
+}

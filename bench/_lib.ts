@@ -1,0 +1,86 @@
+/** Helpers shared by the benchmarks: processes, ports, timing and printing. */
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+export const ROOT = join(import.meta.dir, "..");
+export const BUN = process.execPath;
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once("error", reject);
+    s.listen(0, "127.0.0.1", () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+export function tempDir(prefix: string): { path: string; remove(): void } {
+  const path = mkdtempSync(join(tmpdir(), prefix));
+  return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
+}
+
+export interface Proc {
+  pid: number;
+  kill(signal?: NodeJS.Signals): void;
+  exited: Promise<number>;
+}
+
+/** Starts the collector as its own process and waits until it answers /health. */
+export async function startCollectorProcess(args: string[]): Promise<{ proc: Proc; url: string; port: number }> {
+  const port = await freePort();
+  const proc = Bun.spawn([BUN, join(ROOT, "collector/main.ts"), "--http-port", String(port), "--http-host", "127.0.0.1", "--log-level", "warn", ...args], {
+    stdout: "inherit",
+    stderr: "inherit",
+  });
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    try {
+      if ((await fetch(`${url}/health`)).status === 200) break;
+    } catch {}
+    if (Date.now() > deadline) throw new Error("collector did not start");
+    await Bun.sleep(50);
+  }
+  return { proc, url, port };
+}
+
+/** Resident set size of a process in MB, from /proc. */
+export function rssMB(pid: number): number {
+  const m = /VmRSS:\s+(\d+)\s+kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+  return m ? Number(m[1]) / 1024 : Number.NaN;
+}
+
+/** CPU time (user+system) of a process in seconds, from /proc. */
+export function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  const ticks = Number(fields[11]) + Number(fields[12]);
+  return ticks / 100;
+}
+
+export function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+/** Runs `fn` `runs` times after `warmup` runs and returns p50/p99 in ms. */
+export async function latency(fn: () => Promise<unknown>, runs: number, warmup = 5): Promise<{ p50: number; p99: number; runs: number }> {
+  for (let i = 0; i < warmup; i++) await fn();
+  const t: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const a = performance.now();
+    await fn();
+    t.push(performance.now() - a);
+  }
+  t.sort((a, b) => a - b);
+  return { p50: percentile(t, 50), p99: percentile(t, 99), runs };
+}
+
+export const fmt = (n: number, digits = 0) => n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits });
+
+export function row(label: string, value: string): void {
+  console.log(`${label.padEnd(58)} ${value}`);
+}

@@ -1,0 +1,272 @@
+#!/usr/bin/env bun
+/**
+ * Side by side: the same ingest and query workload against Outpost and, when installed from
+ * Debian's packages, VictoriaMetrics (victoria-metrics) and InfluxDB 1.x (influxd).
+ * Workload: SERIES × POINTS points at 10 s spacing, sent over HTTP in batches of 5,000 with
+ * CONCURRENCY requests in flight, counted until the last series reads back complete; then
+ * p50/p99 of a 60-bucket min/avg/max query over the 1,000 points of one series.
+ * Each system gets its own process, data folder and ports; the client runs here.
+ */
+import { existsSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { fmt, freePort, latency, rssMB, startCollectorProcess, tempDir } from "./_lib.ts";
+
+const SERIES = Number(process.env.SERIES ?? 1000);
+const POINTS = Number(process.env.POINTS ?? 1000);
+const BATCH = 5000;
+const CONCURRENCY = Number(process.env.CONCURRENCY ?? 4);
+const STEP = 10_000;
+const END = Math.floor(Date.now() / 1000) * 1000 - 60_000;
+const START = END - POINTS * STEP;
+const QUERY_SERIES = 7;
+
+interface Target {
+  name: string;
+  /** How the system's best case for "queryable" is reached, printed with the results. */
+  note?: string;
+  /** Starts the system; returns its pid and how to talk to it. */
+  start(): Promise<Running>;
+}
+
+interface Running {
+  pid: number;
+  stop(): Promise<void>;
+  send(batch: number[][]): Promise<void>;
+  /** Makes everything sent searchable, where the system needs to be told. */
+  settle?(): Promise<void>;
+  count(series: number): Promise<number>;
+  query(series: number): Promise<void>;
+}
+
+/** Batches of [series, pointIndex] pairs in time order, 5,000 points each. */
+function batches(): number[][][] {
+  const out: number[][][] = [];
+  let cur: number[][] = [];
+  for (let j = 0; j < POINTS; j++) {
+    for (let s = 0; s < SERIES; s++) {
+      cur.push([s, j]);
+      if (cur.length === BATCH) {
+        out.push(cur);
+        cur = [];
+      }
+    }
+  }
+  if (cur.length) out.push(cur);
+  return out;
+}
+const tsOf = (j: number) => START + j * STEP;
+const pointValue = (s: number, j: number) => (s % 100) + Math.sin(j / 10) * 10;
+
+function groupBySeries(batch: number[][]): Map<number, number[]> {
+  const m = new Map<number, number[]>();
+  for (const [s, j] of batch) {
+    let a = m.get(s!);
+    if (!a) m.set(s!, (a = []));
+    a.push(j!);
+  }
+  return m;
+}
+
+async function ok(res: Response, what: string): Promise<Response> {
+  if (res.status >= 300) throw new Error(`${what}: HTTP ${res.status} ${await res.text()}`);
+  return res;
+}
+
+async function waitUp(url: string, ms = 30_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    try {
+      const r = await fetch(url);
+      if (r.status < 500) return;
+    } catch {}
+    if (Date.now() > deadline) throw new Error(`${url} did not come up`);
+    await Bun.sleep(100);
+  }
+}
+
+const outpost: Target = {
+  name: "Outpost",
+  async start() {
+    const dir = tempDir("peer-outpost-");
+    const { proc, url } = await startCollectorProcess(["--data-dir", dir.path, "--mqtt-port", "0"]);
+    const H = { "Content-Type": "application/json", "Hawkular-Tenant": "bench" };
+    return {
+      pid: proc.pid,
+      async stop() {
+        proc.kill("SIGTERM");
+        await proc.exited;
+        dir.remove();
+      },
+      async send(batch) {
+        const body = JSON.stringify(
+          [...groupBySeries(batch)].map(([s, js]) => ({ id: `s${s}`, data: js.map((j) => ({ timestamp: tsOf(j), value: pointValue(s, j) })) })),
+        );
+        await ok(await fetch(`${url}/hawkular/metrics/gauges/raw`, { method: "POST", headers: H, body }), "outpost write");
+      },
+      async count(s) {
+        const r = await fetch(`${url}/hawkular/metrics/gauges/s${s}/raw?start=${START}&end=${END + 1}`, { headers: H });
+        return r.status === 204 ? 0 : ((await r.json()) as unknown[]).length;
+      },
+      async query(s) {
+        await ok(await fetch(`${url}/hawkular/metrics/gauges/s${s}/stats?start=${START}&end=${END}&buckets=60`, { headers: H }), "outpost stats");
+      },
+    };
+  },
+};
+
+const victoria: Target = {
+  name: "VictoriaMetrics",
+  note: "VictoriaMetrics buffers new rows for seconds before they are searchable; the run calls its /internal/force_flush after the last batch, its best case",
+  async start() {
+    const dir = tempDir("peer-vm-");
+    const port = await freePort();
+    const proc = Bun.spawn(
+      ["victoria-metrics", `-storageDataPath=${dir.path}`, `-httpListenAddr=127.0.0.1:${port}`, "-retentionPeriod=1y", "-search.latencyOffset=0s", "-loggerLevel=ERROR"],
+      { stdout: "ignore", stderr: "inherit" },
+    );
+    const url = `http://127.0.0.1:${port}`;
+    await waitUp(`${url}/health`);
+    const step = Math.ceil((END - START) / 60 / 1000);
+    return {
+      pid: proc.pid,
+      async stop() {
+        proc.kill("SIGTERM");
+        await proc.exited;
+        dir.remove();
+      },
+      async send(batch) {
+        // JSON line import: one line per series with its values and timestamps.
+        const lines = [...groupBySeries(batch)].map(([s, js]) =>
+          JSON.stringify({ metric: { __name__: "bench", series: `s${s}` }, values: js.map((j) => pointValue(s, j)), timestamps: js.map(tsOf) }),
+        );
+        await ok(await fetch(`${url}/api/v1/import`, { method: "POST", body: lines.join("\n") }), "vm import");
+      },
+      async settle() {
+        await ok(await fetch(`${url}/internal/force_flush`), "vm force_flush");
+      },
+      async count(s) {
+        const q = encodeURIComponent(`count_over_time(bench{series="s${s}"}[${Math.ceil((END - START) / 1000) + 10}s])`);
+        const r = (await (await fetch(`${url}/api/v1/query?query=${q}&time=${(END + 1000) / 1000}&nocache=1`)).json()) as {
+          data: { result: { value: [number, string] }[] };
+        };
+        return Number(r.data.result[0]?.value[1] ?? 0);
+      },
+      async query(s) {
+        for (const fn of ["min_over_time", "avg_over_time", "max_over_time"]) {
+          const q = encodeURIComponent(`${fn}(bench{series="s${s}"}[${step}s])`);
+          await ok(await fetch(`${url}/api/v1/query_range?query=${q}&start=${START / 1000}&end=${END / 1000}&step=${step}s&nocache=1`), "vm query");
+        }
+      },
+    };
+  },
+};
+
+const influx: Target = {
+  name: "InfluxDB 1.x",
+  async start() {
+    const dir = tempDir("peer-influx-");
+    const port = await freePort();
+    const rpc = await freePort();
+    const conf = join(dir.path, "influxdb.conf");
+    writeFileSync(
+      conf,
+      `reporting-disabled = true\nbind-address = "127.0.0.1:${rpc}"\n[meta]\n  dir = "${dir.path}/meta"\n[data]\n  dir = "${dir.path}/data"\n  wal-dir = "${dir.path}/wal"\n  query-log-enabled = false\n[http]\n  bind-address = "127.0.0.1:${port}"\n  log-enabled = false\n[monitor]\n  store-enabled = false\n`,
+    );
+    const proc = Bun.spawn(["influxd", "run", "-config", conf], { stdout: "ignore", stderr: "ignore" });
+    const url = `http://127.0.0.1:${port}`;
+    await waitUp(`${url}/ping`);
+    await ok(await fetch(`${url}/query?q=${encodeURIComponent("CREATE DATABASE bench")}`, { method: "POST" }), "influx create db");
+    const bucket = Math.ceil((END - START) / 60);
+    return {
+      pid: proc.pid,
+      async stop() {
+        proc.kill("SIGTERM");
+        await proc.exited;
+        dir.remove();
+      },
+      async send(batch) {
+        const body = batch.map(([s, j]) => `bench,sid=s${s} value=${pointValue(s!, j!)} ${tsOf(j!)}`).join("\n");
+        await ok(await fetch(`${url}/write?db=bench&precision=ms`, { method: "POST", body }), "influx write");
+      },
+      async count(s) {
+        const q = encodeURIComponent(`SELECT count(value) FROM bench WHERE sid='s${s}'`);
+        const res = await fetch(`${url}/query?db=bench&q=${q}`);
+        const r = (await res.json()) as { results?: { series?: { values: [string, number][] }[] }[]; error?: string };
+        if (!r.results) throw new Error(`influx count: HTTP ${res.status} ${r.error ?? ""}`);
+        return r.results[0]?.series?.[0]?.values[0]?.[1] ?? 0;
+      },
+      async query(s) {
+        const q = encodeURIComponent(
+          `SELECT min(value), mean(value), max(value) FROM bench WHERE sid='s${s}' AND time >= ${START}ms AND time < ${END}ms GROUP BY time(${bucket}ms)`,
+        );
+        await ok(await fetch(`${url}/query?db=bench&q=${q}`), "influx query");
+      },
+    };
+  },
+};
+
+function installed(bin: string): boolean {
+  return ["/usr/bin", "/usr/local/bin", "/usr/sbin"].some((d) => existsSync(join(d, bin)));
+}
+
+interface Result {
+  name: string;
+  ingest: number;
+  queryable: number;
+  p50: number;
+  p99: number;
+  rss: number;
+}
+
+async function run(t: Target): Promise<Result> {
+  const sys = await t.start();
+  try {
+    const all = batches();
+    let next = 0;
+    const started = performance.now();
+    await Promise.all(
+      Array.from({ length: CONCURRENCY }, async () => {
+        while (next < all.length) await sys.send(all[next++]!);
+      }),
+    );
+    const sent = (performance.now() - started) / 1000;
+    await sys.settle?.();
+    // Queryable: the last series reads back complete.
+    const deadline = Date.now() + 60_000;
+    while ((await sys.count(SERIES - 1)) < POINTS) {
+      if (Date.now() > deadline) throw new Error(`${t.name}: data not queryable after 60 s`);
+      await Bun.sleep(20);
+    }
+    const queryable = (performance.now() - started) / 1000;
+    const lat = await latency(() => sys.query(QUERY_SERIES), 200, 10);
+    return { name: t.name, ingest: (SERIES * POINTS) / queryable, queryable: queryable - sent, p50: lat.p50, p99: lat.p99, rss: rssMB(sys.pid) };
+  } finally {
+    await sys.stop();
+  }
+}
+
+console.log(`workload: ${fmt(SERIES)} series × ${fmt(POINTS)} points over HTTP, batches of ${BATCH}, ${CONCURRENCY} in flight; query: 60-bucket min/avg/max over ${POINTS} points of one series`);
+const targets = [outpost, ...(installed("victoria-metrics") ? [victoria] : []), ...(installed("influxd") ? [influx] : [])];
+if (targets.length === 1) console.log("(neither victoria-metrics nor influxd is installed: apt-get install victoria-metrics influxdb)");
+const results: Result[] = [];
+for (const t of targets) {
+  try {
+    results.push(await run(t));
+  } catch (e) {
+    console.log(`${t.name}: failed: ${(e as Error).message}`);
+  }
+}
+for (const t of targets) if (t.note) console.log(`note: ${t.note}`);
+const base = results.find((r) => r.name === "Outpost");
+console.log(`\n${"system".padEnd(18)}${"ingest points/s".padStart(18)}${"lag to queryable".padStart(18)}${"query p50".padStart(12)}${"query p99".padStart(12)}${"RSS".padStart(10)}`);
+for (const r of results) {
+  console.log(
+    `${r.name.padEnd(18)}${fmt(r.ingest).padStart(18)}${`${(r.queryable * 1000).toFixed(0)} ms`.padStart(18)}${`${r.p50.toFixed(2)} ms`.padStart(12)}${`${r.p99.toFixed(2)} ms`.padStart(12)}${`${fmt(r.rss)} MB`.padStart(10)}`,
+  );
+}
+if (base) {
+  for (const r of results) {
+    if (r === base) continue;
+    console.log(`Outpost vs ${r.name}: ingest ×${(base.ingest / r.ingest).toFixed(2)}, query p50 ×${(r.p50 / base.p50).toFixed(2)} faster`);
+  }
+}

@@ -1,0 +1,136 @@
+import type { Decoder, Encoder } from "cbor-x";
+import type { Logger } from "../../src/log/logger.ts";
+import { createLogThrottle } from "../../src/log/throttle.ts";
+import { type ClockWindow, pointsOutsideWindow } from "../../src/protocol/clock-window.ts";
+import { type BatchRef, decodeData, decodeStatus, encodeAck, ProtocolError } from "../../src/protocol/messages.ts";
+import { buildTopic, parseTopic, type TopicAddress } from "../../src/protocol/topics.ts";
+import type { PointsBus } from "../events/points-bus.ts";
+import { writePoints } from "../metrics/write-points.ts";
+import type { MetricsStore } from "../store/metrics/types.ts";
+import type { IngestCounters } from "./ingest-telemetry.ts";
+import { PresenceTracker } from "./presence.ts";
+
+export interface HandlerDeps {
+  store: MetricsStore;
+  bus: PointsBus;
+  publish(topic: string, payload: Uint8Array): Promise<void>;
+  prefix: string;
+  enc: Encoder;
+  dec: Decoder;
+  counters: IngestCounters;
+  clockWindow: ClockWindow;
+  log: Logger;
+  now?: () => number;
+}
+
+/**
+ * Handles every message from agents: data batches are decoded, validated, committed, then
+ * acknowledged; statuses become availability points. Never throws: a bad message is counted,
+ * logged (throttled) and dropped, and the stream goes on.
+ */
+export class MessageHandler {
+  private readonly presence = new PresenceTracker();
+  private readonly throttle = createLogThrottle(10_000);
+  private readonly now: () => number;
+  private readonly pending = new Set<Promise<void>>();
+
+  constructor(private readonly d: HandlerDeps) {
+    this.now = d.now ?? Date.now;
+  }
+
+  /** Starts handling; the returned promise settles when the message is fully handled. */
+  handle(topic: string, payload: Uint8Array): Promise<void> {
+    const p = this.dispatch(topic, payload).catch((e) => this.d.log.error("unexpected ingest failure", { topic, err: (e as Error)?.stack ?? String(e) }));
+    this.pending.add(p);
+    void p.finally(() => this.pending.delete(p));
+    return p;
+  }
+
+  /** Waits for messages being handled (used on shutdown, so no commit is left un-acked needlessly). */
+  async drain(): Promise<void> {
+    await Promise.allSettled([...this.pending]);
+  }
+
+  private async dispatch(topic: string, payload: Uint8Array): Promise<void> {
+    this.d.counters.messages.inc();
+    const addr = parseTopic(this.d.prefix, topic);
+    if (!addr) return this.reject(topic, new ProtocolError("not an agent topic"));
+    switch (addr.kind) {
+      case "data":
+        return this.data(addr, topic, payload);
+      case "status":
+        return this.status(addr, topic, payload);
+      default:
+        return this.reject(topic, new ProtocolError(`${addr.kind} messages are not handled by this collector version`));
+    }
+  }
+
+  private async data(addr: TopicAddress, topic: string, payload: Uint8Array): Promise<void> {
+    let batch: ReturnType<typeof decodeData>;
+    try {
+      batch = decodeData(this.d.dec, payload);
+    } catch (e) {
+      return this.reject(topic, e, addr);
+    }
+    const origin = `mqtt:${addr.feed}`;
+    try {
+      await writePoints(this.d, addr.tenant, batch.writes, origin);
+    } catch (e) {
+      // No ack: the agent keeps the batch and resends it.
+      this.d.counters.storeFailures.inc();
+      if (this.throttle("store").pass) this.d.log.error("storing a batch failed; the agent will resend it", { tenant: addr.tenant, feed: addr.feed, err: (e as Error).message });
+      return;
+    }
+    this.d.counters.batches.inc();
+    this.d.counters.points.inc(batch.points);
+    await this.ack(addr, { session: batch.session, seq: batch.seq });
+    const skew = pointsOutsideWindow(batch.writes, this.now(), this.d.clockWindow);
+    if (skew.count > 0) {
+      this.d.counters.clockSkew.inc(skew.count);
+      if (this.throttle(`skew:${addr.tenant}:${addr.feed}`).pass) {
+        this.d.log.warn("points with timestamps far from the collector clock (stored, flagged)", { tenant: addr.tenant, feed: addr.feed, points: skew.count, metric: skew.example?.id });
+      }
+    }
+  }
+
+  private async ack(addr: TopicAddress, ref: BatchRef, rejected?: string): Promise<void> {
+    const payload = encodeAck(this.d.enc, rejected === undefined ? { session: ref.session, seqs: [ref.seq] } : { session: ref.session, seqs: [], rejected: [{ seq: ref.seq, reason: rejected }] });
+    try {
+      await this.d.publish(buildTopic(this.d.prefix, { tenant: addr.tenant, feed: addr.feed, kind: "ack" }), payload);
+      this.d.counters.acks.inc();
+    } catch (e) {
+      // The agent resends for want of an ack; storage is idempotent.
+      if (this.throttle("ack").pass) this.d.log.warn("publishing an ack failed", { err: (e as Error).message });
+    }
+  }
+
+  private async status(addr: TopicAddress, topic: string, payload: Uint8Array): Promise<void> {
+    if (payload.length === 0) return; // a cleared retained status
+    let s: ReturnType<typeof decodeStatus>;
+    try {
+      s = decodeStatus(this.d.dec, payload);
+    } catch (e) {
+      return this.reject(topic, e);
+    }
+    const write = this.presence.record(addr.tenant, addr.feed, s, this.now());
+    if (!write) return;
+    try {
+      await writePoints(this.d, addr.tenant, [write], `mqtt:${addr.feed}`);
+    } catch (e) {
+      this.d.counters.storeFailures.inc();
+      this.d.log.error("recording presence failed", { tenant: addr.tenant, feed: addr.feed, err: (e as Error).message });
+      return;
+    }
+    this.d.counters.presence.inc();
+    this.d.log.info(`agent ${s.state}`, { tenant: addr.tenant, feed: addr.feed, session: s.session });
+  }
+
+  private async reject(topic: string, e: unknown, addr?: TopicAddress): Promise<void> {
+    this.d.counters.rejected.inc();
+    const reason = e instanceof ProtocolError ? e.message : String(e);
+    const t = this.throttle(`reject:${topic}`);
+    if (t.pass) this.d.log.warn("rejected a malformed message", { topic, reason, suppressedWarnings: t.suppressed || undefined });
+    // An identifiable batch that is invalid would be invalid again: tell the agent to drop it.
+    if (addr && e instanceof ProtocolError && e.batch) await this.ack(addr, e.batch, reason);
+  }
+}

@@ -1,0 +1,35 @@
+import type { MetricWrite } from "../metrics/model.ts";
+
+/**
+ * How far a point's timestamp may be from the receiving clock before it is flagged. Points
+ * outside are still stored (a backfill is legitimate); they are counted and logged, because
+ * a skewed clock otherwise makes data silently wrong or invisible to alerting.
+ */
+export interface ClockWindow {
+  pastMs: number;
+  futureMs: number;
+}
+
+export const DEFAULT_CLOCK_WINDOW: ClockWindow = { pastMs: 24 * 3_600_000, futureMs: 5 * 60_000 };
+
+export interface OutsideWindow {
+  count: number;
+  /** The first offending point, for the log line. */
+  example?: { id: string; timestamp: number };
+}
+
+export function pointsOutsideWindow(writes: MetricWrite[], now: number, w: ClockWindow): OutsideWindow {
+  const lo = now - w.pastMs;
+  const hi = now + w.futureMs;
+  let count = 0;
+  let example: OutsideWindow["example"];
+  for (const m of writes) {
+    for (const p of m.points) {
+      if (p.timestamp < lo || p.timestamp > hi) {
+        count++;
+        example ??= { id: m.id, timestamp: p.timestamp };
+      }
+    }
+  }
+  return { count, example };
+}

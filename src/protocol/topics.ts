@@ -1,0 +1,69 @@
+/**
+ * MQTT topics between agents and collectors: PREFIX/TENANT/FEED/KIND, where tenant and feed
+ * are percent-encoded so that "/", "+", "#" and "$" in them cannot change the topic's shape.
+ */
+export const TOPIC_KINDS = ["data", "ack", "events", "inventory", "triggers", "status"] as const;
+export type TopicKind = (typeof TOPIC_KINDS)[number];
+
+/** Kinds an agent publishes; the others flow from collector to agent. */
+export const AGENT_PUBLISHES: ReadonlySet<TopicKind> = new Set(["data", "events", "inventory", "status"]);
+/** Kinds an agent subscribes to. */
+export const AGENT_SUBSCRIBES: ReadonlySet<TopicKind> = new Set(["ack", "triggers"]);
+
+export interface TopicAddress {
+  tenant: string;
+  feed: string;
+  kind: TopicKind;
+}
+
+/** encodeURIComponent leaves only [A-Za-z0-9-_.!~*'()] unescaped, none of them special to MQTT. */
+export function encodeSegment(s: string): string {
+  return encodeURIComponent(s);
+}
+
+export function buildTopic(prefix: string, a: TopicAddress): string {
+  return `${prefix}/${encodeSegment(a.tenant)}/${encodeSegment(a.feed)}/${a.kind}`;
+}
+
+/** Topic filter matching one kind from every tenant and feed, for the collector. */
+export function kindFilter(prefix: string, kind: TopicKind): string {
+  return `${prefix}/+/+/${kind}`;
+}
+
+function decodeSegment(s: string): string | undefined {
+  try {
+    const d = decodeURIComponent(s);
+    return d === "" ? undefined : d;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The address of a topic, or undefined when it is not one of ours. */
+export function parseTopic(prefix: string, topic: string): TopicAddress | undefined {
+  const parts = topic.split("/");
+  if (parts.length !== 4 || parts[0] !== prefix) return undefined;
+  const kind = parts[3] as TopicKind;
+  if (!TOPIC_KINDS.includes(kind)) return undefined;
+  const tenant = decodeSegment(parts[1]!);
+  const feed = decodeSegment(parts[2]!);
+  if (tenant === undefined || feed === undefined) return undefined;
+  return { tenant, feed, kind };
+}
+
+/**
+ * A subscription filter's tenant, feed (undefined when "+") and kind, or undefined when the
+ * filter reaches beyond one tenant (wildcards in the prefix or tenant level, "#", other shapes).
+ */
+export function parseFilter(prefix: string, filter: string): { tenant: string; feed?: string; kind: TopicKind } | undefined {
+  const parts = filter.split("/");
+  if (parts.length !== 4 || parts[0] !== prefix) return undefined;
+  const kind = parts[3] as TopicKind;
+  if (!TOPIC_KINDS.includes(kind)) return undefined;
+  const tenant = parts[1]!.includes("+") || parts[1]!.includes("#") ? undefined : decodeSegment(parts[1]!);
+  if (tenant === undefined) return undefined;
+  if (parts[2] === "+") return { tenant, kind };
+  const feed = parts[2]!.includes("#") || parts[2]!.includes("+") ? undefined : decodeSegment(parts[2]!);
+  if (feed === undefined) return undefined;
+  return { tenant, feed, kind };
+}

@@ -1,0 +1,88 @@
+import { describe, expect, it } from "vitest";
+import { PointsBus, type WrittenPoints } from "../../collector/events/points-bus.ts";
+import { registerIngestCounters } from "../../collector/ingest/ingest-telemetry.ts";
+import { MessageHandler } from "../../collector/ingest/message-handler.ts";
+import type { MetricsStore } from "../../collector/store/metrics/types.ts";
+import { createLogger } from "../../src/log/logger.ts";
+import type { MetricWrite } from "../../src/metrics/model.ts";
+import { createDecoder, createEncoder } from "../../src/protocol/cbor.ts";
+import { type Ack, decodeAck, encodeChunk, encodeData, encodeStatus } from "../../src/protocol/messages.ts";
+import { DEFAULT_CLOCK_WINDOW } from "../../src/protocol/clock-window.ts";
+import { Telemetry } from "../../src/telemetry/registry.ts";
+
+const enc = createEncoder();
+const dec = createDecoder();
+
+function setup() {
+  const committed: { tenant: string; writes: MetricWrite[] }[] = [];
+  const store = {
+    fail: false,
+    async write(tenant: string, writes: MetricWrite[]) {
+      if (this.fail) throw new Error("disk full");
+      committed.push({ tenant, writes });
+    },
+  };
+  const bus = new PointsBus();
+  const published: WrittenPoints[] = [];
+  bus.subscribe((p) => published.push(p));
+  const acks: { topic: string; ack: Ack }[] = [];
+  const counters = registerIngestCounters(new Telemetry());
+  const h = new MessageHandler({
+    store: store as unknown as MetricsStore,
+    bus,
+    publish: async (topic, payload) => {
+      acks.push({ topic, ack: decodeAck(dec, payload) });
+    },
+    prefix: "svc",
+    enc,
+    dec,
+    counters,
+    clockWindow: DEFAULT_CLOCK_WINDOW,
+    log: createLogger("silent"),
+  });
+  return { h, store, committed, published, acks, counters };
+}
+
+const batch = (seq: number, writes: MetricWrite[]) => encodeData(enc, { session: 1, seq, sentAt: Date.now(), replay: false, chunks: [encodeChunk(enc, writes)] });
+const points: MetricWrite[] = [{ type: "gauge", id: "g", points: [{ timestamp: Date.now(), value: 1 }] }];
+
+describe("ingest message handler", () => {
+  it("acks after the commit and tells the engines, with the feed as origin", async () => {
+    const s = setup();
+    await s.h.handle("svc/t%201/f%2F1/data", batch(1, points));
+    expect(s.committed).toEqual([{ tenant: "t 1", writes: points }]);
+    expect(s.acks).toEqual([{ topic: "svc/t%201/f%2F1/ack", ack: { session: 1, seqs: [1], rejected: undefined } }]);
+    expect(s.published).toEqual([{ tenant: "t 1", writes: points, origin: "mqtt:f/1" }]);
+    expect(s.counters.points.value).toBe(1);
+  });
+
+  it("does not ack what the store failed to commit, and goes on with the next batch", async () => {
+    const s = setup();
+    s.store.fail = true;
+    await s.h.handle("svc/t/f/data", batch(1, points));
+    expect(s.acks).toEqual([]);
+    expect(s.published).toEqual([]);
+    expect(s.counters.storeFailures.value).toBe(1);
+    s.store.fail = false;
+    await s.h.handle("svc/t/f/data", batch(2, points));
+    expect(s.acks.map((a) => a.ack.seqs)).toEqual([[2]]);
+  });
+
+  it("counts points far from the collector clock but stores them", async () => {
+    const s = setup();
+    await s.h.handle("svc/t/f/data", batch(1, [{ type: "gauge", id: "old", points: [{ timestamp: 0, value: 1 }] }]));
+    expect(s.committed).toHaveLength(1);
+    expect(s.counters.clockSkew.value).toBe(1);
+  });
+
+  it("ignores a last will older than the feed's current session", async () => {
+    const s = setup();
+    await s.h.handle("svc/t/f/status", encodeStatus(enc, { state: "online", session: 2, at: 1 }));
+    await s.h.handle("svc/t/f/status", encodeStatus(enc, { state: "offline", session: 1, at: 1 }));
+    await s.h.handle("svc/t/f/status", new Uint8Array());
+    expect(s.committed.map((c) => c.writes[0]!.points[0]!.value)).toEqual(["up"]);
+    await s.h.handle("svc/t/f/status", encodeStatus(enc, { state: "offline", session: 2, at: 1 }));
+    expect(s.committed.map((c) => c.writes[0]!.points[0]!.value)).toEqual(["up", "down"]);
+    expect(s.committed[0]!.writes[0]!.id).toBe("f:outpost_agent_up");
+  });
+});
