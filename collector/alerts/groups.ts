@@ -159,8 +159,8 @@ export class GroupDefinitions {
     });
   }
 
+  /** An unknown group has no members (upstream answers an empty list). */
   async members(tenantId: string, groupId: string, includeOrphans: boolean): Promise<Trigger[]> {
-    await this.group(tenantId, groupId);
     return (await this.ctx.store.members(tenantId, groupId)).map((m) => m.trigger).filter((t) => includeOrphans || t.type === "MEMBER");
   }
 

@@ -152,8 +152,9 @@ export class TriggerDefinitions {
 
   // ------------------------------------------------------------ conditions
 
+  /** The spec lists no 404 here: an unknown trigger has no conditions (as upstream answers). */
   async conditions(tenantId: string, id: string): Promise<Condition[]> {
-    return (await requireTrigger(this.ctx, tenantId, id)).conditions;
+    return (await this.ctx.store.trigger(tenantId, id))?.conditions ?? [];
   }
 
   /** Replaces the conditions of one mode, or of both when `mode` is absent; answers those of the mode(s) set. */
@@ -179,9 +180,10 @@ export class TriggerDefinitions {
 
   // ------------------------------------------------------------ dampenings
 
+  /** Like conditions: an unknown trigger has none. */
   async dampenings(tenantId: string, id: string, mode?: TriggerMode): Promise<Dampening[]> {
-    const full = await requireTrigger(this.ctx, tenantId, id);
-    return mode ? full.dampenings.filter((d) => d.triggerMode === mode) : full.dampenings;
+    const all = (await this.ctx.store.trigger(tenantId, id))?.dampenings ?? [];
+    return mode ? all.filter((d) => d.triggerMode === mode) : all;
   }
 
   async dampening(tenantId: string, id: string, dampeningId: string): Promise<Dampening> {

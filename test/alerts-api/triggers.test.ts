@@ -273,5 +273,9 @@ describe("enablement, conditions and dampenings", () => {
     await expectError(await api.get("/triggers/dmp-1/dampenings/t1-dmp-1-FIRING"), 404);
     await expectError(await api.del("/triggers/dmp-1/dampenings/t1-dmp-1-FIRING"), 404);
     await expectError(await api.get("/triggers/dmp-1/dampenings/mode/NEVER"), 400);
+    // the spec lists no 404 for these reads: an unknown trigger has no conditions or dampenings
+    expect(await api.ok("GET", "/triggers/none/dampenings")).toEqual([]);
+    expect(await api.ok("GET", "/triggers/none/dampenings/mode/FIRING")).toEqual([]);
+    expect(await api.ok("GET", "/triggers/none/conditions")).toEqual([]);
   });
 });

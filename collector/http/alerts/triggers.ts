@@ -1,21 +1,15 @@
-import { parseTriggerMode } from "../../../src/alerts/schemas.ts";
-import {
-  conditionsSchema,
-  dampeningSchema,
-  fullTriggerSchema,
-  triggerSchema,
-} from "../../../src/alerts/schemas.ts";
+import type { TriggerMode } from "../../../src/alerts/model.ts";
+import { conditionsSchema, dampeningSchema, fullTriggerSchema, parseTriggerMode, triggerSchema } from "../../../src/alerts/schemas.ts";
+import { parseLegacyTags, parseTagQuery } from "../../../src/alerts/tag-query/index.ts";
+import { readJson } from "../../../src/http/body.ts";
 import { ApiError } from "../../../src/http/errors.ts";
 import type { ServiceContext } from "../../../src/http/service.ts";
-import { readJson } from "../../../src/http/body.ts";
 import { parseWith } from "../../../src/http/validate.ts";
-import type { TriggerMode } from "../../../src/alerts/model.ts";
 import { jsonBody } from "./body.ts";
 import type { AlertsHttpDeps } from "./deps.ts";
 import { PAGING_PARAMS } from "./query.ts";
 import { done, ok, pageResponse } from "./respond.ts";
 import type { Route } from "./router.ts";
-import { parseLegacyTags, parseTagQuery } from "../../../src/alerts/tag-query/index.ts";
 
 const tenant = (c: ServiceContext) => c.get("tenant");
 const param = (c: ServiceContext, name: string) => c.req.param(name)!;
