@@ -1,5 +1,5 @@
 import type { Alert, Event } from "../../src/alerts/model.ts";
-import { matchesTags, type TagQuery } from "../../src/alerts/tag-query/index.ts";
+import { matchesTags, type TagQuery } from "../../src/tags/query/index.ts";
 import type { AlertRows, EventRows } from "../store/alerts/types.ts";
 
 /** The spec's alert filter parameters, parsed. Every given criterion must hold. */

@@ -9,7 +9,7 @@ import {
   type FullTriggerInput,
   type TriggerInput,
 } from "../../src/alerts/schemas.ts";
-import { matchesTags, type TagQuery } from "../../src/alerts/tag-query/index.ts";
+import { matchesTags, type TagQuery } from "../../src/tags/query/index.ts";
 import type { AlertingContext } from "./context.ts";
 import { InvalidRequestError, NotFoundError } from "./errors.ts";
 import type { GroupDefinitions } from "./groups.ts";

@@ -1,5 +1,5 @@
 import { ALERT_STATUSES, SEVERITIES } from "../../../src/alerts/model.ts";
-import { parseLegacyTags, parseTagQuery, type TagQuery } from "../../../src/alerts/tag-query/index.ts";
+import { parseLegacyTags, parseTagQuery, type TagQuery } from "../../../src/tags/query/index.ts";
 import type { ActionCriteria } from "../../alerts/action-history.ts";
 import type { AlertCriteria, EventCriteria } from "../../alerts/criteria.ts";
 import type { QueryParams } from "./query.ts";

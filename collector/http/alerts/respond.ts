@@ -1,5 +1,5 @@
 import { GroupDefinitionError } from "../../../src/alerts/groups.ts";
-import { TagQueryError } from "../../../src/alerts/tag-query/index.ts";
+import { TagQueryError } from "../../../src/tags/query/index.ts";
 import { ApiError } from "../../../src/http/errors.ts";
 import { jsonResponse } from "../../../src/http/json.ts";
 import { absoluteUrl, type ServiceContext, servicePath } from "../../../src/http/service.ts";

@@ -1,6 +1,6 @@
 import type { TriggerMode } from "../../../src/alerts/model.ts";
 import { conditionsSchema, dampeningSchema, fullTriggerSchema, parseTriggerMode, triggerSchema } from "../../../src/alerts/schemas.ts";
-import { parseLegacyTags, parseTagQuery } from "../../../src/alerts/tag-query/index.ts";
+import { parseLegacyTags, parseTagQuery } from "../../../src/tags/query/index.ts";
 import { readJson } from "../../../src/http/body.ts";
 import { ApiError } from "../../../src/http/errors.ts";
 import type { ServiceContext } from "../../../src/http/service.ts";
