@@ -1,7 +1,7 @@
 import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { websocket } from "hono/bun";
-import type { OptionValues } from "../src/config/options.ts";
+import { OptionError, type OptionValues } from "../src/config/options.ts";
 import { createLogger, isLogLevel, type Logger } from "../src/log/logger.ts";
 import { Telemetry } from "../src/telemetry/registry.ts";
 import { createAlerting } from "./alerts/start.ts";
@@ -30,6 +30,11 @@ export interface Collector {
   mqttPort?: number;
   log: Logger;
   stop(): Promise<void>;
+}
+
+/** A taken HTTP port is the user's to fix: one clear line instead of a stack trace. */
+function httpPortError(e: unknown, port: number): unknown {
+  return (e as NodeJS.ErrnoException).code === "EADDRINUSE" ? new OptionError(`HTTP port ${port} is already in use: choose another with --http-port`) : e;
 }
 
 /** Something started with the collector that must be stopped with it, in reverse order. */
@@ -69,16 +74,23 @@ export async function startCollector(values: OptionValues): Promise<Collector> {
 
   const telemetry = new Telemetry();
   const app = createRootApp(services, readiness, log, (root) => servePrometheus(root, telemetry));
-  const server = Bun.serve({
-    port: Number(values["http-port"] ?? 8080),
-    hostname: String(values["http-host"] ?? "0.0.0.0"),
-    fetch: app.fetch,
-    // Upgrades requested by the services' websocket routes (inventory events).
-    websocket,
-    // Watch streams send heartbeats more often than this; it only reaps dead connections.
-    idleTimeout: 120,
-    maxRequestBodySize: 256 * 1024 * 1024,
-  });
+  const httpPort = Number(values["http-port"] ?? 8080);
+  const server = (() => {
+    try {
+      return Bun.serve({
+        port: httpPort,
+        hostname: String(values["http-host"] ?? "0.0.0.0"),
+        fetch: app.fetch,
+        // Upgrades requested by the services' websocket routes (inventory events).
+        websocket,
+        // Watch streams send heartbeats more often than this; it only reaps dead connections.
+        idleTimeout: 120,
+        maxRequestBodySize: 256 * 1024 * 1024,
+      });
+    } catch (e) {
+      throw httpPortError(e, httpPort);
+    }
+  })();
   const host = server.hostname === "0.0.0.0" ? "127.0.0.1" : server.hostname;
   const url = `http://${host}:${server.port}`;
   log.info("HTTP listening", { url, dataDir });
