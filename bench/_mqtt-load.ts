@@ -28,15 +28,17 @@ let acked = 0;
 let latencies: number[] = [];
 const stopAt = Date.now() + DURATION;
 const perSeriesPoints = Math.floor(BATCH / SERIES);
-// Six hours ago: inside the retention (so it reads back) and the clock window (not flagged).
-const BASE = Math.floor(Date.now() / 1000) * 1000 - 6 * 3_600_000;
+// Points 100 ms apart from two hours ago: a 60 s run at full speed stays in the past (so it
+// reads back and is not flagged as future) and inside the retention.
+const SPACING = 100;
+const BASE = Math.floor(Date.now() / 1000) * 1000 - 2 * 3_600_000;
 
 function makeBatch(agent: number, round: number): MetricWrite[] {
-  const t0 = BASE + round * perSeriesPoints * 1000;
+  const t0 = BASE + round * perSeriesPoints * SPACING;
   const writes: MetricWrite[] = [];
   for (let s = 0; s < SERIES; s++) {
     const points = new Array(perSeriesPoints);
-    for (let j = 0; j < perSeriesPoints; j++) points[j] = { timestamp: t0 + j * 1000, value: s + ((round + j) % 17) };
+    for (let j = 0; j < perSeriesPoints; j++) points[j] = { timestamp: t0 + j * SPACING, value: s + ((round + j) % 17) };
     writes.push({ type: "gauge", id: `${GEN}.a${agent}.s${s}`, points });
   }
   return writes;

@@ -76,7 +76,7 @@ const steadyRate = steady.length ? steady.reduce((a, b) => a + b, 0) / steady.le
 
 // Check: one series of the last agent reads back every point acked for it.
 const expected = (roundsByGen.get(`g${GENERATORS - 1}`)?.[AGENTS - 1] ?? 0) * perSeriesPoints;
-const res = await fetch(`${url}/svc/metrics/gauges/g${GENERATORS - 1}.a${AGENTS - 1}.s0/raw?start=1&limit=0`, { headers: { "Svc-Tenant": "bench" } });
+const res = await fetch(`${url}/svc/metrics/gauges/g${GENERATORS - 1}.a${AGENTS - 1}.s0/raw?start=1&end=${Date.now() + 86_400_000}&limit=0`, { headers: { "Svc-Tenant": "bench" } });
 const readBack = res.status === 204 ? 0 : ((await res.json()) as unknown[]).length;
 
 row("points acked (committed, readable)", `${fmt(total)} in ${secs.toFixed(1)} s`);
