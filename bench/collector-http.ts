@@ -79,6 +79,8 @@ async function scale(k: number) {
     for (let i = 0; i < week.length; i += BATCH) {
       await fetch(`${url}/hawkular/metrics/gauges/bench.week/raw`, { method: "POST", headers: HEADERS, body: JSON.stringify(week.slice(i, i + BATCH)) });
     }
+    // Queries are timed once the ingest burst has settled (background flush, garbage collection).
+    await Bun.sleep(3000);
     const get = (path: string) => async () => {
       const res = await fetch(url + path, { headers: HEADERS });
       if (res.status !== 200) throw new Error(`${path} answered ${res.status}`);

@@ -34,5 +34,13 @@ export const collectorOptions: OptionSpec[] = [
   { name: "self-metrics-interval", kind: "duration", default: "10s", help: "period at which the collector stores its own metrics; 0 stores none" },
   { name: "synchronous", kind: "string", default: "FULL", help: "SQLite synchronous mode: FULL (power-loss safe) or NORMAL" },
   { name: "default-retention", kind: "int", default: 7, help: "days a data point is kept when neither metric nor tenant sets a retention" },
+  { name: "smtp-host", kind: "string", default: "localhost", help: "SMTP server of the email action plugin, unless an action names one (mail.smtp.host)" },
+  { name: "smtp-port", kind: "int", default: 25, help: "port of that SMTP server (mail.smtp.port)" },
+  {
+    name: "watch-heartbeat",
+    kind: "duration",
+    default: "10s",
+    help: "how often quiet alert and event watch streams send a heartbeat (a space) so idle timeouts keep them open",
+  },
   { name: "log-level", kind: "string", default: "info", help: "debug, info, warn, error or silent" },
 ];

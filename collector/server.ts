@@ -1,12 +1,14 @@
 import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { websocket } from "hono/bun";
-import type { OptionValues } from "../src/config/options.ts";
+import { OptionError, type OptionValues } from "../src/config/options.ts";
 import { createLogger, isLogLevel, type Logger } from "../src/log/logger.ts";
 import { Telemetry } from "../src/telemetry/registry.ts";
+import { createAlerting } from "./alerts/start.ts";
 import { InventoryEvents } from "./events/inventory-events.ts";
 import { PointsBus } from "./events/points-bus.ts";
 import { createForecasting } from "./forecast/start.ts";
+import { createAlertsApp } from "./http/alerts/app.ts";
 import { createDataminingApp } from "./http/datamining/app.ts";
 import { createInventoryApp } from "./http/inventory/app.ts";
 import { createMetricsApp } from "./http/metrics/app.ts";
@@ -30,6 +32,11 @@ export interface Collector {
   stop(): Promise<void>;
 }
 
+/** A taken HTTP port is the user's to fix: one clear line instead of a stack trace. */
+function httpPortError(e: unknown, port: number): unknown {
+  return (e as NodeJS.ErrnoException).code === "EADDRINUSE" ? new OptionError(`HTTP port ${port} is already in use: choose another with --http-port`) : e;
+}
+
 /** Something started with the collector that must be stopped with it, in reverse order. */
 type Closer = () => Promise<void> | void;
 
@@ -50,26 +57,41 @@ export async function startCollector(values: OptionValues): Promise<Collector> {
   const inventoryStore = openSqliteInventoryStore(join(dataDir, "inventory.db"), { synchronous });
   closers.push(() => inventoryStore.close());
   const inventoryEvents = new InventoryEvents((err) => log.error("inventory listener failed", { err: String(err) }));
+  const alerting = createAlerting({
+    dataDir,
+    bus,
+    log: log.child("alerts"),
+    synchronous,
+    plugins: { email: { smtpHost: String(values["smtp-host"] ?? "localhost"), smtpPort: Number(values["smtp-port"] ?? 25) } },
+  });
 
   const inventory = { store: inventoryStore, events: inventoryEvents };
   const services: ServiceApps = {
     metrics: createMetricsApp({ store: metricsStore, bus, version: VERSION, defaultRetentionDays }),
     datamining: createDataminingApp({ forecasting: forecasting.service }),
     inventory: createInventoryApp({ inventory, log }),
+    alerts: createAlertsApp({ alerting: alerting.service, heartbeatMs: Number(values["watch-heartbeat"] ?? 10_000), version: VERSION }),
   };
 
   const telemetry = new Telemetry();
   const app = createRootApp(services, readiness, log, (root) => servePrometheus(root, telemetry));
-  const server = Bun.serve({
-    port: Number(values["http-port"] ?? 8080),
-    hostname: String(values["http-host"] ?? "0.0.0.0"),
-    fetch: app.fetch,
-    // Upgrades requested by the services' websocket routes (inventory events).
-    websocket,
-    // Watch streams send heartbeats more often than this; it only reaps dead connections.
-    idleTimeout: 120,
-    maxRequestBodySize: 256 * 1024 * 1024,
-  });
+  const httpPort = Number(values["http-port"] ?? 8080);
+  const server = (() => {
+    try {
+      return Bun.serve({
+        port: httpPort,
+        hostname: String(values["http-host"] ?? "0.0.0.0"),
+        fetch: app.fetch,
+        // Upgrades requested by the services' websocket routes (inventory events).
+        websocket,
+        // Watch streams send heartbeats more often than this; it only reaps dead connections.
+        idleTimeout: 120,
+        maxRequestBodySize: 256 * 1024 * 1024,
+      });
+    } catch (e) {
+      throw httpPortError(e, httpPort);
+    }
+  })();
   const host = server.hostname === "0.0.0.0" ? "127.0.0.1" : server.hostname;
   const url = `http://${host}:${server.port}`;
   log.info("HTTP listening", { url, dataDir });
@@ -79,6 +101,10 @@ export async function startCollector(values: OptionValues): Promise<Collector> {
 
   await forecasting.open();
   closers.push(() => forecasting.close());
+
+  // before ingest, so that points arriving over MQTT already feed the engine
+  await alerting.open();
+  closers.push(() => alerting.close());
 
   let mqttPort: number | undefined;
   const ingest = await startIngest(values, { store: metricsStore, inventory, bus, telemetry, log }).catch(async (e) => {

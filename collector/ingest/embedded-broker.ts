@@ -1,3 +1,4 @@
+import { OptionError } from "../../src/config/options.ts";
 import { createServer, type Server, type Socket } from "node:net";
 import { Aedes, type AuthenticateError, type Client } from "aedes";
 import type { Logger } from "../../src/log/logger.ts";
@@ -59,9 +60,17 @@ export async function startEmbeddedBroker(o: EmbeddedBrokerOptions): Promise<Ing
     broker.handle(fixRead(sock));
   });
   await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
+    const failed = (e: NodeJS.ErrnoException) =>
+      reject(
+        e.code === "EADDRINUSE"
+          ? new OptionError(
+              `MQTT port ${o.port} is already in use (another broker?): choose another with --mqtt-port, or use that broker with --mqtt-port 0 --broker mqtt://HOST:${o.port}`,
+            )
+          : e,
+      );
+    server.once("error", failed);
     server.listen(o.port, o.host, () => {
-      server.off("error", reject);
+      server.off("error", failed);
       resolve();
     });
   });

@@ -83,16 +83,20 @@ function finish<T extends { empty: boolean }>(points: T[], q: StatsRead): T[] {
   return out.some((p) => !p.empty) ? out : [];
 }
 
-/** Bucketed stats of one gauge or counter. */
+/** Bucketed stats of one gauge or counter, or of its rates. */
 export async function readNumericStats(
   store: MetricsStore,
   tenant: string,
   type: "gauge" | "counter",
   id: string,
   q: StatsRead,
+  rate = false,
 ): Promise<NumericBucketPoint[]> {
   const s = await numericSeries(store, tenant, type, id, bucketsRange(q.buckets));
-  return finish(numericBucketStats(s, q.buckets, { percentiles: q.percentiles, feedOrder: singleFeedOrder(type) }), q);
+  const series = rate ? rates(s, { kind: type }) : s;
+  // Rates are fed oldest first, like counters (upstream's read orders).
+  const feedOrder = rate ? "asc" : singleFeedOrder(type);
+  return finish(numericBucketStats(series, q.buckets, { percentiles: q.percentiles, feedOrder }), q);
 }
 
 /** Bucketed uptime statistics of one availability metric. */
@@ -119,19 +123,6 @@ export async function readRates(store: MetricsStore, tenant: string, type: "gaug
   const out = new Array<DataPoint>(r.ts.length);
   for (let i = 0; i < r.ts.length; i++) out[i] = { timestamp: r.ts[i]!, value: r.values[i]! };
   return out;
-}
-
-/** Bucketed stats of the rates of one gauge or counter. */
-export async function readRateStats(
-  store: MetricsStore,
-  tenant: string,
-  type: "gauge" | "counter",
-  id: string,
-  q: StatsRead,
-): Promise<NumericBucketPoint[]> {
-  const s = await numericSeries(store, tenant, type, id, bucketsRange(q.buckets));
-  const r = rates(s, { kind: type });
-  return finish(numericBucketStats(r, q.buckets, { percentiles: q.percentiles, feedOrder: "asc" }), q);
 }
 
 export interface MultiStatsRead extends StatsRead {

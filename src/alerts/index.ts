@@ -9,7 +9,7 @@ export { compileEventExpression, eventExpressionMatches, parseEventExpression } 
 export { DampeningState, conditionSetResult } from "./dampening.ts";
 export { NelsonState } from "./nelson.ts";
 export { type Scheduler, systemScheduler, createManualClock, type ManualClock } from "./scheduler.ts";
-export * from "./tag-query/index.ts";
+export * from "../tags/query/index.ts";
 export {
   createAlertsEngine,
   type AlertsEngine,

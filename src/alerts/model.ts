@@ -56,6 +56,20 @@ export interface ActionDefinition {
   calendar?: TimeConstraint;
 }
 
+/** Results an action goes through: queued, then done or failed by its plugin. */
+export const ACTION_RESULTS = ["WAITING", "PROCESSED", "FAILED"] as const;
+export type ActionResult = (typeof ACTION_RESULTS)[number];
+
+/** One run of an action for an alert or event (the action history). */
+export interface Action extends ActionDefinition {
+  eventId: string;
+  /** When the action was sent to its plugin, ms. */
+  ctime: number;
+  /** The alert or event, omitted when thin. */
+  event?: Event;
+  result: string;
+}
+
 // ---------------------------------------------------------------- triggers
 
 export interface Trigger {

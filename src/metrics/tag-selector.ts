@@ -1,5 +1,5 @@
 import { ApiError } from "../http/errors.ts";
-import { matchesTags, parseTagQuery, TagQueryError } from "../alerts/tag-query/index.ts";
+import { matchesTags, parseTagQuery, TagQueryError } from "../tags/query/index.ts";
 import type { Tags } from "./model.ts";
 import { compileTagFilter } from "./tag-filter.ts";
 import { parseTagList } from "./tag-list.ts";

@@ -21,7 +21,6 @@ import {
   readNumericStats,
   readPeriods,
   readRates,
-  readRateStats,
   readRawPoints,
   readTaggedStats,
   type StatsRead,
@@ -156,7 +155,7 @@ export function readByIdRoutes(r: Routes, deps: MetricsDeps): void {
       if (hasBuckets(p)) {
         // Bucket parameters here are deprecated: answer rate stats.
         rejectLimitOrder(p);
-        return jsonOr204(c, await readRateStats(deps.store, c.get("tenant"), type, c.req.param("id")!, statsRequest(deps, p, () => deps.defaultRetentionDays)));
+        return jsonOr204(c, await readNumericStats(deps.store, c.get("tenant"), type, c.req.param("id")!, statsRequest(deps, p, () => deps.defaultRetentionDays), true));
       }
       const range = resolveTimeRange(p.start, p.end, now(deps));
       const order = resolveOrder(p.order, p.limit, p.start !== undefined, p.end !== undefined);
@@ -167,7 +166,7 @@ export function readByIdRoutes(r: Routes, deps: MetricsDeps): void {
       const p = parseQuery(c, statsQuery);
       rejectLimitOrder(p);
       const req = statsRequest(deps, p, () => deps.defaultRetentionDays);
-      return jsonOr204(c, await readRateStats(deps.store, c.get("tenant"), type, c.req.param("id")!, req));
+      return jsonOr204(c, await readNumericStats(deps.store, c.get("tenant"), type, c.req.param("id")!, req, true));
     });
     r.get(`${base}/stats/tags/:tags`, async (c) => {
       const p = parseQuery(c, statsQuery);
@@ -210,15 +209,20 @@ const rawQueryBody = z.object({
   fromEarliest: z.boolean().optional(),
 });
 
-const statsQueryBody = z.object({
-  metrics: z.array(z.string()).optional(),
-  ids: z.array(z.string()).optional(),
-  tags: z.string().optional(),
+/** Range and bucket fields shared by the stats query bodies. */
+const bucketBodyFields = {
   start: numberish.optional(),
   end: numberish.optional(),
   buckets: numberish.optional(),
   bucketDuration: z.string().optional(),
   percentiles: z.union([z.string(), z.array(z.union([z.string(), z.number()]))]).optional(),
+};
+
+const statsQueryBody = z.object({
+  ...bucketBodyFields,
+  metrics: z.array(z.string()).optional(),
+  ids: z.array(z.string()).optional(),
+  tags: z.string().optional(),
   stacked: z.boolean().optional(),
   fromEarliest: z.boolean().optional(),
 });
@@ -260,14 +264,10 @@ async function statsQueryFor(c: ServiceContext, deps: MetricsDeps, type: Numeric
 }
 
 const mixedStatsBody = z.object({
+  ...bucketBodyFields,
   metrics: z.record(z.string(), z.array(z.string())).optional(),
   tags: z.string().optional(),
   types: z.array(z.string()).optional(),
-  start: numberish.optional(),
-  end: numberish.optional(),
-  buckets: numberish.optional(),
-  bucketDuration: z.string().optional(),
-  percentiles: z.union([z.string(), z.array(z.union([z.string(), z.number()]))]).optional(),
   rates: z.boolean().optional(),
 });
 
@@ -305,7 +305,7 @@ async function mixedStatsQuery(c: ServiceContext, deps: MetricsDeps): Promise<Re
           : await readNumericStats(deps.store, tenant, type, d.id, req);
       if (points.length) (out[type] ??= {})[d.id] = points;
       if (b.rates && type !== "availability") {
-        const r = await readRateStats(deps.store, tenant, type, d.id, req);
+        const r = await readNumericStats(deps.store, tenant, type, d.id, req, true);
         if (r.length) (out[`${type}_rate`] ??= {})[d.id] = r;
       }
     }

@@ -130,3 +130,22 @@ describe("SQLite metrics store", () => {
     expect(again.stats().logBatches).toBe(0);
   });
 });
+
+describe("decoded-chunk cache", () => {
+  it("serves repeated reads and still sees later writes and retention", async () => {
+    const { s } = await open();
+    await s.write("t", [{ type: "gauge", id: "c", points: pts(10, NOW - 10_000, 1000, (i) => i) }]);
+    s.flushDue(true);
+    const first = await s.readRaw("t", "gauge", "c", all);
+    expect(first.values).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    // A later overwrite lands in a new chunk and wins over the cached one.
+    await s.write("t", [{ type: "gauge", id: "c", points: [{ timestamp: NOW - 10_000, value: 100 }] }]);
+    s.flushDue(true);
+    expect((await s.readRaw("t", "gauge", "c", all)).values[0]).toBe(100);
+    // A deleted metric's cached chunks are never served to a new metric of the same name.
+    expect(await s.deleteMetric("t", "gauge", "c")).toBe(true);
+    await s.write("t", [{ type: "gauge", id: "c", points: [{ timestamp: NOW - 5000, value: -1 }] }]);
+    s.flushDue(true);
+    expect((await s.readRaw("t", "gauge", "c", all)).values).toEqual([-1]);
+  });
+});

@@ -29,7 +29,7 @@ CREATE TABLE IF NOT EXISTS ingest_log (
   body BLOB NOT NULL
 );
 CREATE TABLE IF NOT EXISTS chunks (
-  cid INTEGER PRIMARY KEY,
+  cid INTEGER PRIMARY KEY AUTOINCREMENT, -- never reused: decoded chunks are cached by id
   sid INTEGER NOT NULL,
   start_ts INTEGER NOT NULL,
   end_ts INTEGER NOT NULL,
@@ -38,7 +38,8 @@ CREATE TABLE IF NOT EXISTS chunks (
   vals BLOB NOT NULL,
   tags BLOB
 );
-CREATE INDEX IF NOT EXISTS chunks_by_series ON chunks (sid, start_ts);
+-- Covering for the range lookup, which then fetches only the chunks not in the cache.
+CREATE INDEX IF NOT EXISTS chunks_by_series ON chunks (sid, start_ts, end_ts);
 `;
 
 export const SCHEMA_VERSION = 1;

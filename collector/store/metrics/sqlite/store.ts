@@ -12,6 +12,7 @@ import {
   type Tenant,
 } from "../../../../src/metrics/model.ts";
 import { openDatabase } from "../../../../src/sqlite/open.ts";
+import { ChunkCache } from "../chunk-cache.ts";
 import { decodeChunk, encodeChunk } from "../chunk-codec.ts";
 import { buildLogBody, decodeLogBody, encodeLogBody, type LogBody } from "../log-body.ts";
 import { SeriesHead } from "../head.ts";
@@ -30,6 +31,8 @@ export interface SqliteMetricsStoreOptions {
   headMaxAgeMs?: number;
   /** Above this many unflushed points in total, the largest heads are flushed first. */
   maxHeadPoints?: number;
+  /** Memory for decoded chunks kept between reads, in bytes (0 disables). */
+  chunkCacheBytes?: number;
   /** Period of the background flush and retention work. */
   maintenanceIntervalMs?: number;
   now?: () => number;
@@ -81,6 +84,7 @@ export class SqliteMetricsStore implements MetricsStore {
   private commitScheduled = false;
   private lastRetentionRun = 0;
   private readonly now: () => number;
+  private readonly cache: ChunkCache;
   private readonly opts: Required<Omit<SqliteMetricsStoreOptions, "log" | "now">> & { log?: Logger };
 
   private readonly st: {
@@ -89,7 +93,8 @@ export class SqliteMetricsStore implements MetricsStore {
     insertTenant: Statement;
     upsertTenant: Statement;
     insertChunk: Statement;
-    selectChunks: Statement;
+    selectChunkIds: Statement;
+    selectChunk: Statement;
     updateSeriesFlush: Statement;
     updateSeriesDef: Statement;
     deleteLogBefore: Statement;
@@ -105,9 +110,11 @@ export class SqliteMetricsStore implements MetricsStore {
       headMaxAgeMs: 3_600_000,
       maxHeadPoints: 4_000_000,
       maintenanceIntervalMs: 1000,
+      chunkCacheBytes: 64 * 1024 * 1024,
       ...opts,
     };
     this.now = opts.now ?? Date.now;
+    this.cache = new ChunkCache(this.opts.chunkCacheBytes);
     this.db = openDatabase(join(opts.dataDir, "metrics.db"), { synchronous: this.opts.synchronous, cacheKiB: 65536 });
     migrate(this.db);
     const q = (sql: string) => this.db.prepare(sql);
@@ -119,9 +126,8 @@ export class SqliteMetricsStore implements MetricsStore {
         "INSERT INTO tenants (id, retentions, created) VALUES (?, ?, ?) ON CONFLICT (id) DO UPDATE SET retentions = excluded.retentions",
       ),
       insertChunk: q("INSERT INTO chunks (sid, start_ts, end_ts, n, ts, vals, tags) VALUES (?, ?, ?, ?, ?, ?, ?)"),
-      selectChunks: q(
-        "SELECT cid, ts, vals, tags FROM chunks WHERE sid = ? AND start_ts >= ? AND start_ts < ? AND end_ts >= ? ORDER BY cid",
-      ),
+      selectChunkIds: q("SELECT cid FROM chunks WHERE sid = ? AND start_ts >= ? AND start_ts < ? AND end_ts >= ? ORDER BY cid"),
+      selectChunk: q("SELECT ts, vals, tags FROM chunks WHERE cid = ?"),
       updateSeriesFlush: q("UPDATE series SET min_ts = ?, max_ts = ?, flushed_seq = ? WHERE sid = ?"),
       updateSeriesDef: q("UPDATE series SET tags = ?, retention = ? WHERE sid = ?"),
       deleteLogBefore: q("DELETE FROM ingest_log WHERE seq < ?"),
@@ -552,13 +558,17 @@ export class SqliteMetricsStore implements MetricsStore {
     start = Math.max(start, this.cutoff(m));
     if (end <= start) return emptyRun(numeric);
     const runs: Run[] = [];
-    const rows = this.st.selectChunks.all(m.sid, start - WINDOW_MS, end, start) as {
-      cid: number;
-      ts: Uint8Array;
-      vals: Uint8Array;
-      tags: Uint8Array | null;
-    }[];
-    for (const r of rows) runs.push(sliceRun(decodeChunk(r, numeric), start, end));
+    const ids = this.st.selectChunkIds.values(m.sid, start - WINDOW_MS, end, start) as [number][];
+    for (const [cid] of ids) {
+      let run = this.cache.get(cid);
+      if (!run) {
+        const row = this.st.selectChunk.get(cid) as { ts: Uint8Array; vals: Uint8Array; tags: Uint8Array | null } | null;
+        if (!row) continue;
+        run = decodeChunk(row, numeric);
+        this.cache.set(cid, run);
+      }
+      runs.push(sliceRun(run, start, end));
+    }
     const h = m.head;
     if (h && h.length > 0) {
       h.normalize();

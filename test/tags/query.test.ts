@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { matchesTags, parseLegacyTags, parseTagQuery, type TagQuery, TagQueryError } from "../../src/alerts/index.ts";
+import { matchesTags, parseLegacyTags, parseTagQuery, type TagQuery, TagQueryError } from "../../src/tags/query/index.ts";
 
 const items: Record<string, Record<string, string>> = {
   a: { tagA: "abc" },

@@ -1,0 +1,92 @@
+#!/usr/bin/env bun
+/**
+ * Collector ingest over MQTT: GENERATORS processes of simulated agents publish CBOR data
+ * batches (5,000 points) to the collector's embedded broker for DURATION ms. A batch counts
+ * when the collector acks it, which it does only after the commit, when the points are
+ * readable; the ack latency is therefore the time until queryable. Prints the sustained rate
+ * per second, p50/p99 time to queryable, and the collector's RSS and CPU.
+ * Env: DURATION (ms, default 60000), GENERATORS (2), AGENTS (per generator, 5), WINDOW (8),
+ * BROKER=mosquitto to use the Mosquitto at 127.0.0.1:1883 instead of the embedded broker.
+ */
+import { join } from "node:path";
+import { BUN, cpuSeconds, fmt, freePort, percentile, ROOT, row, rssMB, startCollectorProcess, tempDir } from "./_lib.ts";
+
+const DURATION = Number(process.env.DURATION ?? 60_000);
+const GENERATORS = Number(process.env.GENERATORS ?? 2);
+const AGENTS = Number(process.env.AGENTS ?? 5);
+const WINDOW = Number(process.env.WINDOW ?? 8);
+const useMosquitto = process.env.BROKER === "mosquitto";
+
+const dir = tempDir("outpost-bench-mqtt-");
+const mqttPort = await freePort();
+const brokerArgs = useMosquitto ? ["--mqtt-port", "0", "--broker", "mqtt://127.0.0.1:1883"] : ["--mqtt-port", String(mqttPort), "--mqtt-host", "127.0.0.1"];
+const { proc, url } = await startCollectorProcess(["--data-dir", dir.path, ...brokerArgs]);
+const brokerUrl = useMosquitto ? "mqtt://127.0.0.1:1883" : `mqtt://127.0.0.1:${mqttPort}`;
+
+console.log(
+  `collector ingest over MQTT (${useMosquitto ? "Mosquitto" : "embedded broker"}), ${GENERATORS} generator processes × ${AGENTS} agents, batches of 5,000 points, window ${WINDOW}, ${DURATION / 1000} s`,
+);
+const cpu0 = cpuSeconds(proc.pid);
+const t0 = performance.now();
+const perSecond: number[] = [];
+const lat: number[] = [];
+let peakRss = 0;
+let perSeriesPoints = 0;
+const roundsByGen = new Map<string, number[]>();
+
+const gens = Array.from({ length: GENERATORS }, (_, g) =>
+  Bun.spawn([BUN, join(ROOT, "bench/_mqtt-load.ts")], {
+    env: { ...process.env, BROKER_URL: brokerUrl, GEN: `g${g}`, AGENTS: String(AGENTS), WINDOW: String(WINDOW), DURATION: String(DURATION) },
+    stdout: "pipe",
+    stderr: "inherit",
+  }),
+);
+await Promise.all(
+  gens.map(async (p) => {
+    let second = 0;
+    let buf = "";
+    for await (const chunk of p.stdout as unknown as AsyncIterable<Uint8Array>) {
+      buf += new TextDecoder().decode(chunk);
+      let nl = buf.indexOf("\n");
+      while (nl >= 0) {
+        const line = JSON.parse(buf.slice(0, nl));
+        buf = buf.slice(nl + 1);
+        if (line.done) {
+          perSeriesPoints = line.perSeriesPoints;
+          roundsByGen.set(line.gen, line.rounds);
+        } else {
+          perSecond[second] = (perSecond[second] ?? 0) + line.acked;
+          second++;
+          for (const l of line.latencies) lat.push(l);
+          peakRss = Math.max(peakRss, rssMB(proc.pid));
+        }
+        nl = buf.indexOf("\n");
+      }
+    }
+    await p.exited;
+  }),
+);
+const secs = (performance.now() - t0) / 1000;
+const cpu = cpuSeconds(proc.pid) - cpu0;
+const total = perSecond.reduce((a, b) => a + b, 0);
+lat.sort((a, b) => a - b);
+// Steady state: leave out the first and last seconds (ramp-up and drain).
+const steady = perSecond.slice(2, -2);
+const steadyRate = steady.length ? steady.reduce((a, b) => a + b, 0) / steady.length : total / secs;
+
+// Check: one series of the last agent reads back every point acked for it.
+const expected = (roundsByGen.get(`g${GENERATORS - 1}`)?.[AGENTS - 1] ?? 0) * perSeriesPoints;
+const res = await fetch(`${url}/svc/metrics/gauges/g${GENERATORS - 1}.a${AGENTS - 1}.s0/raw?start=1&end=${Date.now() + 86_400_000}&limit=0`, { headers: { "Svc-Tenant": "bench" } });
+const readBack = res.status === 204 ? 0 : ((await res.json()) as unknown[]).length;
+
+row("points acked (committed, readable)", `${fmt(total)} in ${secs.toFixed(1)} s`);
+row("sustained rate (seconds 3 to n−2)", `${fmt(steadyRate)} points/s`);
+row("slowest / fastest second", `${fmt(Math.min(...steady))} / ${fmt(Math.max(...steady))} points/s`);
+row("time to queryable per batch (publish → ack after commit)", `p50 ${percentile(lat, 50).toFixed(0)} ms  p99 ${percentile(lat, 99).toFixed(0)} ms`);
+row("collector CPU", `${((cpu / secs) * 100).toFixed(0)} % of one core`);
+row("collector peak RSS", `${fmt(peakRss, 1)} MB`);
+row("read-back check (one series, newest batch included)", readBack === expected ? `ok (${readBack} points)` : `MISMATCH ${readBack}/${expected}`);
+
+proc.kill("SIGTERM");
+await proc.exited;
+dir.remove();

@@ -1,0 +1,50 @@
+import type { EngineData } from "../../src/alerts/engine/evaluate.ts";
+import { completeData, completeEvent, type DataInput, type EventInput } from "../../src/alerts/schemas.ts";
+import type { WrittenPoints } from "../events/points-bus.ts";
+import type { AlertingContext } from "./context.ts";
+
+/**
+ * Committed metric points as engine data: dataId is the metric id (whatever its type), the
+ * value the point's value; availability reads UP, DOWN or UNKNOWN. Points carry no source, so
+ * they feed triggers without a source.
+ */
+export function pointsToData(p: WrittenPoints): EngineData[] {
+  const out: EngineData[] = [];
+  for (const w of p.writes) {
+    const availability = w.type === "availability";
+    for (const pt of w.points) {
+      out.push({
+        tenantId: p.tenant,
+        id: w.id,
+        timestamp: pt.timestamp,
+        value: availability ? String(pt.value).toUpperCase() : pt.value,
+      });
+    }
+  }
+  return out;
+}
+
+/** Data and external events evaluated by the engine; only what they fire is stored. */
+export class DataFeed {
+  constructor(private readonly ctx: AlertingContext) {}
+
+  /** POST /data: resolves once what the data fired is stored. */
+  async sendData(tenantId: string, inputs: readonly DataInput[]): Promise<void> {
+    const now = this.ctx.now();
+    this.ctx.engine.sendData(inputs.map((d) => completeData(d, tenantId, now)));
+    await this.ctx.serial.idle();
+  }
+
+  /** POST /events/data: the events are evaluated, never stored. */
+  async sendEvents(tenantId: string, inputs: readonly EventInput[]): Promise<void> {
+    const now = this.ctx.now();
+    this.ctx.engine.sendEvents(inputs.map((e) => completeEvent(e, tenantId, now)));
+    await this.ctx.serial.idle();
+  }
+
+  /** The PointsBus listener: evaluation happens now, storage of what fires later, in order. */
+  readonly onPoints = (p: WrittenPoints): void => {
+    const data = pointsToData(p);
+    if (data.length > 0) this.ctx.engine.sendData(data);
+  };
+}

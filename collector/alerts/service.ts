@@ -1,0 +1,213 @@
+import { createAlertsEngine } from "../../src/alerts/engine/engine.ts";
+import { isGroupTrigger } from "../../src/alerts/groups.ts";
+import type { Alert, Event, FullTrigger } from "../../src/alerts/model.ts";
+import type { Scheduler } from "../../src/alerts/scheduler.ts";
+import type { Logger } from "../../src/log/logger.ts";
+import type { AlertsStore } from "../store/alerts/types.ts";
+import { ActionDefinitions } from "./action-definitions.ts";
+import { ActionHistory } from "./action-history.ts";
+import type { PluginRegistry } from "./actions/registry.ts";
+import { ActionRunner } from "./actions/runner.ts";
+import { AlertRecords } from "./alerts.ts";
+import { announceAlerts, announceEvents } from "./announce.ts";
+import type { AlertingContext, DefinitionsListener } from "./context.ts";
+import type { AlertCriteria, EventCriteria } from "./criteria.ts";
+import { DataFeed } from "./data-feed.ts";
+import { EffectApplier } from "./effects.ts";
+import { EventRecords } from "./events.ts";
+import { GroupDefinitions } from "./groups.ts";
+import { Serial } from "./serial.ts";
+import { DefinitionsTransfer } from "./transfer.ts";
+import { TriggerDefinitions } from "./triggers.ts";
+import { watchAlerts, watchEvents, type WatchFeed } from "./watch.ts";
+import { WatchHub } from "./watch-hub.ts";
+
+export interface AlertingServiceOptions {
+  store: AlertsStore;
+  plugins: PluginRegistry;
+  log: Logger;
+  now?: () => number;
+  scheduler?: Scheduler;
+  newId?: () => string;
+  /** Actions carried out at the same time. */
+  actionConcurrency?: number;
+}
+
+export interface IngestResult {
+  /** Alerts and events stored for the first time. */
+  created: number;
+  /** Known alerts whose lifecycle moved on. */
+  updated: number;
+  /** Already known, unchanged. */
+  ignored: number;
+}
+
+/**
+ * The collector's alerting service: one engine for all tenants, fed by POST /data, events and
+ * the metric points committed to the store; everything it fires is stored, watched and acted
+ * on. Its parts are reached through the properties below.
+ */
+export class AlertingService {
+  readonly triggers: TriggerDefinitions;
+  readonly groups: GroupDefinitions;
+  readonly alerts: AlertRecords;
+  readonly events: EventRecords;
+  readonly actions: ActionDefinitions;
+  readonly history: ActionHistory;
+  readonly transfer: DefinitionsTransfer;
+  readonly data: DataFeed;
+  private readonly ctx: AlertingContext;
+  /** Open watches, ended when the service closes. */
+  private readonly feeds = new Set<WatchFeed<Alert> | WatchFeed<Event>>();
+
+  constructor(opts: AlertingServiceOptions) {
+    const log = opts.log;
+    const now = opts.now ?? Date.now;
+    const serial = new Serial((err) => log.error("alerting write failed", { err: (err as Error)?.stack ?? String(err) }));
+    let applier: EffectApplier | undefined;
+    const engine = createAlertsEngine({
+      clock: now,
+      scheduler: opts.scheduler,
+      listener: (effect) => applier?.onEffect(effect),
+      onWarning: (msg) => log.warn(msg),
+    });
+    const runner = new ActionRunner({
+      plugins: opts.plugins,
+      log,
+      concurrency: opts.actionConcurrency,
+      record: (key, result) => serial.post(() => opts.store.setActionResult(key, result)),
+    });
+    this.ctx = {
+      store: opts.store,
+      engine,
+      plugins: opts.plugins,
+      runner,
+      hub: new WatchHub((err) => log.warn("watch listener failed", { err: String(err) })),
+      serial,
+      log,
+      now,
+      newId: opts.newId ?? (() => crypto.randomUUID()),
+      definitionListeners: new Set(),
+    };
+    applier = new EffectApplier(this.ctx);
+    this.groups = new GroupDefinitions(this.ctx);
+    this.triggers = new TriggerDefinitions(this.ctx, this.groups);
+    this.alerts = new AlertRecords(this.ctx);
+    this.events = new EventRecords(this.ctx);
+    this.actions = new ActionDefinitions(this.ctx);
+    this.history = new ActionHistory(this.ctx);
+    this.transfer = new DefinitionsTransfer(this.ctx, this.actions);
+    this.data = new DataFeed(this.ctx);
+  }
+
+  /**
+   * Loads every stored trigger into the engine, in FIRING mode (the spec's start-up reload),
+   * with the enabled state last stored; actions left WAITING by a stop run now.
+   */
+  async open(): Promise<void> {
+    const { store, engine, runner, log } = this.ctx;
+    await store.resetModes();
+    let loaded = 0;
+    for (const full of await store.allTriggers()) {
+      if (isGroupTrigger(full.trigger)) continue;
+      engine.loadTrigger(full);
+      loaded++;
+    }
+    const waiting = await store.waitingActions();
+    runner.enqueue(waiting);
+    log.info("alerting ready", { triggers: loaded, resumedActions: waiting.length });
+  }
+
+  /** Stops evaluating, lets running actions finish (briefly), then stores what is pending. */
+  async close(): Promise<void> {
+    for (const f of [...this.feeds]) f.close();
+    this.ctx.engine.close();
+    await this.ctx.runner.close();
+    await this.ctx.serial.idle();
+    await this.ctx.store.close();
+  }
+
+  /** Resolves once every write queued so far (including what fired) is stored. */
+  idle(): Promise<void> {
+    return this.ctx.serial.idle();
+  }
+
+  /** Actions queued or running in the background. */
+  get pendingActions(): number {
+    return this.ctx.runner.pending;
+  }
+
+  async watchAlerts(tenants: readonly string[], criteria: AlertCriteria): Promise<WatchFeed<Alert>> {
+    return this.track(await watchAlerts(this.ctx, this.alerts, tenants, criteria));
+  }
+
+  async watchEvents(tenants: readonly string[], criteria: EventCriteria): Promise<WatchFeed<Event>> {
+    return this.track(await watchEvents(this.ctx, this.events, tenants, criteria));
+  }
+
+  private track<F extends WatchFeed<Alert> | WatchFeed<Event>>(feed: F): F {
+    this.feeds.add(feed);
+    feed.whenClosed(() => this.feeds.delete(feed));
+    return feed;
+  }
+
+  // ------------------------------------------------------------ for agent synchronisation
+
+  /**
+   * The triggers an agent of this feed evaluates locally: members and standalone triggers
+   * whose `source` is the feed id, or which carry the tag `feed` with the feed id. Groups
+   * are definitions only and never included.
+   */
+  async triggersForFeed(tenantId: string, feedId: string): Promise<FullTrigger[]> {
+    return (await this.ctx.store.triggers(tenantId)).filter(
+      (f) => !isGroupTrigger(f.trigger) && (f.trigger.source === feedId || f.trigger.tags?.feed === feedId),
+    );
+  }
+
+  /** Full definitions (trigger, conditions, dampenings) of a tenant, all or the ids given. */
+  async fullTriggers(tenantId: string, ids?: readonly string[]): Promise<FullTrigger[]> {
+    const all = await this.ctx.store.triggers(tenantId);
+    return ids ? all.filter((f) => ids.includes(f.trigger.id)) : all;
+  }
+
+  /** Called with the ids of a tenant's triggers after they were created, changed or removed. */
+  onDefinitionsChanged(fn: DefinitionsListener): () => void {
+    this.ctx.definitionListeners.add(fn);
+    return () => this.ctx.definitionListeners.delete(fn);
+  }
+
+  /**
+   * Stores alerts and events that an agent's triggers fired, without evaluating them again.
+   * New ones are stored, watched and (unless `runActions` is false) acted on; a known alert
+   * whose lifecycle grew (resolved on the agent) is updated; anything else is ignored, so
+   * redelivery is harmless.
+   */
+  ingestFired(tenantId: string, items: readonly (Alert | Event)[], opts: { runActions?: boolean } = {}): Promise<IngestResult> {
+    const runActions = opts.runActions !== false;
+    return this.ctx.serial.run(async () => {
+      const { store } = this.ctx;
+      const alerts = items.filter((i): i is Alert => i.eventType === "ALERT").map((a) => ({ ...a, tenantId }));
+      const events = items.filter((i) => i.eventType !== "ALERT").map((e) => ({ ...e, tenantId, eventType: "EVENT" as const }));
+      const newAlerts = await store.insertAlerts(alerts);
+      const fresh = new Set(newAlerts.map((a) => a.id));
+      const grown: Alert[] = [];
+      for (const a of alerts) {
+        if (fresh.has(a.id)) continue;
+        const known = await store.alert(tenantId, a.id);
+        if (known && a.lifecycle.length > known.lifecycle.length) grown.push(a);
+      }
+      await store.updateAlerts(grown);
+      const newEvents = await store.insertEvents(events);
+      const changed = [...newAlerts, ...grown];
+      if (runActions) {
+        await announceAlerts(this.ctx, changed);
+        await announceEvents(this.ctx, newEvents);
+      } else {
+        for (const alert of changed) this.ctx.hub.publish({ kind: "alert", alert });
+        for (const event of newEvents) this.ctx.hub.publish({ kind: "event", event });
+      }
+      const created = newAlerts.length + newEvents.length;
+      return { created, updated: grown.length, ignored: items.length - created - grown.length };
+    });
+  }
+}

@@ -1,0 +1,38 @@
+import type { Logger } from "../../src/log/logger.ts";
+import type { PointsBus } from "../events/points-bus.ts";
+import { SqliteAlertsStore } from "../store/alerts/sqlite.ts";
+import { defaultPlugins, type PluginOptions } from "./actions/registry.ts";
+import { AlertingService } from "./service.ts";
+
+export interface AlertingOptions {
+  dataDir: string;
+  bus: PointsBus;
+  log: Logger;
+  synchronous?: "FULL" | "NORMAL";
+  plugins?: PluginOptions;
+}
+
+export interface Alerting {
+  service: AlertingService;
+  /** Loads the triggers, then starts following the committed metric points. */
+  open(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** The alerting service of the collector: its store (alerts.db), its engine, its bus subscription. */
+export function createAlerting(opts: AlertingOptions): Alerting {
+  const store = new SqliteAlertsStore({ dataDir: opts.dataDir, synchronous: opts.synchronous, log: opts.log });
+  const service = new AlertingService({ store, plugins: defaultPlugins(opts.plugins), log: opts.log });
+  let unsubscribe: (() => void) | undefined;
+  return {
+    service,
+    async open() {
+      await service.open();
+      unsubscribe = opts.bus.subscribe(service.data.onPoints);
+    },
+    async close() {
+      unsubscribe?.();
+      await service.close();
+    },
+  };
+}

@@ -1,0 +1,322 @@
+import type { Database } from "bun:sqlite";
+import { join } from "node:path";
+import type { Action, ActionDefinition, Alert, Event, FullTrigger, LifeCycle, TriggerMode } from "../../../src/alerts/model.ts";
+import type { Logger } from "../../../src/log/logger.ts";
+import { openDatabase } from "../../../src/sqlite/open.ts";
+import { ALERTS_SCHEMA } from "./schema.ts";
+import type { ActionRows, AlertRows, AlertsStore, EventRows, StoredAction, TriggerChanges } from "./types.ts";
+import { Where } from "./where.ts";
+
+export interface SqliteAlertsStoreOptions {
+  dataDir: string;
+  synchronous?: "FULL" | "NORMAL";
+  log: Logger;
+}
+
+interface BodyRow {
+  body: string;
+}
+
+/** Ids per statement when deleting by id lists (well under SQLite's parameter limit). */
+const CHUNK = 500;
+
+function lastTime(lifecycle: readonly LifeCycle[], status: string): number | null {
+  for (let i = lifecycle.length - 1; i >= 0; i--) if (lifecycle[i]!.status === status) return lifecycle[i]!.stime;
+  return null;
+}
+
+function statusTime(a: Alert): number {
+  return a.lifecycle.length > 0 ? a.lifecycle[a.lifecycle.length - 1]!.stime : a.ctime;
+}
+
+function chunks<T>(xs: readonly T[]): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < xs.length; i += CHUNK) out.push(xs.slice(i, i + CHUNK));
+  return out;
+}
+
+/** The alerting service's data in its own database file, alerts.db. */
+export class SqliteAlertsStore implements AlertsStore {
+  private readonly db: Database;
+  private readonly log: Logger;
+
+  constructor(opts: SqliteAlertsStoreOptions) {
+    this.db = openDatabase(join(opts.dataDir, "alerts.db"), { synchronous: opts.synchronous ?? "FULL" });
+    for (const ddl of ALERTS_SCHEMA) this.db.exec(ddl);
+    this.log = opts.log;
+  }
+
+  /** Parses stored JSON; a row that cannot be read is skipped and logged rather than failing every query. */
+  private parse<T>(rows: readonly BodyRow[], what: string): T[] {
+    const out: T[] = [];
+    for (const r of rows) {
+      try {
+        out.push(JSON.parse(r.body) as T);
+      } catch (e) {
+        this.log.warn(`unreadable ${what} row skipped`, { err: String(e) });
+      }
+    }
+    return out;
+  }
+
+  // ------------------------------------------------------------ triggers
+
+  async allTriggers(): Promise<FullTrigger[]> {
+    return this.parse(this.db.query<BodyRow, []>("SELECT body FROM triggers ORDER BY tenant, id").all(), "trigger");
+  }
+
+  async triggers(tenantId: string): Promise<FullTrigger[]> {
+    return this.parse(this.db.query<BodyRow, [string]>("SELECT body FROM triggers WHERE tenant = ? ORDER BY id").all(tenantId), "trigger");
+  }
+
+  async trigger(tenantId: string, id: string): Promise<FullTrigger | undefined> {
+    const row = this.db.query<BodyRow, [string, string]>("SELECT body FROM triggers WHERE tenant = ? AND id = ?").get(tenantId, id);
+    return row ? this.parse<FullTrigger>([row], "trigger")[0] : undefined;
+  }
+
+  async members(tenantId: string, groupId: string): Promise<FullTrigger[]> {
+    return this.parse(
+      this.db.query<BodyRow, [string, string]>("SELECT body FROM triggers WHERE tenant = ? AND member_of = ? ORDER BY id").all(tenantId, groupId),
+      "trigger",
+    );
+  }
+
+  async writeTriggers(changes: TriggerChanges): Promise<void> {
+    const put = this.db.query(
+      `INSERT INTO triggers (tenant, id, type, member_of, enabled, mode, body) VALUES (?, ?, ?, ?, ?, 'FIRING', ?)
+       ON CONFLICT (tenant, id) DO UPDATE SET type = excluded.type, member_of = excluded.member_of,
+         enabled = excluded.enabled, mode = 'FIRING', body = excluded.body`,
+    );
+    const remove = this.db.query("DELETE FROM triggers WHERE tenant = ? AND id = ?");
+    this.db.transaction(() => {
+      for (const r of changes.remove ?? []) remove.run(r.tenantId, r.id);
+      for (const f of changes.put ?? []) {
+        const t = f.trigger;
+        put.run(t.tenantId, t.id, t.type, t.memberOf ?? null, t.enabled ? 1 : 0, JSON.stringify(f));
+      }
+    })();
+  }
+
+  async setTriggerEnabled(tenantId: string, id: string, enabled: boolean): Promise<void> {
+    const full = await this.trigger(tenantId, id);
+    if (!full) return;
+    full.trigger.enabled = enabled;
+    this.db
+      .query("UPDATE triggers SET enabled = ?, body = ? WHERE tenant = ? AND id = ?")
+      .run(enabled ? 1 : 0, JSON.stringify(full), tenantId, id);
+  }
+
+  async setTriggerMode(tenantId: string, id: string, mode: TriggerMode): Promise<void> {
+    this.db.query("UPDATE triggers SET mode = ? WHERE tenant = ? AND id = ?").run(mode, tenantId, id);
+  }
+
+  async resetModes(): Promise<void> {
+    this.db.exec("UPDATE triggers SET mode = 'FIRING' WHERE mode <> 'FIRING'");
+  }
+
+  // ------------------------------------------------------------ alerts
+
+  private alertParams(a: Alert) {
+    return [
+      a.trigger?.id ?? null,
+      a.ctime,
+      a.severity,
+      a.status,
+      statusTime(a),
+      lastTime(a.lifecycle, "ACKNOWLEDGED"),
+      lastTime(a.lifecycle, "RESOLVED"),
+      JSON.stringify(a),
+    ] as const;
+  }
+
+  async insertAlerts(alerts: readonly Alert[]): Promise<Alert[]> {
+    const q = this.db.query(
+      `INSERT INTO alerts (tenant, id, trigger_id, ctime, severity, status, status_time, ack_time, resolved_time, body)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (tenant, id) DO NOTHING`,
+    );
+    const inserted: Alert[] = [];
+    this.db.transaction(() => {
+      for (const a of alerts) if (q.run(a.tenantId, a.id, ...this.alertParams(a)).changes === 1) inserted.push(a);
+    })();
+    return inserted;
+  }
+
+  async updateAlerts(alerts: readonly Alert[]): Promise<void> {
+    const q = this.db.query(
+      `UPDATE alerts SET trigger_id = ?, ctime = ?, severity = ?, status = ?, status_time = ?, ack_time = ?, resolved_time = ?, body = ?
+       WHERE tenant = ? AND id = ?`,
+    );
+    this.db.transaction(() => {
+      for (const a of alerts) q.run(...this.alertParams(a), a.tenantId, a.id);
+    })();
+  }
+
+  async alert(tenantId: string, id: string): Promise<Alert | undefined> {
+    const row = this.db.query<BodyRow, [string, string]>("SELECT body FROM alerts WHERE tenant = ? AND id = ?").get(tenantId, id);
+    return row ? this.parse<Alert>([row], "alert")[0] : undefined;
+  }
+
+  async findAlerts(r: AlertRows): Promise<Alert[]> {
+    const w = new Where()
+      .in("tenant", r.tenants)
+      .range("ctime", r.startTime, r.endTime)
+      .in("id", r.ids)
+      .in("trigger_id", r.triggerIds)
+      .in("status", r.statuses)
+      .in("severity", r.severities)
+      .range("ack_time", r.startAckTime, r.endAckTime)
+      .range("resolved_time", r.startResolvedTime, r.endResolvedTime)
+      .cmp("status_time", ">", r.statusTimeAfter);
+    return this.parse(this.db.query<BodyRow, typeof w.params>(`SELECT body FROM alerts${w} ORDER BY ctime, id`).all(...w.params), "alert");
+  }
+
+  async deleteAlerts(tenantId: string, ids: readonly string[]): Promise<number> {
+    return this.deleteByIds("alerts", tenantId, ids);
+  }
+
+  private deleteByIds(table: "alerts" | "events", tenantId: string, ids: readonly string[]): number {
+    let n = 0;
+    this.db.transaction(() => {
+      for (const part of chunks(ids)) {
+        n += this.db.query(`DELETE FROM ${table} WHERE tenant = ? AND id IN (${part.map(() => "?").join(", ")})`).run(tenantId, ...part).changes;
+      }
+    })();
+    return n;
+  }
+
+  // ------------------------------------------------------------ events
+
+  async insertEvents(events: readonly Event[]): Promise<Event[]> {
+    const q = this.db.query(
+      `INSERT INTO events (tenant, id, trigger_id, ctime, category, body) VALUES (?, ?, ?, ?, ?, ?)
+       ON CONFLICT (tenant, id) DO NOTHING`,
+    );
+    const inserted: Event[] = [];
+    this.db.transaction(() => {
+      for (const e of events) {
+        if (q.run(e.tenantId, e.id, e.trigger?.id ?? null, e.ctime, e.category, JSON.stringify(e)).changes === 1) inserted.push(e);
+      }
+    })();
+    return inserted;
+  }
+
+  async updateEvents(events: readonly Event[]): Promise<void> {
+    const q = this.db.query("UPDATE events SET category = ?, body = ? WHERE tenant = ? AND id = ?");
+    this.db.transaction(() => {
+      for (const e of events) q.run(e.category, JSON.stringify(e), e.tenantId, e.id);
+    })();
+  }
+
+  async event(tenantId: string, id: string): Promise<Event | undefined> {
+    const row = this.db.query<BodyRow, [string, string]>("SELECT body FROM events WHERE tenant = ? AND id = ?").get(tenantId, id);
+    return row ? this.parse<Event>([row], "event")[0] : undefined;
+  }
+
+  async findEvents(r: EventRows): Promise<Event[]> {
+    const w = new Where()
+      .in("tenant", r.tenants)
+      .range("ctime", r.startTime, r.endTime)
+      .in("id", r.ids)
+      .in("trigger_id", r.triggerIds)
+      .in("category", r.categories)
+      .cmp("ctime", ">", r.ctimeAfter);
+    return this.parse(this.db.query<BodyRow, typeof w.params>(`SELECT body FROM events${w} ORDER BY ctime, id`).all(...w.params), "event");
+  }
+
+  async deleteEvents(tenantId: string, ids: readonly string[]): Promise<number> {
+    return this.deleteByIds("events", tenantId, ids);
+  }
+
+  // ------------------------------------------------------------ action definitions
+
+  async actionDefinitions(tenantId: string): Promise<ActionDefinition[]> {
+    return this.parse(
+      this.db.query<BodyRow, [string]>("SELECT body FROM action_definitions WHERE tenant = ? ORDER BY plugin, action_id").all(tenantId),
+      "action definition",
+    );
+  }
+
+  async actionDefinition(tenantId: string, plugin: string, actionId: string): Promise<ActionDefinition | undefined> {
+    const row = this.db
+      .query<BodyRow, [string, string, string]>("SELECT body FROM action_definitions WHERE tenant = ? AND plugin = ? AND action_id = ?")
+      .get(tenantId, plugin, actionId);
+    return row ? this.parse<ActionDefinition>([row], "action definition")[0] : undefined;
+  }
+
+  async putActionDefinitions(defs: readonly ActionDefinition[]): Promise<void> {
+    const q = this.db.query(
+      `INSERT INTO action_definitions (tenant, plugin, action_id, global, body) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT (tenant, plugin, action_id) DO UPDATE SET global = excluded.global, body = excluded.body`,
+    );
+    this.db.transaction(() => {
+      for (const d of defs) q.run(d.tenantId ?? "", d.actionPlugin, d.actionId, d.global ? 1 : 0, JSON.stringify(d));
+    })();
+  }
+
+  async deleteActionDefinition(tenantId: string, plugin: string, actionId: string): Promise<boolean> {
+    return (
+      this.db.query("DELETE FROM action_definitions WHERE tenant = ? AND plugin = ? AND action_id = ?").run(tenantId, plugin, actionId).changes === 1
+    );
+  }
+
+  // ------------------------------------------------------------ action history
+
+  async insertActions(actions: readonly StoredAction[]): Promise<void> {
+    const q = this.db.query(
+      `INSERT INTO action_history (id, tenant, plugin, action_id, event_id, ctime, result, body) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    this.db.transaction(() => {
+      for (const { key, action: a } of actions) {
+        q.run(key, a.tenantId ?? "", a.actionPlugin, a.actionId, a.eventId, a.ctime, a.result, JSON.stringify(a));
+      }
+    })();
+  }
+
+  async setActionResult(key: string, result: string): Promise<void> {
+    const row = this.db.query<BodyRow, [string]>("SELECT body FROM action_history WHERE id = ?").get(key);
+    if (!row) return;
+    const a = this.parse<Action>([row], "action")[0];
+    if (!a) return;
+    a.result = result;
+    this.db.query("UPDATE action_history SET result = ?, body = ? WHERE id = ?").run(result, JSON.stringify(a), key);
+  }
+
+  private storedActions(sql: string, params: Where["params"]): StoredAction[] {
+    const rows = this.db.query<BodyRow & { id: string }, typeof params>(sql).all(...params);
+    const out: StoredAction[] = [];
+    for (const r of rows) {
+      const a = this.parse<Action>([r], "action")[0];
+      if (a) out.push({ key: r.id, action: a });
+    }
+    return out;
+  }
+
+  async findActions(r: ActionRows): Promise<StoredAction[]> {
+    const w = new Where()
+      .in("tenant", r.tenants)
+      .range("ctime", r.startTime, r.endTime)
+      .in("plugin", r.plugins)
+      .in("action_id", r.actionIds)
+      .in("event_id", r.eventIds)
+      .in("result", r.results);
+    return this.storedActions(`SELECT id, body FROM action_history${w} ORDER BY ctime, id`, w.params);
+  }
+
+  async deleteActions(keys: readonly string[]): Promise<number> {
+    let n = 0;
+    this.db.transaction(() => {
+      for (const part of chunks(keys)) {
+        n += this.db.query(`DELETE FROM action_history WHERE id IN (${part.map(() => "?").join(", ")})`).run(...part).changes;
+      }
+    })();
+    return n;
+  }
+
+  async waitingActions(): Promise<StoredAction[]> {
+    return this.storedActions("SELECT id, body FROM action_history WHERE result = 'WAITING' ORDER BY ctime, id", []);
+  }
+
+  async close(): Promise<void> {
+    this.db.close();
+  }
+}

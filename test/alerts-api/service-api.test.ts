@@ -1,0 +1,112 @@
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { defaultPlugins } from "../../collector/alerts/actions/registry.ts";
+import { AlertingService } from "../../collector/alerts/service.ts";
+import { SqliteAlertsStore } from "../../collector/store/alerts/sqlite.ts";
+import type { Alert, Event } from "../../src/alerts/model.ts";
+import { fullTriggerSchema } from "../../src/alerts/schemas.ts";
+import { createLogger } from "../../src/log/logger.ts";
+
+/** The calls other collector code (agent synchronisation) makes, on a real store. */
+const dir = mkdtempSync(join(tmpdir(), "outpost-alerting-api-"));
+const log = createLogger("silent");
+let service: AlertingService;
+
+beforeAll(async () => {
+  service = new AlertingService({ store: new SqliteAlertsStore({ dataDir: dir, log, synchronous: "NORMAL" }), plugins: defaultPlugins(), log });
+  await service.open();
+});
+afterAll(async () => {
+  await service.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const full = (json: unknown) => fullTriggerSchema.parse(json);
+
+describe("AlertingService for agent synchronisation", () => {
+  it("lists the triggers of a feed (by source or by the feed tag) and tells listeners about changes", async () => {
+    const changes: [string, readonly string[]][] = [];
+    const stop = service.onDefinitionsChanged((tenant, ids) => changes.push([tenant, ids]));
+    await service.triggers.createFull("t1", full({ trigger: { id: "by-source", source: "feed-1" } }));
+    await service.triggers.createFull("t1", full({ trigger: { id: "by-tag", tags: { feed: "feed-1" } } }));
+    await service.triggers.createFull("t1", full({ trigger: { id: "central" } }));
+    await service.triggers.createFull("t1", full({ trigger: { id: "group", type: "GROUP", source: "feed-1" } }));
+    await service.triggers.createFull("t2", full({ trigger: { id: "other-tenant", source: "feed-1" } }));
+    const ids = (await service.triggersForFeed("t1", "feed-1")).map((f) => f.trigger.id).sort();
+    expect(ids).toEqual(["by-source", "by-tag"]);
+    expect((await service.fullTriggers("t1", ["central"])).map((f) => f.trigger.id)).toEqual(["central"]);
+    expect(changes).toContainEqual(["t1", ["by-source"]]);
+    expect(changes).toContainEqual(["t2", ["other-tenant"]]);
+    stop();
+    const heard = changes.length;
+    await service.triggers.remove("t1", "central");
+    expect(changes.length).toBe(heard);
+  });
+
+  it("ingests what agents fired without firing again; redelivery is harmless; a resolution updates the alert", async () => {
+    const alert: Alert = {
+      eventType: "ALERT",
+      tenantId: "spoofed",
+      id: "agent-alert-1",
+      ctime: 1000,
+      dataId: "by-source",
+      category: "ALERT",
+      text: "from the edge",
+      severity: "HIGH",
+      status: "OPEN",
+      lifecycle: [{ status: "OPEN", user: "system", stime: 1000 }],
+      trigger: { ...(await service.triggers.get("t1", "by-source")) },
+    };
+    const event: Event = { eventType: "EVENT", tenantId: "t1", id: "agent-event-1", ctime: 1001, category: "EDGE", text: "hello" };
+    expect(await service.ingestFired("t1", [alert, event])).toEqual({ created: 2, updated: 0, ignored: 0 });
+    expect(await service.ingestFired("t1", [alert, event])).toEqual({ created: 0, updated: 0, ignored: 2 });
+    const resolved: Alert = { ...alert, status: "RESOLVED", lifecycle: [...alert.lifecycle, { status: "RESOLVED", user: "AutoResolve", stime: 2000 }] };
+    expect(await service.ingestFired("t1", [resolved])).toEqual({ created: 0, updated: 1, ignored: 0 });
+    const stored = await service.alerts.get("t1", "agent-alert-1");
+    expect(stored.tenantId).toBe("t1");
+    expect(stored.status).toBe("RESOLVED");
+    expect((await service.events.get("t1", "agent-event-1")).text).toBe("hello");
+    // nothing was evaluated: no trigger of the tenant fired
+    const page = await service.alerts.find(["t1"], {}, { page: 0, sort: [] });
+    expect(page.items.map((a) => a.id)).toEqual(["agent-alert-1"]);
+  });
+
+  it("runs actions left WAITING by a stop when the service opens again", async () => {
+    const other = mkdtempSync(join(tmpdir(), "outpost-alerting-resume-"));
+    try {
+      const path = join(other, "resumed.jsonl");
+      const store = new SqliteAlertsStore({ dataDir: other, log });
+      await store.insertActions([
+        {
+          key: "k1",
+          action: {
+            tenantId: "t1",
+            actionPlugin: "file",
+            actionId: "f",
+            properties: { path },
+            eventId: "e1",
+            ctime: 1,
+            event: { eventType: "EVENT", tenantId: "t1", id: "e1", ctime: 1, category: "C", text: "queued before the stop" },
+            result: "WAITING",
+          },
+        },
+      ]);
+      await store.close();
+      const resumed = new AlertingService({ store: new SqliteAlertsStore({ dataDir: other, log }), plugins: defaultPlugins(), log });
+      await resumed.open();
+      const until = Date.now() + 10_000;
+      let result = "WAITING";
+      while (result === "WAITING" && Date.now() < until) {
+        await new Promise((r) => setTimeout(r, 20));
+        result = (await resumed.history.find("t1", {}, { page: 0, sort: [] }, true)).items[0]?.result ?? "missing";
+      }
+      await resumed.close();
+      expect(result).toBe("PROCESSED");
+      expect(JSON.parse(readFileSync(path, "utf8")).id).toBe("e1");
+    } finally {
+      rmSync(other, { recursive: true, force: true });
+    }
+  });
+});
