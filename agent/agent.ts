@@ -2,6 +2,7 @@ import { hostname } from "node:os";
 import { join, resolve } from "node:path";
 import { OptionError, type OptionValues } from "../src/config/options.ts";
 import { createLogger, isLogLevel, type Logger } from "../src/log/logger.ts";
+import type { MetricWrite } from "../src/metrics/model.ts";
 import { createDecoder, createEncoder } from "../src/protocol/cbor.ts";
 import { decodeInventoryAck, messageKind } from "../src/protocol/inventory-messages.ts";
 import { encodeStatus } from "../src/protocol/control-messages.ts";
@@ -15,6 +16,7 @@ import { parseBrokerUrl } from "./forward/mqtt/connection.ts";
 import { MqttLink } from "./forward/mqtt-link.ts";
 import { SendPlanner } from "./forward/send-planner.ts";
 import { type HostMonitoring, startHostMonitoring } from "./host-monitoring.ts";
+import { type LocalAlerting, startLocalAlerting } from "./local-alerting.ts";
 import { createAgentApp } from "./http/server-app.ts";
 import { Intake } from "./intake.ts";
 import { createAgentTelemetry } from "./telemetry.ts";
@@ -69,6 +71,7 @@ export async function startAgent(values: OptionValues): Promise<Agent> {
   const db = openDatabase(join(dataDir, "buffer.db"), { synchronous: sync });
   let forwarder: Forwarder | undefined;
   let host: HostMonitoring | undefined;
+  let local: LocalAlerting | undefined;
   const buffer = new PointBuffer(
     db,
     { tenant, feed },
@@ -83,8 +86,19 @@ export async function startAgent(values: OptionValues): Promise<Agent> {
     },
   );
 
-  const topic = (kind: "data" | "ack" | "status" | "inventory") => buildTopic(prefix, { tenant, feed, kind });
+  const topic = (kind: "data" | "ack" | "status" | "inventory" | "events" | "triggers") => buildTopic(prefix, { tenant, feed, kind });
   const status = (state: "online" | "offline", at = Date.now()) => ({ topic: topic("status"), payload: encodeStatus(enc, { state, session: buffer.session, at }) });
+  // The ack topic carries the acks of points, of fired alerts and of the inventory.
+  const routeAck = (payload: Uint8Array) => {
+    const kind = messageKind(dec, payload);
+    if (kind === "events-ack") return local?.onAck(payload);
+    if (kind !== "inventory-ack") return forwarder?.onAck(payload);
+    try {
+      host?.inventory?.onAck(decodeInventoryAck(dec, payload));
+    } catch (e) {
+      log.warn("ignoring invalid inventory ack", { err: e instanceof ProtocolError ? e.message : String(e) });
+    }
+  };
   const planner = new SendPlanner(buffer, { batchPoints, replayRate: Number(values["replay-rate"] ?? 5000), freshAgeMs: freshAgeMs(interval) });
   const link = new MqttLink(
     {
@@ -94,7 +108,7 @@ export async function startAgent(values: OptionValues): Promise<Agent> {
       password: values.password === undefined ? undefined : String(values.password),
       will: status("offline"),
       online: () => status("online"),
-      subscriptions: [topic("ack")],
+      subscriptions: [topic("ack"), topic("triggers")],
       reconnectMinMs: Number(values["reconnect-min"] ?? 1000),
       reconnectMaxMs: Number(values["reconnect-max"] ?? 30_000),
       log: log.child("link"),
@@ -102,18 +116,13 @@ export async function startAgent(values: OptionValues): Promise<Agent> {
     {
       ready: () => {
         forwarder?.linkReady();
+        local?.linkReady();
         host?.inventory?.linkReady();
       },
       down: () => host?.inventory?.linkDown(),
       message: (t, payload) => {
-        if (t !== topic("ack")) return;
-        // The ack topic carries data acks and inventory acks.
-        if (messageKind(dec, payload) !== "inventory-ack") return forwarder?.onAck(payload);
-        try {
-          host?.inventory?.onAck(decodeInventoryAck(dec, payload));
-        } catch (e) {
-          log.warn("ignoring invalid inventory ack", { err: e instanceof ProtocolError ? e.message : String(e) });
-        }
+        if (t === topic("triggers")) return local?.onTriggers(payload);
+        if (t === topic("ack")) routeAck(payload);
       },
     },
   );
@@ -146,10 +155,33 @@ export async function startAgent(values: OptionValues): Promise<Agent> {
     log.child("intake"),
   );
 
+  local = await startLocalAlerting({
+    values,
+    tenant,
+    feed,
+    dataDir,
+    synchronous: sync,
+    eventsTopic: topic("events"),
+    link,
+    enc,
+    dec,
+    telemetry,
+    log,
+  });
+  const localAlerting = local;
+  // Every accepted point, once buffered, is also evaluated by the local triggers that read it.
+  const sink = {
+    async accept(writes: MetricWrite[]) {
+      const r = await intake.accept(writes);
+      localAlerting.onWrites(writes);
+      return r;
+    },
+  };
+
   host = startHostMonitoring({
     values,
     feed,
-    accept: (writes) => intake.accept(writes),
+    accept: (writes) => sink.accept(writes),
     publishInventory: (payload) => link.publish(topic("inventory"), payload),
     enc,
     retryMs: Number(values["ack-timeout"] ?? 10_000),
@@ -163,7 +195,7 @@ export async function startAgent(values: OptionValues): Promise<Agent> {
   const listen = String(values.listen ?? "127.0.0.1:8181").trim();
   if (listen !== "") {
     const { hostname: host, port } = splitListen(listen);
-    server = Bun.serve({ hostname: host, port, fetch: createAgentApp(tenant, intake, telemetry, log).fetch, maxRequestBodySize: 64 * 1024 ** 2 });
+    server = Bun.serve({ hostname: host, port, fetch: createAgentApp(tenant, sink, telemetry, log).fetch, maxRequestBodySize: 64 * 1024 ** 2 });
   }
   const url = server ? `http://${server.hostname}:${server.port}` : undefined;
 
@@ -171,8 +203,9 @@ export async function startAgent(values: OptionValues): Promise<Agent> {
   let lastProgress = 0;
   const tick = setInterval(() => {
     buffer.expire();
+    localAlerting.expire();
     hostMonitoring.inventory?.tick();
-    intake.accept(telemetryWrites(telemetry, idPrefix, Date.now())).catch((e) => log.error("buffering own metrics failed", { err: e }));
+    sink.accept(telemetryWrites(telemetry, idPrefix, Date.now())).catch((e) => log.error("buffering own metrics failed", { err: e }));
     const d = buffer.depth;
     // Progress while data waits: at most every 30 s, so a long outage is visible but quiet.
     if (d.points > 0 && (!link.ready || planner.replaying) && Date.now() - lastProgress >= 30_000) {
@@ -197,6 +230,7 @@ export async function startAgent(values: OptionValues): Promise<Agent> {
       await server?.stop(true);
       fw.close();
       await link.stop(status("offline"));
+      localAlerting.close();
       buffer.close();
       log.info("agent stopped", { bufferedPoints: buffer.depth.points });
     },

@@ -15,6 +15,7 @@ export const agentOptions: OptionSpec[] = [
   { name: "topic-prefix", kind: "string", default: "svc", help: "first topic level; must match the collector's --topic-prefix" },
   { name: "buffer-max-bytes", kind: "size", default: "256MB", help: "buffer size limit; beyond it the oldest points are dropped and counted" },
   { name: "buffer-max-age", kind: "duration", default: "24h", help: "points buffered longer than this are dropped and counted" },
+  { name: "events-buffer-max-bytes", kind: "size", default: "32MB", help: "size limit of the buffer of alerts and events fired by local triggers; beyond it the oldest are dropped and counted" },
   { name: "batch-points", kind: "int", default: 5000, help: "points per batch sent to the collector, at most" },
   { name: "window", kind: "int", default: 8, help: "batches sent and not yet acknowledged by the collector, at most" },
   { name: "ack-timeout", kind: "duration", default: "10s", help: "a batch not acknowledged within this time is sent again (the wait doubles per attempt, up to 4×)" },

@@ -107,7 +107,7 @@ export async function startCollector(values: OptionValues): Promise<Collector> {
   closers.push(() => alerting.close());
 
   let mqttPort: number | undefined;
-  const ingest = await startIngest(values, { store: metricsStore, inventory, bus, telemetry, log }).catch(async (e) => {
+  const ingest = await startIngest(values, { store: metricsStore, inventory, alerting: alerting.service, bus, telemetry, log }).catch(async (e) => {
     // e.g. the MQTT port is taken: release what is already open before failing.
     await server.stop(true);
     for (const close of closers.reverse()) await close();

@@ -109,7 +109,15 @@ export class PointBuffer {
   /** Buffers the writes; resolves once they are committed to disk. */
   append(writes: MetricWrite[]): Promise<void> {
     if (this.closed) return Promise.reject(new Error("buffer is closed"));
-    const chunks = splitIntoChunks(writes, this.limits.chunkPoints).map((c) => ({ body: encodeChunk(this.encoder, c.writes), points: c.points }));
+    return this.appendChunks(splitIntoChunks(writes, this.limits.chunkPoints).map((c) => ({ body: encodeChunk(this.encoder, c.writes), points: c.points })));
+  }
+
+  /**
+   * Buffers chunks already encoded, each counting `points` items (the events buffer keeps
+   * fired alerts this way); resolves once they are committed to disk.
+   */
+  appendChunks(chunks: { body: Uint8Array; points: number }[]): Promise<void> {
+    if (this.closed) return Promise.reject(new Error("buffer is closed"));
     if (chunks.length === 0) return Promise.resolve();
     return new Promise((resolve, reject) => {
       this.pending.push({ chunks, resolve, reject });

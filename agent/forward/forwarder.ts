@@ -1,7 +1,7 @@
 import type { Decoder, Encoder } from "cbor-x";
 import type { Logger } from "../../src/log/logger.ts";
 import { decodeAck } from "../../src/protocol/control-messages.ts";
-import { encodeData } from "../../src/protocol/data-encode.ts";
+import { type BatchKind, encodeData } from "../../src/protocol/data-encode.ts";
 import { ProtocolError } from "../../src/protocol/envelope.ts";
 import type { Counter } from "../../src/telemetry/registry.ts";
 import type { ChunkSpan } from "../buffer/point-buffer.ts";
@@ -21,6 +21,8 @@ export interface Publisher {
 
 export interface ForwarderOptions {
   dataTopic: string;
+  /** `data` (points) by default; `events` for what local triggers fired, acked by `events-ack`. */
+  kind?: BatchKind;
   /** Batches sent and not yet acknowledged, at most. */
   window: number;
   /** Resend a batch not acknowledged within this time (doubling per attempt, up to 4×). */
@@ -130,7 +132,7 @@ export class Forwarder {
   private send(f: InFlight, span: ChunkSpan, t: number): void {
     f.attempts++;
     f.due = t + this.opts.ackTimeoutMs * Math.min(4, 2 ** (f.attempts - 1));
-    const payload = encodeData(this.enc, { session: this.store.session, seq: f.seq, sentAt: t, replay: f.replay, chunks: span.bodies });
+    const payload = encodeData(this.enc, { session: this.store.session, seq: f.seq, sentAt: t, replay: f.replay, chunks: span.bodies }, this.opts.kind);
     this.link.publish(this.opts.dataTopic, payload).then(
       () => {
         if (f.attempts === 1) this.counters.batchesSent.inc();
@@ -145,7 +147,7 @@ export class Forwarder {
   onAck(payload: Uint8Array): void {
     let ack: ReturnType<typeof decodeAck>;
     try {
-      ack = decodeAck(this.dec, payload);
+      ack = decodeAck(this.dec, payload, this.opts.kind === "events" ? "events-ack" : "ack");
     } catch (e) {
       this.counters.acksInvalid.inc();
       this.log.warn("ignoring invalid ack", { err: e instanceof ProtocolError ? e.message : String(e) });

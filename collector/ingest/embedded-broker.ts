@@ -94,9 +94,9 @@ export async function startEmbeddedBroker(o: EmbeddedBrokerOptions): Promise<Ing
         );
       }
     },
-    publish(topic, payload) {
+    publish(topic, payload, retain = false) {
       return new Promise((resolve, reject) =>
-        broker.publish({ cmd: "publish", topic, payload: Buffer.from(payload), qos: 1, retain: false, dup: false }, (err) => (err ? reject(err) : resolve())),
+        broker.publish({ cmd: "publish", topic, payload: Buffer.from(payload), qos: 1, retain, dup: false }, (err) => (err ? reject(err) : resolve())),
       );
     },
     connectedClients: () => broker.connectedClients,

@@ -45,8 +45,8 @@ export async function connectExternalBroker(o: ExternalBrokerOptions): Promise<I
       client.on("message", (topic, payload) => deliver(topic, payload));
       if (client.connected) await client.subscribeAsync(filters, { qos: 1 });
     },
-    async publish(topic, payload) {
-      await client.publishAsync(topic, Buffer.from(payload), { qos: 1 });
+    async publish(topic, payload, retain = false) {
+      await client.publishAsync(topic, Buffer.from(payload), { qos: 1, retain });
     },
     connectedClients: () => undefined,
     async close() {

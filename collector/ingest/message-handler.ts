@@ -2,8 +2,10 @@ import type { Decoder, Encoder } from "cbor-x";
 import type { Logger } from "../../src/log/logger.ts";
 import { createLogThrottle } from "../../src/log/throttle.ts";
 import { type ClockWindow, pointsOutsideWindow } from "../../src/protocol/clock-window.ts";
+import type { Alert, Event } from "../../src/alerts/model.ts";
+import { decodeEvents } from "../../src/protocol/events-messages.ts";
 import { decodeInventory, encodeInventoryAck, type InventoryAck } from "../../src/protocol/inventory-messages.ts";
-import { type BatchRef, decodeData, decodeStatus, encodeAck, ProtocolError } from "../../src/protocol/messages.ts";
+import { type AckKind, type BatchRef, decodeData, decodeStatus, encodeAck, ProtocolError } from "../../src/protocol/messages.ts";
 import { buildTopic, parseTopic, type TopicAddress } from "../../src/protocol/topics.ts";
 import type { PointsBus } from "../events/points-bus.ts";
 import type { Inventory } from "../inventory/context.ts";
@@ -17,6 +19,10 @@ export interface HandlerDeps {
   store: MetricsStore;
   /** Where agents' inventory structures are applied; without it they are rejected. */
   inventory?: Inventory;
+  /** Stores what agents' local triggers fired, without evaluating it again; without it events are rejected. */
+  alerting?: { ingestFired(tenant: string, items: readonly (Alert | Event)[]): Promise<unknown> };
+  /** Told when an agent announces itself online (the trigger push hooks in here). */
+  onAgentOnline?: (tenant: string, feed: string) => void;
   bus: PointsBus;
   publish(topic: string, payload: Uint8Array): Promise<void>;
   prefix: string;
@@ -65,6 +71,9 @@ export class MessageHandler {
         return this.data(addr, topic, payload);
       case "status":
         return this.status(addr, topic, payload);
+      case "events":
+        if (this.d.alerting) return this.events(addr, topic, payload, this.d.alerting);
+        return this.reject(topic, new ProtocolError("events messages are not handled by this collector"));
       case "inventory":
         if (this.d.inventory) return this.inventory(addr, topic, payload, this.d.inventory);
         return this.reject(topic, new ProtocolError("inventory messages are not handled by this collector"));
@@ -101,8 +110,12 @@ export class MessageHandler {
     }
   }
 
-  private async ack(addr: TopicAddress, ref: BatchRef, rejected?: string): Promise<void> {
-    const payload = encodeAck(this.d.enc, rejected === undefined ? { session: ref.session, seqs: [ref.seq] } : { session: ref.session, seqs: [], rejected: [{ seq: ref.seq, reason: rejected }] });
+  private async ack(addr: TopicAddress, ref: BatchRef, rejected?: string, kind: AckKind = "ack"): Promise<void> {
+    const payload = encodeAck(
+      this.d.enc,
+      rejected === undefined ? { session: ref.session, seqs: [ref.seq] } : { session: ref.session, seqs: [], rejected: [{ seq: ref.seq, reason: rejected }] },
+      kind,
+    );
     try {
       await this.d.publish(buildTopic(this.d.prefix, { tenant: addr.tenant, feed: addr.feed, kind: "ack" }), payload);
       this.d.counters.acks.inc();
@@ -110,6 +123,29 @@ export class MessageHandler {
       // The agent resends for want of an ack; storage is idempotent.
       if (this.throttle("ack").pass) this.d.log.warn("publishing an ack failed", { err: (e as Error).message });
     }
+  }
+
+  /** Stores what the agent's triggers fired, then acks the batch on `events-ack`. */
+  private async events(addr: TopicAddress, topic: string, payload: Uint8Array, alerting: NonNullable<HandlerDeps["alerting"]>): Promise<void> {
+    let batch: ReturnType<typeof decodeEvents>;
+    try {
+      batch = decodeEvents(this.d.dec, payload);
+    } catch (e) {
+      this.d.counters.rejected.inc();
+      const reason = e instanceof ProtocolError ? e.message : String(e);
+      if (this.throttle(`reject:${topic}`).pass) this.d.log.warn("rejected a malformed events batch", { topic, reason });
+      if (e instanceof ProtocolError && e.batch) await this.ack(addr, e.batch, reason, "events-ack");
+      return;
+    }
+    try {
+      await alerting.ingestFired(addr.tenant, batch.items);
+    } catch (e) {
+      this.d.counters.storeFailures.inc();
+      if (this.throttle("store").pass) this.d.log.error("storing fired alerts failed; the agent will resend them", { tenant: addr.tenant, feed: addr.feed, err: (e as Error).message });
+      return;
+    }
+    this.d.log.info("stored alerts and events fired by an agent", { tenant: addr.tenant, feed: addr.feed, items: batch.items.length, replay: batch.replay });
+    await this.ack(addr, { session: batch.session, seq: batch.seq }, undefined, "events-ack");
   }
 
   /** Applies the structure at the agent's feed, then acks its digest (or refuses it for good). */
@@ -164,6 +200,7 @@ export class MessageHandler {
     }
     this.d.counters.presence.inc();
     this.d.log.info(`agent ${s.state}`, { tenant: addr.tenant, feed: addr.feed, session: s.session });
+    if (s.state === "online") this.d.onAgentOnline?.(addr.tenant, addr.feed);
   }
 
   private async reject(topic: string, e: unknown, addr?: TopicAddress): Promise<void> {

@@ -17,15 +17,18 @@ export interface Status {
   at: number;
 }
 
-export function encodeAck(enc: Encoder, a: Ack): Uint8Array {
-  return enc.encode({ v: PROTOCOL_VERSION, kind: "ack", session: a.session, seqs: a.seqs, ...(a.rejected?.length ? { rejected: a.rejected } : {}) });
+/** `ack` answers data batches, `events-ack` events batches (each stream has its own sessions). */
+export type AckKind = "ack" | "events-ack";
+
+export function encodeAck(enc: Encoder, a: Ack, kind: AckKind = "ack"): Uint8Array {
+  return enc.encode({ v: PROTOCOL_VERSION, kind, session: a.session, seqs: a.seqs, ...(a.rejected?.length ? { rejected: a.rejected } : {}) });
 }
 
-export function decodeAck(dec: Decoder, payload: Uint8Array): Ack {
+export function decodeAck(dec: Decoder, payload: Uint8Array, kind: AckKind = "ack"): Ack {
   const raw = decodeCbor(dec, payload, "ack");
   versionCheck(raw, "ack");
   const { map, problems, check } = fieldChecker(raw);
-  check("kind", map.kind === "ack", 'expected "ack"');
+  check("kind", map.kind === kind, `expected "${kind}"`);
   check("session", isSession(map.session), "expected an integer ≥ 0");
   check("seqs", Array.isArray(map.seqs) && map.seqs.every(isSeq), "expected an array of integers ≥ 1");
   const rejected = map.rejected;

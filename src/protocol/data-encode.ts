@@ -1,4 +1,8 @@
-/** Encoding of data batches, as the agent sends them (decoding, with validation, is in messages.ts). */
+/**
+ * Encoding of batches as the agent sends them: `data` batches of points, and `events` batches
+ * of what its local triggers fired, in the same envelope (decoding is in messages.ts and
+ * events-messages.ts).
+ */
 import type { Encoder } from "cbor-x";
 import type { MetricWrite } from "../metrics/model.ts";
 import { PROTOCOL_VERSION } from "./envelope.ts";
@@ -19,6 +23,8 @@ export function encodeChunk(enc: Encoder, writes: MetricWrite[]): Uint8Array {
   return enc.encode(writes);
 }
 
-export function encodeData(enc: Encoder, b: DataBatch): Uint8Array {
-  return enc.encode({ v: PROTOCOL_VERSION, kind: "data", session: b.session, seq: b.seq, sentAt: b.sentAt, replay: b.replay, chunks: b.chunks });
+export type BatchKind = "data" | "events";
+
+export function encodeData(enc: Encoder, b: DataBatch, kind: BatchKind = "data"): Uint8Array {
+  return enc.encode({ v: PROTOCOL_VERSION, kind, session: b.session, seq: b.seq, sentAt: b.sentAt, replay: b.replay, chunks: b.chunks });
 }

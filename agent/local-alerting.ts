@@ -1,0 +1,128 @@
+import { join } from "node:path";
+import type { Decoder, Encoder } from "cbor-x";
+import type { Alert, Event } from "../src/alerts/model.ts";
+import type { OptionValues } from "../src/config/options.ts";
+import type { Logger } from "../src/log/logger.ts";
+import type { MetricWrite } from "../src/metrics/model.ts";
+import { ProtocolError } from "../src/protocol/envelope.ts";
+import { decodeTriggers } from "../src/protocol/triggers-messages.ts";
+import { openDatabase } from "../src/sqlite/open.ts";
+import type { Telemetry } from "../src/telemetry/registry.ts";
+import { PointBuffer } from "./buffer/point-buffer.ts";
+import { getMeta, setMeta } from "./buffer/schema.ts";
+import { Forwarder, type Publisher } from "./forward/forwarder.ts";
+import { SendPlanner } from "./forward/send-planner.ts";
+import { LocalTriggers } from "./triggers/local-triggers.ts";
+
+export interface LocalAlerting {
+  /** Points the agent accepted: evaluated by the local triggers that read them. */
+  onWrites(writes: readonly MetricWrite[]): void;
+  /** A message on the agent's `triggers` topic. */
+  onTriggers(payload: Uint8Array): void;
+  /** An `events-ack` from the collector. */
+  onAck(payload: Uint8Array): void;
+  linkReady(): void;
+  /** Every tick: drops what exceeds the events buffer's age limit. */
+  expire(): void;
+  close(): void;
+}
+
+/**
+ * Local triggers and the forwarding of what they fire: alerts and events are kept in their
+ * own SQLite buffer (`events.db`) until the collector acknowledges them, with the same buffer,
+ * planner and forwarder as points, on the `events` topic (docs/local-triggers.md).
+ */
+export async function startLocalAlerting(o: {
+  values: OptionValues;
+  tenant: string;
+  feed: string;
+  dataDir: string;
+  synchronous: "FULL" | "NORMAL";
+  eventsTopic: string;
+  link: Publisher;
+  enc: Encoder;
+  dec: Decoder;
+  telemetry: Telemetry;
+  log: Logger;
+}): Promise<LocalAlerting> {
+  const log = o.log.child("triggers");
+  const t = o.telemetry;
+  const counters = {
+    batchesSent: t.counter("outpost_agent_events_batches_sent_total", "batches of fired alerts and events published (first attempts)"),
+    batchesResent: t.counter("outpost_agent_events_batches_resent_total", "batches of fired alerts and events published again for want of an ack"),
+    batchesAcked: t.counter("outpost_agent_events_batches_acked_total", "batches of fired alerts and events the collector stored"),
+    pointsAcked: t.counter("outpost_agent_events_acked_total", "fired alerts and events the collector stored"),
+    pointsRejected: t.counter("outpost_agent_events_dropped_rejected_total", "fired alerts and events dropped because the collector refused them"),
+    acksInvalid: t.counter("outpost_agent_events_acks_invalid_total", "events-ack messages that could not be decoded"),
+    fired: t.counter("outpost_agent_events_fired_total", "alerts and events fired or resolved by local triggers"),
+  };
+  const db = openDatabase(join(o.dataDir, "events.db"), { synchronous: o.synchronous });
+  let forwarder: Forwarder | undefined;
+  const buffer = new PointBuffer(
+    db,
+    { tenant: o.tenant, feed: o.feed },
+    {
+      maxBytes: Number(o.values["events-buffer-max-bytes"] ?? 32 * 1024 ** 2),
+      maxAgeMs: Number(o.values["buffer-max-age"] ?? 86_400_000),
+      chunkPoints: 500,
+    },
+    o.enc,
+    {
+      appended: () => forwarder?.pump(),
+      dropped: (reason, items) => log.warn("events buffer limit reached: dropped the oldest alerts and events", { reason, items }),
+    },
+  );
+  // Alerts are few and each matters: no replay limit, small batches.
+  const planner = new SendPlanner(buffer, { batchPoints: 500, replayRate: 0, freshAgeMs: 10_000 });
+  const fw = new Forwarder(
+    buffer,
+    planner,
+    o.link,
+    o.enc,
+    o.dec,
+    { dataTopic: o.eventsTopic, kind: "events", window: 4, ackTimeoutMs: Number(o.values["ack-timeout"] ?? 10_000) },
+    counters,
+    log,
+  );
+  forwarder = fw;
+  t.gauge("outpost_agent_events_buffered", "fired alerts and events waiting for the collector's ack", () => buffer.depth.points);
+
+  const fired = (items: (Alert | Event)[]) => {
+    counters.fired.inc(items.length);
+    buffer.appendChunks([{ body: o.enc.encode(items), points: items.length }]).catch((e) => log.error("buffering fired alerts failed", { err: (e as Error).message }));
+  };
+  const triggers = new LocalTriggers({
+    tenant: o.tenant,
+    feed: o.feed,
+    fired,
+    store: { load: () => getMeta(db, "triggers"), save: (text) => setMeta(db, "triggers", text) },
+    log,
+  });
+  t.gauge("outpost_agent_local_triggers", "triggers this agent evaluates", () => triggers.triggerCount);
+  await triggers.restore();
+
+  // Pushed sets are applied one after another, in the order they arrived.
+  let applying: Promise<void> = Promise.resolve();
+  return {
+    onWrites: (writes) => triggers.onWrites(writes),
+    onTriggers(payload) {
+      if (payload.length === 0) return; // a cleared retained message
+      let msg: ReturnType<typeof decodeTriggers>;
+      try {
+        msg = decodeTriggers(o.dec, payload);
+      } catch (e) {
+        log.warn("ignoring an invalid triggers message", { err: e instanceof ProtocolError ? e.message : String(e) });
+        return;
+      }
+      applying = applying.then(() => triggers.apply(msg)).catch((e) => log.error("applying pushed triggers failed", { err: (e as Error).message }));
+    },
+    onAck: (payload) => fw.onAck(payload),
+    linkReady: () => fw.linkReady(),
+    expire: () => buffer.expire(),
+    close() {
+      triggers.close();
+      fw.close();
+      buffer.close();
+    },
+  };
+}

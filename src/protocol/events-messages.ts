@@ -1,0 +1,63 @@
+/**
+ * `events` batches: what an agent's local triggers fired (alerts and events), in the envelope
+ * of data batches (session, seq, sentAt, replay, chunks); each chunk is a CBOR array of alerts
+ * and events as the engine made them. Checked by hand: the collector stores them as they are.
+ */
+import type { Decoder } from "cbor-x";
+import { ALERT_STATUSES, type Alert, type Event, EVENT_TYPES, SEVERITIES } from "../alerts/model.ts";
+import { decodeCbor, fieldChecker, isMs, isSeq, isSession, ProtocolError, versionCheck } from "./envelope.ts";
+
+export interface DecodedEvents {
+  session: number;
+  seq: number;
+  sentAt: number;
+  replay: boolean;
+  items: (Alert | Event)[];
+}
+
+const isString = (v: unknown): v is string => typeof v === "string";
+const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
+
+/** Why an alert or event cannot be stored, or undefined when it can. */
+function itemProblem(v: unknown): string | undefined {
+  if (!isObject(v)) return "not a map";
+  if (!isString(v.id) || v.id === "") return "id: expected a non-empty string";
+  if (!EVENT_TYPES.includes(v.eventType as Event["eventType"])) return "eventType: expected ALERT or EVENT";
+  if (!isMs(v.ctime)) return "ctime: expected an integer (ms)";
+  if (!isString(v.category) || !isString(v.text)) return "category, text: expected strings";
+  if (v.eventType !== "ALERT") return undefined;
+  if (!SEVERITIES.includes(v.severity as Alert["severity"])) return "severity: expected LOW, MEDIUM, HIGH or CRITICAL";
+  if (!ALERT_STATUSES.includes(v.status as Alert["status"])) return "status: expected OPEN, ACKNOWLEDGED or RESOLVED";
+  if (!Array.isArray(v.lifecycle) || v.lifecycle.length === 0) return "lifecycle: expected a non-empty array";
+  return undefined;
+}
+
+export function decodeEvents(dec: Decoder, payload: Uint8Array): DecodedEvents {
+  const raw = decodeCbor(dec, payload, "events batch");
+  versionCheck(raw, "events");
+  const { map, problems, check } = fieldChecker(raw);
+  check("kind", map.kind === "events", 'expected "events"');
+  check("session", isSession(map.session), "expected an integer ≥ 0");
+  check("seq", isSeq(map.seq), "expected an integer ≥ 1");
+  check("sentAt", isMs(map.sentAt), "expected an integer (ms)");
+  check("replay", typeof map.replay === "boolean", "expected a boolean");
+  check("chunks", Array.isArray(map.chunks) && map.chunks.length > 0 && map.chunks.every((c) => c instanceof Uint8Array), "expected a non-empty array of byte strings");
+  const ref = isSession(map.session) && isSeq(map.seq) ? { session: map.session, seq: map.seq } : undefined;
+  if (problems.length) throw new ProtocolError(`invalid events batch: ${problems.join("; ")}`, ref);
+  const items: (Alert | Event)[] = [];
+  (map.chunks as Uint8Array[]).forEach((chunk, i) => {
+    let list: unknown;
+    try {
+      list = decodeCbor(dec, chunk, `chunk ${i}`);
+    } catch (e) {
+      throw new ProtocolError((e as Error).message, ref);
+    }
+    if (!Array.isArray(list)) throw new ProtocolError(`invalid chunk ${i}: expected an array`, ref);
+    list.forEach((item, j) => {
+      const why = itemProblem(item);
+      if (why) throw new ProtocolError(`invalid chunk ${i}, item ${j}: ${why}`, ref);
+      items.push(item as Alert | Event);
+    });
+  });
+  return { session: map.session as number, seq: map.seq as number, sentAt: map.sentAt as number, replay: map.replay as boolean, items };
+}
