@@ -1,0 +1,91 @@
+import { describe, expect, it } from "vitest";
+import { PointsBus } from "../../collector/events/points-bus.ts";
+import { registerIngestCounters } from "../../collector/ingest/ingest-telemetry.ts";
+import { MessageHandler } from "../../collector/ingest/message-handler.ts";
+import type { MetricsStore } from "../../collector/store/metrics/types.ts";
+import type { Alert, Event } from "../../src/alerts/model.ts";
+import { createLogger } from "../../src/log/logger.ts";
+import { createDecoder, createEncoder } from "../../src/protocol/cbor.ts";
+import { type Ack, decodeAck, encodeData } from "../../src/protocol/messages.ts";
+import { DEFAULT_CLOCK_WINDOW } from "../../src/protocol/clock-window.ts";
+import { Telemetry } from "../../src/telemetry/registry.ts";
+
+const enc = createEncoder();
+const dec = createDecoder();
+
+const alert: Alert = {
+  eventType: "ALERT",
+  tenantId: "agent-side",
+  id: "hot-1700000000000-abc",
+  ctime: 1_700_000_000_000,
+  category: "ALERT",
+  text: "hot",
+  severity: "HIGH",
+  status: "OPEN",
+  lifecycle: [{ status: "OPEN", user: "system", stime: 1_700_000_000_000 }],
+};
+const event: Event = { eventType: "EVENT", tenantId: "agent-side", id: "ev-1", ctime: 1_700_000_000_001, category: "TRIGGER", text: "e" };
+
+function setup() {
+  const stored: { tenant: string; items: readonly (Alert | Event)[] }[] = [];
+  const alerting = {
+    fail: false,
+    async ingestFired(tenant: string, items: readonly (Alert | Event)[]) {
+      if (this.fail) throw new Error("disk full");
+      stored.push({ tenant, items });
+    },
+  };
+  const acks: { topic: string; ack: Ack }[] = [];
+  const counters = registerIngestCounters(new Telemetry());
+  const h = new MessageHandler({
+    store: {} as MetricsStore,
+    alerting,
+    bus: new PointsBus(),
+    publish: async (topic, payload) => {
+      acks.push({ topic, ack: decodeAck(dec, payload, "events-ack") });
+    },
+    prefix: "svc",
+    enc,
+    dec,
+    counters,
+    clockWindow: DEFAULT_CLOCK_WINDOW,
+    log: createLogger("silent"),
+  });
+  return { h, alerting, stored, acks, counters };
+}
+
+const batch = (seq: number, items: unknown[]) =>
+  encodeData(enc, { session: 3, seq, sentAt: Date.now(), replay: false, chunks: [enc.encode(items)] }, "events");
+
+describe("events from agents' local triggers", () => {
+  it("stores them with the topic's tenant, then acks on events-ack", async () => {
+    const s = setup();
+    await s.h.handle("svc/acme/f1/events", batch(1, [alert, event]));
+    expect(s.stored).toEqual([{ tenant: "acme", items: [alert, event] }]);
+    expect(s.acks).toEqual([{ topic: "svc/acme/f1/ack", ack: { session: 3, seqs: [1], rejected: undefined } }]);
+  });
+
+  it("refuses a batch with an invalid item for good, naming it", async () => {
+    const s = setup();
+    await s.h.handle("svc/acme/f1/events", batch(2, [alert, { ...alert, lifecycle: [] }]));
+    expect(s.stored).toEqual([]);
+    expect(s.acks[0]?.ack.rejected?.[0]).toMatchObject({ seq: 2 });
+    expect(s.acks[0]?.ack.rejected?.[0]?.reason).toMatch(/item 1: lifecycle/);
+    expect(s.counters.rejected.value).toBe(1);
+  });
+
+  it("does not ack when storing fails, so the agent resends", async () => {
+    const s = setup();
+    s.alerting.fail = true;
+    await s.h.handle("svc/acme/f1/events", batch(1, [alert]));
+    expect(s.acks).toEqual([]);
+    expect(s.counters.storeFailures.value).toBe(1);
+  });
+
+  it("an events batch is not a data batch: its ack kind is its own", async () => {
+    const s = setup();
+    await s.h.handle("svc/acme/f1/events", encodeData(enc, { session: 1, seq: 1, sentAt: 1, replay: false, chunks: [enc.encode([alert])] }));
+    expect(s.stored).toEqual([]);
+    expect(s.counters.rejected.value).toBe(1);
+  });
+});
