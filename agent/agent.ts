@@ -108,7 +108,9 @@ export async function startAgent(values: OptionValues): Promise<Agent> {
       password: values.password === undefined ? undefined : String(values.password),
       will: status("offline"),
       online: () => status("online"),
-      subscriptions: [topic("ack"), topic("triggers")],
+      subscriptions: [topic("ack")],
+      // Without it the agent only misses local triggers; without acks nothing could be sent.
+      optionalSubscriptions: [topic("triggers")],
       reconnectMinMs: Number(values["reconnect-min"] ?? 1000),
       reconnectMaxMs: Number(values["reconnect-max"] ?? 30_000),
       log: log.child("link"),

@@ -6,7 +6,7 @@
  * memory (heap, stacks) and file-backed pages (the Bun runtime's code it touched, shared and
  * reclaimable), median over the window; and CPU time as a share of one core over the window.
  *
- * Usage: bun bench/agent-footprint.ts [warmupSeconds=20] [windowSeconds=60] [runs=2] [variant ...]
+ * Usage: bun bench/agent-footprint.ts [warmupSeconds=20] [windowSeconds=60] [runs=1] [variant ...]
  * Variants (binaries are built into a temp folder):
  *   bun          bun agent/main.ts
  *   bun-smol     bun --smol agent/main.ts
@@ -21,7 +21,7 @@ import { BUN, cpuSeconds, fmt, freePort, percentile, ROOT, row, startCollectorPr
 const [warmupArg, windowArg, runsArg, ...only] = process.argv.slice(2);
 const warmupS = Number(warmupArg ?? 20);
 const windowS = Number(windowArg ?? 60);
-const runs = Number(runsArg ?? 2);
+const runs = Number(runsArg ?? 1);
 
 const work = tempDir("outpost-footprint-");
 const BUILD = ["build", "--compile", "--minify", "--no-compile-autoload-dotenv", "--no-compile-autoload-bunfig"];

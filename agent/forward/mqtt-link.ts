@@ -17,6 +17,8 @@ export interface LinkOptions {
   /** Published (retained) after every connect, before the link is ready. */
   online: () => LinkMessage;
   subscriptions: string[];
+  /** Subscribed after the required ones; a refusal is logged and the link works without them. */
+  optionalSubscriptions?: string[];
   reconnectMinMs: number;
   reconnectMaxMs: number;
   log: Logger;
@@ -78,6 +80,7 @@ export class MqttLink {
     this.lastError = "";
     try {
       await conn.subscribe(o.subscriptions);
+      await this.subscribeOptional(conn);
       const online = o.online();
       await conn.publish(online.topic, online.payload, 1, true);
     } catch (e) {
@@ -91,6 +94,18 @@ export class MqttLink {
     this.ready = true;
     o.log.info("connected to broker", { url: o.url });
     this.on.ready();
+  }
+
+  private async subscribeOptional(conn: MqttConnection): Promise<void> {
+    for (const topic of this.opts.optionalSubscriptions ?? []) {
+      try {
+        await conn.subscribe([topic]);
+      } catch (e) {
+        // E.g. a broker ACL written before the topic existed: the rest still works.
+        this.noteError(`optional subscription failed (${topic}): ${(e as Error).message}`);
+        if (!conn.open) throw e;
+      }
+    }
   }
 
   private noteError(msg: string): void {

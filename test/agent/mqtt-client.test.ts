@@ -7,7 +7,10 @@ import {
   MqttProtocolError,
   PacketReader,
 } from "../../agent/forward/mqtt/packets.ts";
-import { waitFor } from "../helpers/ports.ts";
+import { MqttLink } from "../../agent/forward/mqtt-link.ts";
+import { createLogger } from "../../src/log/logger.ts";
+import { startTestCollector } from "../helpers/collector.ts";
+import { freePort, waitFor } from "../helpers/ports.ts";
 
 const bytes = (s: string) => [...new TextEncoder().encode(s)];
 
@@ -111,5 +114,40 @@ describe("MQTT connection against Mosquitto (127.0.0.1:1883)", () => {
     // MQTT 3.1.1 forbids an empty client id with clean=false: CONNACK 2, identifier rejected.
     await expect(MqttConnection.open(address, { clientId: "", keepaliveSeconds: 30, clean: false }, { message() {}, closed() {} }, 5000)).rejects.toThrow(/identifier rejected/);
     await expect(MqttConnection.open({ host: "127.0.0.1", port: 1, tls: false }, { clientId: "x", keepaliveSeconds: 30, clean: true }, { message() {}, closed() {} }, 5000)).rejects.toThrow();
+  });
+});
+
+describe("agent link", () => {
+  test("a refused optional subscription is logged and the link still becomes ready", async () => {
+    const port = await freePort();
+    const col = await startTestCollector({ "mqtt-port": port, "mqtt-host": "127.0.0.1", "agent-credentials": ["t1:edge:pw"] });
+    const lines: string[] = [];
+    let ready = false;
+    const msg = (topic: string) => ({ topic, payload: new Uint8Array([1]) });
+    const link = new MqttLink(
+      {
+        url: `mqtt://127.0.0.1:${port}`,
+        clientId: "outpost-agent:t1:f1",
+        username: "edge",
+        password: "pw",
+        will: msg("svc/t1/f1/status"),
+        online: () => ({ topic: "svc/t1/f1/status", payload: new Uint8Array(0) }),
+        subscriptions: ["svc/t1/f1/ack"],
+        // Another tenant's topic: the embedded broker grants 0x80.
+        optionalSubscriptions: ["svc/t2/f1/triggers"],
+        reconnectMinMs: 100,
+        reconnectMaxMs: 200,
+        log: createLogger("warn", "", (l) => lines.push(l)),
+      },
+      { ready: () => (ready = true), down() {}, message() {} },
+    );
+    try {
+      link.start();
+      await waitFor("ready", () => (ready ? true : undefined));
+      expect(lines.some((l) => l.includes("optional subscription failed (svc/t2/f1/triggers)"))).toBe(true);
+    } finally {
+      await link.stop();
+      await col.close();
+    }
   });
 });
