@@ -29,10 +29,13 @@ export interface Proc {
   exited: Promise<number>;
 }
 
-/** Starts the collector as its own process and waits until it answers /health. */
+/**
+ * Starts the collector as its own process and waits until it answers /health.
+ * COLLECTOR_PROFILE=<dir> makes it write a CPU profile (markdown) there when it exits.
+ */
 export async function startCollectorProcess(args: string[]): Promise<{ proc: Proc; url: string; port: number }> {
   const port = await freePort();
-  const proc = Bun.spawn([BUN, join(ROOT, "collector/main.ts"), "--http-port", String(port), "--http-host", "127.0.0.1", "--log-level", "warn", ...args], {
+  const proc = Bun.spawn([BUN, ...(process.env.COLLECTOR_PROFILE ? ["--cpu-prof-md", `--cpu-prof-dir=${process.env.COLLECTOR_PROFILE}`] : []), join(ROOT, "collector/main.ts"), "--http-port", String(port), "--http-host", "127.0.0.1", "--log-level", "warn", ...args], {
     stdout: "inherit",
     stderr: "inherit",
   });

@@ -5,8 +5,12 @@ import { emptyOk } from "../../src/http/json.ts";
 import { createServiceApp, type ServiceEnv, Routes, tenantHeader } from "../../src/http/service.ts";
 import { parseWith } from "../../src/http/validate.ts";
 import { type MetricWrite, PATH_TYPE, TYPE_PATH } from "../../src/metrics/model.ts";
+import { isNormalizedId, isNormalizedPoints, normalizedMetricsBody } from "../../src/metrics/normalized.ts";
 
-/** The schemas load zod (about 8 MB); an agent that nobody writes to never needs them. */
+/**
+ * The schemas load zod (about 8 MB); an agent that nobody writes to, or that receives only
+ * normalized points (src/metrics/normalized.ts), never needs them.
+ */
 const schemas = () => import("../../src/metrics/schemas.ts");
 
 export interface WriteSink {
@@ -46,11 +50,18 @@ export function createWriteApi(tenant: string, sink: WriteSink) {
   r.post("/metrics/raw", async (c) => store(c, parseWith((await schemas()).mixedBodySchema, await readJson(c), "metrics")));
   for (const type of Object.values(PATH_TYPE)) {
     const path = TYPE_PATH[type];
-    r.post(`/${path}/raw`, async (c) => store(c, parseWith((await schemas()).metricsBodySchema(type), await readJson(c), `${type} metrics`)));
+    r.post(`/${path}/raw`, async (c) => {
+      const body = await readJson(c);
+      return store(c, normalizedMetricsBody(type, body) ?? parseWith((await schemas()).metricsBodySchema(type), body, `${type} metrics`));
+    });
     r.post(`/${path}/:id/raw`, async (c) => {
+      const param = c.req.param("id");
+      const body = await readJson(c);
+      const fast = isNormalizedId(param) && Array.isArray(body) && body.length > 0 && isNormalizedPoints(type, body);
+      if (fast) return store(c, [{ type, id: param, points: body }]);
       const s = await schemas();
-      const id = parseWith(s.metricIdSchema, c.req.param("id"), "metric id");
-      return store(c, [{ type, id, points: parseWith(s.pointsBodySchema(type), await readJson(c), "data points") }]);
+      const id = parseWith(s.metricIdSchema, param, "metric id");
+      return store(c, [{ type, id, points: parseWith(s.pointsBodySchema(type), body, "data points") }]);
     });
   }
   return r.finish();

@@ -8,9 +8,10 @@ import type { AlertingContext } from "./context.ts";
  * value the point's value; availability reads UP, DOWN or UNKNOWN. Points carry no source, so
  * they feed triggers without a source.
  */
-export function pointsToData(p: WrittenPoints): EngineData[] {
+export function pointsToData(p: WrittenPoints, watched: (id: string) => boolean = () => true): EngineData[] {
   const out: EngineData[] = [];
   for (const w of p.writes) {
+    if (!watched(w.id)) continue;
     const availability = w.type === "availability";
     for (const pt of w.points) {
       out.push({
@@ -44,7 +45,9 @@ export class DataFeed {
 
   /** The PointsBus listener: evaluation happens now, storage of what fires later, in order. */
   readonly onPoints = (p: WrittenPoints): void => {
-    const data = pointsToData(p);
+    // Most metrics feed no trigger: skip them per metric rather than per point.
+    const engine = this.ctx.engine;
+    const data = pointsToData(p, (id) => engine.watches(p.tenant, id));
     if (data.length > 0) this.ctx.engine.sendData(data);
   };
 }

@@ -1,9 +1,10 @@
 /**
  * Versioned CBOR messages between agent and collector (docs/protocol.md). Every decoded
  * message is validated before use; a decoding or validation failure is a ProtocolError,
- * never an exception from deep inside a handler. Data batches are validated with zod (every
- * point, as the HTTP write API does); the small messages the agent also reads are checked by
- * hand in zod-free modules, re-exported here.
+ * never an exception from deep inside a handler. Every point of a data batch is validated:
+ * normalized chunks by a fast exact check, anything else by the HTTP write schemas (zod),
+ * which convert lenient values or explain the refusal. The small messages the agent also
+ * reads are checked by hand in zod-free modules, re-exported here.
  */
 import type { Decoder } from "cbor-x";
 import * as z from "zod";
@@ -11,6 +12,7 @@ import { METRIC_TYPES, type MetricType, type MetricWrite } from "../metrics/mode
 import { metricIdSchema, pointSchemas } from "../metrics/schemas.ts";
 import type { DataBatch } from "./data-encode.ts";
 import { decodeCbor, PROTOCOL_VERSION, ProtocolError, versionCheck } from "./envelope.ts";
+import { isNormalizedChunk } from "./normalized-chunk.ts";
 
 export * from "./control-messages.ts";
 export * from "./data-encode.ts";
@@ -34,7 +36,7 @@ function writeSchema<T extends MetricType>(type: T) {
   return z.object({ type: z.literal(type), id: metricIdSchema, points: z.array(pointSchemas[type]).min(1) });
 }
 /** One chunk: the same shape the metrics write API produces after parsing its JSON. */
-const chunkSchema = z.array(z.discriminatedUnion("type", METRIC_TYPES.map(writeSchema) as [ReturnType<typeof writeSchema>])).min(1);
+export const chunkSchema = z.array(z.discriminatedUnion("type", METRIC_TYPES.map(writeSchema) as [ReturnType<typeof writeSchema>])).min(1);
 
 /** The first issues of a validation failure, for logs and rejections. */
 export function describeIssues(err: z.ZodError): string {
@@ -70,9 +72,14 @@ export function decodeData(dec: Decoder, payload: Uint8Array): DecodedBatch {
     } catch (e) {
       throw new ProtocolError((e as Error).message, ref);
     }
-    const parsed = chunkSchema.safeParse(value);
-    if (!parsed.success) throw new ProtocolError(`invalid chunk ${i}: ${describeIssues(parsed.error)}`, ref);
-    for (const w of parsed.data as MetricWrite[]) {
+    let chunk: MetricWrite[];
+    if (isNormalizedChunk(value)) chunk = value;
+    else {
+      const parsed = chunkSchema.safeParse(value);
+      if (!parsed.success) throw new ProtocolError(`invalid chunk ${i}: ${describeIssues(parsed.error)}`, ref);
+      chunk = parsed.data as MetricWrite[];
+    }
+    for (const w of chunk) {
       writes.push(w);
       points += w.points.length;
     }

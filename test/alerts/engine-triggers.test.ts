@@ -405,6 +405,19 @@ describe("batches, ordering and the minimum reporting interval", () => {
 });
 
 describe("engine bookkeeping", () => {
+  it("tells which dataIds an enabled trigger reads, per tenant", () => {
+    const h = testEngine();
+    h.engine.loadTrigger(fullTrigger({ trigger: { id: "w", enabled: true }, conditions: [threshold("x", "GT", 0)] }));
+    expect(h.engine.watches(TENANT, "x")).toBe(true);
+    expect(h.engine.watches(TENANT, "y")).toBe(false);
+    expect(h.engine.watches("other-tenant", "x")).toBe(false);
+    h.engine.setEnabled(TENANT, "w", false);
+    expect(h.engine.watches(TENANT, "x")).toBe(false);
+    h.engine.setEnabled(TENANT, "w", true);
+    expect(h.engine.removeTrigger(TENANT, "w")).toBe(true);
+    expect(h.engine.watches(TENANT, "x")).toBe(false);
+  });
+
   it("a removed trigger stops evaluating and leaves no timers", () => {
     const h = testEngine();
     h.engine.loadTrigger(

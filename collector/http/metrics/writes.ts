@@ -3,6 +3,7 @@ import { emptyOk } from "../../../src/http/json.ts";
 import type { Routes, ServiceContext } from "../../../src/http/service.ts";
 import { parseWith } from "../../../src/http/validate.ts";
 import { METRIC_TYPES, type MetricWrite, TYPE_PATH } from "../../../src/metrics/model.ts";
+import { isNormalizedPoints, normalizedMetricsBody } from "../../../src/metrics/normalized.ts";
 import { metricsBodySchema, mixedBodySchema, pointsBodySchema } from "../../../src/metrics/schemas.ts";
 import { writePoints } from "../../metrics/write-points.ts";
 import type { MetricsDeps } from "./deps.ts";
@@ -20,7 +21,10 @@ export function writeRoutes(r: Routes, deps: MetricsDeps): void {
   for (const type of METRIC_TYPES) {
     const base = `/${TYPE_PATH[type]}`;
     const schema = metricsBodySchema(type);
-    const many = async (c: ServiceContext) => store(c, deps, parseWith(schema, await readJson(c), "request body"));
+    const many = async (c: ServiceContext) => {
+      const body = await readJson(c);
+      return store(c, deps, normalizedMetricsBody(type, body) ?? parseWith(schema, body, "request body"));
+    };
     r.post(`${base}/raw`, many);
     r.post(`${base}/data`, many);
   }
@@ -30,7 +34,8 @@ export function writeByIdRoutes(r: Routes, deps: MetricsDeps): void {
   for (const type of METRIC_TYPES) {
     const schema = pointsBodySchema(type);
     const one = async (c: ServiceContext) => {
-      const points = parseWith(schema, await readJson(c), "data points");
+      const body = await readJson(c);
+      const points = Array.isArray(body) && body.length > 0 && isNormalizedPoints(type, body) ? body : parseWith(schema, body, "data points");
       return store(c, deps, [{ type, id: c.req.param("id")!, points }]);
     };
     r.post(`/${TYPE_PATH[type]}/:id/raw`, one);

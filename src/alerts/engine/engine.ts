@@ -71,6 +71,8 @@ export interface AlertsEngine {
   getTrigger(tenantId: string, triggerId: string): FullTrigger | undefined;
   triggerIds(tenantId: string): string[];
   getMode(tenantId: string, triggerId: string): TriggerMode | undefined;
+  /** Whether an enabled trigger's condition reads this dataId (from this source), so callers can skip data nobody reads. */
+  watches(tenantId: string, dataId: string, source?: string): boolean;
   /** Evaluates data, synchronously. */
   sendData(data: readonly EngineData[]): void;
   /** Evaluates events (API or external), synchronously. Events without dataId match nothing. */
@@ -274,6 +276,11 @@ class Engine implements AlertsEngine {
   }
 
   // ------------------------------------------------------------ data
+
+  watches(tenantId: string, dataId: string, source = SOURCE_NONE): boolean {
+    const e = this.index.get(tenantId, source || SOURCE_NONE, dataId);
+    return e !== undefined && e.dataRefs.length > 0;
+  }
 
   sendData(batch: readonly EngineData[]): void {
     if (batch.length === 0) return;
