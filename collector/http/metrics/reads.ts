@@ -218,6 +218,8 @@ const bucketBodyFields = {
   percentiles: z.union([z.string(), z.array(z.union([z.string(), z.number()]))]).optional(),
 };
 
+const bucketBody = z.object(bucketBodyFields);
+
 const statsQueryBody = z.object({
   ...bucketBodyFields,
   metrics: z.array(z.string()).optional(),
@@ -247,17 +249,14 @@ async function rawQuery(c: ServiceContext, deps: MetricsDeps, type: MetricType, 
   return jsonOr204(c, out, { raw: true });
 }
 
+/** The bucketing parameters of a POST stats query body, as the GET query's parameters. */
+function bodyStatsParams(b: z.output<typeof bucketBody>): StatsParams {
+  return { start: b.start, end: b.end, buckets: b.buckets, bucketDuration: b.bucketDuration, percentiles: percentilesText(b.percentiles) };
+}
+
 async function statsQueryFor(c: ServiceContext, deps: MetricsDeps, type: NumericType, rate: boolean): Promise<Response> {
   const b = parseWith(statsQueryBody, await readJson(c), "query");
-  const p: StatsParams = {
-    start: b.start,
-    end: b.end,
-    buckets: b.buckets,
-    bucketDuration: b.bucketDuration,
-    percentiles: percentilesText(b.percentiles),
-    fromEarliest: b.fromEarliest,
-    stacked: b.stacked,
-  };
+  const p: StatsParams = { ...bodyStatsParams(b), fromEarliest: b.fromEarliest, stacked: b.stacked };
   const req = statsRequest(deps, p, () => deps.defaultRetentionDays);
   const defs = await selectMetrics(deps, c.get("tenant"), type, b.metrics ?? b.ids, b.tags, compileTagSelector);
   return jsonOr204(c, await readMultiStats(deps.store, c.get("tenant"), type, defs, { ...req, stacked: b.stacked ?? false, rate }));
@@ -277,14 +276,7 @@ const STATS_TYPES = ["gauge", "counter", "availability"] as const;
 async function mixedStatsQuery(c: ServiceContext, deps: MetricsDeps): Promise<Response> {
   const b = parseWith(mixedStatsBody, await readJson(c), "query");
   const tenant = c.get("tenant");
-  const p: StatsParams = {
-    start: b.start,
-    end: b.end,
-    buckets: b.buckets,
-    bucketDuration: b.bucketDuration,
-    percentiles: percentilesText(b.percentiles),
-  };
-  const req = statsRequest(deps, p, () => deps.defaultRetentionDays);
+  const req = statsRequest(deps, bodyStatsParams(b), () => deps.defaultRetentionDays);
   if (!b.metrics && !b.tags) throw new ApiError(400, "Either metrics or tags parameter must be used");
   if (b.metrics && b.tags) throw new ApiError(400, "Cannot use both the metrics and tags parameters");
   const types = (b.types ?? [...STATS_TYPES]).map((t) => {
