@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { type ConditionEval, type Dampening, type DampeningType, DampeningState } from "../../src/alerts/index.ts";
+import type { ConditionEval, DampeningState } from "../../src/alerts/index.ts";
+import { dampeningState } from "./helpers.ts";
 
 /**
  * Invariants of the dampening algorithms (research §2.4) over random sequences of evaluations.
@@ -11,19 +12,7 @@ import { type ConditionEval, type Dampening, type DampeningType, DampeningState 
 const SEED = 20_241_122;
 const RUNS = 300;
 
-function make(type: DampeningType, evalTrueSetting: number, evalTotalSetting: number, evalTimeSetting: number): DampeningState {
-  const def: Dampening = {
-    tenantId: "t",
-    triggerId: "x",
-    triggerMode: "FIRING",
-    type,
-    evalTrueSetting,
-    evalTotalSetting,
-    evalTimeSetting,
-    dampeningId: "t-x-FIRING",
-  };
-  return new DampeningState(def);
-}
+const make = dampeningState;
 
 // Times in steps of 100 ms and windows in whole 100s, so evaluations often land exactly on a boundary.
 const stepsArb = fc.array(fc.tuple(fc.boolean(), fc.integer({ min: 0, max: 5 }).map((k) => k * 100)), { maxLength: 120 });

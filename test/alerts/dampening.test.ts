@@ -1,20 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { type ConditionEval, createAlertsEngine, type Dampening, type DampeningType, DampeningState } from "../../src/alerts/index.ts";
-import { fullTrigger, TENANT, testEngine, threshold } from "./helpers.ts";
+import { type ConditionEval, createAlertsEngine, type DampeningState } from "../../src/alerts/index.ts";
+import { dampeningState, fullTrigger, TENANT, testEngine, threshold } from "./helpers.ts";
 
-function dampening(type: DampeningType, evalTrueSetting = 0, evalTotalSetting = 0, evalTimeSetting = 0): DampeningState {
-  const def: Dampening = {
-    tenantId: "t",
-    triggerId: "x",
-    triggerMode: "FIRING",
-    type,
-    evalTrueSetting,
-    evalTotalSetting,
-    evalTimeSetting,
-    dampeningId: "t-x-FIRING",
-  };
-  return new DampeningState(def);
-}
+const dampening = dampeningState;
 
 const noEvals = (): ConditionEval[] => [];
 

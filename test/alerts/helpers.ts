@@ -3,6 +3,9 @@ import {
   completeFullTrigger,
   createAlertsEngine,
   createManualClock,
+  type Dampening,
+  type DampeningType,
+  DampeningState,
   type EngineData,
   type EngineEffect,
   type Event,
@@ -55,4 +58,10 @@ export function testEngine(options: { minReportingIntervalData?: number; minRepo
 
 export function threshold(dataId: string, operator: string, value: number, triggerMode = "FIRING") {
   return { type: "THRESHOLD", triggerMode, dataId, operator, threshold: value };
+}
+
+/** A dampening state machine of one trigger's FIRING mode, with these settings. */
+export function dampeningState(type: DampeningType, evalTrueSetting = 0, evalTotalSetting = 0, evalTimeSetting = 0): DampeningState {
+  const def: Dampening = { tenantId: "t", triggerId: "x", triggerMode: "FIRING", type, evalTrueSetting, evalTotalSetting, evalTimeSetting, dampeningId: "t-x-FIRING" };
+  return new DampeningState(def);
 }
