@@ -257,6 +257,23 @@ describe("deprecated: environments, feeds, resources, metrics", () => {
     const gold = await json(api.get("/path/f;h1/relationships?property=level&propertyValue=gold"));
     expect(gold.map((r: AnyJson) => r.name)).toEqual(["tagged"]);
 
+    // Relationship create (under an entity and the tenant), update and delete.
+    const made = await expectStatus(await api.post("/path/f;h1/relationships", [{ name: "watches", otherEnd: "/e;stage", direction: "outgoing" }]), 201);
+    const [watches] = await body(made);
+    expect(watches).toMatchObject({ name: "watches", source: `${T}/f;h1`, target: `${T}/e;stage` });
+    expect(made.headers.get("location")).toMatch(new RegExp(`/svc/inventory/deprecated/relationships/${watches.id}$`));
+    await expectStatus(await api.put(`/relationships/${watches.id}`, { properties: { why: "test" } }), 204);
+    expect((await json(api.get(`/relationships/${watches.id}`))).properties).toEqual({ why: "test" });
+    expect((await api.post("/path/f;h1/relationships", { name: "watches", otherEnd: "/e;stage", direction: "outgoing" })).status).toBe(409);
+    expect((await api.post("/path/f;h1/relationships", { name: "x", otherEnd: "/e;nowhere", direction: "outgoing" })).status).toBe(404);
+    expect((await api.post("/path/f;h1/relationships", { otherEnd: "/e;stage" })).status).toBe(400);
+    expect((await api.post("/path/f;h1", {})).status).toBe(400);
+    await expectStatus(await api.del(`/relationships/${watches.id}`), 204);
+    expect((await api.get(`/relationships/${watches.id}`)).status).toBe(404);
+    expect((await api.del(`/relationships/${watches.id}`)).status).toBe(404);
+    const fromTenant = await json(api.post("/tenant/relationships", { name: "owns", otherEnd: "/e;stage", direction: "outgoing" }), 201);
+    expect(fromTenant).toMatchObject({ name: "owns", source: T, target: `${T}/e;stage` });
+
     await expectStatus(await api.post("/sync/f;synced", { structure: { type: "feed", data: { id: "synced" } } }), 204);
     await expectStatus(await api.get("/feeds/synced"), 200);
     expect((await api.post("/sync/e;stage", { structure: { type: "feed", data: { id: "stage" } } })).status).toBe(400);

@@ -1,14 +1,15 @@
 import { readJson } from "../../../../src/http/body.ts";
 import { badRequest } from "../../../../src/http/errors.ts";
 import { jsonResponse } from "../../../../src/http/json.ts";
-import type { Routes, ServiceContext } from "../../../../src/http/service.ts";
+import { absoluteUrl, type Routes, type ServiceContext } from "../../../../src/http/service.ts";
 import { parseWith } from "../../../../src/http/validate.ts";
 import { relationshipUpdateSchema } from "../../../../src/inventory/blueprints.ts";
 import type { CanonicalPath } from "../../../../src/inventory/canonical-path.ts";
+import { encodeId } from "../../../../src/inventory/path-codec.ts";
 import { segmentTypeFromName } from "../../../../src/inventory/segment-types.ts";
 import type { RelationshipFilter } from "../../../../src/inventory/traversal/plan.ts";
 import type { Inventory } from "../../../inventory/context.ts";
-import { deleteTenant, getElement, updateElement } from "../../../inventory/elements.ts";
+import { createRelationships, deleteElement, deleteTenant, getElement, updateElement } from "../../../inventory/elements.ts";
 import { listRelationships } from "../../../inventory/listing.ts";
 import { addBulkAndSyncRoutes } from "../bulk-sync-routes.ts";
 import { pathFromUrl, rawPathAfter } from "../request-path.ts";
@@ -90,6 +91,14 @@ export function addDeprecatedRoutes(r: Routes, inv: Inventory): void {
     const q = relationshipQuery(c);
     return listed(c, await listRelationships(inv, tenantOf(c), path, q.direction, q.filters));
   };
+  /** Relationship create (a blueprint or an array; the other end relative to `origin`): 201 with what was created. */
+  const relate = async (c: ServiceContext, origin: CanonicalPath) => {
+    const created = await createRelationships(inv, tenantOf(c), origin, await readJson(c));
+    const last = created.paths[created.paths.length - 1]!;
+    const location = absoluteUrl(c, `/deprecated/relationships/${encodeId(last.last.id)}`);
+    return jsonResponse(c, 201, created.many ? created.items : created.items[0], { headers: { Location: location } });
+  };
+  const relationshipPath = (c: ServiceContext) => pathFromUrl(`rl;${rawPathAfter(c, "/deprecated/relationships")}`, tenantOf(c));
 
   r.get("/deprecated", (c) => c.json({ documentation: "docs/inventory.md", endpoints: ENDPOINTS.map((uri) => `/deprecated${uri}`) }));
   r.get("/deprecated/ping", (c) => c.json(new Date().toString()));
@@ -101,9 +110,15 @@ export function addDeprecatedRoutes(r: Routes, inv: Inventory): void {
     if (raw.endsWith("/relationships")) return relationshipsOf(c, pathFromUrl(raw.slice(0, -"/relationships".length), tenant));
     return jsonResponse(c, 200, await getElement(inv, tenant, pathFromUrl(raw, tenant)));
   });
-  r.get("/deprecated/relationships/:id", async (c) => {
-    const tenant = tenantOf(c);
-    return jsonResponse(c, 200, await getElement(inv, tenant, pathFromUrl(`rl;${rawPathAfter(c, "/deprecated/relationships")}`, tenant)));
+  r.post("/deprecated/path/*", async (c) => {
+    const raw = rawPathAfter(c, "/deprecated/path");
+    if (!raw.endsWith("/relationships")) throw badRequest("Only relationships are created under /path: POST /path/{entityPath}/relationships");
+    return relate(c, pathFromUrl(raw.slice(0, -"/relationships".length), tenantOf(c)));
+  });
+  r.get("/deprecated/relationships/:id", async (c) => jsonResponse(c, 200, await getElement(inv, tenantOf(c), relationshipPath(c))));
+  r.delete("/deprecated/relationships/:id", async (c) => {
+    await deleteElement(inv, tenantOf(c), relationshipPath(c));
+    return noContent(c);
   });
 
   r.get("/deprecated/tenant", async (c) => jsonResponse(c, 200, await getElement(inv, tenantOf(c), tenantRoot(c))));
@@ -117,10 +132,10 @@ export function addDeprecatedRoutes(r: Routes, inv: Inventory): void {
     return noContent(c);
   });
   r.get("/deprecated/tenant/relationships", (c) => relationshipsOf(c, tenantRoot(c)));
+  r.post("/deprecated/tenant/relationships", (c) => relate(c, tenantRoot(c)));
   r.put("/deprecated/relationships/:id", async (c) => {
-    const tenant = tenantOf(c);
     const body = parseWith(relationshipUpdateSchema, await readJson(c), "relationship update");
-    await updateElement(inv, tenant, pathFromUrl(`rl;${rawPathAfter(c, "/deprecated/relationships")}`, tenant), body);
+    await updateElement(inv, tenantOf(c), relationshipPath(c), body);
     return noContent(c);
   });
 
