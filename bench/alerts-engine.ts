@@ -15,21 +15,10 @@ import {
   type FullTrigger,
   type Trigger,
 } from "../src/alerts/index.ts";
+import { uniform } from "../test/helpers/series.ts";
 
 const TENANT = "bench";
 const TRIGGERS = 1000;
-
-/** Deterministic pseudo-random numbers (mulberry32), so runs compare. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function trigger(id: string, extra: Partial<Trigger> = {}): Trigger {
   return {
@@ -152,7 +141,7 @@ function run(w: Workload, totalPoints: number): void {
   });
   for (const t of w.triggers) engine.loadTrigger(t);
 
-  const r = rng(42);
+  const r = uniform(42);
   const batchSize = w.dataIds.length;
   const batches: EngineData[][] = [];
   let ts = now;

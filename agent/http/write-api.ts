@@ -5,7 +5,7 @@ import { emptyOk } from "../../src/http/json.ts";
 import { createServiceApp, type ServiceEnv, Routes, tenantHeader } from "../../src/http/service.ts";
 import { parseWith } from "../../src/http/validate.ts";
 import { type MetricWrite, PATH_TYPE, TYPE_PATH } from "../../src/metrics/model.ts";
-import { isNormalizedId, isNormalizedPoints, normalizedMetricsBody } from "../../src/metrics/normalized.ts";
+import { isNormalizedId, normalizedMetricsBody, normalizedPointsBody } from "../../src/metrics/normalized.ts";
 
 /**
  * The schemas load zod (about 8 MB); an agent that nobody writes to, or that receives only
@@ -57,8 +57,8 @@ export function createWriteApi(tenant: string, sink: WriteSink) {
     r.post(`/${path}/:id/raw`, async (c) => {
       const param = c.req.param("id");
       const body = await readJson(c);
-      const fast = isNormalizedId(param) && Array.isArray(body) && body.length > 0 && isNormalizedPoints(type, body);
-      if (fast) return store(c, [{ type, id: param, points: body }]);
+      const fast = normalizedPointsBody(type, body);
+      if (fast && isNormalizedId(param)) return store(c, [{ type, id: param, points: fast }]);
       const s = await schemas();
       const id = parseWith(s.metricIdSchema, param, "metric id");
       return store(c, [{ type, id, points: parseWith(s.pointsBodySchema(type), body, "data points") }]);

@@ -56,6 +56,11 @@ export function isNormalizedPoints(type: MetricType, points: unknown): points is
   return true;
 }
 
+/** The points of a normalized `POST /{type}/{id}/raw` body (a non-empty array), or undefined when it needs the schema. */
+export function normalizedPointsBody(type: MetricType, body: unknown): DataPoint[] | undefined {
+  return Array.isArray(body) && body.length > 0 && isNormalizedPoints(type, body) ? body : undefined;
+}
+
 /**
  * The writes of a normalized `POST /{type}/raw` body (`[{id, data?, dataPoints?}]`, non-empty),
  * or undefined when the body needs the schema.

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { psquarePercentile } from "../../src/metrics/psquare.ts";
+import { uniform } from "../helpers/series.ts";
 
 /**
  * Reference P² estimator, written from the published algorithm as commons-math applies it:
@@ -127,21 +128,9 @@ function lagrange(x: readonly number[], y: readonly number[], z: number): number
   return sum;
 }
 
-/** Deterministic pseudo-random numbers (mulberry32), so failures can be replayed. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** Smooth, heavy-tailed or heavily tied values, by seed, so that every branch runs. */
 function sample(seed: number): number[] {
-  const next = random(seed);
+  const next = uniform(seed);
   const n = 6 + Math.floor(next() * 3000);
   return Array.from({ length: n }, (_, i) =>
     seed % 3 === 0 ? Math.floor(next() * 5) : seed % 3 === 1 ? next() ** 4 * 1e4 : Math.sin(i / 10) * 50 + next(),
@@ -179,7 +168,7 @@ describe("PSquare with at most five observations", () => {
   });
 
   it("matches the rule for every small sample and quantile", () => {
-    const next = random(7);
+    const next = uniform(7);
     for (let n = 1; n <= 5; n++) {
       for (const p of [1, 25, 50, 75, 90, 99]) {
         const xs = Array.from({ length: n }, () => Math.round(next() * 1000) / 10);
@@ -237,7 +226,7 @@ describe("PSquare from the sixth observation", () => {
   });
 
   it("agrees with the reference after every single observation", () => {
-    const next = random(99);
+    const next = uniform(99);
     const xs = Array.from({ length: 400 }, () => Math.floor(next() * 20));
     const ref = new ReferenceP2(75, "neville");
     xs.forEach((x, i) => {
@@ -258,7 +247,7 @@ describe("PSquare from the sixth observation", () => {
   });
 
   it("depends on the insertion order", () => {
-    const next = random(3);
+    const next = uniform(3);
     const xs = Array.from({ length: 200 }, () => next() ** 3 * 100);
     const forward = estimate(50, xs);
     const backward = estimate(50, [...xs].reverse());

@@ -3,7 +3,7 @@ import { emptyOk } from "../../../src/http/json.ts";
 import type { Routes, ServiceContext } from "../../../src/http/service.ts";
 import { parseWith } from "../../../src/http/validate.ts";
 import { METRIC_TYPES, type MetricWrite, TYPE_PATH } from "../../../src/metrics/model.ts";
-import { isNormalizedPoints, normalizedMetricsBody } from "../../../src/metrics/normalized.ts";
+import { normalizedMetricsBody, normalizedPointsBody } from "../../../src/metrics/normalized.ts";
 import { metricsBodySchema, mixedBodySchema, pointsBodySchema } from "../../../src/metrics/schemas.ts";
 import { writePoints } from "../../metrics/write-points.ts";
 import type { MetricsDeps } from "./deps.ts";
@@ -35,7 +35,7 @@ export function writeByIdRoutes(r: Routes, deps: MetricsDeps): void {
     const schema = pointsBodySchema(type);
     const one = async (c: ServiceContext) => {
       const body = await readJson(c);
-      const points = Array.isArray(body) && body.length > 0 && isNormalizedPoints(type, body) ? body : parseWith(schema, body, "data points");
+      const points = normalizedPointsBody(type, body) ?? parseWith(schema, body, "data points");
       return store(c, deps, [{ type, id: c.req.param("id")!, points }]);
     };
     r.post(`/${TYPE_PATH[type]}/:id/raw`, one);
