@@ -1,7 +1,7 @@
 import { emptyBucket, type NumericBucketPoint } from "./bucket-points.ts";
 import type { Buckets } from "./buckets.ts";
 import { summarize } from "./numeric-summary.ts";
-import type { Order, Series } from "./series.ts";
+import { asColumns, lowerBound, type Order, type Series } from "./series.ts";
 
 export interface NumericStatsOptions {
   /** Request values, e.g. [50, 90, 99.9]; see parsePercentiles. */
@@ -17,20 +17,18 @@ export interface NumericStatsOptions {
 /**
  * Stats of an ascending series per bucket. Every bucket is returned, ascending; one without
  * points is `{start, end, empty: true}`. Points outside the buckets are ignored. Since the
- * series is sorted, each bucket is one index range, scanned once.
+ * series is sorted, each bucket is one index range, found by binary search.
  */
 export function numericBucketStats(series: Series, buckets: Buckets, opts: NumericStatsOptions): NumericBucketPoint[] {
-  const { ts, values } = series;
+  const { ts, values } = asColumns(series);
   const percentiles = opts.percentiles ?? [];
-  const n = ts.length;
   const out: NumericBucketPoint[] = new Array(buckets.count);
-  let j = 0;
-  while (j < n && ts[j]! < buckets.start) j++;
+  let j = lowerBound(ts, buckets.start);
   for (let b = 0; b < buckets.count; b++) {
     const start = buckets.start + b * buckets.step;
     const end = start + buckets.step;
     const from = j;
-    while (j < n && ts[j]! < end) j++;
+    j = lowerBound(ts, end, j);
     if (from === j) {
       out[b] = emptyBucket(start, end);
     } else {

@@ -44,6 +44,26 @@ function copyColumns(s: Series): ColumnSeries {
   return { ts: Float64Array.from(s.ts), values: Float64Array.from(s.values) };
 }
 
+/**
+ * The series as typed arrays, copied only when it is not already. The per-point loops of the
+ * stats then always see one array kind, which keeps their element reads monomorphic.
+ */
+export function asColumns(s: Series): ColumnSeries {
+  return isColumn(s) ? s : copyColumns(s);
+}
+
+/** First index in [from, to) with ts[i] >= t (ts ascending), or `to`. */
+export function lowerBound(ts: Float64Array, t: number, from = 0, to = ts.length): number {
+  let lo = from;
+  let hi = to;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (ts[mid]! < t) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
 function mergeTwo(a: Series, b: Series): ColumnSeries {
   const na = a.ts.length;
   const nb = b.ts.length;

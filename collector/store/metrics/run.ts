@@ -1,4 +1,5 @@
 import type { Tags } from "../../../src/metrics/model.ts";
+import { lowerBound } from "../../../src/metrics/series.ts";
 
 /** Points of one series sorted by timestamp, without duplicates, in column form. */
 export interface Run {
@@ -12,18 +13,6 @@ export interface Run {
 
 export const emptyRun = (numeric: boolean): Run =>
   numeric ? { ts: new Float64Array(0), nums: new Float64Array(0) } : { ts: new Float64Array(0), strs: [] };
-
-/** First index with ts[i] >= t. */
-export function lowerBound(ts: Float64Array, t: number, from = 0, to = ts.length): number {
-  let lo = from;
-  let hi = to;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (ts[mid]! < t) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
 
 /** The points of `r` with start <= ts < end (views, no copy of numeric columns). */
 export function sliceRun(r: Run, start: number, end: number): Run {

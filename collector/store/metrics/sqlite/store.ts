@@ -16,7 +16,8 @@ import { ChunkCache } from "../chunk-cache.ts";
 import { decodeChunk, encodeChunk } from "../chunk-codec.ts";
 import { buildLogBody, decodeLogBody, encodeLogBody, type LogBody } from "../log-body.ts";
 import { SeriesHead } from "../head.ts";
-import { emptyRun, lowerBound, mergeRuns, type Run, sliceRun } from "../run.ts";
+import { lowerBound } from "../../../../src/metrics/series.ts";
+import { emptyRun, mergeRuns, type Run, sliceRun } from "../run.ts";
 import type { CreateResult, MetricFilter, MetricsStore, NumericSeries, PointColumns, RawQuery } from "../types.ts";
 import { migrate } from "./schema.ts";
 
