@@ -1,3 +1,4 @@
+import { tryCompileUserPattern, UserPattern } from "../regex/user-pattern.ts";
 import type { Event } from "./model.ts";
 
 /**
@@ -81,11 +82,8 @@ function parseClause(text: string): Clause | string {
   const constant = parseConstant(m[3]!.trim());
   if (typeof constant === "string") return constant;
   if (operator === "match" && constant.kind === "string") {
-    try {
-      new RegExp(constant.value);
-    } catch {
-      return `invalid regular expression ${constant.value}`;
-    }
+    const re = tryCompileUserPattern(constant.value);
+    if (re instanceof Error) return `${re.message}: ${constant.value}`;
   }
   return { field, operator, constant };
 }
@@ -123,7 +121,7 @@ function asNumber(v: string | number): number {
 }
 
 /** Types must agree: a string field compares with a string constant, ctime with a number. */
-function evalClause(c: Clause, e: Event, regex: RegExp | undefined): boolean {
+function evalClause(c: Clause, e: Event, regex: UserPattern | undefined): boolean {
   const v = fieldValue(c.field, e);
   if (v === undefined || v === null) return false;
   const k = c.constant;
@@ -159,7 +157,7 @@ export function compileEventExpression(expression: string | undefined): (e: Even
   if (!parsed.ok) return () => false;
   const clauses = parsed.clauses;
   const regexes = clauses.map((c) =>
-    c.operator === "match" && c.constant.kind === "string" ? new RegExp(`^(?:${c.constant.value})$`) : undefined,
+    c.operator === "match" && c.constant.kind === "string" ? UserPattern.compile(c.constant.value) : undefined,
   );
   return (e) => {
     for (let i = 0; i < clauses.length; i++) if (!evalClause(clauses[i]!, e, regexes[i])) return false;

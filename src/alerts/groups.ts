@@ -1,3 +1,4 @@
+import { completeConditions } from "./complete.ts";
 import { dampeningId } from "./ids.ts";
 import type {
   Condition,
@@ -9,7 +10,6 @@ import type {
   TriggerMode,
   UnorphanMemberInfo,
 } from "./model.ts";
-import { completeConditions } from "./schemas.ts";
 
 /**
  * Group triggers are definitions whose conditions use dataId tokens; members are ordinary
@@ -25,7 +25,7 @@ export class GroupDefinitionError extends Error {
   }
 }
 
-export function isGroupTrigger(t: Pick<Trigger, "type">): boolean {
+export function isGroupTrigger(t: { type?: Trigger["type"] }): boolean {
   return t.type === "GROUP" || t.type === "DATA_DRIVEN_GROUP";
 }
 
@@ -241,4 +241,24 @@ export function unorphanMember(group: FullTrigger, orphan: Trigger, info: Unorph
 export function detachMember(member: Trigger): Trigger {
   const { memberOf: _memberOf, ...rest } = member;
   return { ...rest, type: "STANDARD" };
+}
+
+/** The id of the member a data-driven group creates for data from `source`. */
+export function dataDrivenMemberId(groupId: string, source: string): string {
+  return `${groupId}_${source}`;
+}
+
+/**
+ * The member a DATA_DRIVEN_GROUP creates when data arrives from a source it has no member for
+ * (upstream's data-driven groups): named like the group, evaluating only that source's data
+ * (`source`, also added as a tag), with the group's own dataIds (the source tells the members
+ * apart, not the dataIds), the group's context, tags, conditions and dampenings.
+ */
+export function dataDrivenMember(group: FullTrigger, source: string): FullTrigger {
+  if (group.trigger.type !== "DATA_DRIVEN_GROUP") throw new GroupDefinitionError(`Trigger [${group.trigger.id}] is not a data-driven group trigger`);
+  if (source.length === 0) throw new GroupDefinitionError("A data-driven member needs a data source");
+  const dataIdMap: StringMap = {};
+  for (const token of groupDataIdTokens(group.conditions)) dataIdMap[token] = token;
+  const member = deriveMember(group, { memberId: dataDrivenMemberId(group.trigger.id, source), dataIdMap });
+  return { ...member, trigger: { ...member.trigger, source, tags: { ...member.trigger.tags, source } } };
 }

@@ -1,20 +1,22 @@
 /** The alerting engine shared by the collector and the agent. */
-export * from "./model.ts";
-export * from "./schemas.ts";
-export * from "./ids.ts";
-export * from "./groups.ts";
-export * from "./lifecycle.ts";
-export { conditionDisplay } from "./conditions/display.ts";
-export { compileEventExpression, eventExpressionMatches, parseEventExpression } from "./event-expression.ts";
-export { DampeningState, conditionSetResult } from "./dampening.ts";
-export { NelsonState } from "./nelson.ts";
-export { type Scheduler, systemScheduler, createManualClock, type ManualClock } from "./scheduler.ts";
+
 export * from "../tags/query/index.ts";
+export * from "./complete.ts";
+export { conditionDisplay } from "./conditions/display.ts";
+export { conditionSetResult, DampeningState } from "./dampening.ts";
 export {
-  createAlertsEngine,
   type AlertsEngine,
   type AlertsEngineOptions,
   type AlertsEngineStats,
+  createAlertsEngine,
   type EngineEffect,
 } from "./engine/engine.ts";
 export type { EngineData } from "./engine/evaluate.ts";
+export { compileEventExpression, eventExpressionMatches, parseEventExpression } from "./event-expression.ts";
+export * from "./groups.ts";
+export * from "./ids.ts";
+export * from "./lifecycle.ts";
+export * from "./model.ts";
+export { NelsonState } from "./nelson.ts";
+export { createManualClock, type ManualClock, type Scheduler, systemScheduler } from "./scheduler.ts";
+export * from "./schemas.ts";

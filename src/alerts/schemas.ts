@@ -1,7 +1,7 @@
 // Namespace import: under vitest on Bun the named export `z` of zod 4.6 comes through undefined.
 import * as z from "zod";
-import { conditionDisplay } from "./conditions/display.ts";
-import { conditionId, dampeningId } from "./ids.ts";
+import { jsonBoolean, jsonInteger, jsonNumber } from "../http/json-scalars.ts";
+import { tryCompileUserPattern } from "../regex/user-pattern.ts";
 import {
   ALERT_STATUSES,
   AVAILABILITY_OPERATORS,
@@ -12,7 +12,6 @@ import {
   type Data,
   EVENT_TYPES,
   type Event,
-  type FullTrigger,
   MATCHES,
   NELSON_RULES,
   RANGE_OPERATORS,
@@ -42,15 +41,9 @@ function opt<T extends z.ZodType>(schema: T) {
   return schema.nullish().transform((v): z.output<T> | undefined => v ?? undefined);
 }
 
-const numericString = z
-  .string()
-  .trim()
-  .regex(/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/, "not a number")
-  .transform(Number);
-
-const finiteNumber = z.union([z.number(), numericString]).pipe(z.number().refine(Number.isFinite, "must be a finite number"));
-const integer = finiteNumber.pipe(z.number().int("must be an integer").refine(Number.isSafeInteger, "is out of range"));
-const boolean = z.union([z.boolean(), z.enum(["true", "false"]).transform((v) => v === "true")]);
+const finiteNumber = jsonNumber;
+const integer = jsonInteger;
+const boolean = jsonBoolean;
 const nonEmpty = z.string().trim().min(1, "must not be empty");
 const mapValue = z.union([z.string(), z.number(), z.boolean()]).transform(String);
 
@@ -111,11 +104,8 @@ const stringCondition = z
   })
   .superRefine((c, ctx) => {
     if (c.operator !== "MATCH") return;
-    try {
-      new RegExp(c.pattern);
-    } catch (e) {
-      ctx.addIssue({ code: "custom", path: ["pattern"], message: `invalid regular expression: ${(e as Error).message}` });
-    }
+    const re = tryCompileUserPattern(c.pattern, { ignoreCase: c.ignoreCase });
+    if (re instanceof Error) ctx.addIssue({ code: "custom", path: ["pattern"], message: re.message });
   });
 
 const thresholdCondition = z.object({
@@ -208,25 +198,35 @@ export const conditionsSchema = z.array(conditionSchema);
 
 // ---------------------------------------------------------------- dampening
 
-/** One incoming dampening, cleaned to the settings its type uses (Hawkular's factories). */
+/**
+ * One incoming dampening, cleaned to the settings its type uses (Hawkular's factories). Fields
+ * left out get Hawkular's defaults (type STRICT, evalTrueSetting 1, evalTotalSetting 1): its
+ * clients send dampenings with only a type and a mode. The spec's bounds hold for the settings
+ * sent; a RELAXED_COUNT whose evalTotalSetting was left out keeps the default 1 (it then acts as
+ * STRICT). A time setting has no usable default: the time types need one.
+ */
 export const dampeningSchema = z
   .object({
     tenantId: opt(z.string()),
     triggerId: opt(z.string()),
     triggerMode: opt(triggerModeSchema).transform((m) => m ?? "FIRING"),
-    type: z.enum(DAMPENING_TYPES),
-    evalTrueSetting: opt(integer).transform((v) => v ?? 0),
-    evalTotalSetting: opt(integer).transform((v) => v ?? 0),
-    evalTimeSetting: opt(integer).transform((v) => v ?? 0),
+    type: opt(z.enum(DAMPENING_TYPES)).transform((t) => t ?? "STRICT"),
+    evalTrueSetting: opt(integer),
+    evalTotalSetting: opt(integer),
+    evalTimeSetting: opt(integer),
   })
   .superRefine((d, ctx) => {
     const bad = (path: string, message: string) => ctx.addIssue({ code: "custom", path: [path], message });
     const needsTrue = d.type === "STRICT" || d.type === "RELAXED_COUNT" || d.type === "RELAXED_TIME";
     const needsTime = d.type === "RELAXED_TIME" || d.type === "STRICT_TIME" || d.type === "STRICT_TIMEOUT";
-    if (needsTrue && d.evalTrueSetting < 1) bad("evalTrueSetting", `must be at least 1 for ${d.type}`);
-    if (d.type === "RELAXED_COUNT" && d.evalTotalSetting <= d.evalTrueSetting) bad("evalTotalSetting", "must be greater than evalTrueSetting");
-    if (needsTime && d.evalTimeSetting < 1) bad("evalTimeSetting", `must be greater than 0 ms for ${d.type}`);
+    const evalTrue = d.evalTrueSetting ?? 1;
+    if (needsTrue && evalTrue < 1) bad("evalTrueSetting", `must be at least 1 for ${d.type}`);
+    if (d.type === "RELAXED_COUNT" && d.evalTotalSetting !== undefined && d.evalTotalSetting <= evalTrue) {
+      bad("evalTotalSetting", "must be greater than evalTrueSetting");
+    }
+    if (needsTime && (d.evalTimeSetting ?? 0) < 1) bad("evalTimeSetting", `must be greater than 0 ms for ${d.type}`);
   })
+  .transform((d) => ({ ...d, evalTrueSetting: d.evalTrueSetting ?? 1, evalTotalSetting: d.evalTotalSetting ?? 1, evalTimeSetting: d.evalTimeSetting ?? 0 }))
   .transform((d) => {
     switch (d.type) {
       case "STRICT":
@@ -281,7 +281,8 @@ export const triggerSchema = z.object({
   id: opt(z.string().trim()),
   name: opt(z.string()),
   description: opt(z.string()),
-  type: opt(z.enum(TRIGGER_TYPES)).transform((v) => v ?? "STANDARD"),
+  /** Absent reads as STANDARD on create; an update keeps the stored type (and refuses another one). */
+  type: opt(z.enum(TRIGGER_TYPES)),
   eventType: opt(z.enum(EVENT_TYPES)).transform((v) => v ?? "ALERT"),
   eventCategory: opt(z.string()),
   eventText: opt(z.string()),
@@ -300,8 +301,8 @@ export const triggerSchema = z.object({
   memberOf: opt(z.string()),
   source: opt(z.string()),
 });
-/** A trigger before the server fills the tenant and, when absent, the id. */
-export type TriggerInput = Omit<Trigger, "tenantId" | "id"> & { tenantId?: string; id?: string };
+/** A trigger before the server fills the tenant and, when absent, the id and type. */
+export type TriggerInput = Omit<Trigger, "tenantId" | "id" | "type"> & { tenantId?: string; id?: string; type?: Trigger["type"] };
 
 export const fullTriggerSchema = z
   .object({
@@ -383,79 +384,3 @@ export type EventInput = Omit<Event, "eventType" | "tenantId" | "ctime" | "categ
   category?: string;
   text?: string;
 };
-
-// ---------------------------------------------------------------- completion helpers
-
-export function completeTrigger(input: TriggerInput, tenantId: string, newId: () => string = () => crypto.randomUUID()): Trigger {
-  const { id, ...rest } = input;
-  return dropUndefined({ ...rest, tenantId, id: id && id.length > 0 ? id : newId() });
-}
-
-/**
- * Conditions as stored: tenant, trigger, and per mode the set size, the 1-based index in list
- * order, the composed id and the display string. With `mode`, every condition is of that mode.
- */
-export function completeConditions(tenantId: string, triggerId: string, inputs: readonly ConditionInput[], mode?: TriggerMode): Condition[] {
-  const withMode = inputs.map((c) => (mode ? { ...c, triggerMode: mode } : c));
-  const size: Record<TriggerMode, number> = { FIRING: 0, AUTORESOLVE: 0 };
-  for (const c of withMode) size[c.triggerMode]++;
-  const index: Record<TriggerMode, number> = { FIRING: 0, AUTORESOLVE: 0 };
-  return withMode.map((c) => {
-    const m = c.triggerMode;
-    const setIndex = ++index[m];
-    const out = dropUndefined({
-      ...c,
-      tenantId,
-      triggerId,
-      conditionSetSize: size[m],
-      conditionSetIndex: setIndex,
-      conditionId: conditionId(tenantId, triggerId, m, size[m], setIndex),
-    }) as Condition;
-    out.displayString = conditionDisplay(out);
-    return out;
-  });
-}
-
-export function completeDampening(tenantId: string, triggerId: string, input: DampeningInput): Dampening {
-  return {
-    tenantId,
-    triggerId,
-    triggerMode: input.triggerMode,
-    type: input.type,
-    evalTrueSetting: input.evalTrueSetting,
-    evalTotalSetting: input.evalTotalSetting,
-    evalTimeSetting: input.evalTimeSetting,
-    dampeningId: dampeningId(tenantId, triggerId, input.triggerMode),
-  };
-}
-
-export function completeFullTrigger(input: FullTriggerInput, tenantId: string, newId?: () => string): FullTrigger {
-  const trigger = completeTrigger(input.trigger, tenantId, newId);
-  return {
-    trigger,
-    dampenings: input.dampenings.map((d) => completeDampening(tenantId, trigger.id, d)),
-    conditions: completeConditions(tenantId, trigger.id, input.conditions),
-  };
-}
-
-export function completeData(input: DataInput, tenantId: string, now: number): Data {
-  return dropUndefined({ ...input, tenantId, timestamp: input.timestamp ?? now });
-}
-
-/** An API event: system-set eventType, tenant from the header, ctime now when absent. */
-export function completeEvent(input: EventInput, tenantId: string, now: number): Event {
-  return dropUndefined({
-    ...input,
-    eventType: "EVENT" as const,
-    tenantId,
-    ctime: input.ctime ?? now,
-    category: input.category ?? "",
-    text: input.text ?? "",
-  });
-}
-
-/** Optional fields are absent rather than undefined, so JSON and deep equality stay clean. */
-function dropUndefined<T extends object>(o: T): T {
-  for (const k of Object.keys(o) as (keyof T)[]) if (o[k] === undefined) delete o[k];
-  return o;
-}

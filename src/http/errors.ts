@@ -1,8 +1,12 @@
-/** An error that maps to an HTTP status and an `{"errorMsg": ...}` body. */
+/**
+ * An error that maps to an HTTP status and an `{"errorMsg": ...}` body, with `details` beside
+ * it when given (the inventory's errors carry them, as upstream's did).
+ */
 export class ApiError extends Error {
   constructor(
-    readonly status: 400 | 401 | 403 | 404 | 405 | 406 | 409 | 413 | 415 | 422 | 500 | 503,
+    readonly status: 400 | 401 | 403 | 404 | 405 | 406 | 409 | 413 | 415 | 422 | 429 | 500 | 503 | 507,
     message: string,
+    readonly details?: unknown,
   ) {
     super(message);
   }

@@ -1,6 +1,8 @@
 import { type Context, Hono, type MiddlewareHandler } from "hono";
-import { cors } from "hono/cors";
 import type { Logger } from "../log/logger.ts";
+import { storageFailure, storageFailureMessage } from "../sqlite/storage-failure.ts";
+import { type AccessVariables, authorizeTenant, tenantAllowed } from "./access.ts";
+import { type BaseUrlPolicy, requestBase } from "./base-url.ts";
 import { ApiError } from "./errors.ts";
 import { describeIssues, isZodError } from "./validate.ts";
 
@@ -11,7 +13,7 @@ export type ServiceEnv = {
     tenant: string;
     /** Absolute URL of the service root the request came in on, e.g. http://h:8080/svc/metrics. */
     serviceBase: string;
-  };
+  } & AccessVariables;
 };
 
 export type ServiceContext = Context<ServiceEnv>;
@@ -42,19 +44,28 @@ export function absoluteUrl(c: ServiceContext, path: string): string {
 export interface TenantRule {
   /** Paths (relative to the service root) that need no tenant. */
   exempt?: (path: string, method: string) => boolean;
-  /** The errorMsg when the header is missing. */
-  message?: string;
+  /** The errorMsg when the header is missing, naming the header of the root the request came in on. */
+  message?: (header: string) => string;
 }
 
-/** Requires the tenant header on every request except exempt paths. */
+/** The tenant header clients of this root use: `Hawkular-Tenant` under /hawkular, `Svc-Tenant` under /svc. */
+export function tenantHeaderName(c: ServiceContext): string {
+  return new URL(c.get("serviceBase")).pathname.startsWith("/hawkular") ? "Hawkular-Tenant" : "Svc-Tenant";
+}
+
+/**
+ * Requires the tenant header on every request except exempt paths, and that the request's
+ * credential holds it (403 otherwise). On exempt paths a header the credential does not hold
+ * is ignored, so nothing downstream can read that tenant.
+ */
 export function requireTenant(rule: TenantRule = {}): MiddlewareHandler<ServiceEnv> {
-  const message = rule.message ?? "Tenant is not specified. Use 'Svc-Tenant' header.";
+  const message = rule.message ?? ((header: string) => `Tenant is not specified. Use '${header}' header.`);
   return async (c, next) => {
     const t = tenantHeader(c);
-    if (t !== undefined) c.set("tenant", t);
-    else if (!rule.exempt?.(servicePath(c), c.req.method)) {
-      return c.json({ errorMsg: message }, 400);
-    }
+    const exempt = rule.exempt?.(servicePath(c), c.req.method) ?? false;
+    if (t === undefined && !exempt) return c.json({ errorMsg: message(tenantHeaderName(c)) }, 400);
+    if (t !== undefined && !exempt) authorizeTenant(c, t);
+    if (t !== undefined && (!exempt || tenantAllowed(c, t))) c.set("tenant", t);
     await next();
   };
 }
@@ -102,23 +113,20 @@ export function requireReady(r: Readiness): MiddlewareHandler {
   };
 }
 
-/** Maps thrown errors to `{"errorMsg"}` responses; unexpected errors are logged. */
+/**
+ * Maps thrown errors to `{"errorMsg"}` responses; unexpected errors are logged. A write refused
+ * by full storage is a 507 (an I/O failure a 503): the storage health has logged it already.
+ */
 export function errorResponse(err: unknown, c: Context, log?: Logger): Response {
-  if (err instanceof ApiError) return c.json({ errorMsg: err.message }, err.status);
+  if (err instanceof ApiError) return c.json(err.details === undefined ? { errorMsg: err.message } : { errorMsg: err.message, details: err.details }, err.status);
+  const storage = storageFailure(err);
+  if (storage) return c.json({ errorMsg: storageFailureMessage(storage) }, storage === "full" ? 507 : 503);
   if (isZodError(err)) return c.json({ errorMsg: describeIssues(err, "input") }, 400);
   if (err instanceof SyntaxError) return c.json({ errorMsg: `Malformed JSON: ${err.message}` }, 400);
   const e = err as Error;
   log?.error("request failed", { method: c.req.method, path: c.req.path, err: e?.stack ?? String(e) });
   return c.json({ errorMsg: `Failed to perform operation due to an error: ${e?.message ?? String(e)}` }, 500);
 }
-
-export const corsForBrowsers = cors({
-  origin: "*",
-  allowMethods: ["GET", "POST", "PUT", "DELETE", "PATCH", "OPTIONS", "HEAD"],
-  allowHeaders: ["Content-Type", "Accept", "Authorization", "Svc-Tenant", "Hawkular-Tenant"],
-  exposeHeaders: ["Location", "Link", "X-Total-Count"],
-  maxAge: 86400,
-});
 
 type Handler = (c: ServiceContext) => Response | Promise<Response>;
 type Method = "get" | "post" | "put" | "delete" | "patch";
@@ -129,14 +137,31 @@ type Method = "get" | "post" | "put" | "delete" | "patch";
  */
 export class Routes {
   private readonly methods = new Map<string, Set<string>>();
-  constructor(readonly app: Hono<ServiceEnv>) {}
+  /**
+   * @param aliases path prefixes served under a second name too, e.g. `{"/metrics": "/m"}`:
+   *   every route under the first prefix is also registered under the second.
+   */
+  constructor(
+    readonly app: Hono<ServiceEnv>,
+    private readonly aliases: Record<string, string> = {},
+  ) {}
 
   private add(method: Method, path: string, h: Handler): this {
-    let set = this.methods.get(path);
-    if (!set) this.methods.set(path, (set = new Set()));
-    set.add(method.toUpperCase());
-    this.app[method](path, h);
+    for (const p of [path, ...this.aliasesOf(path)]) {
+      let set = this.methods.get(p);
+      if (!set) this.methods.set(p, (set = new Set()));
+      set.add(method.toUpperCase());
+      this.app[method](p, h);
+    }
     return this;
+  }
+
+  private aliasesOf(path: string): string[] {
+    const out: string[] = [];
+    for (const [prefix, alias] of Object.entries(this.aliases)) {
+      if (path === prefix || path.startsWith(`${prefix}/`)) out.push(alias + path.slice(prefix.length));
+    }
+    return out;
   }
   get(path: string, h: Handler) {
     return this.add("get", path, h);
@@ -178,20 +203,17 @@ export function createServiceApp(): Hono<ServiceEnv> {
  * Mounts a service app under each prefix (e.g. /svc/metrics and /hawkular/metrics) and
  * records the absolute service root for Location headers.
  */
-export function mountService(root: Hono<ServiceEnv>, prefixes: string[], app: Hono<ServiceEnv>): void {
+export function mountService(root: Hono<ServiceEnv>, prefixes: string[], app: Hono<ServiceEnv>, base: BaseUrlPolicy = {}): void {
   for (const prefix of prefixes) {
-    root.use(`${prefix}/*`, setServiceBase(prefix));
-    root.use(prefix, setServiceBase(prefix));
+    root.use(`${prefix}/*`, setServiceBase(prefix, base));
+    root.use(prefix, setServiceBase(prefix, base));
     root.route(prefix, app);
   }
 }
 
-function setServiceBase(prefix: string): MiddlewareHandler<ServiceEnv> {
+function setServiceBase(prefix: string, base: BaseUrlPolicy): MiddlewareHandler<ServiceEnv> {
   return async (c, next) => {
-    const url = new URL(c.req.url);
-    const proto = c.req.header("X-Forwarded-Proto") ?? url.protocol.replace(":", "");
-    const host = c.req.header("X-Forwarded-Host") ?? c.req.header("Host") ?? url.host;
-    c.set("serviceBase", `${proto}://${host}${prefix}`);
+    c.set("serviceBase", `${requestBase(c, base)}${prefix}`);
     await next();
   };
 }

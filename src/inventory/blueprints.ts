@@ -49,7 +49,8 @@ const generalSchema = z.object(common);
 
 const resourceSchema = z.object({ ...common, resourceTypePath: z.string().min(1) });
 
-const metricSchema = z.object({ ...common, metricTypePath: z.string().min(1), collectionInterval: interval });
+/** Without collectionInterval a metric takes its metric type's (upstream). */
+const metricSchema = z.object({ ...common, metricTypePath: z.string().min(1), collectionInterval: interval.nullish() });
 
 /** Accepts the enum name (`GAUGE`) in any case, or the display name (`counter_rate`) under `metricDataType`. */
 const dataType = z
@@ -116,7 +117,7 @@ export function parseBlueprint(type: EntityCode, json: unknown): EntityBlueprint
     }
     case "m": {
       const b = metricSchema.parse(json);
-      return { ...base(type, b), typePath: b.metricTypePath, collectionInterval: b.collectionInterval };
+      return { ...base(type, b), typePath: b.metricTypePath, collectionInterval: b.collectionInterval ?? undefined };
     }
     case "mt": {
       const b = metricTypeSchema.parse(json);

@@ -1,8 +1,15 @@
+import type { Availability } from "./model.ts";
+
 /** Result shapes of the stats endpoints, in the field order upstream writes them. */
 
-/** A requested percentile; `quantile` is a fraction (request 50.0 → 0.5), as in 0.16. */
+/**
+ * A requested percentile. `quantile` is the number the client asked for (request 90 → 90, as
+ * Hawkular Metrics from 0.17 on, the Grafana datasource and the Go client read it), and
+ * `originalQuantile` the text it wrote (0.2x).
+ */
 export interface Percentile {
   quantile: number;
+  originalQuantile: string;
   value: number;
 }
 
@@ -36,6 +43,20 @@ export interface AvailabilityStats {
   uptimeRatio: number;
   /** Number of transitions into down. */
   downtimeCount: number;
+  // The fields of Hawkular Metrics 0.2x, where admin and unknown count as "not up":
+  /** ms spent in each state seen in the bucket; the time before the first point counts for the first point's state. */
+  durationMap: Partial<Record<Availability, number>>;
+  upDuration: number;
+  downDuration: number;
+  unknownDuration: number;
+  adminDuration: number;
+  notUpDuration: number;
+  /** Timestamp of the last observation or end of a not-up period; the bucket end when it ends not up; 0 when always up. */
+  lastNotUptime: number;
+  /** Number of transitions into a not-up state. */
+  notUpCount: number;
+  upCount: number;
+  samples: number;
   empty: false;
 }
 

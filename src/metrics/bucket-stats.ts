@@ -1,11 +1,12 @@
 import { emptyBucket, type NumericBucketPoint } from "./bucket-points.ts";
 import type { Buckets } from "./buckets.ts";
+import type { PercentileRequest } from "./percentiles-param.ts";
 import { summarize } from "./numeric-summary.ts";
 import { asColumns, lowerBound, type Order, type Series } from "./series.ts";
 
 export interface NumericStatsOptions {
-  /** Request values, e.g. [50, 90, 99.9]; see parsePercentiles. */
-  percentiles?: readonly number[];
+  /** The requested percentiles; see parsePercentiles. */
+  percentiles?: readonly PercentileRequest[];
   /**
    * Order in which each bucket's points reach the estimators, as upstream reads them: "desc"
    * for gauges (single and several metrics) and for counters over several metrics; "asc" for

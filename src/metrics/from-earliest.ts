@@ -1,22 +1,30 @@
-import { ApiError } from "../http/errors.ts";
 import { DAY_MS } from "./model.ts";
 import type { TimeRange } from "./time-range.ts";
 
 export const FROM_EARLIEST_WITH_RANGE = "fromEarliest can only be used without start & end";
-export const FROM_EARLIEST_WITHOUT_BUCKETS = "fromEarliest can only be used with bucketed results";
+
+/** What fromEarliest needs to know of a metric definition. */
+export interface EarliestSource {
+  /** Days; absent: the default retention. */
+  dataRetention?: number;
+  /** The oldest stored point, when the metric has data. */
+  minTimestamp?: number;
+}
 
 /**
- * The range of a `fromEarliest=true` stats request: the metric's whole retention window,
- * [now − retention days, now). Giving start or end as well is a 400.
+ * The range a `fromEarliest=true` read covers: from the earliest data the metrics may hold to
+ * now. Upstream took [now − the largest retention, now); here retention counts from the time a
+ * point was written, so a backfill may hold older points, and the range reaches back to the
+ * oldest stored point when that is earlier. Undefined when there is no metric (answered 204).
  */
-export function fromEarliestRange(
-  start: number | undefined,
-  end: number | undefined,
-  now: number,
-  retentionDays: number,
-): TimeRange {
-  if (start !== undefined || end !== undefined) throw new ApiError(400, FROM_EARLIEST_WITH_RANGE);
-  return { start: now - retentionDays * DAY_MS, end: now };
+export function fromEarliestRange(metrics: readonly EarliestSource[], now: number, defaultRetentionDays: number): TimeRange | undefined {
+  if (metrics.length === 0) return undefined;
+  let start = now;
+  for (const m of metrics) {
+    start = Math.min(start, now - (m.dataRetention ?? defaultRetentionDays) * DAY_MS);
+    if (m.minTimestamp !== undefined) start = Math.min(start, m.minTimestamp);
+  }
+  return { start, end: now };
 }
 
 /**

@@ -20,10 +20,11 @@ export const PATH_TYPE: Record<string, MetricType> = {
 
 export type Tags = Record<string, string>;
 
-export const AVAILABILITY_VALUES = ["down", "up", "unknown"] as const;
+/** `admin` (administratively down, e.g. maintenance) came with Hawkular Metrics 0.2x. */
+export const AVAILABILITY_VALUES = ["down", "up", "unknown", "admin"] as const;
 export type Availability = (typeof AVAILABILITY_VALUES)[number];
 /** Availability is stored as a number: its index in AVAILABILITY_VALUES. */
-export const AVAILABILITY_CODE: Record<Availability, number> = { down: 0, up: 1, unknown: 2 };
+export const AVAILABILITY_CODE: Record<Availability, number> = { down: 0, up: 1, unknown: 2, admin: 3 };
 
 /** A data point as it appears on the wire. */
 export interface DataPoint {

@@ -7,6 +7,7 @@
  * more of an ingest thread; these loops cost a few percent. Tested for equivalence with
  * property tests.
  */
+import { LIMITS, pointTagsWithinLimits, timestampInRange } from "./limits.ts";
 import { AVAILABILITY_VALUES, MAX_STRING_LENGTH, type DataPoint, type MetricType, type MetricWrite } from "./model.ts";
 
 const availability = new Set<unknown>(AVAILABILITY_VALUES);
@@ -27,7 +28,7 @@ function stringTags(t: unknown): boolean {
   if (t === undefined) return true;
   if (!isPlainObject(t)) return false;
   for (const k in t) if (typeof t[k] !== "string") return false;
-  return true;
+  return pointTagsWithinLimits(t);
 }
 
 const valueOk: Record<MetricType, (v: unknown) => boolean> = {
@@ -42,7 +43,7 @@ export function isMetricType(t: unknown): t is MetricType {
 }
 
 export function isNormalizedId(id: unknown): id is string {
-  return typeof id === "string" && id.length > 0 && id.trim() === id;
+  return typeof id === "string" && id.length > 0 && id.length <= LIMITS.metricIdLength && id.trim() === id;
 }
 
 /** True when `points` is an array of normalized points of `type` (possibly empty). */
@@ -51,7 +52,8 @@ export function isNormalizedPoints(type: MetricType, points: unknown): points is
   const ok = valueOk[type];
   for (const p of points) {
     if (!isPlainObject(p) || !onlyKeys(p, "timestamp", "value", "tags")) return false;
-    if (!Number.isSafeInteger(p.timestamp) || !ok(p.value) || !stringTags(p.tags)) return false;
+    const t = p.timestamp;
+    if (!Number.isSafeInteger(t) || !timestampInRange(t as number) || !ok(p.value) || !stringTags(p.tags)) return false;
   }
   return true;
 }

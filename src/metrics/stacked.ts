@@ -1,11 +1,12 @@
-import { emptyBucket, type NumericBucketPoint } from "./bucket-points.ts";
+import { emptyBucket, type NumericBucketPoint, type Percentile } from "./bucket-points.ts";
 import type { Buckets } from "./buckets.ts";
 
 /**
  * Stacked stats of several metrics (`stacked=true`): each metric is bucketed on its own (with
- * numericBucketStats over the same buckets), then per bucket the non-empty buckets are added:
- * min, avg, median, max and sum are the sums of the metrics' values, and samples is the number
- * of metrics that had data there. No percentiles. A bucket where no metric had data is empty.
+ * numericBucketStats over the same buckets and the same requested percentiles), then per bucket
+ * the non-empty buckets are added: min, avg, median, max, sum and each percentile are the sums
+ * of the metrics' values, and samples is the number of metrics that had data there (Hawkular
+ * Metrics from 0.17 on; 0.16 had no percentiles here). A bucket where no metric had data is empty.
  */
 export function stackBuckets(perMetric: readonly (readonly NumericBucketPoint[])[], buckets: Buckets): NumericBucketPoint[] {
   const out: NumericBucketPoint[] = new Array(buckets.count);
@@ -18,6 +19,7 @@ export function stackBuckets(perMetric: readonly (readonly NumericBucketPoint[])
     let max = 0;
     let sum = 0;
     let samples = 0;
+    let percentiles: Percentile[] | undefined;
     for (const points of perMetric) {
       const p = points[b];
       if (p === undefined || p.empty || p.start !== start) continue;
@@ -27,8 +29,18 @@ export function stackBuckets(perMetric: readonly (readonly NumericBucketPoint[])
       max += p.max;
       sum += p.sum;
       samples++;
+      if (p.percentiles) {
+        // every metric was asked for the same percentiles, in the same order
+        if (percentiles === undefined) percentiles = p.percentiles.map((q) => ({ ...q }));
+        else for (let k = 0; k < percentiles.length; k++) percentiles[k]!.value += p.percentiles[k]!.value;
+      }
     }
-    out[b] = samples === 0 ? emptyBucket(start, end) : { start, end, min, avg, median, max, sum, samples, empty: false };
+    if (samples === 0) out[b] = emptyBucket(start, end);
+    else {
+      const point: NumericBucketPoint = { start, end, min, avg, median, max, sum, samples, empty: false };
+      if (percentiles) point.percentiles = percentiles;
+      out[b] = point;
+    }
   }
   return out;
 }

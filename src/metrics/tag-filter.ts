@@ -1,4 +1,5 @@
 import { ApiError } from "../http/errors.ts";
+import { PatternError, UserPattern } from "../regex/user-pattern.ts";
 import type { Tags } from "./model.ts";
 
 /** Tests one tag value. */
@@ -13,13 +14,12 @@ export function compileTagValueMatcher(name: string, filter: string): TagValueMa
   if (filter === "*") return () => true;
   const negate = filter.startsWith("!");
   const source = negate ? filter.slice(1) : filter;
-  let whole: RegExp;
+  let whole: UserPattern;
   try {
-    // Compiled alone first: wrapping could make an unbalanced source such as "a)|(b" valid.
-    new RegExp(source);
-    whole = new RegExp(`^(?:${source})$`);
-  } catch {
-    throw new ApiError(400, `Invalid regular expression for tag ${name}: ${source}`);
+    whole = UserPattern.compile(source);
+  } catch (e) {
+    if (!(e instanceof PatternError)) throw e;
+    throw new ApiError(400, `Invalid regular expression for tag ${name}: ${source} (${e.message})`);
   }
   return negate ? (v) => !whole.test(v) : (v) => whole.test(v);
 }

@@ -1,6 +1,7 @@
 import type { TaggedBucketPoint } from "./bucket-points.ts";
 import type { Tags } from "./model.ts";
 import { summarize } from "./numeric-summary.ts";
+import type { PercentileRequest } from "./percentiles-param.ts";
 import type { Order } from "./series.ts";
 import { compileTagFilter } from "./tag-filter.ts";
 
@@ -12,7 +13,7 @@ export interface TaggedSeries {
 }
 
 export interface TaggedStatsOptions {
-  percentiles?: readonly number[];
+  percentiles?: readonly PercentileRequest[];
   /** "desc" for gauges, "asc" for counters (upstream's read orders). */
   feedOrder: Order;
 }

@@ -2,11 +2,16 @@
 import type { Decoder, Encoder } from "cbor-x";
 import { decodeCbor, fieldChecker, isMs, isSeq, isSession, PROTOCOL_VERSION, ProtocolError, versionCheck } from "./envelope.ts";
 
-/** Collector → agent: batches committed, and batches refused for good (they must not be resent). */
+/**
+ * Collector → agent: batches committed, batches refused for good (they must not be resent),
+ * and batches to resend now (they were refused for a passing reason, such as a full disk,
+ * which has passed).
+ */
 export interface Ack {
   session: number;
   seqs: number[];
   rejected?: { seq: number; reason: string }[];
+  retry?: number[];
 }
 
 export const PRESENCE_STATES = ["online", "offline"] as const;
@@ -21,7 +26,7 @@ export interface Status {
 export type AckKind = "ack" | "events-ack";
 
 export function encodeAck(enc: Encoder, a: Ack, kind: AckKind = "ack"): Uint8Array {
-  return enc.encode({ v: PROTOCOL_VERSION, kind, session: a.session, seqs: a.seqs, ...(a.rejected?.length ? { rejected: a.rejected } : {}) });
+  return enc.encode({ v: PROTOCOL_VERSION, kind, session: a.session, seqs: a.seqs, ...(a.rejected?.length ? { rejected: a.rejected } : {}), ...(a.retry?.length ? { retry: a.retry } : {}) });
 }
 
 export function decodeAck(dec: Decoder, payload: Uint8Array, kind: AckKind = "ack"): Ack {
@@ -34,11 +39,13 @@ export function decodeAck(dec: Decoder, payload: Uint8Array, kind: AckKind = "ac
   const rejected = map.rejected;
   const rejectionOk = (r: unknown) => r !== null && typeof r === "object" && isSeq((r as { seq?: unknown }).seq) && typeof (r as { reason?: unknown }).reason === "string";
   check("rejected", rejected === undefined || (Array.isArray(rejected) && rejected.every(rejectionOk)), "expected an array of {seq, reason}");
+  check("retry", map.retry === undefined || (Array.isArray(map.retry) && map.retry.every(isSeq)), "expected an array of integers ≥ 1");
   if (problems.length) throw new ProtocolError(`invalid ack: ${problems.join("; ")}`);
   return {
     session: map.session as number,
     seqs: map.seqs as number[],
     rejected: (rejected as { seq: number; reason: string }[] | undefined)?.map((r) => ({ seq: r.seq, reason: r.reason })),
+    ...(map.retry === undefined ? {} : { retry: map.retry as number[] }),
   };
 }
 

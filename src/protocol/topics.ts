@@ -21,6 +21,21 @@ export function encodeSegment(s: string): string {
   return encodeURIComponent(s);
 }
 
+/** Why `prefix` cannot be the first topic level, or undefined when it can. */
+export function topicPrefixProblem(prefix: string): string | undefined {
+  if (prefix === "") return "must not be empty";
+  if (/[/+#]/.test(prefix)) return "must be one topic level, without /, + or #";
+  return undefined;
+}
+
+/**
+ * The MQTT client id of a feed's agent. A broker that checks credentials binds it to the
+ * credential of that tenant and feed, so nobody else can take the session over.
+ */
+export function agentClientId(tenant: string, feed: string): string {
+  return `outpost-agent:${encodeSegment(tenant)}:${encodeSegment(feed)}`;
+}
+
 export function buildTopic(prefix: string, a: TopicAddress): string {
   return `${prefix}/${encodeSegment(a.tenant)}/${encodeSegment(a.feed)}/${a.kind}`;
 }

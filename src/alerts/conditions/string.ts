@@ -1,3 +1,4 @@
+import { tryCompileUserPattern } from "../../regex/user-pattern.ts";
 import type { StringCondition } from "../model.ts";
 
 type StringFields = Pick<StringCondition, "operator" | "pattern" | "ignoreCase">;
@@ -9,12 +10,8 @@ type StringFields = Pick<StringCondition, "operator" | "pattern" | "ignoreCase">
  */
 export function compileStringMatcher(c: StringFields): (value: string) => boolean {
   if (c.operator === "MATCH") {
-    let re: RegExp;
-    try {
-      re = new RegExp(`^(?:${c.pattern})$`, c.ignoreCase ? "i" : "");
-    } catch {
-      return () => false;
-    }
+    const re = tryCompileUserPattern(c.pattern, { ignoreCase: c.ignoreCase });
+    if (re instanceof Error) return () => false;
     return (v) => re.test(v);
   }
   const fold = c.ignoreCase;

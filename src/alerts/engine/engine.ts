@@ -1,92 +1,19 @@
 import { numericValue } from "../conditions/operators.ts";
 import { conditionSetResult, type DampeningState } from "../dampening.ts";
-import type { Alert, ConditionEval, Event, FullTrigger, TriggerMode } from "../model.ts";
+import type { Alert, Event, FullTrigger, TriggerMode } from "../model.ts";
 import { SOURCE_NONE } from "../model.ts";
-import { type Scheduler, systemScheduler } from "../scheduler.ts";
-import { orderForRounds } from "./batching.ts";
+import { systemScheduler } from "../scheduler.ts";
+import type { AlertsEngine, AlertsEngineOptions, AlertsEngineStats, EngineEffect } from "./api.ts";
+import { collectRounds } from "./batching.ts";
 import { DataIndex, type IndexEntry, indexConditions, unindexConditions } from "./data-index.ts";
 import { type EngineData, evaluateDatum, evaluateEvent, evaluateMissingTimeout } from "./evaluate.ts";
 import { firedEvent } from "./fire.ts";
 import { type ConditionRt, TriggerRt } from "./runtime.ts";
+import { SerialRunner } from "./serial-runner.ts";
 import { describeEvals } from "./snapshot.ts";
+import { EngineTimers } from "./timers.ts";
 
-/** What the engine tells its owner, who stores alerts and definitions. */
-export type EngineEffect =
-  | { kind: "alert"; alert: Alert }
-  | { kind: "event"; event: Event }
-  /** The engine moved a trigger to another mode (after firing with autoResolve, or when auto-resolved). */
-  | { kind: "mode"; tenantId: string; triggerId: string; mode: TriggerMode; time: number }
-  /** The engine disabled (autoDisable) or re-enabled (autoEnable) a trigger; persist the flag. */
-  | { kind: "enablement"; tenantId: string; triggerId: string; enabled: boolean; cause: "autoDisable" | "autoEnable"; time: number }
-  /** A trigger with autoResolveAlerts auto-resolved: resolve its unresolved alerts with these evaluations. */
-  | {
-      kind: "resolveAlerts";
-      tenantId: string;
-      triggerId: string;
-      user: "AutoResolve";
-      notes: string;
-      resolvedEvalSets: ConditionEval[][];
-      time: number;
-    };
-
-export interface AlertsEngineOptions {
-  /** Milliseconds since the epoch; dampening times and fired ctimes come from it. */
-  clock?: () => number;
-  scheduler?: Scheduler;
-  /** Data of one dataId closer than this to the previous kept one in a batch are dropped (default 1000 ms). */
-  minReportingIntervalData?: number;
-  /** The same for events (default 0 ms: only exact duplicates are dropped). */
-  minReportingIntervalEvents?: number;
-  /** The unique part of fired alert and event ids (default: random UUIDs). */
-  idGenerator?: () => string;
-  listener?: (effect: EngineEffect) => void;
-  /** Told about listener failures and cut event chains. */
-  onWarning?: (message: string) => void;
-  /** Trigger-fired events feed further triggers at most this many levels deep (default 32). */
-  maxChainDepth?: number;
-}
-
-export interface AlertsEngineStats {
-  triggers: number;
-  activeTriggers: number;
-  indexedKeys: number;
-  dataReceived: number;
-  dataDropped: number;
-  eventsReceived: number;
-  evaluations: number;
-  alerts: number;
-  events: number;
-  timeouts: number;
-  chainsCut: number;
-}
-
-export interface AlertsEngine {
-  /** Adds or replaces a trigger. A (re)loaded trigger starts in FIRING mode with fresh dampening. */
-  loadTrigger(full: FullTrigger): void;
-  removeTrigger(tenantId: string, triggerId: string): boolean;
-  /** Enabling a disabled trigger loads it afresh; disabling stops its evaluation. */
-  setEnabled(tenantId: string, triggerId: string, enabled: boolean): boolean;
-  /** Back to FIRING mode with fresh dampening, as after a manual reload. */
-  reloadTrigger(tenantId: string, triggerId: string): boolean;
-  getTrigger(tenantId: string, triggerId: string): FullTrigger | undefined;
-  triggerIds(tenantId: string): string[];
-  getMode(tenantId: string, triggerId: string): TriggerMode | undefined;
-  /** Whether an enabled trigger's condition reads this dataId (from this source), so callers can skip data nobody reads. */
-  watches(tenantId: string, dataId: string, source?: string): boolean;
-  /** Evaluates data, synchronously. */
-  sendData(data: readonly EngineData[]): void;
-  /** Evaluates events (API or external), synchronously. Events without dataId match nothing. */
-  sendEvents(events: readonly Event[]): void;
-  /**
-   * Tells the engine a trigger's alerts were resolved by a user. When none is left unresolved,
-   * an autoEnable trigger that was disabled is enabled again, and an autoResolve trigger in
-   * AUTORESOLVE mode goes back to FIRING.
-   */
-  alertsResolved(tenantId: string, triggerId: string, allResolved?: boolean): void;
-  stats(): AlertsEngineStats;
-  /** Cancels every timer; later calls are ignored. */
-  close(): void;
-}
+export type { AlertsEngine, AlertsEngineOptions, AlertsEngineStats, EngineEffect } from "./api.ts";
 
 export function createAlertsEngine(options: AlertsEngineOptions = {}): AlertsEngine {
   return new Engine(options);
@@ -94,7 +21,7 @@ export function createAlertsEngine(options: AlertsEngineOptions = {}): AlertsEng
 
 class Engine implements AlertsEngine {
   private readonly clock: () => number;
-  private readonly scheduler: Scheduler;
+  private readonly timers: EngineTimers;
   private readonly minData: number;
   private readonly minEvents: number;
   private readonly idGenerator: () => string;
@@ -108,9 +35,7 @@ class Engine implements AlertsEngine {
   private roundSeq = 0;
   private readonly touched: TriggerRt[] = [];
   private chain: Event[] = [];
-  private busy = false;
-  private readonly deferred: (() => void)[] = [];
-  private closed = false;
+  private readonly runner = new SerialRunner();
   private readonly counters = {
     dataReceived: 0,
     dataDropped: 0,
@@ -124,7 +49,11 @@ class Engine implements AlertsEngine {
 
   constructor(o: AlertsEngineOptions) {
     this.clock = o.clock ?? Date.now;
-    this.scheduler = o.scheduler ?? systemScheduler;
+    this.timers = new EngineTimers(
+      o.scheduler ?? systemScheduler,
+      (c) => this.runner.run(() => this.onMissingTimer(c)),
+      (t, mode) => this.runner.run(() => this.onTimeout(t, mode)),
+    );
     this.minData = o.minReportingIntervalData ?? 1000;
     this.minEvents = o.minReportingIntervalEvents ?? 0;
     this.idGenerator = o.idGenerator ?? (() => crypto.randomUUID());
@@ -136,7 +65,7 @@ class Engine implements AlertsEngine {
   // ------------------------------------------------------------ definitions
 
   loadTrigger(full: FullTrigger): void {
-    this.run(() => {
+    this.runner.run(() => {
       const { tenantId, id } = full.trigger;
       const prev = this.find(tenantId, id);
       const t = new TriggerRt({ ...full.trigger }, full, prev);
@@ -152,7 +81,7 @@ class Engine implements AlertsEngine {
   removeTrigger(tenantId: string, triggerId: string): boolean {
     const t = this.find(tenantId, triggerId);
     if (!t) return false;
-    this.run(() => {
+    this.runner.run(() => {
       this.discard(t);
       const byId = this.triggers.get(tenantId)!;
       byId.delete(triggerId);
@@ -164,7 +93,7 @@ class Engine implements AlertsEngine {
   setEnabled(tenantId: string, triggerId: string, enabled: boolean): boolean {
     const t = this.find(tenantId, triggerId);
     if (!t) return false;
-    this.run(() => {
+    this.runner.run(() => {
       t.def.enabled = enabled;
       if (enabled && !t.active && t.evaluable) this.activate(t, this.clock());
       else if (!enabled) this.deactivate(t);
@@ -175,7 +104,7 @@ class Engine implements AlertsEngine {
   reloadTrigger(tenantId: string, triggerId: string): boolean {
     const t = this.find(tenantId, triggerId);
     if (!t) return false;
-    this.run(() => {
+    this.runner.run(() => {
       if (t.active) this.resetState(t, this.clock());
     });
     return true;
@@ -197,7 +126,7 @@ class Engine implements AlertsEngine {
   alertsResolved(tenantId: string, triggerId: string, allResolved = true): void {
     const t = this.find(tenantId, triggerId);
     if (!t || !allResolved) return;
-    this.run(() => {
+    this.runner.run(() => {
       const now = this.clock();
       if (t.def.autoEnable && !t.def.enabled) {
         t.def.enabled = true;
@@ -223,8 +152,8 @@ class Engine implements AlertsEngine {
   }
 
   close(): void {
-    this.closed = true;
-    for (const byId of this.triggers.values()) for (const t of byId.values()) this.cancelTimers(t);
+    this.runner.closed = true;
+    for (const byId of this.triggers.values()) for (const t of byId.values()) this.timers.cancel(t);
   }
 
   private find(tenantId: string, triggerId: string): TriggerRt | undefined {
@@ -243,7 +172,7 @@ class Engine implements AlertsEngine {
     if (!t.active) return;
     t.active = false;
     unindexConditions(this.index, t.allConditions());
-    this.cancelTimers(t);
+    this.timers.cancel(t);
   }
 
   private discard(t: TriggerRt): void {
@@ -253,7 +182,7 @@ class Engine implements AlertsEngine {
 
   /** The state of a freshly loaded trigger: FIRING, fresh dampening, no evaluations, missing intervals from now. */
   private resetState(t: TriggerRt, now: number): void {
-    this.cancelTimers(t);
+    this.timers.cancel(t);
     t.mode = "FIRING";
     t.dampenings.FIRING.reset();
     t.dampenings.AUTORESOLVE.reset();
@@ -261,19 +190,9 @@ class Engine implements AlertsEngine {
       c.clearEval();
       c.lastArrival = now;
     }
-    this.armMissing(t, "FIRING", now);
+    this.timers.armMissing(t, "FIRING", now);
   }
 
-  private cancelTimers(t: TriggerRt): void {
-    for (const c of t.allConditions()) {
-      if (c.timer !== undefined) this.scheduler.clearTimeout(c.timer);
-      c.timer = undefined;
-    }
-    for (const m of ["FIRING", "AUTORESOLVE"] as const) {
-      if (t.timeoutTimers[m] !== undefined) this.scheduler.clearTimeout(t.timeoutTimers[m]);
-      t.timeoutTimers[m] = undefined;
-    }
-  }
 
   // ------------------------------------------------------------ data
 
@@ -284,36 +203,23 @@ class Engine implements AlertsEngine {
 
   sendData(batch: readonly EngineData[]): void {
     if (batch.length === 0) return;
-    this.run(() => this.processData(batch));
+    this.runner.run(() => this.processData(batch));
   }
 
   private processData(batch: readonly EngineData[]): void {
     const now = this.clock();
     this.counters.dataReceived += batch.length;
-    const seq = ++this.batchSeq;
-    const entries: IndexEntry[] = [];
-    for (let i = 0; i < batch.length; i++) {
-      const d = batch[i]!;
-      const e = this.index.get(d.tenantId, d.source || SOURCE_NONE, d.id);
-      if (e === undefined || e.dataRefs.length === 0) continue;
-      if (e.batchSeq !== seq) {
-        e.batchSeq = seq;
-        e.first = d;
-        e.more = null;
-        entries.push(e);
-      } else if (e.more === null) e.more = [d];
-      else e.more.push(d);
-    }
+    const { entries, rounds, dropped } = collectRounds(
+      batch,
+      ++this.batchSeq,
+      (d) => this.index.get(d.tenantId, d.source || SOURCE_NONE, d.id),
+      (e) => e.dataRefs.length > 0,
+      (d) => d.timestamp,
+      () => true,
+      this.minData,
+    );
+    this.counters.dataDropped += dropped;
     if (entries.length === 0) return;
-    let rounds = 1;
-    for (const e of entries) {
-      if (e.more === null) continue;
-      const all = [e.first as EngineData, ...(e.more as EngineData[])];
-      const { kept, dropped } = orderForRounds(all, (d) => d.timestamp, () => true, this.minData);
-      e.more = kept;
-      this.counters.dataDropped += dropped;
-      if (kept.length > rounds) rounds = kept.length;
-    }
     for (let r = 0; r < rounds; r++) {
       const inRound = r === 0 ? entries : entries.filter((e) => e.more !== null && e.more.length > r);
       this.dataRound(inRound, r, now);
@@ -368,38 +274,27 @@ class Engine implements AlertsEngine {
 
   sendEvents(events: readonly Event[]): void {
     if (events.length === 0) return;
-    this.run(() => this.processEvents(events));
+    this.runner.run(() => this.processEvents(events));
   }
 
   private processEvents(batch: readonly Event[]): void {
     const now = this.clock();
     this.counters.eventsReceived += batch.length;
-    const seq = ++this.batchSeq;
-    const entries: IndexEntry[] = [];
-    for (const ev of batch) {
-      if (ev.dataId === undefined) continue;
-      const e = this.index.get(ev.tenantId, ev.dataSource || SOURCE_NONE, ev.dataId);
-      if (e === undefined || e.eventRefs.length === 0) continue;
-      if (e.batchSeq !== seq) {
-        e.batchSeq = seq;
-        e.first = ev;
-        e.more = null;
-        entries.push(e);
-      } else if (e.more === null) e.more = [ev];
-      else e.more.push(ev);
-    }
-    let rounds = 1;
-    for (const e of entries) {
-      if (e.more === null) continue;
-      const all = [e.first as Event, ...(e.more as Event[])];
-      const { kept, dropped } = orderForRounds(all, (ev) => ev.ctime, (a, b) => a.id === b.id, this.minEvents);
-      e.more = kept;
-      this.counters.dataDropped += dropped;
-      if (kept.length > rounds) rounds = kept.length;
-    }
+    const { entries, rounds, dropped } = collectRounds(
+      batch,
+      ++this.batchSeq,
+      (ev) => (ev.dataId === undefined ? undefined : this.index.get(ev.tenantId, ev.dataSource || SOURCE_NONE, ev.dataId)),
+      (e) => e.eventRefs.length > 0,
+      (ev) => ev.ctime,
+      (a, b) => a.id === b.id,
+      this.minEvents,
+    );
+    this.counters.dataDropped += dropped;
     for (let r = 0; r < rounds && entries.length > 0; r++) {
       const inRound = entries.filter((e) => e.more === null ? r === 0 : e.more.length > r);
       this.eventRound(inRound.map((e) => (e.more === null ? e.first : e.more[r]) as Event), now);
+      // what these events fired feeds further event conditions, as after a data round
+      this.runChain(now);
     }
   }
 
@@ -466,7 +361,7 @@ class Engine implements AlertsEngine {
     if (result === undefined) return;
     d.step(result, now, t.snapshot[mode]);
     if (d.satisfied) this.satisfied(t, d, now);
-    else if (d.def.type === "STRICT_TIMEOUT") this.armTimeout(t, mode, now);
+    else if (d.def.type === "STRICT_TIMEOUT") this.timers.armTimeout(t, mode, now);
   }
 
   private satisfied(t: TriggerRt, d: DampeningState, now: number): void {
@@ -503,30 +398,22 @@ class Engine implements AlertsEngine {
     t.mode = "AUTORESOLVE";
     t.dampenings.AUTORESOLVE.reset();
     for (const c of t.conditions.AUTORESOLVE) c.clearEval();
-    this.armMissing(t, "AUTORESOLVE", now);
+    this.timers.armMissing(t, "AUTORESOLVE", now);
     this.emit({ kind: "mode", tenantId: t.def.tenantId, triggerId: t.def.id, mode: "AUTORESOLVE", time: now });
   }
 
   // ------------------------------------------------------------ timers
 
-  private armMissing(t: TriggerRt, mode: TriggerMode, now: number): void {
-    for (const c of t.conditions[mode]) if (c.def.type === "MISSING") this.armMissingOne(c, now);
-  }
 
-  private armMissingOne(c: ConditionRt, now: number): void {
-    if (c.timer !== undefined || c.def.type !== "MISSING") return;
-    const due = c.lastArrival + c.def.interval;
-    c.timer = this.scheduler.setTimeout(() => this.run(() => this.onMissingTimer(c)), due - now);
-  }
 
   /** Lazy: arrivals only move `lastArrival`; the timer re-arms itself when it fires early. */
   private onMissingTimer(c: ConditionRt): void {
     c.timer = undefined;
     const t = c.trigger;
-    if (this.closed || !t.active || c.def.triggerMode !== t.mode || c.def.type !== "MISSING") return;
+    if (this.runner.closed || !t.active || c.def.triggerMode !== t.mode || c.def.type !== "MISSING") return;
     const now = this.clock();
     if (now < c.lastArrival + c.def.interval) {
-      this.armMissingOne(c, now);
+      this.timers.armMissingOne(c, now);
       return;
     }
     const roundSeq = ++this.roundSeq;
@@ -534,25 +421,19 @@ class Engine implements AlertsEngine {
     this.counters.evaluations++;
     this.touch(t, roundSeq);
     this.dampenTouched(now);
-    if (t.active && c.def.triggerMode === t.mode) this.armMissingOne(c, now);
+    if (t.active && c.def.triggerMode === t.mode) this.timers.armMissingOne(c, now);
     this.runChain(now);
   }
 
-  private armTimeout(t: TriggerRt, mode: TriggerMode, now: number): void {
-    if (t.timeoutTimers[mode] !== undefined) return;
-    const at = t.dampenings[mode].timeoutAt();
-    if (at === undefined) return;
-    t.timeoutTimers[mode] = this.scheduler.setTimeout(() => this.run(() => this.onTimeout(t, mode)), at - now);
-  }
 
   /** STRICT_TIMEOUT: fires when the time has come with no false evaluation, without waiting for data. */
   private onTimeout(t: TriggerRt, mode: TriggerMode): void {
     t.timeoutTimers[mode] = undefined;
-    if (this.closed || !t.active || t.mode !== mode) return;
+    if (this.runner.closed || !t.active || t.mode !== mode) return;
     const d = t.dampenings[mode];
     const now = this.clock();
     if (!d.checkTimeout(now)) {
-      this.armTimeout(t, mode, now);
+      this.timers.armTimeout(t, mode, now);
       return;
     }
     this.counters.timeouts++;
@@ -570,20 +451,4 @@ class Engine implements AlertsEngine {
     }
   }
 
-  /** Serialises work: a listener that calls back into the engine is served after the current cycle. */
-  private run(fn: () => void): void {
-    if (this.closed) return;
-    if (this.busy) {
-      this.deferred.push(fn);
-      return;
-    }
-    this.busy = true;
-    try {
-      fn();
-      while (this.deferred.length > 0) this.deferred.shift()!();
-    } finally {
-      this.busy = false;
-      this.deferred.length = 0;
-    }
-  }
 }

@@ -199,22 +199,26 @@ function pathOf(text: string, ctx: { tenant: string }): CanonicalPath {
   return resolvePath(text, { tenant: ctx.tenant });
 }
 
-/** propertyName/propertyValue pairs by position; names left without a value only require the property. */
+/**
+ * propertyName/propertyValue filters, as the spec's traversal table says: each propertyValue
+ * belongs to the nearest propertyName before it, so repeated values after one name are
+ * alternatives (`propertyName=a;propertyValue=x;propertyValue=y`: a is x or y); several names must
+ * all match; a name without a value only requires the property; a value before any name is an
+ * error.
+ */
 function propertyFilters(filters: RawFilter[]): ({ kind: "hasProperty"; name: string } | { kind: "propertyValues"; name: string; values: string[] })[] {
-  const names = values(filters, "propertyName");
-  const vals = values(filters, "propertyValue");
-  if (vals.length > names.length) {
-    throw new PathError("Unmatched propertyValue filters: each propertyValue needs a propertyName before it");
+  const byName = new Map<string, string[]>();
+  let current: string | undefined;
+  for (const f of [...filters].sort((x, y) => x.pos - y.pos)) {
+    if (f.name === "propertyName") {
+      current = f.value;
+      if (!byName.has(current)) byName.set(current, []);
+    } else if (f.name === "propertyValue") {
+      if (current === undefined) throw new PathError("Unmatched propertyValue filters: each propertyValue needs a propertyName before it");
+      byName.get(current)!.push(f.value);
+    }
   }
-  const withValues = new Map<string, string[]>();
-  vals.forEach((v, i) => {
-    const n = names[i]!.value;
-    withValues.set(n, [...(withValues.get(n) ?? []), v.value]);
-  });
-  const out: ({ kind: "hasProperty"; name: string } | { kind: "propertyValues"; name: string; values: string[] })[] = [];
-  for (const [name, vs] of withValues) out.push({ kind: "propertyValues", name, values: vs });
-  for (const n of names.slice(vals.length)) if (!withValues.has(n.value)) out.push({ kind: "hasProperty", name: n.value });
-  return out;
+  return [...byName].map(([name, vs]) => (vs.length > 0 ? { kind: "propertyValues", name, values: vs } : { kind: "hasProperty", name }));
 }
 
 function entityFilters(filters: RawFilter[], ctx: { tenant: string }): EntityFilter[] {

@@ -1,5 +1,7 @@
+import { PatternError, UserPattern } from "../../regex/user-pattern.ts";
+
 /** A tag value to match: an exact text, or a whole-value regular expression (quoted in the query). */
-export type TagValue = { kind: "text"; text: string } | { kind: "regex"; source: string; re: RegExp };
+export type TagValue = { kind: "text"; text: string } | { kind: "regex"; source: string; re: UserPattern };
 
 export type TagQuery =
   | { kind: "has"; key: string }
@@ -25,8 +27,9 @@ export class TagQueryError extends Error {
 export function regexValue(source: string, position: number): TagValue {
   const effective = source === "*" ? ".*" : source;
   try {
-    return { kind: "regex", source, re: new RegExp(`^(?:${effective})$`) };
+    return { kind: "regex", source, re: UserPattern.compile(effective) };
   } catch (e) {
-    throw new TagQueryError(`invalid regular expression '${source}' at position ${position}: ${(e as Error).message}`, position);
+    if (!(e instanceof PatternError)) throw e;
+    throw new TagQueryError(`${e.message} ('${source}' at position ${position})`, position);
   }
 }

@@ -22,3 +22,12 @@ export function matchesTags(q: TagQuery, tags: Readonly<Record<string, string>> 
   const any = q.values.some((v) => valueMatches(v, actual));
   return any !== q.negate;
 }
+
+/** The tag names a query mentions, in order of first appearance. */
+export function tagQueryKeys(q: TagQuery, out: string[] = []): string[] {
+  if (q.kind === "and" || q.kind === "or") {
+    tagQueryKeys(q.left, out);
+    tagQueryKeys(q.right, out);
+  } else if (!out.includes(q.key)) out.push(q.key);
+  return out;
+}

@@ -1,4 +1,4 @@
-export { type TagQuery, TagQueryError, type TagValue } from "./ast.ts";
-export { matchesTags } from "./evaluate.ts";
+export { regexValue, type TagQuery, TagQueryError, type TagValue } from "./ast.ts";
+export { matchesTags, tagQueryKeys } from "./evaluate.ts";
 export { parseLegacyTags } from "./legacy.ts";
-export { parseTagQuery } from "./parser.ts";
+export { parseTagQuery, type TagQueryDialect } from "./parser.ts";

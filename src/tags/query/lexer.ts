@@ -1,6 +1,6 @@
 import { TagQueryError } from "./ast.ts";
 
-export type TokenKind = "word" | "quoted" | "and" | "or" | "not" | "in" | "=" | "!=" | "(" | ")" | "[" | "]" | "," | "end";
+export type TokenKind = "word" | "quoted" | "and" | "or" | "not" | "in" | "=" | "!=" | "~" | "!~" | "(" | ")" | "[" | "]" | "," | "end";
 
 export interface Token {
   kind: TokenKind;
@@ -34,6 +34,13 @@ export function tokenize(input: string): Token[] {
     } else if (ch === "!" && input[i + 1] === "=") {
       i += 2;
       out.push({ kind: "!=", text: "!=", position: start });
+    } else if (ch === "~") {
+      // regular-expression match of the metrics language
+      i++;
+      out.push({ kind: "~", text: "~", position: start });
+    } else if (ch === "!" && input[i + 1] === "~") {
+      i += 2;
+      out.push({ kind: "!~", text: "!~", position: start });
     } else if (ch === "'") {
       i++;
       let text = "";

@@ -2,19 +2,29 @@ import { regexValue, type TagQuery, TagQueryError, type TagValue } from "./ast.t
 import { type Token, type TokenKind, tokenize } from "./lexer.ts";
 
 /**
- * Recursive-descent parser of the tag query language (research §2.9):
+ * The two dialects of the language. They share the grammar and differ in what a value means:
+ * - `alerts` (Hawkular Alerting, research §2.9): a quoted value is a regular expression, a word
+ *   is an exact value, with `=`/`!=` and in IN lists alike;
+ * - `metrics` (Hawkular Metrics 0.24+, `GET /metrics?tags=…`): `=`/`!=` compare exactly, quoted or
+ *   not; `~`/`!~` match a regular expression; every value of an IN list is a regular expression.
+ * Both accept `~`/`!~`, and `'*'` as a regular expression matches any value.
+ */
+export type TagQueryDialect = "alerts" | "metrics";
+
+/**
+ * Recursive-descent parser of the tag query language:
  *
  *   query   := object END
  *   object  := primary ((AND | OR) primary)*        left to right, AND and OR bind equally
  *   primary := '(' object ')' | tagexp
- *   tagexp  := NOT key | key | key ('=' | '==' | '!=') value | key [NOT] IN '[' [value (',' value)*] ']'
- *   value   := word | 'quoted regex'
+ *   tagexp  := NOT key | key | key ('=' | '==' | '!=' | '~' | '!~') value | key [NOT] IN '[' [value (',' value)*] ']'
+ *   value   := word | 'quoted text'
  *
- * AND and OR share one precedence, as in the upstream grammar: `a or b and c` is `(a or b) and c`.
+ * AND and OR share one precedence, as in the upstream grammars: `a or b and c` is `(a or b) and c`.
  */
-export function parseTagQuery(input: string): TagQuery {
+export function parseTagQuery(input: string, dialect: TagQueryDialect = "alerts"): TagQuery {
   if (input.trim().length === 0) throw new TagQueryError("tag query is empty", 0);
-  const p = new Parser(tokenize(input));
+  const p = new Parser(tokenize(input), dialect);
   const q = p.object();
   p.expect("end", "AND, OR or the end of the query");
   return q;
@@ -28,7 +38,10 @@ function describe(t: Token): string {
 
 class Parser {
   private i = 0;
-  constructor(private readonly tokens: Token[]) {}
+  constructor(
+    private readonly tokens: Token[],
+    private readonly dialect: TagQueryDialect,
+  ) {}
 
   private peek(): Token {
     return this.tokens[this.i]!;
@@ -88,7 +101,11 @@ class Parser {
       case "=":
       case "!=":
         this.next();
-        return { kind: "equals", key, value: this.value(), negate: t.kind === "!=" };
+        return { kind: "equals", key, value: this.value(this.dialect === "metrics" ? "text" : "asWritten"), negate: t.kind === "!=" };
+      case "~":
+      case "!~":
+        this.next();
+        return { kind: "equals", key, value: this.value("regex"), negate: t.kind === "!~" };
       case "in":
         this.next();
         return { kind: "in", key, values: this.array(), negate: false };
@@ -101,17 +118,16 @@ class Parser {
     }
   }
 
-  private value(): TagValue {
+  /**
+   * A value: `text` reads it exactly, `regex` as a regular expression, `asWritten` a word exactly
+   * and a quoted value as a regular expression.
+   */
+  private value(as: "text" | "regex" | "asWritten"): TagValue {
     const t = this.peek();
-    if (t.kind === "word") {
-      this.next();
-      return { kind: "text", text: t.text };
-    }
-    if (t.kind === "quoted") {
-      this.next();
-      return regexValue(t.text, t.position);
-    }
-    return this.fail("a value (a name-like word or a quoted regular expression)");
+    if (t.kind !== "word" && t.kind !== "quoted") return this.fail("a value (a name-like word or a quoted value)");
+    this.next();
+    const regex = as === "regex" || (as === "asWritten" && t.kind === "quoted");
+    return regex ? regexValue(t.text, t.position) : { kind: "text", text: t.text };
   }
 
   private array(): TagValue[] {
@@ -121,8 +137,9 @@ class Parser {
       this.next();
       return values;
     }
+    const as = this.dialect === "metrics" ? "regex" : "asWritten";
     for (;;) {
-      values.push(this.value());
+      values.push(this.value(as));
       const t = this.next();
       if (t.kind === "]") return values;
       if (t.kind !== ",") this.fail("',' or ']'", t);

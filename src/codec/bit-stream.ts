@@ -1,0 +1,36 @@
+/** Bits written LSB-first into 32-bit words (little-endian bytes on output). */
+export class BitWriter {
+  words: Uint32Array;
+  private k = 0;
+  private s = 0;
+
+  constructor(capacityWords = 256) {
+    this.words = new Uint32Array(capacityWords);
+  }
+
+  /** Writes the low `n` bits of `v`, 1 <= n <= 32. */
+  write(v: number, n: number): void {
+    let w = this.words;
+    if (this.k + 2 > w.length) {
+      const g = new Uint32Array(w.length * 2);
+      g.set(w);
+      this.words = w = g;
+    }
+    const s = this.s;
+    const masked = n === 32 ? v : v & ((1 << n) - 1);
+    w[this.k]! |= masked << s;
+    if (s + n >= 32) {
+      this.k++;
+      this.s = s + n - 32;
+      if (this.s > 0) w[this.k] = masked >>> (32 - s);
+    } else this.s = s + n;
+  }
+
+  get bitLength(): number {
+    return this.k * 32 + this.s;
+  }
+
+  bytes(): Uint8Array {
+    return new Uint8Array(this.words.buffer, 0, (this.bitLength + 7) >>> 3);
+  }
+}

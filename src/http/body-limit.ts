@@ -1,0 +1,125 @@
+import type { Context, MiddlewareHandler } from "hono";
+import { ApiError } from "./errors.ts";
+
+/**
+ * Bytes of request bodies held in memory at once, across all requests. A body takes its
+ * bytes as they arrive (all at once when it declares its length) and gives them back when its
+ * request is answered; one that finds the budget spent is refused with a 503 to retry.
+ */
+export class BodyBudget {
+  private used = 0;
+
+  constructor(readonly total: number) {}
+
+  tryTake(n: number): boolean {
+    if (this.used + n > this.total) return false;
+    this.used += n;
+    return true;
+  }
+
+  give(n: number): void {
+    this.used -= n;
+  }
+
+  get inUse(): number {
+    return this.used;
+  }
+}
+
+export interface BodyLimit {
+  /** Largest body accepted, in bytes (413 beyond). */
+  maxBytes: number;
+  budget: BodyBudget;
+  /** The option that sets `maxBytes`, named in the 413 message. */
+  option: string;
+}
+
+/**
+ * Bun's own cap on request bodies, set far above any limit here: Bun does not read a body the
+ * handler does not read, and answering 413 itself it would send no errorMsg.
+ */
+export const SERVER_BODY_CAP = 4 * 1024 ** 3;
+
+/** What one request took from the budget; given back when the request is answered. */
+interface Allowance {
+  limit: BodyLimit;
+  taken: number;
+}
+
+const allowances = new WeakMap<Request, Allowance>();
+
+/**
+ * Applies `limit` to the bodies that readJson reads for the requests below this middleware,
+ * and gives their bytes back to the budget once the response is ready.
+ */
+export function limitBodies(limit: BodyLimit): MiddlewareHandler {
+  return async (c, next) => {
+    const a: Allowance = { limit, taken: 0 };
+    allowances.set(c.req.raw, a);
+    try {
+      await next();
+    } finally {
+      limit.budget.give(a.taken);
+      a.taken = 0;
+    }
+  };
+}
+
+function tooLarge(limit: BodyLimit, size: string): ApiError {
+  return new ApiError(413, `Request body is ${size}; at most ${limit.maxBytes} bytes are accepted (${limit.option})`);
+}
+
+function take(a: Allowance, n: number): void {
+  if (!a.limit.budget.tryTake(n)) {
+    throw new ApiError(503, "Too many large request bodies are being received at once; retry shortly");
+  }
+  a.taken += n;
+}
+
+/** The largest body accepted for this request (what a decompressed body is held to as well). */
+export function bodyLimitOf(c: Context): number {
+  return allowances.get(c.req.raw)?.limit.maxBytes ?? Number.POSITIVE_INFINITY;
+}
+
+/** The request body as text, held to the limit (see readBodyBytes). */
+export async function readBodyText(c: Context): Promise<string> {
+  return new TextDecoder().decode(await readBodyBytes(c));
+}
+
+/**
+ * The request body, held to the limit of `limitBodies` when one applies: a declared length
+ * over it is refused before anything is read, and a body without a declared length (chunked)
+ * is refused as soon as it grows past it, so no more than the limit is ever held.
+ */
+export async function readBodyBytes(c: Context): Promise<Uint8Array> {
+  const a = allowances.get(c.req.raw);
+  if (!a) return new Uint8Array(await c.req.arrayBuffer());
+  const { limit } = a;
+  const declared = c.req.header("Content-Length");
+  if (declared !== undefined) {
+    const n = Number(declared);
+    if (!Number.isSafeInteger(n) || n < 0) throw new ApiError(400, `Invalid Content-Length: ${declared}`);
+    if (n > limit.maxBytes) throw tooLarge(limit, `${n} bytes`);
+    take(a, n);
+    return new Uint8Array(await c.req.arrayBuffer());
+  }
+  const body = c.req.raw.body;
+  if (!body) return new Uint8Array(0);
+  const reader = body.getReader();
+  const parts: Uint8Array[] = [];
+  let size = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      size += value.byteLength;
+      if (size > limit.maxBytes) throw tooLarge(limit, `more than ${limit.maxBytes} bytes`);
+      take(a, value.byteLength);
+      parts.push(value);
+    }
+  } catch (e) {
+    await reader.cancel().catch(() => {});
+    throw e;
+  }
+  return Buffer.concat(parts, size);
+}

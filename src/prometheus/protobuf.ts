@@ -1,0 +1,80 @@
+/**
+ * A minimal protocol-buffers reader for the fixed remote-write schema: varints, 64-bit
+ * fields and length-delimited fields, with bounds checks (input comes from the network).
+ */
+
+export class ProtobufError extends Error {}
+
+export class ProtoReader {
+  pos: number;
+  private readonly view: DataView;
+  private static readonly text = new TextDecoder("utf-8", { fatal: true });
+
+  constructor(
+    readonly buf: Uint8Array,
+    start = 0,
+    readonly end = buf.length,
+  ) {
+    this.pos = start;
+    this.view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+  }
+
+  done(): boolean {
+    return this.pos >= this.end;
+  }
+
+  /** A varint as a number (exact up to 2^53; timestamps in ms fit). */
+  varint(): number {
+    let result = 0;
+    let mul = 1;
+    for (let i = 0; i < 10; i++) {
+      if (this.pos >= this.end) throw new ProtobufError("truncated varint");
+      const b = this.buf[this.pos++]!;
+      result += (b & 0x7f) * mul;
+      if (b < 0x80) return result;
+      mul *= 128;
+    }
+    throw new ProtobufError("varint longer than 10 bytes");
+  }
+
+  /** An int64 varint: two's complement for negative values. */
+  int64(): number {
+    const v = this.varint();
+    return v >= 2 ** 63 ? v - 2 ** 64 : v;
+  }
+
+  double(): number {
+    if (this.pos + 8 > this.end) throw new ProtobufError("truncated double");
+    const v = this.view.getFloat64(this.pos, true);
+    this.pos += 8;
+    return v;
+  }
+
+  /** The bounds of a length-delimited field's content; the reader moves past it. */
+  bytes(): [number, number] {
+    const len = this.varint();
+    const start = this.pos;
+    if (start + len > this.end) throw new ProtobufError("length-delimited field runs past its message");
+    this.pos += len;
+    return [start, start + len];
+  }
+
+  string(): string {
+    const [s, e] = this.bytes();
+    try {
+      return ProtoReader.text.decode(this.buf.subarray(s, e));
+    } catch {
+      throw new ProtobufError("string field is not valid UTF-8");
+    }
+  }
+
+  /** Skips a field of the given wire type. */
+  skip(wire: number): void {
+    if (wire === 0) this.varint();
+    else if (wire === 1) this.pos += 8;
+    else if (wire === 2) this.bytes();
+    else if (wire === 5) this.pos += 4;
+    else throw new ProtobufError(`unsupported wire type ${wire}`);
+    if (this.pos > this.end) throw new ProtobufError("truncated field");
+  }
+}

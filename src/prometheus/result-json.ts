@@ -1,0 +1,107 @@
+/**
+ * Query results as Prometheus' API serializes them (`{"resultType":…,"result":…}`, timestamps
+ * in seconds, values as strings), produced as byte chunks so that a large matrix is sent while
+ * it is written instead of first becoming one string.
+ */
+import { type Labels, labelsToRecord } from "../promql/labels.ts";
+import type { QueryResult } from "../promql/query.ts";
+import { JsonBytes } from "./json-bytes.ts";
+
+const COMMA = 44;
+
+function point(w: JsonBytes, t: number, v: number): void {
+  w.byte(91); // [
+  w.timestamp(t);
+  w.ascii(',"');
+  w.sampleValue(v);
+  w.ascii('"]');
+}
+
+/**
+ * The encoded timestamps of one time column. Series of a range query that have a value at
+ * every step share one column, so its timestamps are written once, then copied.
+ */
+class EncodedTimes {
+  private col?: Float64Array;
+  private bytes = new Uint8Array(0);
+  private offsets = new Uint32Array(0);
+
+  of(col: Float64Array): this {
+    if (col === this.col) return this;
+    const w = new JsonBytes(col.length * 16 + 16);
+    this.offsets = new Uint32Array(col.length + 1);
+    for (let i = 0; i < col.length; i++) {
+      this.offsets[i] = w.length;
+      w.timestamp(col[i]!);
+    }
+    this.offsets[col.length] = w.length;
+    this.bytes = Buffer.concat(w.end());
+    this.col = col;
+    return this;
+  }
+
+  write(w: JsonBytes, i: number): void {
+    w.copy(this.bytes, this.offsets[i]!, this.offsets[i + 1]!);
+  }
+}
+
+const metric = (w: JsonBytes, l: Labels) => w.text(`{"metric":${JSON.stringify(labelsToRecord(l))}`);
+
+/** `{"status":"success","data":{"resultType":…,"result":…}}` in chunks of about `chunkBytes`. */
+export function* successChunks(r: QueryResult, chunkBytes?: number): Generator<Uint8Array> {
+  const w = new JsonBytes(chunkBytes);
+  w.ascii(`{"status":"success","data":{"resultType":"${r.resultType}","result":`);
+  switch (r.resultType) {
+    case "scalar":
+      point(w, r.result.t, r.result.v);
+      break;
+    case "string":
+      w.byte(91);
+      w.timestamp(r.result.t);
+      w.byte(COMMA);
+      w.text(JSON.stringify(r.result.v));
+      w.byte(93);
+      break;
+    case "vector":
+      w.byte(91);
+      r.result.forEach((s, k) => {
+        if (k > 0) w.byte(COMMA);
+        metric(w, s.labels);
+        w.ascii(',"value":');
+        point(w, s.t, s.v);
+        w.byte(125);
+      });
+      w.byte(93);
+      break;
+    case "matrix": {
+      w.byte(91);
+      const times = new EncodedTimes();
+      let prev: Float64Array | undefined;
+      for (let k = 0; k < r.result.length; k++) {
+        const s = r.result[k]!;
+        if (k > 0) w.byte(COMMA);
+        metric(w, s.labels);
+        w.ascii(',"values":[');
+        // A column seen twice in a row is worth encoding once.
+        const shared = s.ts === prev ? times.of(s.ts) : undefined;
+        prev = s.ts;
+        for (let i = 0; i < s.ts.length; i++) {
+          if (i > 0) w.byte(COMMA);
+          if (!shared) point(w, s.ts[i]!, s.vals[i]!);
+          else {
+            w.byte(91);
+            shared.write(w, i);
+            w.ascii(',"');
+            w.sampleValue(s.vals[i]!);
+            w.ascii('"]');
+          }
+        }
+        w.ascii("]}");
+        yield* w.take();
+      }
+      w.byte(93);
+    }
+  }
+  w.ascii("}}");
+  yield* w.end();
+}

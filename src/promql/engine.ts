@@ -1,0 +1,208 @@
+/**
+ * The evaluator: every node is evaluated over all steps of the query at once (columns per
+ * series), as Prometheus' range evaluation does. Raw samples are fetched beforehand (query.ts).
+ */
+import type { AtModifier, Call, Expr, MatrixSelector, VectorSelector } from "./ast.ts";
+import { aggregate } from "./aggregate.ts";
+import { binary } from "./binary.ts";
+import { callFunction } from "./functions.ts";
+import { dropName, labelsKey } from "./labels.ts";
+import { KEEPS_NAME, PREFIX_COUNTS, prefixCounts, RANGE_FUNCTIONS, type Window } from "./range-functions.ts";
+import { ExecutionError, newStepSeries, type RawSeries, type StepSeries, type Value } from "./values.ts";
+
+export interface EvalTimes {
+  /** Evaluation timestamps, ms, ascending. */
+  times: Float64Array;
+  start: number;
+  end: number;
+  /** How far back an instant selector looks for a sample, ms. */
+  lookback: number;
+}
+
+export class Evaluator {
+  readonly n: number;
+
+  constructor(
+    readonly t: EvalTimes,
+    private readonly data: ReadonlyMap<VectorSelector, RawSeries[]>,
+  ) {
+    this.n = t.times.length;
+  }
+
+  eval(e: Expr): Value {
+    switch (e.kind) {
+      case "number":
+        return { type: "scalar", vals: new Float64Array(this.n).fill(e.value) };
+      case "string":
+        return { type: "string", value: e.value };
+      case "vector":
+        return { type: "vector", series: this.instantSelect(e, false) };
+      case "matrix":
+        return { type: "matrix", series: this.rangeSelect(e) };
+      case "call":
+        return callFunction(this, e);
+      case "aggregate":
+        return aggregate(this, e);
+      case "binary":
+        return binary(this, e);
+      case "unary": {
+        const v = this.eval(e.expr);
+        if (e.op === "+") return v;
+        if (v.type === "scalar") return { type: "scalar", vals: v.vals.map((x) => -x) };
+        if (v.type !== "vector") throw new ExecutionError("unary minus on a non-numeric value");
+        return { type: "vector", series: this.mergeSameLabels(v.series.map((s) => ({ labels: dropName(s.labels), vals: s.vals.map((x) => -x), has: s.has.slice() }))) };
+      }
+    }
+  }
+
+  evalVector(e: Expr): StepSeries[] {
+    const v = this.eval(e);
+    if (v.type !== "vector") throw new ExecutionError(`expected an instant vector, got ${v.type}`);
+    return v.series;
+  }
+
+  evalScalar(e: Expr): Float64Array {
+    const v = this.eval(e);
+    if (v.type !== "scalar") throw new ExecutionError(`expected a scalar, got ${v.type}`);
+    return v.vals;
+  }
+
+  /** The time a selector reads at for step i: its @ time or the step's, minus its offset. */
+  selectorTime(sel: VectorSelector, i: number): number {
+    return this.atTime(sel.at, i) - sel.offset;
+  }
+
+  private atTime(at: AtModifier | undefined, i: number): number {
+    if (at === undefined) return this.t.times[i]!;
+    if (at === "start") return this.t.start;
+    if (at === "end") return this.t.end;
+    return at;
+  }
+
+  series(sel: VectorSelector): RawSeries[] {
+    return this.data.get(sel) ?? [];
+  }
+
+  /** The times a selector reads at, one per step. */
+  selectorTimes(sel: VectorSelector): Float64Array {
+    const out = new Float64Array(this.n);
+    for (let i = 0; i < this.n; i++) out[i] = this.selectorTime(sel, i);
+    return out;
+  }
+
+  /**
+   * The latest sample in (t − lookback, t] at each step. With `timestamps`, the sample's
+   * time in seconds instead of its value (timestamp()).
+   */
+  instantSelect(sel: VectorSelector, timestamps: boolean): StepSeries[] {
+    const out: StepSeries[] = [];
+    const lookback = this.t.lookback;
+    const times = this.selectorTimes(sel);
+    for (const s of this.series(sel)) {
+      const r = newStepSeries(s.labels, this.n);
+      let j = 0;
+      let any = false;
+      const len = s.ts.length;
+      for (let i = 0; i < this.n; i++) {
+        const t = times[i]!;
+        if (j > 0 && s.ts[j - 1]! > t) j = 0;
+        while (j < len && s.ts[j]! <= t) j++;
+        if (j > 0 && s.ts[j - 1]! > t - lookback) {
+          r.vals[i] = timestamps ? s.ts[j - 1]! / 1000 : s.vals[j - 1]!;
+          r.has[i] = 1;
+          any = true;
+        }
+      }
+      if (any) out.push(r);
+    }
+    return out;
+  }
+
+  /** A range selector evaluated at a single time (an instant query's range-vector result). */
+  private rangeSelect(m: MatrixSelector): RawSeries[] {
+    const end = this.selectorTime(m.selector, 0);
+    const start = end - m.range;
+    const out: RawSeries[] = [];
+    for (const s of this.series(m.selector)) {
+      let lo = 0;
+      while (lo < s.ts.length && s.ts[lo]! <= start) lo++;
+      let hi = lo;
+      while (hi < s.ts.length && s.ts[hi]! <= end) hi++;
+      if (hi > lo) out.push({ labels: s.labels, ts: s.ts.slice(lo, hi), vals: s.vals.slice(lo, hi) });
+    }
+    return out;
+  }
+
+  /**
+   * Applies a range function to every series of its range-vector argument, at every step,
+   * over the samples in (t − range, t]: one pass per series, the window's two ends only move
+   * forward while the steps do (O(samples + steps) plus the function's own work).
+   */
+  applyRange(call: Call, m: MatrixSelector, param?: Float64Array): StepSeries[] {
+    const fn = RANGE_FUNCTIONS[call.name]!;
+    const counted = PREFIX_COUNTS[call.name];
+    const keepName = KEEPS_NAME.has(call.name);
+    const out: StepSeries[] = [];
+    const ends = this.selectorTimes(m.selector);
+    const w: Window = { ts: new Float64Array(0), vals: new Float64Array(0), lo: 0, hi: 0, start: 0, end: 0, range: m.range, param: 0, evalTime: 0, counts: new Int32Array(0) };
+    for (const s of this.series(m.selector)) {
+      const len = s.ts.length;
+      if (counted) {
+        if (w.counts.length < len) w.counts = new Int32Array(Math.max(len, w.counts.length * 2));
+        prefixCounts(s.vals, counted, w.counts);
+      }
+      w.ts = s.ts;
+      w.vals = s.vals;
+      let r: StepSeries | undefined;
+      let lo = 0;
+      let hi = 0;
+      for (let i = 0; i < this.n; i++) {
+        const end = ends[i]!;
+        const start = end - m.range;
+        if (hi > 0 && s.ts[hi - 1]! > end) lo = hi = 0;
+        while (hi < len && s.ts[hi]! <= end) hi++;
+        while (lo < hi && s.ts[lo]! <= start) lo++;
+        if (hi === lo) continue;
+        w.lo = lo;
+        w.hi = hi;
+        w.start = start;
+        w.end = end;
+        w.evalTime = this.t.times[i]!;
+        if (param) w.param = param[i]!;
+        const v = fn(w);
+        if (v === undefined) continue;
+        r ??= newStepSeries(keepName ? s.labels : dropName(s.labels), this.n);
+        r.vals[i] = v;
+        r.has[i] = 1;
+      }
+      if (r) out.push(r);
+    }
+    return keepName ? out : this.mergeSameLabels(out);
+  }
+
+  /**
+   * Series that have the same labels after a label change are one series, as long as they
+   * never both have a sample at one step; otherwise the result is ambiguous, an error in
+   * Prometheus too.
+   */
+  mergeSameLabels(series: StepSeries[]): StepSeries[] {
+    const byKey = new Map<string, StepSeries>();
+    const out: StepSeries[] = [];
+    for (const s of series) {
+      const key = labelsKey(s.labels);
+      const prev = byKey.get(key);
+      if (!prev) {
+        byKey.set(key, s);
+        out.push(s);
+        continue;
+      }
+      for (let i = 0; i < this.n; i++) {
+        if (!s.has[i]) continue;
+        if (prev.has[i]) throw new ExecutionError("vector cannot contain metrics with the same labelset");
+        prev.vals[i] = s.vals[i]!;
+        prev.has[i] = 1;
+      }
+    }
+    return out;
+  }
+}

@@ -1,0 +1,183 @@
+/**
+ * Functions of a range vector, each computed over one series' samples in one window
+ * (indices lo ≤ i < hi of ts/vals, all inside (start, end]). Formulas follow Prometheus'
+ * promql/functions.go, including its extrapolation and summation order.
+ */
+import { kahanAdd, MeanAccumulator, quantile, VarianceAccumulator } from "./kahan.ts";
+
+export interface Window {
+  ts: Float64Array;
+  vals: Float64Array;
+  lo: number;
+  hi: number;
+  /** Exclusive start and inclusive end of the window, ms. */
+  start: number;
+  end: number;
+  /** The selector's range, ms. */
+  range: number;
+  /** The scalar argument at this step (φ of quantile_over_time, t of predict_linear). */
+  param: number;
+  /** The evaluation time of this step, ms. */
+  evalTime: number;
+  /**
+   * Prefix counts over the whole series for functions listed in PREFIX_COUNTS: counts[i] is
+   * how many k in 1..i have the counted property between samples k−1 and k, so a window
+   * [lo, hi) holds counts[hi−1] − counts[lo] of them.
+   */
+  counts: Int32Array;
+}
+
+export type RangeFunction = (w: Window) => number | undefined;
+
+/** rate, increase and delta: the change over the window, extrapolated to its edges. */
+function extrapolatedRate(w: Window, isCounter: boolean, isRate: boolean): number | undefined {
+  const { ts, vals, lo, hi } = w;
+  const n = hi - lo;
+  if (n < 2) return undefined;
+  const firstT = ts[lo]!;
+  const lastT = ts[hi - 1]!;
+  let result = vals[hi - 1]! - vals[lo]!;
+  // Only windows that hold a reset walk their samples; the additions stay in Prometheus' order.
+  if (isCounter && w.counts[hi - 1] !== w.counts[lo]) {
+    for (let i = lo + 1; i < hi; i++) if (vals[i]! < vals[i - 1]!) result += vals[i - 1]!;
+  }
+  let durationToStart = (firstT - w.start) / 1000;
+  let durationToEnd = (w.end - lastT) / 1000;
+  const sampledInterval = (lastT - firstT) / 1000;
+  const averageBetween = sampledInterval / (n - 1);
+  const threshold = averageBetween * 1.1;
+  if (durationToStart >= threshold) durationToStart = averageBetween / 2;
+  if (isCounter && result > 0 && vals[lo]! >= 0) {
+    // A counter does not go below zero: extrapolate at most to where it would have been zero.
+    const durationToZero = sampledInterval * (vals[lo]! / result);
+    if (durationToZero < durationToStart) durationToStart = durationToZero;
+  }
+  if (durationToEnd >= threshold) durationToEnd = averageBetween / 2;
+  let factor = (sampledInterval + durationToStart + durationToEnd) / sampledInterval;
+  if (isRate) factor /= w.range / 1000;
+  return result * factor;
+}
+
+/** irate and idelta: from the last two samples. */
+function instantValue(w: Window, isRate: boolean): number | undefined {
+  const { ts, vals, lo, hi } = w;
+  if (hi - lo < 2) return undefined;
+  const last = vals[hi - 1]!;
+  const prev = vals[hi - 2]!;
+  const interval = ts[hi - 1]! - ts[hi - 2]!;
+  if (interval === 0) return undefined;
+  // After a counter reset the last value is the increase since the reset.
+  let result = isRate && last < prev ? last : last - prev;
+  if (isRate) result /= interval / 1000;
+  return result;
+}
+
+/** Least-squares slope and intercept, x in seconds relative to `interceptTime`. */
+function linearRegression(w: Window, interceptTime: number): [number, number] {
+  const { ts, vals, lo, hi } = w;
+  const sumX = { sum: 0, c: 0 };
+  const sumY = { sum: 0, c: 0 };
+  const sumXY = { sum: 0, c: 0 };
+  const sumX2 = { sum: 0, c: 0 };
+  const initY = vals[lo]!;
+  let constY = true;
+  for (let i = lo; i < hi; i++) {
+    const y = vals[i]!;
+    if (constY && i > lo && y !== initY) constY = false;
+    const x = (ts[i]! - interceptTime) / 1000;
+    kahanAdd(sumX, x);
+    kahanAdd(sumY, y);
+    kahanAdd(sumXY, x * y);
+    kahanAdd(sumX2, x * x);
+  }
+  if (constY) return Number.isFinite(initY) || Number.isNaN(initY) ? [0, initY] : [Number.NaN, Number.NaN];
+  const n = hi - lo;
+  const sx = sumX.sum + sumX.c;
+  const sy = sumY.sum + sumY.c;
+  const sxy = sumXY.sum + sumXY.c;
+  const sx2 = sumX2.sum + sumX2.c;
+  const covXY = sxy - (sx * sy) / n;
+  const varX = sx2 - (sx * sx) / n;
+  const slope = covXY / varX;
+  return [slope, sy / n - (slope * sx) / n];
+}
+
+function over(w: Window, f: (v: number) => void): void {
+  for (let i = w.lo; i < w.hi; i++) f(w.vals[i]!);
+}
+
+export const RANGE_FUNCTIONS: Record<string, RangeFunction> = {
+  rate: (w) => extrapolatedRate(w, true, true),
+  increase: (w) => extrapolatedRate(w, true, false),
+  delta: (w) => extrapolatedRate(w, false, false),
+  irate: (w) => instantValue(w, true),
+  idelta: (w) => instantValue(w, false),
+  deriv: (w) => (w.hi - w.lo < 2 ? undefined : linearRegression(w, w.ts[w.lo]!)[0]),
+  predict_linear: (w) => {
+    if (w.hi - w.lo < 2) return undefined;
+    const [slope, intercept] = linearRegression(w, w.evalTime);
+    return slope * w.param + intercept;
+  },
+  resets: (w) => w.counts[w.hi - 1]! - w.counts[w.lo]!,
+  changes: (w) => w.counts[w.hi - 1]! - w.counts[w.lo]!,
+  avg_over_time: (w) => {
+    const m = new MeanAccumulator();
+    over(w, (v) => m.add(v));
+    return m.value();
+  },
+  sum_over_time: (w) => {
+    const s = { sum: 0, c: 0 };
+    over(w, (v) => kahanAdd(s, v));
+    return s.sum + s.c;
+  },
+  count_over_time: (w) => w.hi - w.lo,
+  min_over_time: (w) => {
+    let m = w.vals[w.lo]!;
+    over(w, (v) => {
+      if (v < m || Number.isNaN(m)) m = v;
+    });
+    return m;
+  },
+  max_over_time: (w) => {
+    let m = w.vals[w.lo]!;
+    over(w, (v) => {
+      if (v > m || Number.isNaN(m)) m = v;
+    });
+    return m;
+  },
+  last_over_time: (w) => w.vals[w.hi - 1]!,
+  present_over_time: () => 1,
+  stddev_over_time: (w) => {
+    const a = new VarianceAccumulator();
+    over(w, (v) => a.add(v));
+    return Math.sqrt(a.variance());
+  },
+  stdvar_over_time: (w) => {
+    const a = new VarianceAccumulator();
+    over(w, (v) => a.add(v));
+    return a.variance();
+  },
+  quantile_over_time: (w) => quantile(w.param, Array.from(w.vals.subarray(w.lo, w.hi))),
+};
+
+const isReset = (a: number, b: number) => b < a;
+const isChange = (a: number, b: number) => a !== b && !(Number.isNaN(a) && Number.isNaN(b));
+
+/** What the prefix counts of Window.counts count, for the functions that use them. */
+export const PREFIX_COUNTS: Readonly<Record<string, (prev: number, cur: number) => boolean>> = {
+  rate: isReset,
+  increase: isReset,
+  resets: isReset,
+  changes: isChange,
+};
+
+/** Fills `out[0..n)` with the prefix counts of `pred` over consecutive values. */
+export function prefixCounts(vals: Float64Array, pred: (prev: number, cur: number) => boolean, out: Int32Array): void {
+  const n = vals.length;
+  if (n === 0) return;
+  out[0] = 0;
+  for (let i = 1; i < n; i++) out[i] = out[i - 1]! + (pred(vals[i - 1]!, vals[i]!) ? 1 : 0);
+}
+
+/** Range functions whose result keeps the metric name (they pick a sample, not derive one). */
+export const KEEPS_NAME: ReadonlySet<string> = new Set(["last_over_time"]);

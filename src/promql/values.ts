@@ -1,0 +1,56 @@
+import type { Matcher } from "./ast.ts";
+import type { Labels } from "./labels.ts";
+
+/** Stored samples of one series, ascending by time (ms). */
+export interface RawSeries {
+  labels: Labels;
+  ts: Float64Array;
+  vals: Float64Array;
+}
+
+/** A series found by a selector, its samples not read yet. */
+export interface SeriesRef {
+  labels: Labels;
+  /** Its samples in the selected span, ascending; undefined when it has none there. */
+  read(): Promise<RawSeries | undefined>;
+}
+
+/**
+ * Where the evaluator reads series: every series matching all matchers that may have samples
+ * in [start, end] (ms, both inclusive; the evaluator applies Prometheus' open left bounds).
+ * Selecting reads no samples, so a query can read and drop series one by one.
+ */
+export interface SeriesSource {
+  select(matchers: Matcher[], start: number, end: number): Promise<SeriesRef[]>;
+}
+
+/** The samples of every series, in order; series without samples are left out. */
+export async function readAll(refs: readonly SeriesRef[]): Promise<RawSeries[]> {
+  const out: RawSeries[] = [];
+  for (const r of refs) {
+    const s = await r.read();
+    if (s && s.ts.length > 0) out.push(s);
+  }
+  return out;
+}
+
+/** One series of an instant vector over every step of the evaluation. */
+export interface StepSeries {
+  labels: Labels;
+  vals: Float64Array;
+  /** 1 where the series has a sample at that step. */
+  has: Uint8Array;
+}
+
+export type Value =
+  | { type: "scalar"; vals: Float64Array }
+  | { type: "vector"; series: StepSeries[] }
+  | { type: "string"; value: string }
+  | { type: "matrix"; series: RawSeries[] };
+
+/** Errors during evaluation that Prometheus reports as `execution` (HTTP 422). */
+export class ExecutionError extends Error {}
+
+export function newStepSeries(labels: Labels, n: number): StepSeries {
+  return { labels, vals: new Float64Array(n), has: new Uint8Array(n) };
+}

@@ -1,0 +1,22 @@
+/**
+ * What a failed SQLite call says about the storage under it. "full": the disk (or the
+ * database's page limit) has no room for the write; "io": the operating system failed a read
+ * or write. Both pass by themselves (space is freed, a disk comes back), unlike a constraint or
+ * a bug, so callers refuse the write for now (HTTP 507/503, no MQTT ack) and keep serving reads.
+ */
+export type StorageFailureKind = "full" | "io";
+
+export function storageFailure(e: unknown): StorageFailureKind | undefined {
+  const code = (e as { code?: unknown } | null)?.code;
+  if (typeof code !== "string") return undefined;
+  if (code === "SQLITE_FULL") return "full";
+  if (code.startsWith("SQLITE_IOERR")) return "io";
+  return undefined;
+}
+
+/** The errorMsg a refused write carries. */
+export function storageFailureMessage(kind: StorageFailureKind): string {
+  return kind === "full"
+    ? "Storage is full: the write was not stored; retry once space is freed (stored data can still be read)"
+    : "Storage failed to write (I/O error): the write was not stored; retry later (stored data can still be read)";
+}
