@@ -1,46 +1,158 @@
-import type { OptionSpec } from "../src/config/options.ts";
+import { OptionError, type OptionSpec, type OptionValues, PORT_RANGE } from "../src/config/options.ts";
+import type { ProgramIdentity } from "../src/config/run-program.ts";
+import { secretOptions } from "../src/config/secret-option.ts";
+import { parseBrokerUrl } from "../src/protocol/broker-url.ts";
+import { topicPrefixProblem } from "../src/protocol/topics.ts";
+
+export const COLLECTOR_ENV_PREFIX = "OUTPOST";
 
 export const collectorOptions: OptionSpec[] = [
-  { name: "http-port", kind: "int", default: 8080, help: "HTTP port of the REST interfaces (0 picks a free port)" },
-  { name: "http-host", kind: "string", default: "0.0.0.0", help: "address the HTTP server binds to" },
+  { name: "http-port", kind: "int", ...PORT_RANGE, default: 8080, help: "HTTP port of the REST interfaces (0 picks a free port)" },
+  {
+    name: "http-host",
+    kind: "string",
+    default: "127.0.0.1",
+    help: "address the HTTP server binds to; another than loopback needs --auth-file (or --insecure)",
+  },
   { name: "data-dir", kind: "string", default: "./data", help: "folder for the SQLite databases" },
   {
     name: "mqtt-port",
     kind: "int",
+    ...PORT_RANGE,
     default: 1883,
     help: "port of the embedded MQTT broker; 0 disables it (then use --broker)",
   },
-  { name: "mqtt-host", kind: "string", default: "0.0.0.0", help: "address the embedded MQTT broker binds to" },
+  {
+    name: "mqtt-host",
+    kind: "string",
+    default: "127.0.0.1",
+    help: "address the embedded MQTT broker binds to (plain and TLS); another than loopback needs --auth-file (or --insecure)",
+  },
+  {
+    name: "auth-file",
+    kind: "string",
+    help: "credentials file (hashed; managed with `collector auth`, docs/security.md): every HTTP request and every agent must then log in; re-read on SIGHUP",
+  },
+  {
+    name: "auth-failures",
+    kind: "int",
+    min: 0,
+    max: 1_000_000,
+    default: 5,
+    help: "failed logins allowed per client address and minute before that address is refused for a pause that doubles per failure (up to 60 s); 0: no slow-down",
+  },
+  {
+    name: "insecure",
+    kind: "boolean",
+    default: false,
+    help: "allow listening on non-loopback addresses without --auth-file: anyone who reaches the collector reads and writes every tenant",
+  },
+  { name: "tls-cert", kind: "string", help: "PEM certificate (chain) for HTTPS and MQTT over TLS; re-read on SIGHUP" },
+  { name: "tls-key", kind: "string", help: "PEM private key of --tls-cert" },
+  { name: "mqtts-port", kind: "int", ...PORT_RANGE, default: 8883, help: "port of the embedded broker's MQTT over TLS listener, with --tls-cert; 0 disables it" },
+  {
+    name: "tls-client-ca",
+    kind: "string",
+    help: "PEM CA: MQTT clients on the TLS listener must present a certificate it signed (on top of their credentials)",
+  },
+  {
+    name: "external-url",
+    kind: "string",
+    help: "the URL clients reach the collector at (e.g. https://outpost.example.com), used for Location headers",
+  },
+  {
+    name: "trusted-proxies",
+    kind: "list",
+    default: [],
+    help: "addresses or CIDR ranges of reverse proxies whose X-Forwarded-Proto/-Host are believed (from anyone else they are ignored)",
+  },
   {
     name: "broker",
     kind: "string",
     help: "URL of an external MQTT broker (mqtt://host:port) to consume agents from instead of the embedded one",
   },
   { name: "broker-username", kind: "string", help: "username the collector uses on an external broker" },
-  { name: "broker-password", kind: "string", help: "password the collector uses on an external broker" },
-  { name: "topic-prefix", kind: "string", default: "svc", help: "first topic level of agent↔collector messages" },
+  ...secretOptions("broker-password", "password the collector uses on an external broker"),
+  { name: "broker-ca-file", kind: "string", help: "PEM CA certificate of an external broker reached with mqtts://" },
   {
-    name: "agent-credentials",
-    kind: "list",
-    default: [],
-    help: "credentials agents must present to the embedded broker, as tenant:username:password entries; empty accepts any agent",
+    name: "max-request-body",
+    kind: "size",
+    min: 1024,
+    max: 4 * 1024 ** 3,
+    default: "32MB",
+    help: "largest HTTP request body accepted (413 beyond); bodies being received at once hold at most 4 times this in memory (503 beyond)",
   },
+  {
+    name: "mqtt-max-packet",
+    kind: "size",
+    min: 1024,
+    max: 256 * 1024 ** 2,
+    default: "16MB",
+    help: "largest MQTT packet the embedded broker accepts; a client sending a larger one is disconnected (set the same max_packet_size on an external broker)",
+  },
+  { name: "topic-prefix", kind: "string", default: "svc", help: "first topic level of agent↔collector messages" },
   {
     name: "self-metrics-tenant",
     kind: "string",
     default: "_outpost",
     help: "tenant under which the collector stores its own metrics (ids collector:<name>); they are also served at /metrics",
   },
-  { name: "self-metrics-interval", kind: "duration", default: "10s", help: "period at which the collector stores its own metrics; 0 stores none" },
-  { name: "synchronous", kind: "string", default: "FULL", help: "SQLite synchronous mode: FULL (power-loss safe) or NORMAL" },
-  { name: "default-retention", kind: "int", default: 7, help: "days a data point is kept when neither metric nor tenant sets a retention" },
+  { name: "self-metrics-interval", kind: "duration", min: 0, max: 86_400_000, default: "10s", help: "period at which the collector stores its own metrics; 0 stores none" },
+  { name: "synchronous", kind: "string", default: "FULL", choices: ["FULL", "NORMAL"], help: "SQLite synchronous mode: FULL (power-loss safe) or NORMAL" },
+  { name: "default-retention", kind: "int", min: 1, max: 36_500, default: 7, help: "days a data point is kept when neither metric nor tenant sets a retention" },
   { name: "smtp-host", kind: "string", default: "localhost", help: "SMTP server of the email action plugin, unless an action names one (mail.smtp.host)" },
-  { name: "smtp-port", kind: "int", default: 25, help: "port of that SMTP server (mail.smtp.port)" },
+  { name: "smtp-port", kind: "int", min: 1, max: 65535, default: 25, help: "port of that SMTP server (mail.smtp.port)" },
   {
     name: "watch-heartbeat",
     kind: "duration",
+    min: 100,
+    max: 3_600_000,
     default: "10s",
     help: "how often quiet alert and event watch streams send a heartbeat (a space) so idle timeouts keep them open",
   },
-  { name: "log-level", kind: "string", default: "info", help: "debug, info, warn, error or silent" },
+  { name: "console", kind: "boolean", default: true, help: "serve the web console at / and /console/ (docs/console.md); false leaves only the HTTP interfaces" },
+  {
+    name: "cors-origins",
+    kind: "list",
+    help:
+      "browser origins allowed to call the HTTP interfaces (CORS), as scheme://host[:port] entries (a host admits its subdomains); * allows any, an empty value none; a request from another origin is answered 400. Default: * without authentication, none with an auth file",
+  },
+  {
+    name: "cors-allow-headers",
+    kind: "list",
+    default: [],
+    help: "request headers browsers may send beyond origin, accept, content-type, hawkular-tenant, svc-tenant, authorization and hawkular-admin-token",
+  },
+  {
+    name: "agent-credentials",
+    kind: "list",
+    help: "",
+    retired: "agents' credentials are in the --auth-file now, hashed (`collector auth add --user U --feed TENANT/FEED`; docs/security.md)",
+  },
 ];
+
+/** How the collector's configuration is found (the program and its subcommands share it). */
+export const collectorProgram: ProgramIdentity = {
+  name: "outpost-collector",
+  options: collectorOptions,
+  envPrefix: COLLECTOR_ENV_PREFIX,
+  section: "collector",
+  otherSections: ["agent"],
+  // The agent's variables, and those of `collector auth` (OUTPOST_AUTH_PASSWORD...), are not the collector's.
+  otherEnvPrefixes: ["OUTPOST_AGENT_", "OUTPOST_AUTH_"],
+  shutdownTimeout: "30s",
+};
+
+/** Checks beyond the schema; run at start, by --check-config and before a SIGHUP reload. */
+export function validateCollectorOptions(values: OptionValues): void {
+  const broker = values.broker === undefined ? "" : String(values.broker).trim();
+  if (broker !== "") {
+    try {
+      parseBrokerUrl(broker);
+    } catch (e) {
+      throw new OptionError(`--broker: ${(e as Error).message}`);
+    }
+  }
+  const prefixProblem = topicPrefixProblem(String(values["topic-prefix"] ?? "svc"));
+  if (prefixProblem) throw new OptionError(`--topic-prefix ${prefixProblem}`);
+}

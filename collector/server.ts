@@ -1,26 +1,41 @@
-import { mkdirSync } from "node:fs";
-import { join, resolve } from "node:path";
-import { websocket } from "hono/bun";
-import { OptionError, type OptionValues } from "../src/config/options.ts";
+import { join } from "node:path";
+import type { OptionValues } from "../src/config/options.ts";
+import type { ProgramContext } from "../src/config/run-program.ts";
+import { OUTPOST_VERSION } from "../src/config/version.ts";
+import { ensureWritableDir } from "../src/config/writable-dir.ts";
+import { BodyBudget, limitBodies } from "../src/http/body-limit.ts";
 import { createLogger, isLogLevel, type Logger } from "../src/log/logger.ts";
+import { StorageHealth } from "../src/sqlite/storage-health.ts";
 import { Telemetry } from "../src/telemetry/registry.ts";
 import { createAlerting } from "./alerts/start.ts";
+import { validateCollectorOptions } from "./config.ts";
+import { lockDataDir } from "./data-dir-lock.ts";
 import { InventoryEvents } from "./events/inventory-events.ts";
 import { PointsBus } from "./events/points-bus.ts";
 import { createForecasting } from "./forecast/start.ts";
 import { createAlertsApp } from "./http/alerts/app.ts";
+import { createConsoleApp } from "./http/console/app.ts";
 import { createDataminingApp } from "./http/datamining/app.ts";
+import { createFleetApp } from "./http/fleet/app.ts";
+import { createInfluxApp, INFLUX_PREFIXES } from "./http/influx/app.ts";
 import { createInventoryApp } from "./http/inventory/app.ts";
 import { createMetricsApp } from "./http/metrics/app.ts";
+import { createPrometheusApp, PROMETHEUS_PREFIXES } from "./http/prometheus/app.ts";
 import { createRootApp, type ServiceApps } from "./http/root.ts";
+import { startHttpServer } from "./http-server.ts";
 import { startIngest } from "./ingest/ingest.ts";
+import { readSecurity, reloadSecurity } from "./security.ts";
+import { startSelfMonitoring } from "./self-monitoring.ts";
 import { openSqliteInventoryStore } from "./store/inventory/sqlite.ts";
 import { createMetricsStore } from "./store/metrics/open.ts";
 import { servePrometheus, storeSelfMetrics } from "./telemetry.ts";
 
-/** Clients switch APIs on this; it must read as a plain version >= 0.16.0. */
-export const VERSION = "0.16.0";
-export const OUTPOST_VERSION = "0.1.0";
+/**
+ * Clients switch APIs on this: the Hawkular Metrics generation the interfaces are a superset
+ * of (0.28.2, the version hawkular-client-ruby's recordings were made with; the Grafana
+ * datasource uses its full mode from 0.24 on, the Python client its non-legacy paths from 0.16).
+ */
+export const VERSION = "0.28.2";
 
 export interface Collector {
   /** Base URL of the HTTP server, e.g. http://127.0.0.1:8080 */
@@ -28,33 +43,72 @@ export interface Collector {
   httpPort: number;
   /** Port of the embedded MQTT broker, when it runs. */
   mqttPort?: number;
+  /** Port of the embedded broker's MQTT over TLS listener, when it runs. */
+  mqttsPort?: number;
   log: Logger;
+  /** Re-reads the auth file and the certificates (SIGHUP, after the options). */
+  reload(): Promise<void>;
   stop(): Promise<void>;
 }
 
-/** A taken HTTP port is the user's to fix: one clear line instead of a stack trace. */
-function httpPortError(e: unknown, port: number): unknown {
-  return (e as NodeJS.ErrnoException).code === "EADDRINUSE" ? new OptionError(`HTTP port ${port} is already in use: choose another with --http-port`) : e;
+/**
+ * Browser origins allowed by CORS: --cors-origins when given; otherwise every origin while the
+ * collector runs without authentication (it then binds to loopback only), and none once an auth
+ * file is configured, so that credentials a browser holds cannot be used from another site.
+ */
+export function corsOrigins(values: OptionValues): string[] {
+  const given = values["cors-origins"];
+  if (Array.isArray(given)) return given;
+  return values["auth-file"] ? [] : ["*"];
 }
 
 /** Something started with the collector that must be stopped with it, in reverse order. */
 type Closer = () => Promise<void> | void;
 
 /** Starts the collector: HTTP first (503 until ready), then storage, then MQTT ingest. */
-export async function startCollector(values: OptionValues): Promise<Collector> {
+export async function startCollector(values: OptionValues, ctx?: ProgramContext): Promise<Collector> {
+  validateCollectorOptions(values);
   const level = String(values["log-level"] ?? "info");
-  const log = createLogger(isLogLevel(level) ? level : "info", "collector");
-  const dataDir = resolve(String(values["data-dir"] ?? "./data"));
-  mkdirSync(dataDir, { recursive: true });
-  const closers: Closer[] = [];
+  const log = (ctx?.log ?? createLogger(isLogLevel(level) ? level : "info")).child("collector");
+  // Credentials, certificates and listening addresses first: a mistake there stops the start.
+  const security = readSecurity(values, log);
+  const dataDir = ensureWritableDir(String(values["data-dir"] ?? "./data"), "--data-dir");
+  const lock = lockDataDir(dataDir);
+  const closers: Closer[] = [lock.release];
+  const closeAll = async () => {
+    for (const close of closers.splice(0).reverse()) await close();
+  };
+  try {
+    return await startServices(values, ctx, { log, security, dataDir, closers, closeAll });
+  } catch (e) {
+    // e.g. a taken port or a database of a newer version: release what is already open.
+    await closeAll();
+    throw e;
+  }
+}
+
+interface Setup {
+  log: Logger;
+  security: ReturnType<typeof readSecurity>;
+  dataDir: string;
+  closers: Closer[];
+  closeAll(): Promise<void>;
+}
+
+async function startServices(values: OptionValues, ctx: ProgramContext | undefined, { log, security, dataDir, closers, closeAll }: Setup): Promise<Collector> {
   let ready = false;
   const readiness = { ready: () => ready };
   const bus = new PointsBus((err) => log.error("points listener failed", { err: String(err) }));
   const synchronous = String(values.synchronous ?? "FULL").toUpperCase() === "NORMAL" ? "NORMAL" : "FULL";
   const defaultRetentionDays = Number(values["default-retention"] ?? 7);
-  const metricsStore = createMetricsStore({ dataDir, synchronous, defaultRetentionDays, log: log.child("metrics-store") });
-  const forecasting = createForecasting({ dataDir, bus, log: log.child("forecast"), points: metricsStore, synchronous });
-  const inventoryStore = openSqliteInventoryStore(join(dataDir, "inventory.db"), { synchronous });
+  // One view of the storage for every store: a full disk is logged once and probed until it passes.
+  const health = new StorageHealth({ log: log.child("storage") });
+  closers.push(() => health.close());
+  const metricsStore = createMetricsStore({ dataDir, synchronous, defaultRetentionDays, log: log.child("metrics-store"), health });
+  closers.push(() => metricsStore.close());
+  const forecasting = createForecasting({ dataDir, bus, log: log.child("forecast"), points: metricsStore, synchronous, health });
+  closers.push(() => forecasting.close());
+  const inventoryStore = openSqliteInventoryStore(join(dataDir, "inventory.db"), { synchronous, health });
   closers.push(() => inventoryStore.close());
   const inventoryEvents = new InventoryEvents((err) => log.error("inventory listener failed", { err: String(err) }));
   const alerting = createAlerting({
@@ -62,8 +116,10 @@ export async function startCollector(values: OptionValues): Promise<Collector> {
     bus,
     log: log.child("alerts"),
     synchronous,
+    health,
     plugins: { email: { smtpHost: String(values["smtp-host"] ?? "localhost"), smtpPort: Number(values["smtp-port"] ?? 25) } },
   });
+  closers.push(() => alerting.close());
 
   const inventory = { store: inventoryStore, events: inventoryEvents };
   const services: ServiceApps = {
@@ -71,68 +127,104 @@ export async function startCollector(values: OptionValues): Promise<Collector> {
     datamining: createDataminingApp({ forecasting: forecasting.service }),
     inventory: createInventoryApp({ inventory, log }),
     alerts: createAlertsApp({ alerting: alerting.service, heartbeatMs: Number(values["watch-heartbeat"] ?? 10_000), version: VERSION }),
+    fleet: createFleetApp({ metrics: metricsStore, inventory: inventoryStore }),
   };
 
   const telemetry = new Telemetry();
-  const app = createRootApp(services, readiness, log, (root) => servePrometheus(root, telemetry));
-  const httpPort = Number(values["http-port"] ?? 8080);
-  const server = (() => {
-    try {
-      return Bun.serve({
-        port: httpPort,
-        hostname: String(values["http-host"] ?? "0.0.0.0"),
-        fetch: app.fetch,
-        // Upgrades requested by the services' websocket routes (inventory events).
-        websocket,
-        // Watch streams send heartbeats more often than this; it only reaps dead connections.
-        idleTimeout: 120,
-        maxRequestBodySize: 256 * 1024 * 1024,
-      });
-    } catch (e) {
-      throw httpPortError(e, httpPort);
-    }
-  })();
-  const host = server.hostname === "0.0.0.0" ? "127.0.0.1" : server.hostname;
-  const url = `http://${host}:${server.port}`;
-  log.info("HTTP listening", { url, dataDir });
+  health.instrument(telemetry, "outpost_collector");
+  const monitoring = startSelfMonitoring({ telemetry, bus, dataDir });
+  closers.push(monitoring.stop);
+  const maxBody = Number(values["max-request-body"] ?? 32 * 1024 ** 2);
+  const bodies = { maxBytes: maxBody, budget: new BodyBudget(4 * maxBody), option: "--max-request-body" };
+  telemetry.gauge("outpost_collector_request_body_bytes", "bytes of HTTP request bodies being received or handled now (at most 4 × --max-request-body)", () => bodies.budget.inUse);
+  const selfTenant = String(values["self-metrics-tenant"] ?? "_outpost");
+  const consoleApp =
+    values.console === false
+      ? undefined
+      : createConsoleApp({
+          gate: security.gate,
+          base: security.base,
+          tenants: async () => (await metricsStore.listTenants()).map((t) => t.id).sort(),
+          version: OUTPOST_VERSION,
+          log: log.child("console"),
+        });
+  const app = createRootApp(services, readiness, log, {
+    cors: { origins: corsOrigins(values), allowHeaders: (values["cors-allow-headers"] as string[] | undefined) ?? [] },
+    extra: (root) => {
+      root.use("*", limitBodies(bodies));
+      servePrometheus(root, telemetry, selfTenant);
+    },
+    mounts: [
+      { prefixes: PROMETHEUS_PREFIXES, app: createPrometheusApp({ store: metricsStore, bus, version: OUTPOST_VERSION }, log.child("prometheus")) },
+      { prefixes: INFLUX_PREFIXES, app: createInfluxApp({ store: metricsStore, bus }, log.child("influx")) },
+      ...(consoleApp ? [{ prefixes: [""], app: consoleApp }] : []),
+    ],
+    gate: security.gate,
+    base: security.base,
+    observe: monitoring.observeHttp,
+  });
+  if (security.gate) {
+    const gate = security.gate;
+    const failures = telemetry.counter("outpost_collector_auth_failures_total", "failed authentications (HTTP and MQTT), including throttled ones");
+    gate.onFailure = () => failures.inc();
+    telemetry.gauge("outpost_collector_auth_throttled_addresses", "addresses refused for now after repeated failed authentications", () => gate.throttle?.blockedCount() ?? 0);
+  }
+  const server = startHttpServer({
+    host: String(values["http-host"] ?? "127.0.0.1"),
+    port: Number(values["http-port"] ?? 8080),
+    fetch: app.fetch,
+    tls: security.tls,
+    fallbackToFreePort: ctx?.origin["http-port"] === "default",
+    log,
+  });
+  closers.push(() => server.stop());
+  log.info("data folder", { dataDir });
 
   await metricsStore.open();
-  closers.push(() => metricsStore.close());
-
   await forecasting.open();
-  closers.push(() => forecasting.close());
-
   // before ingest, so that points arriving over MQTT already feed the engine
   await alerting.open();
-  closers.push(() => alerting.close());
 
-  let mqttPort: number | undefined;
-  const ingest = await startIngest(values, { store: metricsStore, inventory, alerting: alerting.service, bus, telemetry, log }).catch(async (e) => {
-    // e.g. the MQTT port is taken: release what is already open before failing.
-    await server.stop(true);
-    for (const close of closers.reverse()) await close();
-    throw e;
+  const ingest = await startIngest(values, {
+    store: metricsStore,
+    inventory,
+    alerting: alerting.service,
+    bus,
+    telemetry,
+    log,
+    health,
+    gate: security.gate,
+    tls: security.tls,
+    brokerPassword: security.brokerPassword,
+    brokerCa: security.brokerCa,
+    portFallback: ctx?.origin["mqtt-port"] === "default",
   });
   if (ingest) {
     closers.push(() => ingest.close());
-    mqttPort = ingest.mqttPort;
+    ctx?.reload.register({ what: "local trigger push", always: true, apply: () => ingest.repushTriggers() });
   }
-  const selfTenant = String(values["self-metrics-tenant"] ?? "_outpost");
   closers.push(storeSelfMetrics(telemetry, metricsStore, selfTenant, Number(values["self-metrics-interval"] ?? 10_000), log));
 
   ready = true;
-  log.info("collector ready");
+  log.info("collector ready", { version: OUTPOST_VERSION });
 
   return {
-    url,
-    httpPort: server.port ?? 0,
-    mqttPort,
+    url: server.url,
+    httpPort: server.port,
+    mqttPort: ingest?.mqttPort,
+    mqttsPort: ingest?.mqttsPort,
     log,
+    async reload() {
+      const { tls } = reloadSecurity(security, log);
+      if (tls) server.reloadTls(tls);
+      ingest?.reload(tls);
+    },
     async stop() {
       ready = false;
-      // Stop taking requests first, then close what was opened, newest first.
-      await server.stop(true);
-      for (const close of closers.reverse()) await close();
+      // Stop taking requests (those in progress finish), then close what was opened, newest first.
+      await server.stop(2000);
+      await closeAll();
+      log.info("collector stopped");
     },
   };
 }

@@ -1,6 +1,6 @@
 import { ackAlert, addNote, resolveAlert } from "../../src/alerts/lifecycle.ts";
 import { ALERT_STATUSES, type Alert, SEVERITIES, type StringMap } from "../../src/alerts/model.ts";
-import { announceAlerts } from "./announce.ts";
+import { commitAndAnnounce } from "./announce.ts";
 import type { AlertingContext } from "./context.ts";
 import { type AlertCriteria, alertMatches } from "./criteria.ts";
 import { NotFoundError } from "./errors.ts";
@@ -31,14 +31,19 @@ export class AlertRecords {
     return a;
   }
 
-  /** Applies `change` to the named alerts that exist; changed ones are stored and announced. */
-  private change(tenantId: string, ids: readonly string[], change: (a: Alert) => Alert, requireOne = false): Promise<Alert[]> {
+  /**
+   * Applies `change` to the named alerts that exist and stores the changed ones; with `announce`
+   * (lifecycle moves) the actions they call for are stored in the same transaction, then
+   * watchers hear of them and the actions run.
+   */
+  private change(tenantId: string, ids: readonly string[], change: (a: Alert) => Alert, requireOne = false, announce = false): Promise<Alert[]> {
     return this.ctx.serial.run(async () => {
       const found = await this.ctx.store.findAlerts({ tenants: [tenantId], ids });
       if (requireOne && found.length === 0) throw new NotFoundError(`alertId: ${ids[0]} not found`);
       const changed = found.map((a) => [a, change(a)] as const).filter(([before, after]) => before !== after);
       const after = changed.map(([, a]) => a);
-      await this.ctx.store.updateAlerts(after);
+      if (announce) await commitAndAnnounce(this.ctx, { changedAlerts: after });
+      else await this.ctx.store.updateAlerts(after);
       return after;
     });
   }
@@ -46,8 +51,7 @@ export class AlertRecords {
   /** OPEN alerts move to ACKNOWLEDGED; others stay as they are. */
   async ack(tenantId: string, ids: readonly string[], by: string, notes: string | undefined, requireOne = false): Promise<void> {
     const now = this.ctx.now();
-    const acked = await this.change(tenantId, ids, (a) => ackAlert(a, by, now, notes), requireOne);
-    await this.ctx.serial.run(() => announceAlerts(this.ctx, acked));
+    await this.change(tenantId, ids, (a) => ackAlert(a, by, now, notes), requireOne, true);
   }
 
   /**
@@ -56,9 +60,8 @@ export class AlertRecords {
    */
   async resolve(tenantId: string, ids: readonly string[], by: string, notes: string | undefined, requireOne = false): Promise<void> {
     const now = this.ctx.now();
-    const resolved = await this.change(tenantId, ids, (a) => resolveAlert(a, by, now, notes), requireOne);
+    const resolved = await this.change(tenantId, ids, (a) => resolveAlert(a, by, now, notes), requireOne, true);
     await this.ctx.serial.run(async () => {
-      await announceAlerts(this.ctx, resolved);
       const triggerIds = [...new Set(resolved.flatMap((a) => (a.trigger ? [a.trigger.id] : [])))];
       for (const triggerId of triggerIds) {
         const open = await this.ctx.store.findAlerts({ tenants: [tenantId], triggerIds: [triggerId], statuses: ["OPEN", "ACKNOWLEDGED"] });

@@ -4,15 +4,15 @@ import { actionsToRun } from "./actions/select.ts";
 import type { AlertingContext } from "./context.ts";
 
 /**
- * Records WAITING history for the actions an alert or event calls for, and queues them.
- * Runs inside a serial task; the actions themselves run later, in the background.
+ * The WAITING history rows of the actions these alerts and events call for. Reads only: the
+ * rows are stored with what fired, in one transaction (`commitAndAnnounce`).
  */
-export async function dispatchActions(ctx: AlertingContext, events: readonly Event[]): Promise<void> {
+export async function plannedActions(ctx: AlertingContext, events: readonly Event[]): Promise<StoredAction[]> {
   const fired = events.filter((e) => e.trigger !== undefined);
-  if (fired.length === 0) return;
+  if (fired.length === 0) return [];
   const byTenant = new Map<string, Event[]>();
   for (const e of fired) byTenant.set(e.tenantId, [...(byTenant.get(e.tenantId) ?? []), e]);
-  const stored: StoredAction[] = [];
+  const planned: StoredAction[] = [];
   const now = ctx.now();
   for (const [tenant, list] of byTenant) {
     const defs = await ctx.store.actionDefinitions(tenant);
@@ -22,22 +22,47 @@ export async function dispatchActions(ctx: AlertingContext, events: readonly Eve
       definition: (plugin: string, id: string) => byKey.get(`${plugin}\u0000${id}`),
       globals: defs.filter((d) => d.global),
     };
-    for (const e of list) for (const action of actionsToRun(e, lookup, now)) stored.push({ key: ctx.newId(), action });
+    for (const e of list) for (const action of actionsToRun(e, lookup, now)) planned.push({ key: ctx.newId(), action });
   }
-  if (stored.length === 0) return;
-  await ctx.store.insertActions(stored);
-  ctx.runner.enqueue(stored);
+  return planned;
 }
 
-/** New alerts, or alerts whose lifecycle moved: watchers hear of them, their actions run. */
-export async function announceAlerts(ctx: AlertingContext, alerts: readonly Alert[]): Promise<void> {
+export interface Announced {
+  /** Alerts stored for the first time (the caller checked that their ids are new). */
+  newAlerts?: readonly Alert[];
+  /** Stored alerts whose lifecycle moved on. */
+  changedAlerts?: readonly Alert[];
+  /** Events stored for the first time (ids checked new). */
+  newEvents?: readonly Event[];
+}
+
+/**
+ * Stores alerts and events with the history of the actions they call for, in one transaction;
+ * then, and only then, watchers hear of them and the actions are queued. Runs inside a serial
+ * task. If the commit fails (a full disk) nothing happened and the caller may try again.
+ */
+export async function commitAndAnnounce(ctx: AlertingContext, w: Announced, opts: { runActions?: boolean } = {}): Promise<void> {
+  const alerts = [...(w.newAlerts ?? []), ...(w.changedAlerts ?? [])];
+  const events = w.newEvents ?? [];
+  if (alerts.length === 0 && events.length === 0) return;
+  const actions = opts.runActions === false ? [] : await plannedActions(ctx, [...alerts, ...events]);
+  await ctx.store.commit({ insertAlerts: w.newAlerts, updateAlerts: w.changedAlerts, insertEvents: w.newEvents, actions });
   for (const alert of alerts) ctx.hub.publish({ kind: "alert", alert });
-  await dispatchActions(ctx, alerts);
+  for (const event of events) ctx.hub.publish({ kind: "event", event });
+  if (actions.length > 0) ctx.runner.enqueue(actions);
 }
 
-export async function announceEvents(ctx: AlertingContext, events: readonly Event[]): Promise<void> {
-  for (const event of events) ctx.hub.publish({ kind: "event", event });
-  await dispatchActions(ctx, events);
+/** The items whose (tenant, id) is not stored yet, each once (the first of repeated ids). */
+export async function unstored<T extends { tenantId: string; id: string }>(items: readonly T[], find: (tenantId: string, id: string) => Promise<unknown>): Promise<T[]> {
+  const seen = new Set<string>();
+  const out: T[] = [];
+  for (const item of items) {
+    const k = `${item.tenantId}\u0000${item.id}`;
+    if (seen.has(k)) continue;
+    seen.add(k);
+    if ((await find(item.tenantId, item.id)) === undefined) out.push(item);
+  }
+  return out;
 }
 
 export function announceDefinitions(ctx: AlertingContext, tenantId: string, triggerIds: readonly string[]): void {

@@ -1,4 +1,4 @@
-import type { Alert, Event } from "../../src/alerts/model.ts";
+import type { Alert, Event, EventType } from "../../src/alerts/model.ts";
 import { matchesTags, type TagQuery } from "../../src/tags/query/index.ts";
 import type { AlertRows, EventRows } from "../store/alerts/types.ts";
 
@@ -13,6 +13,8 @@ export interface AlertCriteria extends Omit<AlertRows, "tenants" | "statusTimeAf
 
 export interface EventCriteria extends Omit<EventRows, "tenants" | "ctimeAfter"> {
   tagQueries?: TagQuery[];
+  /** Alerts are events too: without this, event queries and streams return both. */
+  eventType?: EventType;
 }
 
 const within = (t: number | undefined, min: number | undefined, max: number | undefined) =>
@@ -65,6 +67,7 @@ export function alertMatches(a: Alert, c: AlertCriteria): boolean {
 }
 
 export function eventMatches(e: Event, c: EventCriteria): boolean {
+  if (c.eventType !== undefined && e.eventType !== c.eventType) return false;
   if ((c.startTime !== undefined || c.endTime !== undefined) && !within(e.ctime, c.startTime, c.endTime)) return false;
   if (!has(c.ids, e.id) || !has(c.triggerIds, e.trigger?.id) || !has(c.categories, e.category)) return false;
   return (c.tagQueries ?? []).every((q) => matchesTags(q, e.tags));

@@ -1,7 +1,9 @@
+import { completeData, completeEvent } from "../../src/alerts/complete.ts";
 import type { EngineData } from "../../src/alerts/engine/evaluate.ts";
-import { completeData, completeEvent, type DataInput, type EventInput } from "../../src/alerts/schemas.ts";
+import type { DataInput, EventInput } from "../../src/alerts/schemas.ts";
 import type { WrittenPoints } from "../events/points-bus.ts";
 import type { AlertingContext } from "./context.ts";
+import type { DataDrivenMembers } from "./data-driven.ts";
 
 /**
  * Committed metric points as engine data: dataId is the metric id (whatever its type), the
@@ -27,12 +29,20 @@ export function pointsToData(p: WrittenPoints, watched: (id: string) => boolean 
 
 /** Data and external events evaluated by the engine; only what they fire is stored. */
 export class DataFeed {
-  constructor(private readonly ctx: AlertingContext) {}
+  constructor(
+    private readonly ctx: AlertingContext,
+    private readonly dataDriven: DataDrivenMembers,
+  ) {}
 
-  /** POST /data: resolves once what the data fired is stored. */
+  /**
+   * POST /data: resolves once what the data fired is stored. Data from a source a data-driven
+   * group has no member for creates that member first, so the data is evaluated by it.
+   */
   async sendData(tenantId: string, inputs: readonly DataInput[]): Promise<void> {
     const now = this.ctx.now();
-    this.ctx.engine.sendData(inputs.map((d) => completeData(d, tenantId, now)));
+    const data = inputs.map((d) => completeData(d, tenantId, now));
+    await this.dataDriven.ensureMembers(data);
+    this.ctx.engine.sendData(data);
     await this.ctx.serial.idle();
   }
 

@@ -1,6 +1,7 @@
-import type { Event, EventType, StringMap } from "../../src/alerts/model.ts";
-import { completeEvent, type EventInput } from "../../src/alerts/schemas.ts";
-import { announceEvents } from "./announce.ts";
+import { completeEvent } from "../../src/alerts/complete.ts";
+import type { Event, StringMap } from "../../src/alerts/model.ts";
+import type { EventInput } from "../../src/alerts/schemas.ts";
+import { commitAndAnnounce } from "./announce.ts";
 import type { AlertingContext } from "./context.ts";
 import { type EventCriteria, eventMatches } from "./criteria.ts";
 import { InvalidRequestError, NotFoundError } from "./errors.ts";
@@ -11,25 +12,30 @@ const DEFAULT_ORDER = [
   { field: "id", ascending: false },
 ];
 
-/** Stored events: those created through the API and those triggers fired. */
+/**
+ * Stored events: those created through the API and those triggers fired. Alerts are events too
+ * (an Alert is an Event with a lifecycle, and upstream kept them in one store): every event query
+ * and stream reads both, unless `eventType` picks one. Changes through the event paths (tags,
+ * deletes) touch events only; alerts have their own.
+ */
 export class EventRecords {
   constructor(private readonly ctx: AlertingContext) {}
 
-  /** With eventType ALERT (admin queries of the first version), alerts read as events. */
-  async matching(tenants: readonly string[], c: EventCriteria, eventType: EventType = "EVENT"): Promise<Event[]> {
-    const rows =
-      eventType === "ALERT"
-        ? await this.ctx.store.findAlerts({ tenants, startTime: c.startTime, endTime: c.endTime, ids: c.ids, triggerIds: c.triggerIds })
-        : await this.ctx.store.findEvents({ ...c, tenants });
-    return rows.filter((e) => eventMatches(e, c));
+  async matching(tenants: readonly string[], c: EventCriteria): Promise<Event[]> {
+    const events = c.eventType === "ALERT" ? [] : await this.ctx.store.findEvents({ ...c, tenants });
+    const alerts =
+      c.eventType === "EVENT"
+        ? []
+        : await this.ctx.store.findAlerts({ tenants, startTime: c.startTime, endTime: c.endTime, ids: c.ids, triggerIds: c.triggerIds });
+    return [...events, ...alerts].filter((e) => eventMatches(e, c));
   }
 
-  async find(tenants: readonly string[], c: EventCriteria, pager: Pager, eventType?: EventType): Promise<Page<Event>> {
-    return paginate(await this.matching(tenants, c, eventType), pager, DEFAULT_ORDER);
+  async find(tenants: readonly string[], c: EventCriteria, pager: Pager): Promise<Page<Event>> {
+    return paginate(await this.matching(tenants, c), pager, DEFAULT_ORDER);
   }
 
   async get(tenantId: string, id: string): Promise<Event> {
-    const e = await this.ctx.store.event(tenantId, id);
+    const e = (await this.ctx.store.event(tenantId, id)) ?? (await this.ctx.store.alert(tenantId, id));
     if (!e) throw new NotFoundError(`eventId: ${id} not found`);
     return e;
   }
@@ -38,9 +44,8 @@ export class EventRecords {
   async create(tenantId: string, input: EventInput): Promise<Event> {
     const event = completeEvent(input, tenantId, this.ctx.now());
     await this.ctx.serial.run(async () => {
-      const inserted = await this.ctx.store.insertEvents([event]);
-      if (inserted.length === 0) throw new InvalidRequestError(`Event with ID [${event.id}] exists.`);
-      await announceEvents(this.ctx, inserted);
+      if (await this.ctx.store.event(tenantId, event.id)) throw new InvalidRequestError(`Event with ID [${event.id}] exists.`);
+      await commitAndAnnounce(this.ctx, { newEvents: [event] });
     });
     this.ctx.engine.sendEvents([event]);
     await this.ctx.serial.idle();
@@ -68,7 +73,7 @@ export class EventRecords {
 
   deleteMatching(tenantId: string, c: EventCriteria): Promise<number> {
     return this.ctx.serial.run(async () => {
-      const doomed = await this.matching([tenantId], c);
+      const doomed = await this.matching([tenantId], { ...c, eventType: "EVENT" });
       return this.ctx.store.deleteEvents(
         tenantId,
         doomed.map((e) => e.id),

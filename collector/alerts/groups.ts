@@ -1,3 +1,4 @@
+import { completeConditions, completeDampening, completeTrigger } from "../../src/alerts/complete.ts";
 import {
   applyGroupUpdate,
   deriveMember,
@@ -17,18 +18,15 @@ import type {
   TriggerMode,
   UnorphanMemberInfo,
 } from "../../src/alerts/model.ts";
-import {
-  type ConditionInput,
-  completeConditions,
-  completeDampening,
-  completeTrigger,
-  type DampeningInput,
-  type FullTriggerInput,
-  type TriggerInput,
+import type {
+  ConditionInput,
+  DampeningInput,
+  FullTriggerInput,
+  TriggerInput,
 } from "../../src/alerts/schemas.ts";
 import type { AlertingContext } from "./context.ts";
 import { InvalidRequestError, NotFoundError } from "./errors.ts";
-import { checkTriggerActions, commitTriggers, normalizeTrigger, requireGroup, requireNewId, requireTrigger } from "./trigger-writes.ts";
+import { checkTriggerActions, commitTriggers, normalizeTrigger, requireGroup, requireNewId, requireSameType, requireTrigger } from "./trigger-writes.ts";
 
 const MODES: TriggerMode[] = ["FIRING", "AUTORESOLVE"];
 
@@ -86,6 +84,7 @@ export class GroupDefinitions {
   replace(tenantId: string, groupId: string, input: FullTriggerInput): Promise<FullTrigger> {
     return this.ctx.serial.run(async () => {
       const g = await this.group(tenantId, groupId);
+      requireSameType(g.trigger, input.trigger);
       const trigger = this.updatedGroup(g.trigger, input.trigger);
       await checkTriggerActions(this.ctx, trigger);
       const group: FullTrigger = {
@@ -93,7 +92,12 @@ export class GroupDefinitions {
         conditions: completeConditions(tenantId, groupId, input.conditions),
         dampenings: input.dampenings.map((d) => completeDampening(tenantId, groupId, d)),
       };
-      let members = (await this.following(tenantId, groupId)).map((m) => ({ ...m, trigger: applyGroupUpdate(trigger, m.trigger) }));
+      const following = await this.following(tenantId, groupId);
+      if (trigger.type === "DATA_DRIVEN_GROUP") {
+        await commitTriggers(this.ctx, { put: [group], remove: following.map((m) => m.trigger) });
+        return group;
+      }
+      let members = following.map((m) => ({ ...m, trigger: applyGroupUpdate(trigger, m.trigger) }));
       for (const mode of MODES) members = this.distribute(group, mode, members, {});
       members = members.map((m) => ({ ...m, dampenings: group.dampenings.map((d) => memberDampening(m.trigger, d)) }));
       await commitTriggers(this.ctx, { put: [group, ...members] });
@@ -196,7 +200,11 @@ export class GroupDefinitions {
 
   // ------------------------------------------------------------ conditions and dampenings
 
-  /** PUT /triggers/groups/{groupId}/conditions[/{mode}]: answers the group's conditions of the mode(s) set. */
+  /**
+   * PUT /triggers/groups/{groupId}/conditions[/{mode}]: answers the group's conditions of the
+   * mode(s) set. The members of a data-driven group are removed instead (as upstream): data from
+   * their sources creates them again with the new conditions.
+   */
   setConditions(tenantId: string, groupId: string, input: GroupConditionsInput, mode?: TriggerMode): Promise<Condition[]> {
     return this.ctx.serial.run(async () => {
       const g = await this.group(tenantId, groupId);
@@ -211,6 +219,10 @@ export class GroupDefinitions {
       );
       const group: FullTrigger = { ...g, conditions: [...g.conditions.filter((c) => !modes.includes(c.triggerMode)), ...fresh] };
       let members = await this.following(tenantId, groupId);
+      if (g.trigger.type === "DATA_DRIVEN_GROUP") {
+        await commitTriggers(this.ctx, { put: [group], remove: members.map((m) => m.trigger) });
+        return fresh;
+      }
       for (const m of modes) members = this.distribute(group, m, members, input.dataIdMemberMap ?? {});
       await commitTriggers(this.ctx, { put: [group, ...members] });
       return fresh;

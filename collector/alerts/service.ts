@@ -9,9 +9,10 @@ import { ActionHistory } from "./action-history.ts";
 import type { PluginRegistry } from "./actions/registry.ts";
 import { ActionRunner } from "./actions/runner.ts";
 import { AlertRecords } from "./alerts.ts";
-import { announceAlerts, announceEvents } from "./announce.ts";
+import { commitAndAnnounce, unstored } from "./announce.ts";
 import type { AlertingContext, DefinitionsListener } from "./context.ts";
 import type { AlertCriteria, EventCriteria } from "./criteria.ts";
+import { DataDrivenMembers } from "./data-driven.ts";
 import { DataFeed } from "./data-feed.ts";
 import { EffectApplier } from "./effects.ts";
 import { EventRecords } from "./events.ts";
@@ -19,7 +20,7 @@ import { GroupDefinitions } from "./groups.ts";
 import { Serial } from "./serial.ts";
 import { DefinitionsTransfer } from "./transfer.ts";
 import { TriggerDefinitions } from "./triggers.ts";
-import { watchAlerts, watchEvents, type WatchFeed } from "./watch.ts";
+import { type WatchFeed, watchAlerts, watchEvents } from "./watch.ts";
 import { WatchHub } from "./watch-hub.ts";
 
 export interface AlertingServiceOptions {
@@ -57,6 +58,7 @@ export class AlertingService {
   readonly transfer: DefinitionsTransfer;
   readonly data: DataFeed;
   private readonly ctx: AlertingContext;
+  private readonly applier: EffectApplier;
   /** Open watches, ended when the service closes. */
   private readonly feeds = new Set<WatchFeed<Alert> | WatchFeed<Event>>();
 
@@ -90,6 +92,7 @@ export class AlertingService {
       definitionListeners: new Set(),
     };
     applier = new EffectApplier(this.ctx);
+    this.applier = applier;
     this.groups = new GroupDefinitions(this.ctx);
     this.triggers = new TriggerDefinitions(this.ctx, this.groups);
     this.alerts = new AlertRecords(this.ctx);
@@ -97,7 +100,7 @@ export class AlertingService {
     this.actions = new ActionDefinitions(this.ctx);
     this.history = new ActionHistory(this.ctx);
     this.transfer = new DefinitionsTransfer(this.ctx, this.actions);
-    this.data = new DataFeed(this.ctx);
+    this.data = new DataFeed(this.ctx, new DataDrivenMembers(this.ctx));
   }
 
   /**
@@ -124,12 +127,18 @@ export class AlertingService {
     this.ctx.engine.close();
     await this.ctx.runner.close();
     await this.ctx.serial.idle();
+    this.applier.close();
     await this.ctx.store.close();
   }
 
   /** Resolves once every write queued so far (including what fired) is stored. */
   idle(): Promise<void> {
     return this.ctx.serial.idle();
+  }
+
+  /** What the engine fired that the storage refused so far and that is being retried. */
+  get heldEffects(): number {
+    return this.applier.held;
   }
 
   /** Actions queued or running in the background. */
@@ -188,24 +197,17 @@ export class AlertingService {
       const { store } = this.ctx;
       const alerts = items.filter((i): i is Alert => i.eventType === "ALERT").map((a) => ({ ...a, tenantId }));
       const events = items.filter((i) => i.eventType !== "ALERT").map((e) => ({ ...e, tenantId, eventType: "EVENT" as const }));
-      const newAlerts = await store.insertAlerts(alerts);
-      const fresh = new Set(newAlerts.map((a) => a.id));
+      const newAlerts = await unstored(alerts, (t, id) => store.alert(t, id));
+      const fresh = new Set(newAlerts);
       const grown: Alert[] = [];
       for (const a of alerts) {
-        if (fresh.has(a.id)) continue;
+        if (fresh.has(a)) continue;
         const known = await store.alert(tenantId, a.id);
-        if (known && a.lifecycle.length > known.lifecycle.length) grown.push(a);
+        if (known && a.lifecycle.length > known.lifecycle.length && !grown.some((g) => g.id === a.id)) grown.push(a);
       }
-      await store.updateAlerts(grown);
-      const newEvents = await store.insertEvents(events);
-      const changed = [...newAlerts, ...grown];
-      if (runActions) {
-        await announceAlerts(this.ctx, changed);
-        await announceEvents(this.ctx, newEvents);
-      } else {
-        for (const alert of changed) this.ctx.hub.publish({ kind: "alert", alert });
-        for (const event of newEvents) this.ctx.hub.publish({ kind: "event", event });
-      }
+      const newEvents = await unstored(events, (t, id) => store.event(t, id));
+      // One transaction: if it fails nothing is stored, the batch is not acked and comes again.
+      await commitAndAnnounce(this.ctx, { newAlerts, changedAlerts: grown, newEvents }, { runActions });
       const created = newAlerts.length + newEvents.length;
       return { created, updated: grown.length, ignored: items.length - created - grown.length };
     });

@@ -1,4 +1,5 @@
 import type { Logger } from "../../src/log/logger.ts";
+import type { StorageHealth } from "../../src/sqlite/storage-health.ts";
 import type { PointsBus } from "../events/points-bus.ts";
 import { SqliteAlertsStore } from "../store/alerts/sqlite.ts";
 import { defaultPlugins, type PluginOptions } from "./actions/registry.ts";
@@ -10,6 +11,7 @@ export interface AlertingOptions {
   log: Logger;
   synchronous?: "FULL" | "NORMAL";
   plugins?: PluginOptions;
+  health?: StorageHealth;
 }
 
 export interface Alerting {
@@ -21,7 +23,7 @@ export interface Alerting {
 
 /** The alerting service of the collector: its store (alerts.db), its engine, its bus subscription. */
 export function createAlerting(opts: AlertingOptions): Alerting {
-  const store = new SqliteAlertsStore({ dataDir: opts.dataDir, synchronous: opts.synchronous, log: opts.log });
+  const store = new SqliteAlertsStore({ dataDir: opts.dataDir, synchronous: opts.synchronous, log: opts.log, health: opts.health });
   const service = new AlertingService({ store, plugins: defaultPlugins(opts.plugins), log: opts.log });
   let unsubscribe: (() => void) | undefined;
   return {

@@ -1,6 +1,7 @@
+import { completeFullTrigger } from "../../src/alerts/complete.ts";
 import { deriveMember, isGroupTrigger } from "../../src/alerts/groups.ts";
 import type { ActionDefinition, FullTrigger, GroupMemberInfo, Trigger } from "../../src/alerts/model.ts";
-import { completeFullTrigger, type FullTriggerInput } from "../../src/alerts/schemas.ts";
+import type { FullTriggerInput } from "../../src/alerts/schemas.ts";
 import type { ActionDefinitions } from "./action-definitions.ts";
 import type { AlertingContext } from "./context.ts";
 import { InvalidRequestError } from "./errors.ts";
@@ -28,16 +29,6 @@ function takes(strategy: ImportStrategy, exists: boolean): boolean {
 
 const actionKey = (plugin: string, id: string) => `${plugin}\u0000${id}`;
 
-/** Members travel as the information that rebuilds them from their group. */
-function memberInfo(m: Trigger): GroupMemberInfo {
-  const info: GroupMemberInfo = { groupId: m.memberOf ?? "", memberId: m.id, dataIdMap: m.dataIdMap ?? {} };
-  if (m.name !== undefined) info.memberName = m.name;
-  if (m.description !== undefined) info.memberDescription = m.description;
-  if (m.context) info.memberContext = m.context;
-  if (m.tags) info.memberTags = m.tags;
-  return info;
-}
-
 /** Export and import of a tenant's trigger and action definitions (GET /export, POST /import/{strategy}). */
 export class DefinitionsTransfer {
   constructor(
@@ -45,11 +36,14 @@ export class DefinitionsTransfer {
     private readonly actions: ActionDefinitions,
   ) {}
 
+  /**
+   * Every trigger, members included (as upstream's export lists them among `triggers`, with their
+   * own conditions); `groupMembersInfo` is left empty, since the members come whole.
+   */
   async export(tenantId: string): Promise<ExportedDefinitions> {
-    const all = await this.ctx.store.triggers(tenantId);
     return {
-      triggers: all.filter((f) => f.trigger.type !== "MEMBER"),
-      groupMembersInfo: all.filter((f) => f.trigger.type === "MEMBER").map((f) => memberInfo(f.trigger)),
+      triggers: await this.ctx.store.triggers(tenantId),
+      groupMembersInfo: [],
       actions: await this.ctx.store.actionDefinitions(tenantId),
     };
   }

@@ -23,6 +23,13 @@ export function requireSelfManaged(t: Trigger): void {
   if (t.type === "MEMBER") throw new InvalidRequestError(`Trigger [${t.id}] is a member trigger and must be managed via the group.`);
 }
 
+/** A full update may state the trigger's type, but not change it (upstream: "It is not allowed to update trigger type"). */
+export function requireSameType(existing: Trigger, input: { type?: Trigger["type"] }): void {
+  if (input.type !== undefined && input.type !== existing.type) {
+    throw new InvalidRequestError(`It is not allowed to update trigger type. Current type: [${existing.type}]`);
+  }
+}
+
 export function requireGroup(t: Trigger): void {
   if (!isGroupTrigger(t)) throw new InvalidRequestError(`Trigger [${t.id}] is not a group trigger.`);
 }

@@ -1,13 +1,11 @@
+import { completeConditions, completeDampening, completeTrigger } from "../../src/alerts/complete.ts";
 import { isGroupTrigger } from "../../src/alerts/groups.ts";
 import type { Condition, Dampening, FullTrigger, Trigger, TriggerMode } from "../../src/alerts/model.ts";
-import {
-  type ConditionInput,
-  completeConditions,
-  completeDampening,
-  completeTrigger,
-  type DampeningInput,
-  type FullTriggerInput,
-  type TriggerInput,
+import type {
+  ConditionInput,
+  DampeningInput,
+  FullTriggerInput,
+  TriggerInput,
 } from "../../src/alerts/schemas.ts";
 import { matchesTags, type TagQuery } from "../../src/tags/query/index.ts";
 import type { AlertingContext } from "./context.ts";
@@ -19,6 +17,7 @@ import {
   commitTriggers,
   normalizeTrigger,
   requireNewId,
+  requireSameType,
   requireSelfManaged,
   requireTrigger,
 } from "./trigger-writes.ts";
@@ -89,6 +88,7 @@ export class TriggerDefinitions {
 
   /** A standalone or orphan trigger's definition replaced; its type and group link cannot change here. */
   private edited(existing: Trigger, input: TriggerInput): Trigger {
+    requireSameType(existing, input);
     if (isGroupTrigger(existing)) throw new InvalidRequestError(`Trigger [${existing.id}] is a group trigger; use /triggers/groups/${existing.id}`);
     if (existing.type === "MEMBER") throw new InvalidRequestError(`Trigger [${existing.id}] is a member trigger and must be updated via the group.`);
     if (existing.type === "ORPHAN" && input.memberOf !== undefined && input.memberOf !== existing.memberOf) {
@@ -157,8 +157,14 @@ export class TriggerDefinitions {
     return (await this.ctx.store.trigger(tenantId, id))?.conditions ?? [];
   }
 
-  /** Replaces the conditions of one mode, or of both when `mode` is absent; answers those of the mode(s) set. */
-  setConditions(tenantId: string, id: string, inputs: readonly ConditionInput[], mode?: TriggerMode): Promise<Condition[]> {
+  /**
+   * Replaces the conditions of one mode, or of both when `mode` is absent; answers those of the
+   * mode(s) set. On a group trigger this is the group's own path (upstream's clients use both):
+   * the conditions are carried to the members.
+   */
+  async setConditions(tenantId: string, id: string, inputs: readonly ConditionInput[], mode?: TriggerMode): Promise<Condition[]> {
+    const existing = await requireTrigger(this.ctx, tenantId, id);
+    if (isGroupTrigger(existing.trigger)) return this.groups.setConditions(tenantId, id, { conditions: [...inputs] }, mode);
     return this.ctx.serial.run(async () => {
       const full = await requireTrigger(this.ctx, tenantId, id);
       requireSelfManaged(full.trigger);

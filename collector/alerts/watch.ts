@@ -88,7 +88,10 @@ export async function watchAlerts(
   return feed;
 }
 
-/** Events ordered by ctime; time criteria apply to the first query only. */
+/**
+ * Events ordered by ctime, alerts among them (as they are created: later lifecycle moves of an
+ * alert are no new event); time criteria apply to the first query only.
+ */
 export async function watchEvents(
   ctx: AlertingContext,
   events: EventRecords,
@@ -98,7 +101,8 @@ export async function watchEvents(
   const feed = new WatchFeed<Event>(byCtime);
   const later = withoutTimes(criteria);
   const unsubscribe = ctx.hub.subscribe((c) => {
-    if (c.kind === "event" && tenants.includes(c.event.tenantId) && eventMatches(c.event, later)) feed.offer(c.event);
+    const e = c.kind === "event" ? c.event : c.alert.lifecycle.length <= 1 ? c.alert : undefined;
+    if (e && tenants.includes(e.tenantId) && eventMatches(e, later)) feed.offer(e);
   });
   try {
     feed.start(await events.matching(tenants, criteria), unsubscribe, () => true);

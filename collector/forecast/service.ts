@@ -9,6 +9,7 @@ import {
   typicalStep,
 } from "../../src/forecast/forecaster.ts";
 import type { Logger } from "../../src/log/logger.ts";
+import { storageFailure } from "../../src/sqlite/storage-failure.ts";
 import type { WrittenPoints } from "../events/points-bus.ts";
 import type { ForecastStore, SubscriptionRecord } from "../store/forecast/types.ts";
 import { SubscriptionExistsError, SubscriptionNotFoundError } from "./errors.ts";
@@ -81,7 +82,13 @@ export class ForecastingService {
       // A subscription deleted (or replaced) meanwhile is not written back.
       if (this.subs.get(r.tenant)?.get(r.metricId) === r) await this.deps.store.save(r);
     });
-    const tracked = next.finally(() => {
+    // Settles either way: a failed save (reported to the caller through `next`) must not stop
+    // the saves queued after it.
+    const tracked = next.then(
+      () => {},
+      () => {},
+    );
+    void tracked.then(() => {
       if (this.saving.get(r) === tracked) this.saving.delete(r);
     });
     this.saving.set(r, tracked);
@@ -144,17 +151,34 @@ export class ForecastingService {
     for (const tenantSubs of this.subs.values()) for (const r of tenantSubs.values()) await this.backfill(r);
   }
 
+  /**
+   * Applies `change` to the subscription and saves it; if the save fails the subscription is
+   * put back as it was, so memory never runs ahead of what the store holds for a request.
+   */
+  private async changeAndSave(r: SubscriptionRecord, change: () => void): Promise<void> {
+    const before = { collectionInterval: r.collectionInterval, forecaster: structuredClone(r.forecaster) };
+    change();
+    try {
+      await this.persist(r);
+    } catch (e) {
+      r.collectionInterval = before.collectionInterval;
+      r.forecaster = before.forecaster;
+      throw e;
+    }
+  }
+
   async update(tenant: string, metricId: string, u: MetricUpdate): Promise<void> {
     const r = this.get(tenant, metricId);
-    if (u.collectionInterval !== undefined) r.collectionInterval = u.collectionInterval;
-    reconfigure(r.forecaster, u);
-    await this.persist(r);
+    await this.changeAndSave(r, () => {
+      if (u.collectionInterval !== undefined) r.collectionInterval = u.collectionInterval;
+      reconfigure(r.forecaster, u);
+    });
   }
 
   async unsubscribe(tenant: string, metricId: string): Promise<void> {
     this.get(tenant, metricId);
-    this.subs.get(tenant)?.delete(metricId);
     await this.deps.store.delete(tenant, metricId);
+    this.subs.get(tenant)?.delete(metricId);
   }
 
   async learn(tenant: string, metricId: string, points: LearnPoint[]): Promise<void> {
@@ -164,8 +188,7 @@ export class ForecastingService {
       for (const p of points) held.push(p);
       return;
     }
-    learn(r.forecaster, points);
-    await this.persist(r);
+    await this.changeAndSave(r, () => learn(r.forecaster, points));
   }
 
   /** `ahead` points after the newest learned one; throws ModelNotReadyError before a model exists. */
@@ -195,8 +218,12 @@ export class ForecastingService {
         for (const pt of points) held.push(pt);
         continue;
       }
+      // The points are committed to the metrics store: a state that could not be saved (a full
+      // disk is logged once by the storage health) is relearned from them after a restart.
       learn(r.forecaster, points);
-      this.persist(r).catch((e) => this.deps.log.error("could not save forecaster state", { tenant: r.tenant, metric: r.metricId, err: String(e) }));
+      this.persist(r).catch((e) => {
+        if (storageFailure(e) === undefined) this.deps.log.error("could not save forecaster state", { tenant: r.tenant, metric: r.metricId, err: String(e) });
+      });
     }
   };
 }

@@ -1,4 +1,5 @@
 import type { Logger } from "../../src/log/logger.ts";
+import type { StorageHealth } from "../../src/sqlite/storage-health.ts";
 import type { PointsBus } from "../events/points-bus.ts";
 import { SqliteForecastStore } from "../store/forecast/sqlite.ts";
 import type { PointSource } from "./history.ts";
@@ -11,6 +12,7 @@ export interface ForecastingOptions {
   /** The metrics store, once there is one: history on subscribe and catch-up at start. */
   points?: PointSource;
   synchronous?: "FULL" | "NORMAL";
+  health?: StorageHealth;
 }
 
 export interface Forecasting {
@@ -22,7 +24,7 @@ export interface Forecasting {
 
 /** The forecasting engine of the collector: its store, its service, its bus subscription. */
 export function createForecasting(opts: ForecastingOptions): Forecasting {
-  const store = new SqliteForecastStore({ dataDir: opts.dataDir, synchronous: opts.synchronous, log: opts.log });
+  const store = new SqliteForecastStore({ dataDir: opts.dataDir, synchronous: opts.synchronous, log: opts.log, health: opts.health });
   const service = new ForecastingService({ store, points: opts.points, log: opts.log });
   let unsubscribe: (() => void) | undefined;
   return {

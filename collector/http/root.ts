@@ -1,13 +1,17 @@
-import { Hono } from "hono";
-import type { Logger } from "../../src/log/logger.ts";
+import { Hono, type MiddlewareHandler } from "hono";
+import type { BaseUrlPolicy } from "../../src/http/base-url.ts";
+import { type CorsOptions, corsMiddleware } from "../../src/http/cors.ts";
 import {
-  corsForBrowsers,
   errorResponse,
   mountService,
   type Readiness,
   requireReady,
   type ServiceEnv,
 } from "../../src/http/service.ts";
+import type { Logger } from "../../src/log/logger.ts";
+import type { AuthGate } from "../auth/gate.ts";
+import { authenticate } from "./authenticate.ts";
+import { SESSION_API } from "./console/paths.ts";
 
 export interface ServiceApps {
   /** Service name (metrics, alerts, inventory, datamining) → its app. */
@@ -17,19 +21,49 @@ export interface ServiceApps {
 /** Every interface is served under /svc/NAME and, for existing clients, /hawkular/NAME. */
 export const SERVICE_ROOTS = ["/svc", "/hawkular"] as const;
 
-export function createRootApp(services: ServiceApps, readiness: Readiness, log: Logger, extra?: (app: Hono<ServiceEnv>) => void): Hono<ServiceEnv> {
+/** Apps mounted at the root under prefixes of their own (Prometheus API, Influx writes). */
+export interface RootMount {
+  prefixes: readonly string[];
+  app: Hono;
+}
+
+export interface RootOptions {
+  /** Cross-origin access for browsers; absent: none (server.ts allows every origin only without an auth file). */
+  cors?: CorsOptions;
+  /** Routes served at the root beside the services (e.g. /metrics). */
+  extra?: (app: Hono<ServiceEnv>) => void;
+  /** Checks credentials on every request; none without --auth-file (loopback only). */
+  gate?: AuthGate;
+  /** Where Location headers point (--external-url, --trusted-proxies). */
+  base?: BaseUrlPolicy;
+  /** Apps under prefixes of their own (Prometheus API, Influx writes). */
+  mounts?: readonly RootMount[];
+  /** Wraps every request, first of all (request counts and latencies, also of refused ones). */
+  observe?: MiddlewareHandler;
+}
+
+/** The paths that answer 503 until storage is ready. */
+const READY_PATHS = [...SERVICE_ROOTS.map((r) => `${r}/*`), "/prometheus/*", "/influx/*", "/api/v1/*", "/api/v2/*", "/write", SESSION_API.session];
+
+export function createRootApp(services: ServiceApps, readiness: Readiness, log: Logger, options: RootOptions = {}): Hono<ServiceEnv> {
   const app = new Hono<ServiceEnv>({ strict: false });
-  app.use("*", corsForBrowsers);
-  for (const root of SERVICE_ROOTS) app.use(`${root}/*`, requireReady(readiness));
+  if (options.observe) app.use("*", options.observe);
+  // Before authentication, so that browsers' preflight requests are answered without credentials.
+  app.use("*", corsMiddleware(options.cors ?? { origins: [] }));
+  // Before any route, so every interface (also those mounted below) needs credentials.
+  app.use("*", authenticate(options.gate, options.base?.trustedProxy));
+  for (const path of READY_PATHS) app.use(path, requireReady(readiness));
   app.get("/health", (c) => c.json({ status: readiness.ready() ? "UP" : "STARTING" }, readiness.ready() ? 200 : 503));
-  extra?.(app);
+  options.extra?.(app);
   for (const [name, svc] of Object.entries(services)) {
     mountService(
       app,
       SERVICE_ROOTS.map((r) => `${r}/${name}`),
       svc,
+      options.base,
     );
   }
+  for (const m of options.mounts ?? []) for (const prefix of m.prefixes) app.route(prefix || "/", m.app);
   app.notFound((c) => c.json({ errorMsg: `No resource at ${c.req.path}` }, 404));
   app.onError((err, c) => errorResponse(err, c, log));
   return app;

@@ -1,43 +1,57 @@
-import { OptionError } from "../../src/config/options.ts";
 import { createServer, type Server, type Socket } from "node:net";
-import { Aedes, type AuthenticateError, type Client } from "aedes";
+import { createServer as createTlsServer, type TLSSocket } from "node:tls";
+import { Aedes, type Client } from "aedes";
 import type { Logger } from "../../src/log/logger.ts";
-import { type AgentCredentials, publishDenied, subscribeAllowed } from "./agent-access.ts";
+import { hostPort } from "../../src/net/listen.ts";
+import type { AuthGate } from "../auth/gate.ts";
+import type { TlsMaterial } from "../tls.ts";
+import { type MqttIdentity, OPEN_MQTT, publishDenied, subscribeDenied } from "./agent-access.ts";
+import { agentAuthenticator, type AgentSessions } from "./broker-auth.ts";
 import { fixRead } from "./fix-read.ts";
+import { guardPacketSize } from "./packet-size-guard.ts";
+import { listen } from "./listen.ts";
 import type { IngestTransport } from "./transport.ts";
 
 export interface EmbeddedBrokerOptions {
   host: string;
+  /** Plain MQTT port; 0 for none (TLS only). */
   port: number;
+  /** MQTT over TLS on its own port, when the collector has a certificate. */
+  tls?: { port: number; material: TlsMaterial };
   prefix: string;
-  credentials: AgentCredentials;
+  /** Largest MQTT packet accepted; a client sending a larger one is disconnected. */
+  maxPacketBytes: number;
+  /** Checks agents' credentials; none without --auth-file (loopback only, any client). */
+  gate?: AuthGate;
   log: Logger;
+  /** The port is the default, not chosen: when it is taken, listen on a free one and say so. */
+  portFallback?: boolean;
 }
 
-function authError(message: string, code: 4 | 5): AuthenticateError {
-  return Object.assign(new Error(message), { returnCode: code }) as AuthenticateError;
+export interface EmbeddedBroker extends IngestTransport {
+  port?: number;
+  tlsPort?: number;
+  /** After SIGHUP: disconnects agents whose credential is gone or changed, and serves new certificates. */
+  reload(material?: TlsMaterial): void;
+}
+
+function secureContextOptions(m: TlsMaterial) {
+  return { cert: m.cert, key: m.key, ...(m.clientCa ? { ca: m.clientCa, requestCert: true, rejectUnauthorized: true } : {}) };
 }
 
 /**
- * The collector's own MQTT broker (aedes over TCP), so one process is enough to run. The
- * collector consumes in-process (no client loop-back) and enforces who may publish what.
+ * The collector's own MQTT broker (aedes over TCP and TLS), so one process is enough to run.
+ * The collector consumes in-process (no client loop-back) and enforces who may publish what.
  */
-export async function startEmbeddedBroker(o: EmbeddedBrokerOptions): Promise<IngestTransport & { port: number }> {
-  const tenants = new WeakMap<Client, string>();
+export async function startEmbeddedBroker(o: EmbeddedBrokerOptions): Promise<EmbeddedBroker> {
+  const identities = new WeakMap<Client, MqttIdentity>();
+  const identity = (c: Client | null) => (c ? (identities.get(c) ?? OPEN_MQTT) : OPEN_MQTT);
+  const sessions: AgentSessions = new Map();
   const broker = await Aedes.createBroker({
-    authenticate(client, username, password, done) {
-      if (!o.credentials.required) return done(null, true);
-      const tenant = username === undefined || password === undefined ? undefined : o.credentials.check(username, password);
-      if (tenant === undefined) {
-        o.log.warn("agent refused: bad username or password", { clientId: client.id, username });
-        return done(authError("bad username or password", 4), false);
-      }
-      tenants.set(client, tenant);
-      done(null, true);
-    },
+    authenticate: o.gate ? agentAuthenticator(o.gate, sessions, identities, o.log) : (_client, _u, _p, done) => done(null, true),
     authorizePublish(client, packet, done) {
       if (!client) return done(null);
-      const why = publishDenied(o.prefix, tenants.get(client), packet.topic);
+      const why = publishDenied(o.prefix, identity(client), packet.topic);
       if (why) {
         o.log.warn("agent publish refused; disconnecting it", { clientId: client.id, topic: packet.topic, why });
         return done(new Error(why));
@@ -45,41 +59,57 @@ export async function startEmbeddedBroker(o: EmbeddedBrokerOptions): Promise<Ing
       done(null);
     },
     authorizeSubscribe(client, sub, done) {
-      if (subscribeAllowed(o.prefix, tenants.get(client), sub.topic)) return done(null, sub);
-      o.log.warn("agent subscription refused", { clientId: client.id, topic: sub.topic });
+      const why = subscribeDenied(o.prefix, identity(client), sub.topic);
+      if (why === undefined) return done(null, sub);
+      o.log.warn("agent subscription refused", { clientId: client.id, topic: sub.topic, why });
       done(null, null);
     },
   });
   broker.on("clientError", (client, err) => o.log.debug("agent connection error", { clientId: client.id, err: err.message }));
+  broker.on("clientDisconnect", (client) => sessions.delete(client));
 
   const sockets = new Set<Socket>();
-  const server: Server = createServer((sock) => {
+  const accept = (sock: Socket) => {
     sockets.add(sock);
     sock.on("close", () => sockets.delete(sock));
     sock.on("error", () => {});
-    broker.handle(fixRead(sock));
-  });
-  await new Promise<void>((resolve, reject) => {
-    const failed = (e: NodeJS.ErrnoException) =>
-      reject(
-        e.code === "EADDRINUSE"
-          ? new OptionError(
-              `MQTT port ${o.port} is already in use (another broker?): choose another with --mqtt-port, or use that broker with --mqtt-port 0 --broker mqtt://HOST:${o.port}`,
-            )
-          : e,
-      );
-    server.once("error", failed);
-    server.listen(o.port, o.host, () => {
-      server.off("error", failed);
-      resolve();
-    });
-  });
-  const addr = server.address();
-  const port = typeof addr === "object" && addr ? addr.port : o.port;
+    const guarded = guardPacketSize(fixRead(sock), o.maxPacketBytes, (size) =>
+      o.log.warn("MQTT packet over --mqtt-max-packet: connection closed", { remote: sock.remoteAddress, size, max: o.maxPacketBytes }),
+    );
+    broker.handle(guarded);
+  };
+  const servers: Server[] = [];
+  let port: number | undefined;
+  let tlsPort: number | undefined;
+  let tlsServer: ReturnType<typeof createTlsServer> | undefined;
+  try {
+    if (o.port > 0) {
+      const plain = createServer(accept);
+      port = await listen(plain, o.host, o.port, "--mqtt-port", o.portFallback ? o.log : undefined);
+      servers.push(plain);
+    }
+    if (o.tls) {
+      tlsServer = createTlsServer(secureContextOptions(o.tls.material), (sock: TLSSocket) => accept(sock));
+      // A client that fails the handshake (no or a wrong client certificate) is logged as such.
+      tlsServer.on("tlsClientError", (err, sock) => o.log.warn("MQTT TLS handshake failed", { address: sock.remoteAddress, err: err.message }));
+      tlsPort = await listen(tlsServer, o.host, o.tls.port, "--mqtts-port");
+      servers.push(tlsServer);
+    }
+  } catch (e) {
+    for (const s of servers) s.close();
+    await new Promise<void>((resolve) => broker.close(() => resolve()));
+    throw e;
+  }
+  const where = [port !== undefined ? `mqtt://${o.host}:${port}` : "", tlsPort !== undefined ? `mqtts://${o.host}:${tlsPort}` : ""].filter(Boolean).join(" and ");
+  // Where it really listens, the ports the system chose included.
+  const reachable = o.host === "0.0.0.0" || o.host === "::" ? "127.0.0.1" : o.host;
+  if (port !== undefined) o.log.info("MQTT broker listening", { address: hostPort(o.host, port), url: `mqtt://${hostPort(reachable, port)}` });
+  if (tlsPort !== undefined) o.log.info("MQTT broker listening", { address: hostPort(o.host, tlsPort), url: `mqtts://${hostPort(reachable, tlsPort)}` });
 
   return {
     port,
-    description: `embedded broker on ${o.host}:${port}`,
+    tlsPort,
+    description: `embedded broker on ${where}`,
     async start(filters, deliver) {
       for (const f of filters) {
         await new Promise<void>((resolve) =>
@@ -100,10 +130,20 @@ export async function startEmbeddedBroker(o: EmbeddedBrokerOptions): Promise<Ing
       );
     },
     connectedClients: () => broker.connectedClients,
+    reload(material) {
+      if (material && tlsServer) tlsServer.setSecureContext(secureContextOptions(material));
+      if (!o.gate) return;
+      for (const [client, s] of sessions) {
+        if (o.gate.credentials.stillValid(s.principal, s.passwordHash)) continue;
+        o.log.warn("agent disconnected: its credential was removed or changed", { clientId: client.id, user: s.principal.name });
+        sessions.delete(client);
+        client.close();
+      }
+    },
     async close() {
       await new Promise<void>((resolve) => broker.close(() => resolve()));
       for (const s of sockets) s.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await Promise.all(servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
     },
   };
 }

@@ -6,6 +6,8 @@ export interface ExternalBrokerOptions {
   url: string;
   username?: string;
   password?: string;
+  /** PEM CA certificate(s) of an mqtts:// broker. */
+  ca?: string;
   log: Logger;
 }
 
@@ -24,6 +26,7 @@ export async function connectExternalBroker(o: ExternalBrokerOptions): Promise<I
     connectTimeout: 10_000,
     username: o.username,
     password: o.password,
+    ...(o.ca ? { ca: o.ca } : {}),
   });
   let lastError = "";
   client.on("error", (e) => {

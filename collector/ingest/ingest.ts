@@ -9,8 +9,9 @@ import type { PointsBus } from "../events/points-bus.ts";
 import type { Alert, Event } from "../../src/alerts/model.ts";
 import type { Inventory } from "../inventory/context.ts";
 import type { MetricsStore } from "../store/metrics/types.ts";
-import { parseAgentCredentials } from "./agent-access.ts";
-import { startEmbeddedBroker } from "./embedded-broker.ts";
+import type { AuthGate } from "../auth/gate.ts";
+import type { TlsMaterial } from "../tls.ts";
+import { type EmbeddedBroker, startEmbeddedBroker } from "./embedded-broker.ts";
 import { connectExternalBroker } from "./external-broker.ts";
 import { registerIngestCounters } from "./ingest-telemetry.ts";
 import { MessageHandler } from "./message-handler.ts";
@@ -18,9 +19,14 @@ import type { IngestTransport } from "./transport.ts";
 import { type TriggerDefinitionsSource, TriggerPublisher } from "./trigger-push.ts";
 
 export interface Ingest {
-  /** Port of the embedded broker, when it runs. */
+  /** Ports of the embedded broker, when it runs (plain and TLS). */
   mqttPort?: number;
+  mqttsPort?: number;
   description: string;
+  /** Publishes every agent's local triggers again, even unchanged (SIGHUP). */
+  repushTriggers(): Promise<void>;
+  /** After SIGHUP: revoked agents are disconnected, new certificates served. */
+  reload(material?: TlsMaterial): void;
   close(): Promise<void>;
 }
 
@@ -38,6 +44,18 @@ export interface IngestDeps {
   bus: PointsBus;
   telemetry: Telemetry;
   log: Logger;
+  /** The MQTT port is the default, not chosen: when it is taken, use a free one (quick start). */
+  portFallback?: boolean;
+  /** The collector's storage condition: when it recovers, agents are asked to resend what was refused. */
+  health?: { onRecovered(fn: () => void): () => void };
+  /** Agents' credentials (--auth-file); without, the embedded broker accepts any client. */
+  gate?: AuthGate;
+  /** The collector's certificate: the embedded broker then also listens for MQTT over TLS. */
+  tls?: TlsMaterial;
+  /** The collector's password on an external broker (--broker-password, from the environment, file or TOML). */
+  brokerPassword?: string;
+  /** CA of an external broker's certificate (mqtts://). */
+  brokerCa?: string;
 }
 
 /**
@@ -49,18 +67,28 @@ export async function startIngest(values: OptionValues, deps: IngestDeps): Promi
   const brokerUrl = values.broker === undefined ? "" : String(values.broker).trim();
   const mqttPort = Number(values["mqtt-port"] ?? 1883);
   const log = deps.log.child("ingest");
-  let transport: IngestTransport & { port?: number };
+  let transport: IngestTransport & { port?: number; tlsPort?: number; reload?: EmbeddedBroker["reload"] };
+  const mqttsPort = deps.tls ? Number(values["mqtts-port"] ?? 8883) : 0;
   if (brokerUrl !== "") {
     transport = await connectExternalBroker({
       url: brokerUrl,
       username: values["broker-username"] === undefined ? undefined : String(values["broker-username"]),
-      password: values["broker-password"] === undefined ? undefined : String(values["broker-password"]),
+      password: deps.brokerPassword,
+      ca: deps.brokerCa,
       log,
     });
-  } else if (mqttPort > 0) {
-    const credentials = parseAgentCredentials((values["agent-credentials"] as string[] | undefined) ?? []);
-    transport = await startEmbeddedBroker({ host: String(values["mqtt-host"] ?? "0.0.0.0"), port: mqttPort, prefix, credentials, log });
-    if (!credentials.required) log.info("no agent credentials configured: any agent may connect, for any tenant");
+  } else if (mqttPort > 0 || mqttsPort > 0) {
+    transport = await startEmbeddedBroker({
+      host: String(values["mqtt-host"] ?? "127.0.0.1"),
+      port: mqttPort,
+      tls: deps.tls && mqttsPort > 0 ? { port: mqttsPort, material: deps.tls } : undefined,
+      prefix,
+      gate: deps.gate,
+      maxPacketBytes: Number(values["mqtt-max-packet"] ?? 16 * 1024 ** 2),
+      log,
+      portFallback: deps.portFallback,
+    });
+    if (!deps.gate) log.info("no --auth-file: any MQTT client may connect, for any tenant (the broker listens on loopback only unless --insecure)");
   } else {
     log.info("MQTT ingest disabled (--mqtt-port 0 and no --broker)");
     return undefined;
@@ -87,13 +115,20 @@ export async function startIngest(values: OptionValues, deps: IngestDeps): Promi
     clockWindow: DEFAULT_CLOCK_WINDOW,
     log,
   });
+  const offRecovered = deps.health?.onRecovered(() => void handler.storageRecovered());
   await transport.start([kindFilter(prefix, "data"), kindFilter(prefix, "status"), kindFilter(prefix, "inventory"), kindFilter(prefix, "events")], (topic, payload) => void handler.handle(topic, payload));
   log.info("MQTT ingest started", { via: transport.description });
   return {
     mqttPort: transport.port,
+    mqttsPort: transport.tlsPort,
     description: transport.description,
+    async repushTriggers() {
+      await triggers?.republishAll();
+    },
+    reload: (material) => transport.reload?.(material),
     async close() {
       unsubscribe?.();
+      offRecovered?.();
       await transport.close();
       await handler.drain();
     },

@@ -1,6 +1,7 @@
 import type { Decoder, Encoder } from "cbor-x";
 import type { Logger } from "../../src/log/logger.ts";
 import { createLogThrottle } from "../../src/log/throttle.ts";
+import { storageFailure } from "../../src/sqlite/storage-failure.ts";
 import { type ClockWindow, pointsOutsideWindow } from "../../src/protocol/clock-window.ts";
 import type { Alert, Event } from "../../src/alerts/model.ts";
 import { decodeEvents } from "../../src/protocol/events-messages.ts";
@@ -12,6 +13,7 @@ import type { Inventory } from "../inventory/context.ts";
 import { writePoints } from "../metrics/write-points.ts";
 import type { MetricsStore } from "../store/metrics/types.ts";
 import { applyAgentInventory, InventoryRefused } from "./agent-inventory.ts";
+import { DeferredBatches } from "./deferred-batches.ts";
 import type { IngestCounters } from "./ingest-telemetry.ts";
 import { PresenceTracker } from "./presence.ts";
 
@@ -44,6 +46,7 @@ export class MessageHandler {
   private readonly throttle = createLogThrottle(10_000);
   private readonly now: () => number;
   private readonly pending = new Set<Promise<void>>();
+  private readonly deferred = new DeferredBatches();
 
   constructor(private readonly d: HandlerDeps) {
     this.now = d.now ?? Date.now;
@@ -55,6 +58,16 @@ export class MessageHandler {
     this.pending.add(p);
     void p.finally(() => this.pending.delete(p));
     return p;
+  }
+
+  /**
+   * Storage takes writes again: asks every agent whose batches were refused meanwhile to resend
+   * them now, instead of waiting out its backed-off resend timer.
+   */
+  async storageRecovered(): Promise<void> {
+    const requests = this.deferred.takeAll();
+    for (const r of requests) await this.ack(r, { session: r.session, seq: 0 }, undefined, r.kind, r.seqs);
+    if (requests.length > 0) this.d.log.info("asked agents to resend batches refused while storage was failing", { feeds: requests.length });
   }
 
   /** Waits for messages being handled (used on shutdown, so no commit is left un-acked needlessly). */
@@ -93,9 +106,10 @@ export class MessageHandler {
     try {
       await writePoints(this.d, addr.tenant, batch.writes, origin);
     } catch (e) {
-      // No ack: the agent keeps the batch and resends it.
+      // No ack: the agent keeps the batch and resends it. A full disk is logged by the storage health.
       this.d.counters.storeFailures.inc();
-      if (this.throttle("store").pass) this.d.log.error("storing a batch failed; the agent will resend it", { tenant: addr.tenant, feed: addr.feed, err: (e as Error).message });
+      if (storageFailure(e) !== undefined) this.deferred.add({ tenant: addr.tenant, feed: addr.feed, kind: "ack", session: batch.session, seq: batch.seq });
+      else if (this.throttle("store").pass) this.d.log.error("storing a batch failed; the agent will resend it", { tenant: addr.tenant, feed: addr.feed, err: (e as Error).message });
       return;
     }
     this.d.counters.batches.inc();
@@ -110,10 +124,15 @@ export class MessageHandler {
     }
   }
 
-  private async ack(addr: TopicAddress, ref: BatchRef, rejected?: string, kind: AckKind = "ack"): Promise<void> {
+  /** Acks `ref` (or refuses it for good with `rejected`); with `retry`, asks instead for those batches again. */
+  private async ack(addr: Pick<TopicAddress, "tenant" | "feed">, ref: BatchRef, rejected?: string, kind: AckKind = "ack", retry?: number[]): Promise<void> {
     const payload = encodeAck(
       this.d.enc,
-      rejected === undefined ? { session: ref.session, seqs: [ref.seq] } : { session: ref.session, seqs: [], rejected: [{ seq: ref.seq, reason: rejected }] },
+      retry
+        ? { session: ref.session, seqs: [], retry }
+        : rejected === undefined
+          ? { session: ref.session, seqs: [ref.seq] }
+          : { session: ref.session, seqs: [], rejected: [{ seq: ref.seq, reason: rejected }] },
       kind,
     );
     try {
@@ -141,7 +160,8 @@ export class MessageHandler {
       await alerting.ingestFired(addr.tenant, batch.items);
     } catch (e) {
       this.d.counters.storeFailures.inc();
-      if (this.throttle("store").pass) this.d.log.error("storing fired alerts failed; the agent will resend them", { tenant: addr.tenant, feed: addr.feed, err: (e as Error).message });
+      if (storageFailure(e) !== undefined) this.deferred.add({ tenant: addr.tenant, feed: addr.feed, kind: "events-ack", session: batch.session, seq: batch.seq });
+      else if (this.throttle("store").pass) this.d.log.error("storing fired alerts failed; the agent will resend them", { tenant: addr.tenant, feed: addr.feed, err: (e as Error).message });
       return;
     }
     this.d.log.info("stored alerts and events fired by an agent", { tenant: addr.tenant, feed: addr.feed, items: batch.items.length, replay: batch.replay });

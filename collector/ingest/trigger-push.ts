@@ -47,6 +47,16 @@ export class TriggerPublisher {
     });
   }
 
+  /** Every set published since start, again, even unchanged (after a broker lost its retained messages). */
+  async republishAll(): Promise<void> {
+    const jobs = [...this.published].map(([tenant, feeds]) =>
+      this.enqueue(tenant, async () => {
+        await this.publishSets(tenant, await this.d.source.fullTriggers(tenant), [...feeds.keys()], true);
+      }),
+    );
+    await Promise.all(jobs);
+  }
+
   /** Definitions of the tenant changed: republish every set that differs now. */
   definitionsChanged(tenant: string): Promise<void> {
     return this.enqueue(tenant, async () => {

@@ -1,4 +1,4 @@
-import { badRequest, notFound } from "../../src/http/errors.ts";
+import { badRequest } from "../../src/http/errors.ts";
 import { parseWith } from "../../src/http/validate.ts";
 import {
   parseBlueprint,
@@ -11,7 +11,7 @@ import type { RelationshipRecord } from "../../src/inventory/model.ts";
 import type { EntityCode } from "../../src/inventory/segment-types.ts";
 import { type Inventory, mutate, readOnly } from "./context.ts";
 import { createEntity, deleteEntity, readEntity, resolveAgainst, updateEntity } from "./entities.ts";
-import { checked } from "./failures.ts";
+import { checked, entityNotFound, relationshipNotFound } from "./failures.ts";
 import { link, unlink, updateRelationship } from "./relationships.ts";
 import { type Json, relationshipJson, renderEntities, renderEntity } from "./render.ts";
 
@@ -91,7 +91,7 @@ export function getElement(inv: Inventory, tenant: string, path: CanonicalPath):
   return readOnly(inv, async (r) => {
     if (path.type === "rl") {
       const rel = await r.getRelationship(tenant, path.id);
-      if (!rel) throw notFound(`No relationship with id '${path.id}'`);
+      if (!rel) throw relationshipNotFound(path.id);
       return relationshipJson(rel);
     }
     return renderEntity(r, tenant, await readEntity(r, tenant, path));
@@ -114,7 +114,7 @@ export async function deleteElement(inv: Inventory, tenant: string, path: Canoni
     return;
   }
   if (path.type === "t") {
-    if (path.id !== tenant) throw notFound(`No entity at ${path}`);
+    if (path.id !== tenant) throw entityNotFound(path);
     await deleteTenant(inv, tenant);
     return;
   }

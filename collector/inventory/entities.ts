@@ -1,4 +1,4 @@
-import { badRequest, conflict, notFound } from "../../src/http/errors.ts";
+import { badRequest } from "../../src/http/errors.ts";
 import type { EntityBlueprint, EntityUpdate } from "../../src/inventory/blueprints.ts";
 import type { CanonicalPath } from "../../src/inventory/canonical-path.ts";
 import { compareJava } from "../../src/inventory/java-strings.ts";
@@ -10,7 +10,7 @@ import { recordOf } from "../../src/inventory/records.ts";
 import { canFollow, DATA_ROLES, type EntityCode, SIMPLE_NAMES } from "../../src/inventory/segment-types.ts";
 import type { InventoryReader, InventoryTx } from "../store/inventory/types.ts";
 import type { Changes } from "./changes.ts";
-import { checked } from "./failures.ts";
+import { checked, entityExists, entityNotFound } from "./failures.ts";
 import { checkLink, insertLink, type LinkRequest } from "./relationships.ts";
 import { relationshipJson, renderEntity } from "./render.ts";
 
@@ -41,7 +41,7 @@ export async function prepareEntity(
   if (!canFollow(parentPath.type, bp.type)) {
     throw badRequest(`A ${SIMPLE_NAMES[bp.type]} cannot be created under a ${SIMPLE_NAMES[parentPath.type]}`);
   }
-  if (!(await r.getEntity(tenant, parentPath))) throw notFound(`No entity at ${parentPath}`);
+  if (!(await r.getEntity(tenant, parentPath))) throw entityNotFound(parentPath);
   const managed: LinkRequest[] = [];
   let id = bp.id;
   if (bp.type === "mp") {
@@ -56,7 +56,7 @@ export async function prepareEntity(
     }
   }
   const path = checked(() => parentPath.extend(bp.type, id));
-  if (await r.getEntity(tenant, path)) throw conflict(`Entity ${path} already exists`);
+  if (await r.getEntity(tenant, path)) throw entityExists(path);
 
   const record = recordOf(bp, path);
 
@@ -65,8 +65,10 @@ export async function prepareEntity(
     const want = bp.type === "r" ? "rt" : "mt";
     const typePath = resolveAgainst(bp.typePath ?? "", tenant, parentPath, want);
     if (typePath.type !== want) throw badRequest(`${typePath} is not a ${SIMPLE_NAMES[want]}`);
-    if (!(await r.getEntity(tenant, typePath))) throw notFound(`The ${SIMPLE_NAMES[want]} ${typePath} does not exist`);
+    const typeEntity = await r.getEntity(tenant, typePath);
+    if (!typeEntity) throw entityNotFound(typePath, `The ${SIMPLE_NAMES[want]} ${typePath} does not exist`);
     record.typePath = typePath;
+    if (bp.type === "m" && record.collectionInterval === undefined) record.collectionInterval = typeEntity.collectionInterval;
     managed.push({ source: typePath, name: WELL_KNOWN.defines, target: path });
   }
   if (bp.type === "r" && parentPath.type === "r") {
@@ -91,7 +93,7 @@ export async function prepareEntity(
   }
   for (const l of requested) {
     const other = l.source.equals(path) ? l.target : l.source;
-    if (!(await r.getEntity(tenant, other))) throw notFound(`No entity at ${other}`);
+    if (!(await r.getEntity(tenant, other))) throw entityNotFound(other);
   }
   return { record, managed, requested };
 }
@@ -175,7 +177,7 @@ export async function deleteEntity(tx: InventoryTx, changes: Changes, path: Cano
 
 export async function getExisting(r: InventoryReader, tenant: string, path: CanonicalPath): Promise<EntityRecord> {
   const e = await r.getEntity(tenant, path);
-  if (!e) throw notFound(`No entity at ${path}`);
+  if (!e) throw entityNotFound(path);
   return e;
 }
 

@@ -1,10 +1,11 @@
-import { badRequest, conflict, notFound } from "../../src/http/errors.ts";
+import { badRequest, conflict } from "../../src/http/errors.ts";
 import type { CanonicalPath } from "../../src/inventory/canonical-path.ts";
 import type { Properties, RelationshipRecord } from "../../src/inventory/model.ts";
 import { WELL_KNOWN } from "../../src/inventory/model.ts";
 import type { InventoryReader, InventoryTx } from "../store/inventory/types.ts";
 import type { Changes } from "./changes.ts";
 import { relationshipJson } from "./render.ts";
+import { entityNotFound, relationshipNotFound } from "./failures.ts";
 
 /** Relationship names the inventory maintains itself; users may neither create nor delete them. */
 const MANAGED = new Set<string>([WELL_KNOWN.contains, WELL_KNOWN.defines, WELL_KNOWN.hasData]);
@@ -26,7 +27,7 @@ export async function checkLink(r: InventoryReader, tenant: string, req: LinkReq
   if (MANAGED.has(req.name)) throw badRequest(`Relationship '${req.name}' cannot be explicitly created.`);
   for (const end of [req.source, req.target]) {
     if (end.type === "rl") throw badRequest("A relationship cannot be an end of another relationship");
-    if (!(await exists(r, tenant, end))) throw notFound(`No entity at ${end}`);
+    if (!(await exists(r, tenant, end))) throw entityNotFound(end);
   }
   if (ACYCLIC.has(req.name)) await checkNoLoop(r, tenant, req);
   if (req.name === WELL_KNOWN.incorporates) {
@@ -72,7 +73,7 @@ export async function updateRelationship(
   properties: Properties | undefined,
 ): Promise<void> {
   const rel = await tx.getRelationship(changes.tenant, id);
-  if (!rel) throw notFound(`No relationship with id '${id}'`);
+  if (!rel) throw relationshipNotFound(id);
   if (MANAGED.has(rel.name)) throw badRequest(`Relationship '${rel.name}' cannot be explicitly updated.`);
   const updated: RelationshipRecord = { ...rel, properties: properties ?? undefined };
   await tx.updateRelationship(changes.tenant, updated);
@@ -84,7 +85,7 @@ export async function updateRelationship(
 
 export async function unlink(tx: InventoryTx, changes: Changes, id: string): Promise<void> {
   const rel = await tx.getRelationship(changes.tenant, id);
-  if (!rel) throw notFound(`No relationship with id '${id}'`);
+  if (!rel) throw relationshipNotFound(id);
   if (MANAGED.has(rel.name)) throw badRequest(`Relationship '${rel.name}' cannot be explicitly deleted.`);
   if (rel.name === WELL_KNOWN.isParentOf || rel.name === WELL_KNOWN.incorporates) {
     // Containment implies both; dropping only the weaker link would contradict the tree.

@@ -1,4 +1,4 @@
-import { badRequest, notFound } from "../../src/http/errors.ts";
+import { badRequest } from "../../src/http/errors.ts";
 import type { EntityBlueprint } from "../../src/inventory/blueprints.ts";
 import type { CanonicalPath } from "../../src/inventory/canonical-path.ts";
 import type { EntityRecord } from "../../src/inventory/model.ts";
@@ -12,6 +12,7 @@ import { type Inventory, mutate } from "./context.ts";
 import { createEntity, deleteEntity, resolveAgainst } from "./entities.ts";
 import { insertLink } from "./relationships.ts";
 import { renderEntity } from "./render.ts";
+import { entityNotFound } from "./failures.ts";
 
 /** Creation order of children: types before the resources and metrics that use them. */
 const TYPE_ORDER = ["f", "rt", "mt", "ot", "m", "r", "d"];
@@ -43,7 +44,7 @@ export async function syncStructure(inv: Inventory, tenant: string, rootPath: Ca
     // structure does not mention, so what the structure mentions stays valid in it.
     const before = new Snapshot(existing ? [existing, ...(await tx.descendants(tenant, rootPath))] : []);
     if (!existing) {
-      if (!(await tx.getEntity(tenant, parentPath))) throw notFound(`No entity at ${parentPath}`);
+      if (!(await tx.getEntity(tenant, parentPath))) throw entityNotFound(parentPath);
       await createEntity(tx, changes, parentPath, withoutLinks(rootBp));
     } else {
       await removeUnmentioned(tx, changes, before, existing, root, request.configuration);
@@ -129,11 +130,14 @@ async function updateFromBlueprint(
   const typePath =
     bp.typePath === undefined ? undefined : resolveAgainst(bp.typePath, tenant, parentPath, e.type === "r" ? "rt" : "mt");
   const next: EntityRecord = { ...recordOf(bp, e.path, typePath), hashes: e.hashes };
+  if (next.type === "m" && next.collectionInterval === undefined && next.typePath) {
+    next.collectionInterval = (await tx.getEntity(tenant, next.typePath))?.collectionInterval;
+  }
   if (sameState(e, next)) return;
 
   const original = await renderEntity(tx, tenant, e);
   if (next.typePath && !(e.typePath && next.typePath.equals(e.typePath))) {
-    if (!(await tx.getEntity(tenant, next.typePath))) throw notFound(`The type ${next.typePath} does not exist`);
+    if (!(await tx.getEntity(tenant, next.typePath))) throw entityNotFound(next.typePath, `The type ${next.typePath} does not exist`);
     const old = await tx.relationships(tenant, { ends: [e.path], direction: "in", names: [WELL_KNOWN.defines] });
     await tx.deleteRelationships(
       tenant,

@@ -10,6 +10,7 @@ import { rates } from "../../src/metrics/rates.ts";
 import { type ColumnSeries, mergeSeries, type Order, type Series } from "../../src/metrics/series.ts";
 import { stackBuckets } from "../../src/metrics/stacked.ts";
 import { taggedStats } from "../../src/metrics/tagged-stats.ts";
+import type { PercentileRequest } from "../../src/metrics/percentiles-param.ts";
 import type { TimeRange } from "../../src/metrics/time-range.ts";
 import type { MetricsStore } from "../store/metrics/types.ts";
 
@@ -72,15 +73,18 @@ const singleFeedOrder = (type: MetricType): Order => (type === "gauge" ? "desc" 
 
 export interface StatsRead {
   buckets: Buckets;
-  percentiles?: number[];
+  percentiles?: PercentileRequest[];
   /** Drop leading empty buckets (fromEarliest). */
   fromEarliest?: boolean;
 }
 
+/**
+ * Every bucket is answered, empty ones as `{start, end, empty: true}`, also when the whole
+ * range holds no data (200, as upstream and the Python client expect). With fromEarliest the
+ * leading empty buckets are dropped, so a metric with no data at all gives nothing (204).
+ */
 function finish<T extends { empty: boolean }>(points: T[], q: StatsRead): T[] {
-  const out = q.fromEarliest ? dropLeadingEmpty(points) : points;
-  // A result made only of empty buckets is "no data" (204) to clients.
-  return out.some((p) => !p.empty) ? out : [];
+  return q.fromEarliest ? dropLeadingEmpty(points) : points;
 }
 
 /** Bucketed stats of one gauge or counter, or of its rates. */
@@ -116,6 +120,23 @@ export interface RateRead {
   limit?: number;
 }
 
+/** Points of several metrics, `[{id, data}]`; metrics without points in the range are left out (clients index `data`). */
+export async function readNamedPoints(
+  store: MetricsStore,
+  tenant: string,
+  type: MetricType,
+  defs: readonly MetricDefinition[],
+  q: RawRead,
+  rate: boolean,
+): Promise<{ id: string; data: DataPoint[] }[]> {
+  const out: { id: string; data: DataPoint[] }[] = [];
+  for (const d of defs) {
+    const data = rate ? await readRates(store, tenant, type as "gauge" | "counter", d.id, q) : await readRawPoints(store, tenant, type, d.id, q);
+    if (data.length > 0) out.push({ id: d.id, data });
+  }
+  return out;
+}
+
 /** Rate points (per minute) of a gauge or counter. */
 export async function readRates(store: MetricsStore, tenant: string, type: "gauge" | "counter", id: string, q: RateRead): Promise<DataPoint[]> {
   const s = await numericSeries(store, tenant, type, id, q.range);
@@ -147,7 +168,7 @@ export async function readMultiStats(
   }
   const feedOrder: Order = q.rate ? "asc" : "desc";
   if (q.stacked) {
-    const per = series.map((s) => numericBucketStats(s, q.buckets, { feedOrder }));
+    const per = series.map((s) => numericBucketStats(s, q.buckets, { percentiles: q.percentiles, feedOrder }));
     return finish(stackBuckets(per, q.buckets), q);
   }
   return finish(numericBucketStats(mergeSeries(series), q.buckets, { percentiles: q.percentiles, feedOrder }), q);
@@ -161,7 +182,7 @@ export async function readTaggedStats(
   id: string,
   range: TimeRange,
   filters: ReadonlyMap<string, string>,
-  percentiles: number[] | undefined,
+  percentiles: PercentileRequest[] | undefined,
 ): Promise<Record<string, TaggedBucketPoint>> {
   const s = await store.readSeries(tenant, type, id, range.start, range.end);
   if (!s || s.ts.length === 0) return {};

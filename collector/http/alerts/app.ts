@@ -13,7 +13,7 @@ import { watchRoutes } from "./watch.ts";
 /** The alerting interface (/svc/alerts and /hawkular/alerts), first and second versions. */
 export function createAlertsApp(deps: AlertsHttpDeps) {
   const app = createServiceApp();
-  app.use("*", requireTenant({ exempt: (p) => p === "/status", message: "Svc-Tenant header is required (Hawkular-Tenant is accepted too)" }));
+  app.use("*", requireTenant({ exempt: (p) => p === "/status", message: (header) => `${header} header is required` }));
   const r = new Routes(app);
   r.get("/status", (c) => c.json({ status: "STARTED", "Implementation-Version": deps.version }));
   const route = alertsRouter(r);

@@ -1,4 +1,4 @@
-import { ALERT_STATUSES, SEVERITIES } from "../../../src/alerts/model.ts";
+import { ALERT_STATUSES, EVENT_TYPES, SEVERITIES } from "../../../src/alerts/model.ts";
 import { parseLegacyTags, parseTagQuery, type TagQuery } from "../../../src/tags/query/index.ts";
 import type { ActionCriteria } from "../../alerts/action-history.ts";
 import type { AlertCriteria, EventCriteria } from "../../alerts/criteria.ts";
@@ -26,7 +26,7 @@ export const ALERT_FILTERS = [
   "endStatusTime",
 ] as const;
 
-export const EVENT_FILTERS = ["startTime", "endTime", "entTime", "eventIds", "triggerIds", "categories", "tags", "tagQuery"] as const;
+export const EVENT_FILTERS = ["startTime", "endTime", "entTime", "eventIds", "triggerIds", "categories", "tags", "tagQuery", "eventType"] as const;
 
 export const ACTION_FILTERS = ["startTime", "endTime", "actionPlugins", "actionIds", "alertIds", "eventIds", "results"] as const;
 
@@ -70,6 +70,7 @@ export function eventCriteria(q: QueryParams): EventCriteria {
     triggerIds: q.list("triggerIds"),
     categories: q.list("categories"),
     tagQueries: tagQueries(q),
+    eventType: q.enumList("eventType", EVENT_TYPES)?.[0],
   };
 }
 

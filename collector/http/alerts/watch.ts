@@ -29,6 +29,10 @@ export function streamFeed<T extends { id: string }>(
   c.header("Cache-Control", "no-cache");
   return stream(c, async (s) => {
     s.onAbort(() => feed.close());
+    // A credential revoked while watching ends the watch.
+    const revoked = c.get("access")?.revoked;
+    const onRevoked = () => feed.close();
+    revoked?.addEventListener("abort", onRevoked, { once: true });
     let lastWrite = Date.now();
     const send = async (items: readonly T[]) => {
       if (items.length === 0) return;
@@ -60,6 +64,7 @@ export function streamFeed<T extends { id: string }>(
     } catch (e) {
       if (!s.aborted) await s.write(JSON.stringify({ errorMsg: `Watch stopped: ${(e as Error)?.message ?? String(e)}` }) + SEPARATOR).catch(() => {});
     } finally {
+      revoked?.removeEventListener("abort", onRevoked);
       feed.close();
     }
   });
@@ -103,4 +108,5 @@ export const WATCH_EVENT_PARAMS = [...EVENT_FILTERS, "thin", "watchInterval"];
 
 export function watchRoutes(route: Route, deps: AlertsHttpDeps): void {
   route("get", "/watch", WATCH_ALERT_PARAMS, watchAlertsHandler(deps, (c) => [c.get("tenant")]));
+  route("get", "/events/watch", WATCH_EVENT_PARAMS, watchEventsHandler(deps, (c) => [c.get("tenant")]));
 }

@@ -1,6 +1,6 @@
 import * as z from "zod";
-import { parseWith } from "../../../src/http/validate.ts";
 import type { ServiceContext } from "../../../src/http/service.ts";
+import { parseWith } from "../../../src/http/validate.ts";
 
 /** Query-string scalars: all arrive as strings; these give 400s with readable messages. */
 const int64 = (name: string) =>
@@ -29,22 +29,28 @@ export function parseQuery<S extends z.ZodType>(c: ServiceContext, schema: S): z
   return parseWith(schema, c.req.query(), "query parameter");
 }
 
+/**
+ * `start` and `end` stay text until the request's clock is known: a timestamp in ms or a time
+ * relative to now (`-11mn`); see parseTimeParam.
+ */
+const timeFields = {
+  start: z.string().optional(),
+  end: z.string().optional(),
+  fromEarliest: bool("fromEarliest").optional(),
+};
+
 export const rawReadQuery = z.object({
-  start: int64("start").optional(),
-  end: int64("end").optional(),
+  ...timeFields,
   limit: int32("limit").optional(),
   order: z.string().optional(),
   distinct: bool("distinct").optional(),
-  fromEarliest: bool("fromEarliest").optional(),
 });
 
 export const statsQuery = z.object({
-  start: int64("start").optional(),
-  end: int64("end").optional(),
+  ...timeFields,
   buckets: int32("buckets").optional(),
   bucketDuration: z.string().optional(),
   percentiles: z.string().optional(),
-  fromEarliest: bool("fromEarliest").optional(),
   tags: z.string().optional(),
   stacked: bool("stacked").optional(),
   limit: int32("limit").optional(),

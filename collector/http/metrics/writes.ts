@@ -3,7 +3,9 @@ import { emptyOk } from "../../../src/http/json.ts";
 import type { Routes, ServiceContext } from "../../../src/http/service.ts";
 import { parseWith } from "../../../src/http/validate.ts";
 import { METRIC_TYPES, type MetricWrite, TYPE_PATH } from "../../../src/metrics/model.ts";
+import { metricIdProblem } from "../../../src/metrics/limits.ts";
 import { normalizedMetricsBody, normalizedPointsBody } from "../../../src/metrics/normalized.ts";
+import { ApiError } from "../../../src/http/errors.ts";
 import { metricsBodySchema, mixedBodySchema, pointsBodySchema } from "../../../src/metrics/schemas.ts";
 import { writePoints } from "../../metrics/write-points.ts";
 import type { MetricsDeps } from "./deps.ts";
@@ -34,9 +36,12 @@ export function writeByIdRoutes(r: Routes, deps: MetricsDeps): void {
   for (const type of METRIC_TYPES) {
     const schema = pointsBodySchema(type);
     const one = async (c: ServiceContext) => {
+      const id = c.req.param("id")!;
+      const problem = metricIdProblem(id);
+      if (problem) throw new ApiError(400, problem);
       const body = await readJson(c);
       const points = normalizedPointsBody(type, body) ?? parseWith(schema, body, "data points");
-      return store(c, deps, [{ type, id: c.req.param("id")!, points }]);
+      return store(c, deps, [{ type, id, points }]);
     };
     r.post(`/${TYPE_PATH[type]}/:id/raw`, one);
     r.post(`/${TYPE_PATH[type]}/:id/data`, one);

@@ -1,3 +1,5 @@
+import { baseline, type DatabaseSchema } from "../../../src/sqlite/migrations.ts";
+
 /**
  * Tables of alerts.db. Definitions and records are stored whole as JSON; the columns beside
  * them exist only for lookups and filters. Plain SQL types, so that the same DDL runs on
@@ -63,3 +65,9 @@ export const ALERTS_SCHEMA = [
   "CREATE INDEX IF NOT EXISTS action_history_ctime ON action_history (tenant, ctime)",
   "CREATE INDEX IF NOT EXISTS action_history_result ON action_history (result)",
 ];
+
+/** Versions of alerts.db (src/sqlite/migrations.ts). */
+export const ALERTS_DB: DatabaseSchema = {
+  name: "alerts.db",
+  migrations: [baseline("triggers, alerts, events, actions and their history", ALERTS_SCHEMA)],
+};

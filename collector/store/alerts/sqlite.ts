@@ -3,14 +3,18 @@ import { join } from "node:path";
 import type { Action, ActionDefinition, Alert, Event, FullTrigger, LifeCycle, TriggerMode } from "../../../src/alerts/model.ts";
 import type { Logger } from "../../../src/log/logger.ts";
 import { openDatabase } from "../../../src/sqlite/open.ts";
-import { ALERTS_SCHEMA } from "./schema.ts";
-import type { ActionRows, AlertRows, AlertsStore, EventRows, StoredAction, TriggerChanges } from "./types.ts";
+import { migrate } from "../../../src/sqlite/migrations.ts";
+import { reportingFailures, type StorageHealth } from "../../../src/sqlite/storage-health.ts";
+import { ALERTS_DB } from "./schema.ts";
+import type { ActionRows, AlertingWrites, AlertRows, AlertsStore, EventRows, StoredAction, TriggerChanges } from "./types.ts";
 import { Where } from "./where.ts";
 
 export interface SqliteAlertsStoreOptions {
   dataDir: string;
   synchronous?: "FULL" | "NORMAL";
   log: Logger;
+  /** Told of failed writes (full disk...), and probes this database until it takes writes again. */
+  health?: StorageHealth;
 }
 
 interface BodyRow {
@@ -39,11 +43,24 @@ function chunks<T>(xs: readonly T[]): T[][] {
 export class SqliteAlertsStore implements AlertsStore {
   private readonly db: Database;
   private readonly log: Logger;
+  private readonly health: StorageHealth | undefined;
 
   constructor(opts: SqliteAlertsStoreOptions) {
     this.db = openDatabase(join(opts.dataDir, "alerts.db"), { synchronous: opts.synchronous ?? "FULL" });
-    for (const ddl of ALERTS_SCHEMA) this.db.exec(ddl);
     this.log = opts.log;
+    migrate(this.db, ALERTS_DB, (m) => this.log.info(`upgraded ${ALERTS_DB.name} to schema ${m.version}`, { step: m.description }));
+    this.health = opts.health;
+    this.health?.register("alerts", this.db);
+  }
+
+  /** Runs a write (one statement or one transaction); a failure is reported to the storage health. */
+  private write<T>(fn: () => T): T {
+    return reportingFailures(this.health, "alerts", fn);
+  }
+
+  /** Runs `fn` as one transaction, reporting a failure. */
+  private tx<T>(fn: () => T): T {
+    return this.write(() => this.db.transaction(fn)());
   }
 
   /** Parses stored JSON; a row that cannot be read is skipped and logged rather than failing every query. */
@@ -88,30 +105,30 @@ export class SqliteAlertsStore implements AlertsStore {
          enabled = excluded.enabled, mode = 'FIRING', body = excluded.body`,
     );
     const remove = this.db.query("DELETE FROM triggers WHERE tenant = ? AND id = ?");
-    this.db.transaction(() => {
+    this.tx(() => {
       for (const r of changes.remove ?? []) remove.run(r.tenantId, r.id);
       for (const f of changes.put ?? []) {
         const t = f.trigger;
         put.run(t.tenantId, t.id, t.type, t.memberOf ?? null, t.enabled ? 1 : 0, JSON.stringify(f));
       }
-    })();
+    });
   }
 
   async setTriggerEnabled(tenantId: string, id: string, enabled: boolean): Promise<void> {
     const full = await this.trigger(tenantId, id);
     if (!full) return;
     full.trigger.enabled = enabled;
-    this.db
-      .query("UPDATE triggers SET enabled = ?, body = ? WHERE tenant = ? AND id = ?")
-      .run(enabled ? 1 : 0, JSON.stringify(full), tenantId, id);
+    this.write(() =>
+      this.db.query("UPDATE triggers SET enabled = ?, body = ? WHERE tenant = ? AND id = ?").run(enabled ? 1 : 0, JSON.stringify(full), tenantId, id),
+    );
   }
 
   async setTriggerMode(tenantId: string, id: string, mode: TriggerMode): Promise<void> {
-    this.db.query("UPDATE triggers SET mode = ? WHERE tenant = ? AND id = ?").run(mode, tenantId, id);
+    this.write(() => this.db.query("UPDATE triggers SET mode = ? WHERE tenant = ? AND id = ?").run(mode, tenantId, id));
   }
 
   async resetModes(): Promise<void> {
-    this.db.exec("UPDATE triggers SET mode = 'FIRING' WHERE mode <> 'FIRING'");
+    this.write(() => this.db.exec("UPDATE triggers SET mode = 'FIRING' WHERE mode <> 'FIRING'"));
   }
 
   // ------------------------------------------------------------ alerts
@@ -129,26 +146,59 @@ export class SqliteAlertsStore implements AlertsStore {
     ] as const;
   }
 
-  async insertAlerts(alerts: readonly Alert[]): Promise<Alert[]> {
+  /** Inserts an alert unless its id exists; true when inserted (inside the caller's transaction). */
+  private insertAlert(a: Alert): boolean {
     const q = this.db.query(
       `INSERT INTO alerts (tenant, id, trigger_id, ctime, severity, status, status_time, ack_time, resolved_time, body)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (tenant, id) DO NOTHING`,
     );
+    return q.run(a.tenantId, a.id, ...this.alertParams(a)).changes === 1;
+  }
+
+  private updateAlert(a: Alert): void {
+    this.db
+      .query(
+        `UPDATE alerts SET trigger_id = ?, ctime = ?, severity = ?, status = ?, status_time = ?, ack_time = ?, resolved_time = ?, body = ?
+         WHERE tenant = ? AND id = ?`,
+      )
+      .run(...this.alertParams(a), a.tenantId, a.id);
+  }
+
+  private insertEvent(e: Event): boolean {
+    const q = this.db.query(
+      `INSERT INTO events (tenant, id, trigger_id, ctime, category, body) VALUES (?, ?, ?, ?, ?, ?)
+       ON CONFLICT (tenant, id) DO NOTHING`,
+    );
+    return q.run(e.tenantId, e.id, e.trigger?.id ?? null, e.ctime, e.category, JSON.stringify(e)).changes === 1;
+  }
+
+  private insertAction({ key, action: a }: StoredAction): void {
+    this.db
+      .query(`INSERT INTO action_history (id, tenant, plugin, action_id, event_id, ctime, result, body) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`)
+      .run(key, a.tenantId ?? "", a.actionPlugin, a.actionId, a.eventId, a.ctime, a.result, JSON.stringify(a));
+  }
+
+  async commit(w: AlertingWrites): Promise<void> {
+    this.tx(() => {
+      for (const a of w.insertAlerts ?? []) this.insertAlert(a);
+      for (const a of w.updateAlerts ?? []) this.updateAlert(a);
+      for (const e of w.insertEvents ?? []) this.insertEvent(e);
+      for (const a of w.actions ?? []) this.insertAction(a);
+    });
+  }
+
+  async insertAlerts(alerts: readonly Alert[]): Promise<Alert[]> {
     const inserted: Alert[] = [];
-    this.db.transaction(() => {
-      for (const a of alerts) if (q.run(a.tenantId, a.id, ...this.alertParams(a)).changes === 1) inserted.push(a);
-    })();
+    this.tx(() => {
+      for (const a of alerts) if (this.insertAlert(a)) inserted.push(a);
+    });
     return inserted;
   }
 
   async updateAlerts(alerts: readonly Alert[]): Promise<void> {
-    const q = this.db.query(
-      `UPDATE alerts SET trigger_id = ?, ctime = ?, severity = ?, status = ?, status_time = ?, ack_time = ?, resolved_time = ?, body = ?
-       WHERE tenant = ? AND id = ?`,
-    );
-    this.db.transaction(() => {
-      for (const a of alerts) q.run(...this.alertParams(a), a.tenantId, a.id);
-    })();
+    this.tx(() => {
+      for (const a of alerts) this.updateAlert(a);
+    });
   }
 
   async alert(tenantId: string, id: string): Promise<Alert | undefined> {
@@ -176,35 +226,29 @@ export class SqliteAlertsStore implements AlertsStore {
 
   private deleteByIds(table: "alerts" | "events", tenantId: string, ids: readonly string[]): number {
     let n = 0;
-    this.db.transaction(() => {
+    this.tx(() => {
       for (const part of chunks(ids)) {
         n += this.db.query(`DELETE FROM ${table} WHERE tenant = ? AND id IN (${part.map(() => "?").join(", ")})`).run(tenantId, ...part).changes;
       }
-    })();
+    });
     return n;
   }
 
   // ------------------------------------------------------------ events
 
   async insertEvents(events: readonly Event[]): Promise<Event[]> {
-    const q = this.db.query(
-      `INSERT INTO events (tenant, id, trigger_id, ctime, category, body) VALUES (?, ?, ?, ?, ?, ?)
-       ON CONFLICT (tenant, id) DO NOTHING`,
-    );
     const inserted: Event[] = [];
-    this.db.transaction(() => {
-      for (const e of events) {
-        if (q.run(e.tenantId, e.id, e.trigger?.id ?? null, e.ctime, e.category, JSON.stringify(e)).changes === 1) inserted.push(e);
-      }
-    })();
+    this.tx(() => {
+      for (const e of events) if (this.insertEvent(e)) inserted.push(e);
+    });
     return inserted;
   }
 
   async updateEvents(events: readonly Event[]): Promise<void> {
     const q = this.db.query("UPDATE events SET category = ?, body = ? WHERE tenant = ? AND id = ?");
-    this.db.transaction(() => {
+    this.tx(() => {
       for (const e of events) q.run(e.category, JSON.stringify(e), e.tenantId, e.id);
-    })();
+    });
   }
 
   async event(tenantId: string, id: string): Promise<Event | undefined> {
@@ -248,28 +292,23 @@ export class SqliteAlertsStore implements AlertsStore {
       `INSERT INTO action_definitions (tenant, plugin, action_id, global, body) VALUES (?, ?, ?, ?, ?)
        ON CONFLICT (tenant, plugin, action_id) DO UPDATE SET global = excluded.global, body = excluded.body`,
     );
-    this.db.transaction(() => {
+    this.tx(() => {
       for (const d of defs) q.run(d.tenantId ?? "", d.actionPlugin, d.actionId, d.global ? 1 : 0, JSON.stringify(d));
-    })();
+    });
   }
 
   async deleteActionDefinition(tenantId: string, plugin: string, actionId: string): Promise<boolean> {
-    return (
-      this.db.query("DELETE FROM action_definitions WHERE tenant = ? AND plugin = ? AND action_id = ?").run(tenantId, plugin, actionId).changes === 1
+    return this.write(
+      () => this.db.query("DELETE FROM action_definitions WHERE tenant = ? AND plugin = ? AND action_id = ?").run(tenantId, plugin, actionId).changes === 1,
     );
   }
 
   // ------------------------------------------------------------ action history
 
   async insertActions(actions: readonly StoredAction[]): Promise<void> {
-    const q = this.db.query(
-      `INSERT INTO action_history (id, tenant, plugin, action_id, event_id, ctime, result, body) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-    );
-    this.db.transaction(() => {
-      for (const { key, action: a } of actions) {
-        q.run(key, a.tenantId ?? "", a.actionPlugin, a.actionId, a.eventId, a.ctime, a.result, JSON.stringify(a));
-      }
-    })();
+    this.tx(() => {
+      for (const a of actions) this.insertAction(a);
+    });
   }
 
   async setActionResult(key: string, result: string): Promise<void> {
@@ -278,7 +317,7 @@ export class SqliteAlertsStore implements AlertsStore {
     const a = this.parse<Action>([row], "action")[0];
     if (!a) return;
     a.result = result;
-    this.db.query("UPDATE action_history SET result = ?, body = ? WHERE id = ?").run(result, JSON.stringify(a), key);
+    this.write(() => this.db.query("UPDATE action_history SET result = ?, body = ? WHERE id = ?").run(result, JSON.stringify(a), key));
   }
 
   private storedActions(sql: string, params: Where["params"]): StoredAction[] {
@@ -304,11 +343,11 @@ export class SqliteAlertsStore implements AlertsStore {
 
   async deleteActions(keys: readonly string[]): Promise<number> {
     let n = 0;
-    this.db.transaction(() => {
+    this.tx(() => {
       for (const part of chunks(keys)) {
         n += this.db.query(`DELETE FROM action_history WHERE id IN (${part.map(() => "?").join(", ")})`).run(...part).changes;
       }
-    })();
+    });
     return n;
   }
 
@@ -317,6 +356,7 @@ export class SqliteAlertsStore implements AlertsStore {
   }
 
   async close(): Promise<void> {
+    this.health?.unregister("alerts");
     this.db.close();
   }
 }

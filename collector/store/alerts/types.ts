@@ -64,6 +64,20 @@ export interface TriggerChanges {
 }
 
 /**
+ * Writes that land together or not at all: alerts and events that fired or moved on, with the
+ * WAITING history of the actions they call for. Announcing them (watchers, actions) follows the
+ * commit, so a failed commit leaves nothing half done and can simply be tried again.
+ */
+export interface AlertingWrites {
+  /** Ids already present are skipped. */
+  insertAlerts?: readonly Alert[];
+  updateAlerts?: readonly Alert[];
+  /** Ids already present are skipped. */
+  insertEvents?: readonly Event[];
+  actions?: readonly StoredAction[];
+}
+
+/**
  * Persistence of the alerting service: trigger definitions, alerts, events, action definitions
  * and the action history. Every call is scoped by tenant. Async so that a networked backend
  * fits the same shape.
@@ -100,6 +114,8 @@ export interface AlertsStore {
   deleteActionDefinition(tenantId: string, plugin: string, actionId: string): Promise<boolean>;
 
   insertActions(actions: readonly StoredAction[]): Promise<void>;
+  /** One transaction for all of `w`. */
+  commit(w: AlertingWrites): Promise<void>;
   setActionResult(key: string, result: string): Promise<void>;
   findActions(rows: ActionRows): Promise<StoredAction[]>;
   deleteActions(keys: readonly string[]): Promise<number>;

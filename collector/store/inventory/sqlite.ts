@@ -3,45 +3,12 @@ import { CanonicalPath } from "../../../src/inventory/canonical-path.ts";
 import type { EntityRecord, Hashes, RelationshipRecord } from "../../../src/inventory/model.ts";
 import type { EntityCode } from "../../../src/inventory/segment-types.ts";
 import { type OpenOptions, openDatabase } from "../../../src/sqlite/open.ts";
+import { migrate } from "../../../src/sqlite/migrations.ts";
+import type { StorageHealth } from "../../../src/sqlite/storage-health.ts";
+import { INVENTORY_DB } from "./schema.ts";
 import { SerialLock } from "./serial-lock.ts";
 import type { InventoryReader, InventoryStore, InventoryTx, RelationshipQuery } from "./types.ts";
 
-/*
- * Entities are keyed by tenant + canonical path; `parent` indexes the `contains` tree, and
- * everything below a path is a range scan on the primary key (paths sort parent-first, because
- * '/' (0x2F) sorts just before '0' (0x30)). Relationships are rows indexed by source, target
- * and name. Plain SQL (TEXT columns, no SQLite-only types) so a PostgreSQL backend can follow.
- */
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS inv_entity (
-  tenant TEXT NOT NULL,
-  path TEXT NOT NULL,
-  parent TEXT,
-  type TEXT NOT NULL,
-  id TEXT NOT NULL,
-  name TEXT,
-  properties TEXT,
-  attrs TEXT,
-  identity_hash TEXT,
-  content_hash TEXT,
-  sync_hash TEXT,
-  PRIMARY KEY (tenant, path)
-);
-CREATE INDEX IF NOT EXISTS inv_entity_children ON inv_entity (tenant, parent, path);
-CREATE INDEX IF NOT EXISTS inv_entity_type ON inv_entity (tenant, type, identity_hash);
-CREATE TABLE IF NOT EXISTS inv_relationship (
-  tenant TEXT NOT NULL,
-  id TEXT NOT NULL,
-  name TEXT NOT NULL,
-  source TEXT NOT NULL,
-  target TEXT NOT NULL,
-  properties TEXT,
-  PRIMARY KEY (tenant, id)
-);
-CREATE INDEX IF NOT EXISTS inv_relationship_source ON inv_relationship (tenant, source, name);
-CREATE INDEX IF NOT EXISTS inv_relationship_target ON inv_relationship (tenant, target, name);
-CREATE UNIQUE INDEX IF NOT EXISTS inv_relationship_ends ON inv_relationship (tenant, source, name, target);
-`;
 
 interface EntityRow {
   path: string;
@@ -287,8 +254,10 @@ class SqliteInventoryTx implements InventoryTx {
       this.db.exec(`RELEASE ${name}`);
       return result;
     } catch (e) {
-      this.db.exec(`ROLLBACK TO ${name}`);
-      this.db.exec(`RELEASE ${name}`);
+      if (this.db.inTransaction) {
+        this.db.exec(`ROLLBACK TO ${name}`);
+        this.db.exec(`RELEASE ${name}`);
+      }
       throw e;
     }
   }
@@ -303,9 +272,13 @@ class SqliteInventoryStore implements InventoryStore {
   private readonly lock = new SerialLock();
   private readonly tx: SqliteInventoryTx;
 
-  constructor(private readonly db: Database) {
-    db.exec(SCHEMA);
+  constructor(
+    private readonly db: Database,
+    private readonly health?: StorageHealth,
+  ) {
+    migrate(db, INVENTORY_DB);
     this.tx = new SqliteInventoryTx(db);
+    health?.register("inventory", db);
   }
 
   transaction<T>(fn: (tx: InventoryTx) => Promise<T>): Promise<T> {
@@ -316,7 +289,10 @@ class SqliteInventoryStore implements InventoryStore {
         this.db.exec("COMMIT");
         return result;
       } catch (e) {
-        this.db.exec("ROLLBACK");
+        // SQLite may already have rolled back (a full disk at COMMIT): a second ROLLBACK would
+        // fail and hide the real error.
+        if (this.db.inTransaction) this.db.exec("ROLLBACK");
+        this.health?.report(e, "inventory");
         throw e;
       }
     });
@@ -327,11 +303,12 @@ class SqliteInventoryStore implements InventoryStore {
   }
 
   async close(): Promise<void> {
+    this.health?.unregister("inventory");
     await this.lock.run(async () => this.db.close());
   }
 }
 
 /** Opens (creating if needed) the inventory database at `path`, e.g. `<data-dir>/inventory.db`. */
-export function openSqliteInventoryStore(path: string, opts: OpenOptions = {}): InventoryStore {
-  return new SqliteInventoryStore(openDatabase(path, opts));
+export function openSqliteInventoryStore(path: string, opts: OpenOptions & { health?: StorageHealth } = {}): InventoryStore {
+  return new SqliteInventoryStore(openDatabase(path, opts), opts.health);
 }

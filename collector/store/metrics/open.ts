@@ -1,4 +1,5 @@
 import type { Logger } from "../../../src/log/logger.ts";
+import type { StorageHealth } from "../../../src/sqlite/storage-health.ts";
 import { SqliteMetricsStore } from "./sqlite/store.ts";
 
 export interface MetricsStoreConfig {
@@ -6,6 +7,7 @@ export interface MetricsStoreConfig {
   synchronous: "FULL" | "NORMAL";
   defaultRetentionDays: number;
   log: Logger;
+  health?: StorageHealth;
 }
 
 /**

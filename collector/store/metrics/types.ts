@@ -32,6 +32,16 @@ export interface MetricFilter {
   ids?: string[];
 }
 
+/** What listing series needs of a definition, without reading any points. */
+export interface SeriesEntry {
+  type: MetricType;
+  id: string;
+  tags?: Tags;
+  /** Stored point span (before retention), when the series has points. */
+  minTs?: number;
+  maxTs?: number;
+}
+
 export type CreateResult = "created" | "exists" | "overwritten";
 
 /**
@@ -45,12 +55,21 @@ export interface MetricsStore {
   createTenant(t: Tenant, overwrite: boolean): Promise<CreateResult>;
   listTenants(): Promise<Tenant[]>;
   getTenant(id: string): Promise<Tenant | undefined>;
+  /** Removes the tenant, its metric definitions and all their points (nothing when it does not exist). */
+  deleteTenant(id: string): Promise<void>;
 
   createMetric(def: MetricDefinition, overwrite: boolean): Promise<CreateResult>;
   getMetric(tenant: string, type: MetricType, id: string): Promise<MetricDefinition | undefined>;
   findMetrics(tenant: string, filter?: MetricFilter): Promise<MetricDefinition[]>;
+  /** Every series of the tenant, unordered, from memory (the Prometheus API's series index). */
+  listSeries(tenant: string): Promise<SeriesEntry[]>;
   /** Merges tags into the definition (creating it if needed). */
   updateTags(tenant: string, type: MetricType, id: string, tags: Tags): Promise<void>;
+  /**
+   * Sets the tags of many definitions in one commit, creating those that do not exist;
+   * definitions whose tags already equal the given ones are left alone.
+   */
+  ensureTags(tenant: string, items: { type: MetricType; id: string; tags: Tags }[]): Promise<void>;
   /** Removes the named tags; false when the metric does not exist. */
   deleteTags(tenant: string, type: MetricType, id: string, names: string[]): Promise<boolean>;
 

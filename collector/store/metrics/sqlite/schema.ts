@@ -1,12 +1,16 @@
 import type { Database } from "bun:sqlite";
+import { baseline, type DatabaseSchema } from "../../../../src/sqlite/migrations.ts";
 
 /**
  * Layout of metrics.db (see docs/storage.md):
  * - ingest_log: every committed write batch as one blob, until its points are flushed;
- * - chunks: immutable column blobs of one series, never spanning a UTC day;
+ * - chunks: immutable column blobs of one series, never spanning a UTC day, each with the time
+ *   it expires (written + retention; NULL in chunks written before version 2);
  * - series: one row per (tenant, type, metric) with definition fields and flush progress.
+ *
+ * Version 1 is the layout of release 0.1.0; each later version is a step below.
  */
-const DDL = `
+const V1 = `
 CREATE TABLE IF NOT EXISTS tenants (
   id TEXT PRIMARY KEY,
   retentions TEXT,
@@ -42,13 +46,22 @@ CREATE TABLE IF NOT EXISTS chunks (
 CREATE INDEX IF NOT EXISTS chunks_by_series ON chunks (sid, start_ts, end_ts);
 `;
 
-export const SCHEMA_VERSION = 1;
-
-export function migrate(db: Database): void {
-  const v = (db.query("PRAGMA user_version").get() as { user_version: number }).user_version;
-  if (v > SCHEMA_VERSION) throw new Error(`metrics.db has schema version ${v}, newer than this collector (${SCHEMA_VERSION})`);
-  db.transaction(() => {
-    db.exec(DDL);
-    db.exec(`PRAGMA user_version = ${SCHEMA_VERSION}`);
-  })();
+/** 2: chunks carry expires_at (retention counts from the write); the range index covers it. */
+function chunkExpiry(db: Database): void {
+  // Chunks of version 1 keep expiring by timestamp (expires_at NULL), new ones by write time.
+  db.exec("ALTER TABLE chunks ADD COLUMN expires_at INTEGER");
+  db.exec("DROP INDEX IF EXISTS chunks_by_series");
+  // Covering for the range lookup (expiry included), which then fetches only the chunks not in the cache.
+  db.exec("CREATE INDEX IF NOT EXISTS chunks_by_series_expiry ON chunks (sid, start_ts, end_ts, expires_at)");
+  // Retention deletes what has expired, across all series, with one range scan.
+  db.exec("CREATE INDEX IF NOT EXISTS chunks_by_expiry ON chunks (expires_at)");
 }
+
+/** Versions of metrics.db (src/sqlite/migrations.ts); a change of layout or chunk format adds a step. */
+export const METRICS_DB: DatabaseSchema = {
+  name: "metrics.db",
+  migrations: [
+    baseline("series, chunks and the ingest log", V1),
+    { version: 2, description: "chunks carry their expiry time (retention counts from the write)", up: chunkExpiry },
+  ],
+};

@@ -12,14 +12,16 @@ import {
   type Tenant,
 } from "../../../../src/metrics/model.ts";
 import { openDatabase } from "../../../../src/sqlite/open.ts";
+import { reportingFailures, type StorageHealth } from "../../../../src/sqlite/storage-health.ts";
 import { ChunkCache } from "../chunk-cache.ts";
 import { decodeChunk, encodeChunk } from "../chunk-codec.ts";
 import { buildLogBody, decodeLogBody, encodeLogBody, type LogBody } from "../log-body.ts";
 import { SeriesHead } from "../head.ts";
 import { lowerBound } from "../../../../src/metrics/series.ts";
 import { emptyRun, mergeRuns, type Run, sliceRun } from "../run.ts";
-import type { CreateResult, MetricFilter, MetricsStore, NumericSeries, PointColumns, RawQuery } from "../types.ts";
-import { migrate } from "./schema.ts";
+import type { CreateResult, MetricFilter, MetricsStore, NumericSeries, PointColumns, RawQuery, SeriesEntry } from "../types.ts";
+import { migrate } from "../../../../src/sqlite/migrations.ts";
+import { METRICS_DB } from "./schema.ts";
 
 export interface SqliteMetricsStoreOptions {
   dataDir: string;
@@ -36,6 +38,8 @@ export interface SqliteMetricsStoreOptions {
   chunkCacheBytes?: number;
   /** Period of the background flush and retention work. */
   maintenanceIntervalMs?: number;
+  /** Told of failed writes (full disk...), and probes this database until it takes writes again. */
+  health?: StorageHealth;
   now?: () => number;
 }
 
@@ -49,9 +53,20 @@ interface SeriesMeta {
   minTs?: number;
   maxTs?: number;
   flushedSeq: number;
+  /**
+   * Newest end of the series' chunks: null when it has none, undefined until a read needs it.
+   * A read of a range that starts after it finds no chunk, so it skips the chunk index (most
+   * reads of recent data are answered from the head in memory).
+   */
+  chunkMaxTs?: number | null;
   head?: SeriesHead;
   /** Log sequence of the oldest batch whose points are still in the head. */
   headFirstSeq: number;
+}
+
+interface Bounds {
+  minTs: number | undefined;
+  maxTs: number | undefined;
 }
 
 interface PendingWrite {
@@ -62,8 +77,16 @@ interface PendingWrite {
 }
 
 const WINDOW_MS = DAY_MS;
+/** How often expired chunks are deleted; reads hide them from the moment they expire. */
+const RETENTION_PERIOD_MS = 60_000;
 const isNumeric = (t: MetricType) => t !== "string";
 const key = (tenant: string, type: MetricType, id: string) => `${tenant}\u0000${type}\u0000${id}`;
+
+function sameTags(a: Tags | undefined, b: Tags): boolean {
+  const ak = a ? Object.keys(a) : [];
+  if (ak.length !== Object.keys(b).length) return false;
+  return ak.every((k) => a![k] === b[k]);
+}
 
 /**
  * The SQLite metrics store. Writes commit one log row per batch and land in per-series
@@ -84,9 +107,11 @@ export class SqliteMetricsStore implements MetricsStore {
   private readonly pending: PendingWrite[] = [];
   private commitScheduled = false;
   private lastRetentionRun = 0;
+  /** Whether chunks written before schema version 2 (no expires_at) may remain. */
+  private legacyChunks = false;
   private readonly now: () => number;
   private readonly cache: ChunkCache;
-  private readonly opts: Required<Omit<SqliteMetricsStoreOptions, "log" | "now">> & { log?: Logger };
+  private readonly opts: Required<Omit<SqliteMetricsStoreOptions, "log" | "now" | "health">> & { log?: Logger; health?: StorageHealth };
 
   private readonly st: {
     insertLog: Statement;
@@ -95,12 +120,15 @@ export class SqliteMetricsStore implements MetricsStore {
     upsertTenant: Statement;
     insertChunk: Statement;
     selectChunkIds: Statement;
+    selectChunkMax: Statement;
     selectChunk: Statement;
     updateSeriesFlush: Statement;
     updateSeriesDef: Statement;
     deleteLogBefore: Statement;
     deleteExpired: Statement;
-    firstChunkFrom: Statement;
+    deleteExpiredLegacy: Statement;
+    seriesBounds: Statement;
+    updateSeriesBounds: Statement;
   };
 
   constructor(opts: SqliteMetricsStoreOptions) {
@@ -117,7 +145,8 @@ export class SqliteMetricsStore implements MetricsStore {
     this.now = opts.now ?? Date.now;
     this.cache = new ChunkCache(this.opts.chunkCacheBytes);
     this.db = openDatabase(join(opts.dataDir, "metrics.db"), { synchronous: this.opts.synchronous, cacheKiB: 65536 });
-    migrate(this.db);
+    migrate(this.db, METRICS_DB, (m) => this.opts.log?.info(`upgraded ${METRICS_DB.name} to schema ${m.version}`, { step: m.description }));
+    opts.health?.register("metrics", this.db);
     const q = (sql: string) => this.db.prepare(sql);
     this.st = {
       insertLog: q("INSERT INTO ingest_log (body) VALUES (?)"),
@@ -126,14 +155,20 @@ export class SqliteMetricsStore implements MetricsStore {
       upsertTenant: q(
         "INSERT INTO tenants (id, retentions, created) VALUES (?, ?, ?) ON CONFLICT (id) DO UPDATE SET retentions = excluded.retentions",
       ),
-      insertChunk: q("INSERT INTO chunks (sid, start_ts, end_ts, n, ts, vals, tags) VALUES (?, ?, ?, ?, ?, ?, ?)"),
-      selectChunkIds: q("SELECT cid FROM chunks WHERE sid = ? AND start_ts >= ? AND start_ts < ? AND end_ts >= ? ORDER BY cid"),
+      insertChunk: q("INSERT INTO chunks (sid, start_ts, end_ts, n, ts, vals, tags, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"),
+      // A chunk from before version 2 (no expires_at) expires by its newest timestamp, as it did.
+      selectChunkIds: q(
+        "SELECT cid FROM chunks WHERE sid = ? AND start_ts >= ? AND start_ts < ? AND end_ts >= ? AND coalesce(expires_at, end_ts + ?) > ? ORDER BY cid",
+      ),
+      selectChunkMax: q("SELECT max(end_ts) AS m FROM chunks WHERE sid = ?"),
       selectChunk: q("SELECT ts, vals, tags FROM chunks WHERE cid = ?"),
       updateSeriesFlush: q("UPDATE series SET min_ts = ?, max_ts = ?, flushed_seq = ? WHERE sid = ?"),
       updateSeriesDef: q("UPDATE series SET tags = ?, retention = ? WHERE sid = ?"),
       deleteLogBefore: q("DELETE FROM ingest_log WHERE seq < ?"),
-      deleteExpired: q("DELETE FROM chunks WHERE sid = ? AND end_ts < ?"),
-      firstChunkFrom: q("SELECT min(start_ts) AS t FROM chunks WHERE sid = ? AND end_ts >= ?"),
+      deleteExpired: q("DELETE FROM chunks WHERE expires_at <= ? RETURNING sid"),
+      deleteExpiredLegacy: q("DELETE FROM chunks WHERE sid = ? AND expires_at IS NULL AND end_ts + ? <= ?"),
+      seriesBounds: q("SELECT min(start_ts) AS lo, max(end_ts) AS hi FROM chunks WHERE sid = ?"),
+      updateSeriesBounds: q("UPDATE series SET min_ts = ?, max_ts = ? WHERE sid = ?"),
     };
   }
 
@@ -173,6 +208,7 @@ export class SqliteMetricsStore implements MetricsStore {
         headFirstSeq: 0,
       });
     }
+    this.legacyChunks = this.db.query("SELECT 1 FROM chunks WHERE expires_at IS NULL LIMIT 1").get() !== null;
     let batches = 0;
     let points = 0;
     let after = 0;
@@ -208,7 +244,7 @@ export class SqliteMetricsStore implements MetricsStore {
     const exists = this.tenants.has(t.id);
     if (exists && !overwrite) return "exists";
     const retentions = t.retentions && Object.keys(t.retentions).length ? t.retentions : undefined;
-    this.st.upsertTenant.run(t.id, retentions ? JSON.stringify(retentions) : null, this.now());
+    this.writing(() => this.st.upsertTenant.run(t.id, retentions ? JSON.stringify(retentions) : null, this.now()));
     this.tenants.set(t.id, { id: t.id, retentions });
     return exists ? "overwritten" : "created";
   }
@@ -221,10 +257,46 @@ export class SqliteMetricsStore implements MetricsStore {
     return this.tenants.get(id);
   }
 
-  private ensureTenant(id: string): void {
-    if (this.tenants.has(id)) return;
+  async deleteTenant(id: string): Promise<void> {
+    const metas = [...(this.byTenant.get(id) ?? [])];
+    this.writing(() =>
+      this.db.transaction(() => {
+        for (const m of metas) this.deleteSeriesRows(m);
+        this.db.prepare("DELETE FROM tenants WHERE id = ?").run(id);
+      })(),
+    );
+    for (const m of metas) this.forget(m);
+    this.byTenant.delete(id);
+    this.tenants.delete(id);
+  }
+
+  /** Inserts the tenant row if it is new (inside the caller's transaction); true when it was new. */
+  private insertTenantRow(id: string): boolean {
+    if (this.tenants.has(id)) return false;
     this.st.insertTenant.run(id, this.now());
-    this.tenants.set(id, { id });
+    return true;
+  }
+
+  /**
+   * Runs a write; a failure is reported to the storage health (which logs a full disk once)
+   * and rethrown. In-memory state is only changed by callers after this returns.
+   */
+  private writing<T>(fn: () => T): T {
+    return reportingFailures(this.opts.health, "metrics", fn);
+  }
+
+  /** Runs `fn` in one transaction; what it created is registered in memory only once it committed. */
+  private createSeries(tenant: string, type: MetricType, id: string, tags: Tags | undefined, retention: number | undefined): SeriesMeta {
+    let newTenant = false;
+    const meta = this.writing(() =>
+      this.db.transaction(() => {
+        newTenant = this.insertTenantRow(tenant);
+        return this.insertSeriesRow(tenant, type, id, tags, retention);
+      })(),
+    );
+    if (newTenant) this.tenants.set(tenant, { id: tenant });
+    this.register(meta);
+    return meta;
   }
 
   // ---- definitions ---------------------------------------------------------------------
@@ -233,15 +305,10 @@ export class SqliteMetricsStore implements MetricsStore {
     const existing = this.series.get(key(def.tenantId, def.type, def.id));
     if (existing) {
       if (!overwrite) return "exists";
-      existing.tags = def.tags && Object.keys(def.tags).length ? { ...def.tags } : undefined;
-      existing.retention = def.dataRetention;
-      this.persistDefinition(existing);
+      this.updateDefinition(existing, def.tags && Object.keys(def.tags).length ? { ...def.tags } : undefined, def.dataRetention);
       return "overwritten";
     }
-    this.db.transaction(() => {
-      this.ensureTenant(def.tenantId);
-      this.insertSeries(def.tenantId, def.type, def.id, def.tags, def.dataRetention);
-    })();
+    this.createSeries(def.tenantId, def.type, def.id, def.tags, def.dataRetention);
     return "created";
   }
 
@@ -268,17 +335,48 @@ export class SqliteMetricsStore implements MetricsStore {
     return out.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : a.type < b.type ? -1 : 1));
   }
 
+  async listSeries(tenant: string): Promise<SeriesEntry[]> {
+    const out: SeriesEntry[] = [];
+    for (const m of this.byTenant.get(tenant) ?? []) out.push({ type: m.type, id: m.id, tags: m.tags, minTs: m.minTs, maxTs: m.maxTs });
+    return out;
+  }
+
   async updateTags(tenant: string, type: MetricType, id: string, tags: Tags): Promise<void> {
-    let m = this.series.get(key(tenant, type, id));
+    const m = this.series.get(key(tenant, type, id));
     if (!m) {
-      this.db.transaction(() => {
-        this.ensureTenant(tenant);
-        m = this.insertSeries(tenant, type, id, tags, undefined);
-      })();
+      this.createSeries(tenant, type, id, tags, undefined);
       return;
     }
-    m.tags = { ...(m.tags ?? {}), ...tags };
-    this.persistDefinition(m);
+    this.updateDefinition(m, { ...(m.tags ?? {}), ...tags }, m.retention);
+  }
+
+  async ensureTags(tenant: string, items: { type: MetricType; id: string; tags: Tags }[]): Promise<void> {
+    const changed = items.filter((it) => {
+      const m = this.series.get(key(tenant, it.type, it.id));
+      return !m || !sameTags(m.tags, it.tags);
+    });
+    if (changed.length === 0) return;
+    // Stored first; memory follows the commit (a failed one changes nothing).
+    let newTenant = false;
+    const created = new Map<string, SeriesMeta>();
+    const updated = new Map<SeriesMeta, Tags | undefined>();
+    this.writing(() =>
+      this.db.transaction(() => {
+        newTenant = this.insertTenantRow(tenant);
+        for (const it of changed) {
+          const k = key(tenant, it.type, it.id);
+          const m = this.series.get(k);
+          const tags = Object.keys(it.tags).length ? { ...it.tags } : undefined;
+          if (m) {
+            this.st.updateSeriesDef.run(tags ? JSON.stringify(tags) : null, m.retention ?? null, m.sid);
+            updated.set(m, tags);
+          } else if (!created.has(k)) created.set(k, this.insertSeriesRow(tenant, it.type, it.id, tags, undefined));
+        }
+      })(),
+    );
+    if (newTenant) this.tenants.set(tenant, { id: tenant });
+    for (const m of created.values()) this.register(m);
+    for (const [m, tags] of updated) m.tags = tags;
   }
 
   async deleteTags(tenant: string, type: MetricType, id: string, names: string[]): Promise<boolean> {
@@ -287,22 +385,23 @@ export class SqliteMetricsStore implements MetricsStore {
     if (m.tags) {
       const next = { ...m.tags };
       for (const n of names) delete next[n];
-      m.tags = Object.keys(next).length ? next : undefined;
-      this.persistDefinition(m);
+      this.updateDefinition(m, Object.keys(next).length ? next : undefined, m.retention);
     }
     return true;
   }
 
-  private persistDefinition(m: SeriesMeta): void {
-    this.st.updateSeriesDef.run(m.tags ? JSON.stringify(m.tags) : null, m.retention ?? null, m.sid);
+  /** Stores new definition fields, then (once stored) takes them into memory. */
+  private updateDefinition(m: SeriesMeta, tags: Tags | undefined, retention: number | undefined): void {
+    this.writing(() => this.st.updateSeriesDef.run(tags ? JSON.stringify(tags) : null, retention ?? null, m.sid));
+    m.tags = tags;
+    m.retention = retention;
   }
 
-  private insertSeries(tenant: string, type: MetricType, id: string, tags: Tags | undefined, retention: number | undefined): SeriesMeta {
+  /** Inserts a series row (inside the caller's transaction); the caller registers it after the commit. */
+  private insertSeriesRow(tenant: string, type: MetricType, id: string, tags: Tags | undefined, retention: number | undefined): SeriesMeta {
     const t = tags && Object.keys(tags).length ? { ...tags } : undefined;
     const row = this.st.insertSeries.get(tenant, type, id, t ? JSON.stringify(t) : null, retention ?? null) as { sid: number };
-    const meta: SeriesMeta = { sid: row.sid, tenant, type, id, tags: t, retention, flushedSeq: 0, headFirstSeq: 0 };
-    this.register(meta);
-    return meta;
+    return { sid: row.sid, tenant, type, id, tags: t, retention, flushedSeq: 0, headFirstSeq: 0 };
   }
 
   private register(m: SeriesMeta): void {
@@ -324,10 +423,11 @@ export class SqliteMetricsStore implements MetricsStore {
     return m.retention ?? this.tenants.get(m.tenant)?.retentions?.[m.type] ?? this.opts.defaultRetentionDays;
   }
 
-  private cutoff(m: SeriesMeta): number {
-    return this.now() - this.retentionDays(m) * DAY_MS;
+  private retentionMs(m: SeriesMeta): number {
+    return this.retentionDays(m) * DAY_MS;
   }
 
+  /** min/max timestamps are those of the points stored (retention removes whole chunks, see enforceRetention). */
   private definition(m: SeriesMeta): MetricDefinition {
     const def: MetricDefinition = {
       tenantId: m.tenant,
@@ -337,23 +437,10 @@ export class SqliteMetricsStore implements MetricsStore {
       dataRetention: m.retention ?? this.opts.defaultRetentionDays,
     };
     if (m.maxTs !== undefined && m.minTs !== undefined) {
-      const cutoff = this.cutoff(m);
-      if (m.maxTs >= cutoff) {
-        def.minTimestamp = m.minTs >= cutoff ? m.minTs : this.earliestFrom(m, cutoff);
-        def.maxTimestamp = m.maxTs;
-      }
+      def.minTimestamp = m.minTs;
+      def.maxTimestamp = m.maxTs;
     }
     return def;
-  }
-
-  /** Oldest surviving timestamp at or after `cutoff` (used once retention trimmed the start). */
-  private earliestFrom(m: SeriesMeta, cutoff: number): number | undefined {
-    const row = this.st.firstChunkFrom.get(m.sid, cutoff) as { t: number | null };
-    const from = Math.max(cutoff, row.t ?? cutoff);
-    const run = this.readRun(m, cutoff, from + WINDOW_MS + 1);
-    if (run.ts.length) return run.ts[0];
-    const all = this.readRun(m, cutoff, Number.MAX_SAFE_INTEGER);
-    return all.ts.length ? all.ts[0] : undefined;
   }
 
   // ---- writes --------------------------------------------------------------------------
@@ -382,29 +469,37 @@ export class SqliteMetricsStore implements MetricsStore {
     if (group.length === 0) return;
     const writes: MetricWrite[] = [];
     const metas: SeriesMeta[] = [];
+    // Tenants and series this group creates: registered in memory only after the commit.
+    const newTenants: string[] = [];
+    const newSeries = new Map<string, SeriesMeta>();
     let seq = 0;
     let body: LogBody;
     try {
-      this.db.transaction(() => {
-        for (const g of group) {
-          this.ensureTenant(g.tenant);
-          for (const w of g.writes) {
-            metas.push(this.series.get(key(g.tenant, w.type, w.id)) ?? this.insertSeries(g.tenant, w.type, w.id, undefined, undefined));
-            writes.push(w);
+      this.writing(() =>
+        this.db.transaction(() => {
+          for (const g of group) {
+            if (!newTenants.includes(g.tenant) && this.insertTenantRow(g.tenant)) newTenants.push(g.tenant);
+            for (const w of g.writes) {
+              const k = key(g.tenant, w.type, w.id);
+              let m = this.series.get(k) ?? newSeries.get(k);
+              if (!m) newSeries.set(k, (m = this.insertSeriesRow(g.tenant, w.type, w.id, undefined, undefined)));
+              metas.push(m);
+              writes.push(w);
+            }
           }
-        }
-        body = buildLogBody(
-          writes,
-          metas.map((m) => m.sid),
-        );
-        seq = Number(this.st.insertLog.run(encodeLogBody(body)).lastInsertRowid);
-      })();
+          body = buildLogBody(
+            writes,
+            metas.map((m) => m.sid),
+          );
+          seq = Number(this.st.insertLog.run(encodeLogBody(body)).lastInsertRowid);
+        })(),
+      );
     } catch (e) {
-      // Series rows inserted by the failed transaction were rolled back: forget them too.
-      for (const m of metas) if (!this.seriesRowExists(m.sid)) this.unregister(m);
       for (const g of group) g.reject(e);
       return;
     }
+    for (const t of newTenants) this.tenants.set(t, { id: t });
+    for (const m of newSeries.values()) this.register(m);
     this.applyBody(body!, seq, this.now());
     for (const g of group) g.resolve();
     if (this.headPoints > this.opts.maxHeadPoints && !this.flushScheduled) {
@@ -414,10 +509,6 @@ export class SqliteMetricsStore implements MetricsStore {
         this.flushDue();
       });
     }
-  }
-
-  private seriesRowExists(sid: number): boolean {
-    return this.db.query("SELECT 1 FROM series WHERE sid = ?").get(sid) !== null;
   }
 
   /** Appends the points of a log body to the series heads; skips series flushed past `seq`. */
@@ -465,9 +556,11 @@ export class SqliteMetricsStore implements MetricsStore {
   private maintain(): void {
     try {
       this.flushDue();
-      if (this.now() - this.lastRetentionRun > 600_000) this.enforceRetention();
+      if (this.now() - this.lastRetentionRun >= RETENTION_PERIOD_MS) this.enforceRetention();
     } catch (e) {
-      this.opts.log?.error("metrics maintenance failed", { err: String(e) });
+      // A full disk is logged once by the storage health; the heads keep their points and the
+      // next run retries.
+      if (this.opts.health?.report(e, "metrics") === undefined) this.opts.log?.error("metrics maintenance failed", { err: String(e) });
     }
   }
 
@@ -496,12 +589,18 @@ export class SqliteMetricsStore implements MetricsStore {
     this.flush(due);
   }
 
+  /**
+   * Writes the heads of `due` into chunks and drops the log batches no head needs any more, in
+   * one transaction. The heads are emptied only after the commit: if it fails (a full disk),
+   * their points stay in memory and in the log, and a later flush writes them.
+   */
   private flush(due: SeriesMeta[]): void {
     this.db.transaction(() => {
       for (const m of due) {
         const h = m.head!;
         h.normalize();
-        const cutoff = this.cutoff(m);
+        // Retention counts from the write: the chunk lives its retention from now, whatever its timestamps.
+        const expiresAt = this.now() + this.retentionMs(m);
         const numeric = isNumeric(m.type);
         const run: Run = {
           ts: h.ts.subarray(0, h.length),
@@ -510,56 +609,103 @@ export class SqliteMetricsStore implements MetricsStore {
           tags: h.tags?.slice(0, h.length),
         };
         // One chunk per UTC day window, so a chunk's span is bounded for range lookups.
-        let i = lowerBound(run.ts, cutoff);
+        let i = 0;
         while (i < run.ts.length) {
           const windowEnd = (Math.floor(run.ts[i]! / WINDOW_MS) + 1) * WINDOW_MS;
           const j = lowerBound(run.ts, windowEnd, i);
           const part = sliceRun(run, run.ts[i]!, windowEnd);
           const blobs = encodeChunk(part);
-          this.st.insertChunk.run(m.sid, run.ts[i]!, run.ts[j - 1]!, j - i, blobs.ts, blobs.vals, blobs.tags);
+          this.st.insertChunk.run(m.sid, run.ts[i]!, run.ts[j - 1]!, j - i, blobs.ts, blobs.vals, blobs.tags, expiresAt);
+          // Only a known mark moves: an unknown one is read from the table when needed. Set
+          // before the commit, a failed one leaves it too high, which costs a lookup, never a point.
+          if (m.chunkMaxTs !== undefined) m.chunkMaxTs = Math.max(m.chunkMaxTs ?? Number.NEGATIVE_INFINITY, run.ts[j - 1]!);
           i = j;
         }
         this.st.updateSeriesFlush.run(m.minTs ?? null, m.maxTs ?? null, h.lastSeq, m.sid);
       }
-      for (const m of due) {
-        m.flushedSeq = m.head!.lastSeq;
-        this.headPoints -= m.head!.length;
-        m.head!.clear();
-        this.dirty.delete(m);
-      }
-      this.truncateLog();
+      this.truncateLog(new Set(due));
     })();
+    for (const m of due) {
+      m.flushedSeq = m.head!.lastSeq;
+      this.headPoints -= m.head!.length;
+      m.head!.clear();
+      this.dirty.delete(m);
+    }
   }
 
-  /** Drops log batches whose points are all in chunks. */
-  private truncateLog(): void {
+  /** Drops log batches whose points are all in chunks, counting the heads of `flushing` as written. */
+  private truncateLog(flushing: Set<SeriesMeta>): void {
     let minSeq = Number.POSITIVE_INFINITY;
-    for (const m of this.dirty) if (m.head && m.head.length > 0 && m.headFirstSeq < minSeq) minSeq = m.headFirstSeq;
+    for (const m of this.dirty) {
+      if (!flushing.has(m) && m.head && m.head.length > 0 && m.headFirstSeq < minSeq) minSeq = m.headFirstSeq;
+    }
     if (minSeq === Number.POSITIVE_INFINITY) {
       const row = this.db.query("SELECT max(seq) AS s FROM ingest_log").get() as { s: number | null };
       if (row.s !== null) this.st.deleteLogBefore.run(row.s + 1);
     } else this.st.deleteLogBefore.run(minSeq);
   }
 
-  /** Deletes chunks that lie entirely before their series' retention cutoff. */
+  /**
+   * Deletes the chunks whose retention has passed since they were written, and updates the
+   * min/max timestamps of the series that lost some. Chunks from before version 2 expire by
+   * their newest timestamp, as they did when they were written.
+   */
   enforceRetention(): void {
-    this.lastRetentionRun = this.now();
-    let deleted = 0;
+    const now = this.now();
+    this.lastRetentionRun = now;
+    const touched = new Set<number>();
+    const bounds: [SeriesMeta, Bounds][] = [];
+    let legacyLeft = this.legacyChunks;
     this.db.transaction(() => {
-      for (const m of this.bySid.values()) deleted += this.st.deleteExpired.run(m.sid, this.cutoff(m)).changes;
+      for (const row of this.st.deleteExpired.all(now) as { sid: number }[]) touched.add(row.sid);
+      if (this.legacyChunks) {
+        for (const m of this.bySid.values()) if (this.st.deleteExpiredLegacy.run(m.sid, this.retentionMs(m), now).changes > 0) touched.add(m.sid);
+        legacyLeft = this.db.query("SELECT 1 FROM chunks WHERE expires_at IS NULL LIMIT 1").get() !== null;
+      }
+      for (const sid of touched) {
+        const m = this.bySid.get(sid);
+        if (!m) continue;
+        const b = this.boundsLeft(m);
+        this.st.updateSeriesBounds.run(b.minTs ?? null, b.maxTs ?? null, m.sid);
+        bounds.push([m, b]);
+      }
     })();
-    if (deleted) this.opts.log?.info("retention removed expired chunks", { chunks: deleted });
+    // Memory follows only once the deletion is committed.
+    this.legacyChunks = legacyLeft;
+    for (const [m, b] of bounds) {
+      m.minTs = b.minTs;
+      m.maxTs = b.maxTs;
+    }
+    if (touched.size) this.opts.log?.info("retention removed expired chunks", { series: touched.size });
+  }
+
+  /** min/max timestamps of the remaining chunks and the head. */
+  private boundsLeft(m: SeriesMeta): Bounds {
+    const row = this.st.seriesBounds.get(m.sid) as { lo: number | null; hi: number | null };
+    let lo = row.lo ?? Number.POSITIVE_INFINITY;
+    let hi = row.hi ?? Number.NEGATIVE_INFINITY;
+    const h = m.head;
+    for (let i = 0; h && i < h.length; i++) {
+      const t = h.ts[i]!;
+      if (t < lo) lo = t;
+      if (t > hi) hi = t;
+    }
+    return { minTs: Number.isFinite(lo) ? lo : undefined, maxTs: Number.isFinite(hi) ? hi : undefined };
   }
 
   // ---- reads ---------------------------------------------------------------------------
 
-  /** Stored points of a series in [start, end), ascending, retention applied. */
+  /** Stored points of a series in [start, end), ascending; expired chunks are left out. */
   private readRun(m: SeriesMeta, start: number, end: number): Run {
     const numeric = isNumeric(m.type);
-    start = Math.max(start, this.cutoff(m));
     if (end <= start) return emptyRun(numeric);
     const runs: Run[] = [];
-    const ids = this.st.selectChunkIds.values(m.sid, start - WINDOW_MS, end, start) as [number][];
+    if (m.chunkMaxTs === undefined) m.chunkMaxTs = (this.st.selectChunkMax.get(m.sid) as { m: number | null }).m;
+    // No chunk ends at or after `start`: only the head can hold points of the range.
+    const ids =
+      m.chunkMaxTs !== null && m.chunkMaxTs >= start
+        ? (this.st.selectChunkIds.values(m.sid, start - WINDOW_MS, end, start, this.retentionMs(m), this.now()) as [number][])
+        : [];
     for (const [cid] of ids) {
       let run = this.cache.get(cid);
       if (!run) {
@@ -619,10 +765,16 @@ export class SqliteMetricsStore implements MetricsStore {
   async close(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     if (this.isReady) {
-      this.flushDue(true);
-      this.db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+      try {
+        this.flushDue(true);
+        this.db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+      } catch (e) {
+        // Nothing is lost: the log keeps every unflushed point and the next open replays it.
+        this.opts.log?.warn("metrics store closed without a final flush; the log will be replayed", { err: String(e) });
+      }
     }
     this.isReady = false;
+    this.opts.health?.unregister("metrics");
     this.db.close();
   }
 
@@ -639,14 +791,21 @@ export class SqliteMetricsStore implements MetricsStore {
   async deleteMetric(tenant: string, type: MetricType, id: string): Promise<boolean> {
     const m = this.series.get(key(tenant, type, id));
     if (!m) return false;
-    this.db.transaction(() => {
-      this.db.prepare("DELETE FROM chunks WHERE sid = ?").run(m.sid);
-      this.db.prepare("DELETE FROM series WHERE sid = ?").run(m.sid);
-    })();
+    this.writing(() => this.db.transaction(() => this.deleteSeriesRows(m))());
+    this.forget(m);
+    return true;
+  }
+
+  private deleteSeriesRows(m: SeriesMeta): void {
+    this.db.prepare("DELETE FROM chunks WHERE sid = ?").run(m.sid);
+    this.db.prepare("DELETE FROM series WHERE sid = ?").run(m.sid);
+  }
+
+  /** Drops a deleted series from memory (after its rows were deleted). */
+  private forget(m: SeriesMeta): void {
     if (m.head) this.headPoints -= m.head.length;
     this.dirty.delete(m);
     this.unregister(m);
-    return true;
   }
 }
 

@@ -1,0 +1,130 @@
+import { Hono } from "hono";
+import type { Context } from "hono";
+import { deleteCookie, getCookie, setCookie } from "hono/cookie";
+import * as z from "zod";
+import { readJson } from "../../../src/http/body.ts";
+import { ApiError } from "../../../src/http/errors.ts";
+import { type BaseUrlPolicy, requestBase } from "../../../src/http/base-url.ts";
+import { clientAddress } from "../../../src/http/peer.ts";
+import { parseWith } from "../../../src/http/validate.ts";
+import type { Logger } from "../../../src/log/logger.ts";
+import type { AuthGate } from "../../auth/gate.ts";
+import type { ConsoleSession } from "../../auth/sessions.ts";
+import { consoleBundle } from "./assets.ts";
+import { CONSOLE_HEADER, SESSION_COOKIE, type SessionInfo } from "./names.ts";
+import { consolePage, PAGE_HEADERS } from "./page.ts";
+import { ASSETS_PREFIX, SESSION_API } from "./paths.ts";
+
+export interface ConsoleDeps {
+  /** Absent without --auth-file: no login, every tenant. */
+  gate?: AuthGate;
+  /** Every tenant the collector holds data of: the picker's list for an admin or without an auth file. */
+  tenants(): Promise<string[]>;
+  base?: BaseUrlPolicy;
+  version: string;
+  log: Logger;
+}
+
+const loginBody = z.object({ user: z.string().min(1, "is required").max(128), password: z.string().min(1, "is required").max(4096) }).strict();
+
+/**
+ * The web console (docs/console.md): its page at `/` and `/console/`, the bundled assets, and
+ * the session API (log in, who am I, log out). Everything the page shows it reads through the
+ * HTTP interfaces, authenticated by the session cookie set here.
+ */
+export function createConsoleApp(deps: ConsoleDeps): Hono {
+  const app = new Hono({ strict: true });
+  const { gate } = deps;
+
+  const page = async (c: Context, prefix: string) => {
+    const b = await bundle(c);
+    if (b instanceof Response) return b;
+    // The page holds the session (user, CSRF token): never stored by a cache.
+    return c.html(consolePage(prefix, b.script, b.style, await info(currentSession(c))), 200, { ...PAGE_HEADERS, "Cache-Control": "no-store" });
+  };
+  let announced = false;
+  const bundle = async (c: Context) => {
+    try {
+      const b = await consoleBundle();
+      if (!announced) {
+        announced = true;
+        const bytes = [...b.assets.values()].reduce((n, a) => n + a.body.length, 0);
+        deps.log.info("console assets ready", { origin: b.origin, files: b.assets.size, bytes, ms: b.ms });
+      }
+      return b;
+    } catch (e) {
+      deps.log.error("the console is not available", { err: (e as Error).message });
+      return c.json({ errorMsg: `The console is not available: ${(e as Error).message}` }, 503);
+    }
+  };
+
+  app.get("/", (c) => page(c, "./"));
+  // The root app ignores trailing slashes when routing, so both reach here; the URL tells them apart.
+  const consolePath = (c: Context) => {
+    const url = new URL(c.req.url);
+    // Without the slash the page's relative links would miss: send the browser to it.
+    if (!url.pathname.endsWith("/")) return c.body(null, 301, { Location: `console/${url.search}` });
+    return page(c, "../");
+  };
+  app.get("/console", consolePath);
+  app.get("/console/", consolePath);
+
+  app.get(`${ASSETS_PREFIX}:name`, async (c) => {
+    const b = await bundle(c);
+    if (b instanceof Response) return b;
+    const a = b.assets.get(c.req.param("name"));
+    if (!a) return c.json({ errorMsg: `No console asset ${c.req.param("name")}` }, 404);
+    const headers: Record<string, string> = { "Content-Type": a.type, "Cache-Control": "public, max-age=31536000, immutable", "X-Content-Type-Options": "nosniff", Vary: "Accept-Encoding" };
+    if (/\bgzip\b/.test(c.req.header("Accept-Encoding") ?? "")) return c.body(a.gzip, 200, { ...headers, "Content-Encoding": "gzip" });
+    return c.body(a.body, 200, headers);
+  });
+
+  const info = async (s: ConsoleSession | undefined): Promise<SessionInfo> => {
+    if (!gate) return { authRequired: false, authenticated: true, admin: true, tenants: await deps.tenants(), version: deps.version };
+    if (!s) return { authRequired: true, authenticated: false, version: deps.version };
+    const p = s.principal;
+    const tenants = p.admin ? await deps.tenants() : [...p.tenants].sort();
+    return { authRequired: true, authenticated: true, user: p.name, admin: p.admin, tenants, csrf: s.csrf, version: deps.version };
+  };
+  const currentSession = (c: Context) => {
+    const token = getCookie(c, SESSION_COOKIE);
+    return token === undefined ? undefined : gate?.sessions.find(token);
+  };
+
+  app.get(SESSION_API.session, async (c) => c.json(await info(currentSession(c)), 200, { "Cache-Control": "no-store" }));
+
+  app.post(SESSION_API.login, async (c) => {
+    if (!gate) throw new ApiError(400, "This collector has no --auth-file: the console needs no login");
+    // A custom header and a JSON body: a form on another site can send neither without CORS, which is off.
+    if (c.req.header(CONSOLE_HEADER) === undefined) throw new ApiError(400, `A console login must carry the ${CONSOLE_HEADER} header`);
+    if (!/^application\/json\b/i.test(c.req.header("Content-Type") ?? "")) throw new ApiError(415, "Send the login as application/json");
+    const { user, password } = parseWith(loginBody, await readJson(c), "login");
+    const address = clientAddress(c, deps.base?.trustedProxy) ?? "unknown";
+    const result = await gate.password(address, user, password, "console login");
+    if (!result.ok) {
+      if (result.throttledMs !== undefined) {
+        const seconds = Math.ceil(result.throttledMs / 1000);
+        return c.json({ errorMsg: `Too many failed logins from ${address}; retry in ${seconds} s` }, 429, { "Retry-After": String(seconds) });
+      }
+      return c.json({ errorMsg: "Wrong user name or password" }, 401);
+    }
+    const p = result.principal;
+    if (p.kind !== "user") return c.json({ errorMsg: `'${p.name}' is an MQTT credential (${p.kind}); log in with a user's name and password` }, 403);
+    const { token, session } = gate.sessions.open(p, gate.revoked(p));
+    setCookie(c, SESSION_COOKIE, token, { httpOnly: true, sameSite: "Strict", path: "/", secure: requestBase(c, deps.base ?? {}).startsWith("https:") });
+    deps.log.info("console login", { user: p.name, address });
+    return c.json(await info(session), 200, { "Cache-Control": "no-store" });
+  });
+
+  app.post(SESSION_API.logout, (c) => {
+    if (c.req.header(CONSOLE_HEADER) === undefined) throw new ApiError(400, `A console logout must carry the ${CONSOLE_HEADER} header`);
+    const token = getCookie(c, SESSION_COOKIE);
+    const user = token === undefined ? undefined : gate?.sessions.find(token)?.principal.name;
+    if (token !== undefined) gate?.sessions.close(token);
+    deleteCookie(c, SESSION_COOKIE, { path: "/", httpOnly: true, sameSite: "Strict", secure: requestBase(c, deps.base ?? {}).startsWith("https:") });
+    if (user) deps.log.info("console logout", { user });
+    return c.body(null, 204);
+  });
+
+  return app;
+}

@@ -1,0 +1,67 @@
+/**
+ * InfluxDB line protocol writes (Telegraf, Influx clients): POST /write (1.x) and
+ * /api/v2/write (2.x). Each numeric or boolean field is a gauge `<measurement>_<field>` with the
+ * line's tags as labels; a string field is a string metric of the same name.
+ */
+import { gunzipSync } from "node:zlib";
+import { Hono } from "hono";
+import { isPrecision, LineProtocolError, parseLineProtocol } from "../../../src/influx/line-protocol.ts";
+import { bodyLimitOf, readBodyBytes } from "../../../src/http/body-limit.ts";
+import { ApiError } from "../../../src/http/errors.ts";
+import type { Logger } from "../../../src/log/logger.ts";
+import { type ForeignSeries, writeForeignSeries } from "../../metrics/foreign-writes.ts";
+import type { WriteDeps } from "../../metrics/write-points.ts";
+import { PromApiError } from "../prometheus/respond.ts";
+import { resolveTenant } from "../prometheus/tenant.ts";
+
+export const INFLUX_PREFIXES = ["/influx/:tenant", ""] as const;
+
+function influxError(message: string, status: 400 | 413 | 415 | 500 = 400): Response {
+  return new Response(JSON.stringify({ error: message, errorMsg: message }), { status, headers: { "Content-Type": "application/json" } });
+}
+
+export function createInfluxApp(deps: WriteDeps & { now?: () => number }, log: Logger): Hono {
+  const app = new Hono({ strict: false });
+  const now = deps.now ?? Date.now;
+  const write = (v2: boolean) => async (c: import("hono").Context) => {
+    const tenant = resolveTenant(c);
+    const precision = c.req.query("precision") ?? "ns";
+    if (!isPrecision(precision)) throw new ApiError(400, `invalid precision ${JSON.stringify(precision)}; use ${v2 ? "ns, us, ms or s" : "n, u, ms, s, m or h"}`);
+    let bytes = await readBodyBytes(c);
+    if ((c.req.header("Content-Encoding") ?? "").toLowerCase() === "gzip") {
+      // Decompressed, the body is held to the same limit (a small gzip can inflate to gigabytes).
+      const max = bodyLimitOf(c);
+      try {
+        bytes = gunzipSync(bytes, Number.isFinite(max) ? { maxOutputLength: max } : {});
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code === "ERR_BUFFER_TOO_LARGE") throw new ApiError(413, `gzip body decompresses to more than ${max} bytes (--max-request-body)`);
+        throw new ApiError(400, "body is not valid gzip");
+      }
+    }
+    const points = parseLineProtocol(new TextDecoder().decode(bytes), precision, now());
+    const series: ForeignSeries[] = [];
+    for (const p of points) {
+      for (const [field, value] of Object.entries(p.fields)) {
+        const isString = typeof value === "string";
+        series.push({
+          name: `${p.measurement}_${field}`,
+          labels: p.tags,
+          type: isString ? "string" : "gauge",
+          points: [{ timestamp: p.timestamp, value: typeof value === "boolean" ? (value ? 1 : 0) : value }],
+        });
+      }
+    }
+    await writeForeignSeries(deps, tenant, series, "influx");
+    return c.body(null, 204);
+  };
+  app.post("/write", write(false));
+  app.post("/api/v2/write", write(true));
+  app.get("/ping", (c) => c.body(null, 204));
+  app.onError((err, c) => {
+    if (err instanceof LineProtocolError) return influxError(err.message);
+    if (err instanceof PromApiError || (err instanceof ApiError && err.status < 500)) return influxError(err.message, err instanceof ApiError ? (err.status as 400) : 400);
+    log.error("influx write failed", { path: c.req.path, err: (err as Error)?.stack ?? String(err) });
+    return influxError(`internal error: ${(err as Error)?.message ?? String(err)}`, 500);
+  });
+  return app;
+}

@@ -1,0 +1,44 @@
+/** Prometheus' API envelopes: `{"status":"success","data":…}` and its error types. */
+import type { Context } from "hono";
+import type { QueryResult } from "../../../src/promql/query.ts";
+import { successChunks } from "../../../src/prometheus/result-json.ts";
+
+export type ErrorType = "bad_data" | "execution" | "timeout" | "canceled" | "internal" | "not_found" | "unavailable";
+
+const STATUS: Record<ErrorType, number> = { bad_data: 400, execution: 422, timeout: 503, canceled: 499, internal: 500, not_found: 404, unavailable: 503 };
+
+/** An error answered in Prometheus' envelope (with Outpost's `errorMsg` beside it). */
+export class PromApiError extends Error {
+  constructor(
+    readonly type: ErrorType,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export const badData = (message: string) => new PromApiError("bad_data", message);
+
+export function errorBody(type: ErrorType, message: string): { status: number; body: string } {
+  return { status: STATUS[type], body: JSON.stringify({ status: "error", errorType: type, error: message, errorMsg: message }) };
+}
+
+export function respondError(c: Context, type: ErrorType, message: string): Response {
+  const { status, body } = errorBody(type, message);
+  return c.body(body, status as 400, { "Content-Type": "application/json" });
+}
+
+/** A success envelope around already-serialized `data`. */
+export function respondData(c: Context, dataJson: string, warnings: string[] = []): Response {
+  const w = warnings.length ? `,"warnings":${JSON.stringify(warnings)}` : "";
+  return c.body(`{"status":"success","data":${dataJson}${w}}`, 200, { "Content-Type": "application/json" });
+}
+
+/**
+ * A query result in the success envelope. It is encoded in chunks straight to bytes and sent
+ * as one Blob: in Bun that is sent about 80 ms faster for a 50 MB matrix than a stream of the
+ * same chunks (measured; see docs/prometheus.md).
+ */
+export function respondResult(c: Context, r: QueryResult): Response {
+  return c.body(new Blob([...successChunks(r)]), 200, { "Content-Type": "application/json" });
+}

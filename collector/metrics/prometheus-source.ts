@@ -1,0 +1,74 @@
+/**
+ * The PromQL evaluator's view of one tenant's metrics: every numeric metric is a series whose
+ * labels are its tags (see src/prometheus/series-mapping.ts); availability reads as 1 (up) and
+ * 0 (down), unknown availability as no sample; string metrics are not series.
+ */
+import type { Matcher } from "../../src/promql/ast.ts";
+import { compareLabels, labelsKey, type Labels } from "../../src/promql/labels.ts";
+import type { RawSeries, SeriesRef, SeriesSource } from "../../src/promql/values.ts";
+import { AVAILABILITY_CODE } from "../../src/metrics/model.ts";
+import type { MetricsStore } from "../store/metrics/types.ts";
+import { type IndexedSeries, type LabelIndex, labelIndex } from "./label-index.ts";
+
+export class StoreSeriesSource implements SeriesSource {
+  private index?: Promise<LabelIndex>;
+
+  constructor(
+    private readonly store: MetricsStore,
+    private readonly tenant: string,
+  ) {}
+
+  async select(matchers: Matcher[], start: number, end: number): Promise<SeriesRef[]> {
+    this.index ??= labelIndex(this.store, this.tenant);
+    const hits = (await this.index).matching(matchers, start, end);
+    // Metrics with the same labels (e.g. a gauge and an availability of one id) are one series.
+    const groups = new Map<string, IndexedSeries[]>();
+    for (const h of hits) {
+      const k = labelsKey(h.labels);
+      const g = groups.get(k);
+      if (g) g.push(h);
+      else groups.set(k, [h]);
+    }
+    const out: SeriesRef[] = [];
+    for (const g of groups.values()) out.push({ labels: g[0]!.labels, read: () => this.read(g, start, end) });
+    return out.sort((a, b) => compareLabels(a.labels, b.labels));
+  }
+
+  /** The samples in [start, end] of one series (of the metrics that share its labels). */
+  private async read(g: IndexedSeries[], start: number, end: number): Promise<RawSeries | undefined> {
+    const parts: RawSeries[] = [];
+    for (const h of g) {
+      const s = await this.store.readSeries(this.tenant, h.entry.type, h.entry.id, start, end + 1);
+      if (!s || s.ts.length === 0) continue;
+      parts.push(h.entry.type === "availability" ? knownAvailability(h.labels, s.ts, s.values) : { labels: h.labels, ts: s.ts, vals: s.values });
+    }
+    if (parts.length <= 1) return parts[0];
+    return mergeSeries(parts);
+  }
+}
+
+/** Availability as 1/0, unknown points left out. */
+function knownAvailability(labels: Labels, ts: Float64Array, values: Float64Array): RawSeries {
+  const keep: number[] = [];
+  for (let i = 0; i < ts.length; i++) if (values[i] !== AVAILABILITY_CODE.unknown) keep.push(i);
+  return {
+    labels,
+    ts: Float64Array.from(keep, (i) => ts[i]!),
+    vals: Float64Array.from(keep, (i) => (values[i] === AVAILABILITY_CODE.up ? 1 : 0)),
+  };
+}
+
+/** Time-ordered union of series with the same labels; on equal timestamps the first wins. */
+function mergeSeries(parts: RawSeries[]): RawSeries {
+  const points: [number, number][] = [];
+  const seen = new Set<number>();
+  for (const p of parts) {
+    for (let i = 0; i < p.ts.length; i++) {
+      if (seen.has(p.ts[i]!)) continue;
+      seen.add(p.ts[i]!);
+      points.push([p.ts[i]!, p.vals[i]!]);
+    }
+  }
+  points.sort((a, b) => a[0] - b[0]);
+  return { labels: parts[0]!.labels, ts: Float64Array.from(points, (p) => p[0]), vals: Float64Array.from(points, (p) => p[1]) };
+}

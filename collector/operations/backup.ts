@@ -1,0 +1,43 @@
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { OptionError } from "../../src/config/option-error.ts";
+import { OUTPOST_VERSION } from "../../src/config/version.ts";
+import type { Logger } from "../../src/log/logger.ts";
+import { COLLECTOR_DATABASES } from "../store/databases.ts";
+import { type CopyInfo, MANIFEST, type Manifest, snapshotInto, verifyCopy } from "./database-copy.ts";
+
+const mb = (n: number) => (n < 1024 ** 2 ? `${Math.ceil(n / 1024)} KB` : `${(n / 1024 ** 2).toFixed(1)} MB`);
+
+/**
+ * Copies every database of `dataDir` into `target` (created; it must be empty), each one a
+ * consistent snapshot taken while the collector may go on running and ingesting, then writes
+ * the manifest. Databases are copied one after the other: each copy is consistent in itself,
+ * and a point acknowledged before the backup started is in it (docs/operations.md).
+ */
+export async function backupDatabases(dataDir: string, target: string, log: Logger): Promise<Manifest> {
+  const from = resolve(dataDir);
+  const to = resolve(target);
+  if (!existsSync(from)) throw new OptionError(`--data-dir ${from} does not exist`);
+  if (existsSync(to) && readdirSync(to).length > 0) throw new OptionError(`${to} is not empty: back up into a new folder`);
+  mkdirSync(to, { recursive: true });
+  const copies: CopyInfo[] = [];
+  const started = Date.now();
+  for (const schema of COLLECTOR_DATABASES) {
+    const source = join(from, schema.name);
+    if (!existsSync(source)) {
+      log.info(`skipping ${schema.name}: not in the data folder (never used)`);
+      continue;
+    }
+    const t0 = Date.now();
+    log.info(`copying ${schema.name}`);
+    snapshotInto(source, join(to, schema.name));
+    const info = verifyCopy(join(to, schema.name), schema);
+    copies.push(info);
+    log.info(`copied ${schema.name}`, { size: mb(info.bytes), schemaVersion: info.schemaVersion, seconds: ((Date.now() - t0) / 1000).toFixed(1) });
+  }
+  if (copies.length === 0) throw new OptionError(`${from} holds no collector database: is --data-dir right?`);
+  const manifest: Manifest = { format: 1, createdAt: new Date().toISOString(), outpostVersion: OUTPOST_VERSION, databases: copies };
+  writeFileSync(join(to, MANIFEST), `${JSON.stringify(manifest, null, 2)}\n`);
+  log.info("backup complete", { folder: to, databases: copies.length, size: mb(copies.reduce((n, c) => n + c.bytes, 0)), seconds: ((Date.now() - started) / 1000).toFixed(1) });
+  return manifest;
+}

@@ -1,0 +1,88 @@
+import { readdirSync, statfsSync, statSync } from "node:fs";
+import { join } from "node:path";
+import type { MiddlewareHandler } from "hono";
+import { registerProcessMetrics } from "../src/telemetry/process.ts";
+import type { Telemetry } from "../src/telemetry/registry.ts";
+import type { PointsBus } from "./events/points-bus.ts";
+
+/** The interface a request path belongs to: the service under /svc or /hawkular, or the root's own. */
+export function interfaceOf(path: string): string {
+  const m = /^\/(?:svc|hawkular)\/([a-z]+)/.exec(path);
+  if (m) return m[1]!;
+  const first = /^\/([a-z]+)/.exec(path)?.[1];
+  if (first === "metrics") return "scrape";
+  if (first === "health") return first;
+  if (first === "prometheus" || path.startsWith("/api/v1/")) return "prometheus";
+  if (first === "influx" || first === "write" || path.startsWith("/api/v2/")) return "influx";
+  return "other";
+}
+
+/** The database files of the data folder and their sizes with WAL and shared memory. */
+function databaseSizes(dataDir: string): [string, number][] {
+  const sizes = new Map<string, number>();
+  let names: string[];
+  try {
+    names = readdirSync(dataDir);
+  } catch {
+    return [];
+  }
+  for (const f of names) {
+    const m = /^(.+)\.db(-wal|-shm)?$/.exec(f);
+    if (!m) continue;
+    try {
+      sizes.set(m[1]!, (sizes.get(m[1]!) ?? 0) + statSync(join(dataDir, f)).size);
+    } catch {}
+  }
+  return [...sizes];
+}
+
+function diskOf(dataDir: string): { free: number; size: number } {
+  try {
+    const s = statfsSync(dataDir);
+    return { free: s.bavail * s.bsize, size: s.blocks * s.bsize };
+  } catch {
+    return { free: Number.NaN, size: Number.NaN };
+  }
+}
+
+/**
+ * The collector's health as metrics, fit for alerting: the process (CPU, memory, open files,
+ * event loop), HTTP requests and latencies per interface, points ingested per path, and the
+ * data folder's disk. Served at /metrics and stored under the self-metrics tenant.
+ */
+export function startSelfMonitoring(o: { telemetry: Telemetry; bus: PointsBus; dataDir: string }): { observeHttp: MiddlewareHandler; stop(): void } {
+  const t = o.telemetry;
+  const proc = registerProcessMetrics(t);
+  const requests = t.counters("outpost_http_requests_total", "HTTP requests answered, by interface and status class (2xx, 4xx, 5xx...)", ["interface", "code"]);
+  const latency = t.histograms("outpost_http_request_duration_seconds", "time to answer an HTTP request (to the response headers), by interface", ["interface"]);
+  const observeHttp: MiddlewareHandler = async (c, next) => {
+    const started = performance.now();
+    const iface = interfaceOf(c.req.path);
+    try {
+      await next();
+    } finally {
+      latency.with({ interface: iface }).observe((performance.now() - started) / 1000);
+      requests.with({ interface: iface, code: `${Math.floor((c.res?.status ?? 500) / 100)}xx` }).inc();
+    }
+  };
+
+  const ingested = t.counters("outpost_collector_points_ingested_total", "data points committed to the store, by the path they came in on (http, mqtt)", ["path"]);
+  for (const path of ["http", "mqtt"]) ingested.with({ path });
+  const unsubscribe = o.bus.subscribe((p) => {
+    let n = 0;
+    for (const w of p.writes) n += w.points.length;
+    ingested.with({ path: p.origin.split(":")[0]! }).inc(n);
+  });
+
+  t.gauge("outpost_collector_disk_free_bytes", "space left for the collector's data on the filesystem of --data-dir (available to unprivileged users)", () => diskOf(o.dataDir).free);
+  t.gauge("outpost_collector_disk_size_bytes", "size of the filesystem of --data-dir", () => diskOf(o.dataDir).size);
+  t.gauges("outpost_collector_database_bytes", "size of each database with its write-ahead log", "database", () => databaseSizes(o.dataDir));
+
+  return {
+    observeHttp,
+    stop() {
+      proc.stop();
+      unsubscribe();
+    },
+  };
+}
