@@ -1,25 +1,38 @@
 import { hostname } from "node:os";
-import { join, resolve } from "node:path";
-import { OptionError, type OptionValues } from "../src/config/options.ts";
+import { join } from "node:path";
+import type { OptionValues } from "../src/config/options.ts";
+import type { ProgramContext } from "../src/config/run-program.ts";
+import { readSecretOption } from "../src/config/secret-option.ts";
+import { ensureWritableDir } from "../src/config/writable-dir.ts";
+import { stopServer } from "../src/http/serve.ts";
+import { hostPort, listenError } from "../src/net/listen.ts";
+import { isLoopbackHost } from "../src/net/loopback.ts";
 import { createLogger, isLogLevel, type Logger } from "../src/log/logger.ts";
 import type { MetricWrite } from "../src/metrics/model.ts";
 import { createDecoder, createEncoder } from "../src/protocol/cbor.ts";
 import { decodeInventoryAck, messageKind } from "../src/protocol/inventory-messages.ts";
 import { encodeStatus } from "../src/protocol/control-messages.ts";
 import { ProtocolError } from "../src/protocol/envelope.ts";
-import { buildTopic } from "../src/protocol/topics.ts";
+import { agentClientId, buildTopic } from "../src/protocol/topics.ts";
+import { parseBrokerUrl } from "../src/protocol/broker-url.ts";
 import { openDatabase } from "../src/sqlite/open.ts";
+import { registerProcessMetrics } from "../src/telemetry/process.ts";
 import { telemetryWrites } from "../src/telemetry/registry.ts";
 import { PointBuffer } from "./buffer/point-buffer.ts";
 import { Forwarder } from "./forward/forwarder.ts";
-import { parseBrokerUrl } from "./forward/mqtt/connection.ts";
+import { splitListen, validateAgentOptions } from "./config.ts";
+import { watchAcks } from "./forward/ack-watch.ts";
 import { MqttLink } from "./forward/mqtt-link.ts";
+import { tlsFilesLoader } from "./forward/tls-files.ts";
 import { SendPlanner } from "./forward/send-planner.ts";
 import { type HostMonitoring, startHostMonitoring } from "./host-monitoring.ts";
 import { type LocalAlerting, startLocalAlerting } from "./local-alerting.ts";
 import { createAgentApp } from "./http/server-app.ts";
 import { Intake } from "./intake.ts";
+import { BodyBudget, SERVER_BODY_CAP } from "../src/http/body-limit.ts";
+import { AgentStorage } from "./storage.ts";
 import { createAgentTelemetry } from "./telemetry.ts";
+import { storageFailure } from "../src/sqlite/storage-failure.ts";
 
 export interface Agent {
   tenant: string;
@@ -30,45 +43,39 @@ export interface Agent {
   stop(): Promise<void>;
 }
 
-function splitListen(listen: string): { hostname: string; port: number } {
-  const i = listen.lastIndexOf(":");
-  const port = Number(listen.slice(i + 1));
-  if (i < 0 || !Number.isInteger(port) || port < 0 || port > 65535) throw new OptionError(`--listen: "${listen}" is not host:port`);
-  return { hostname: listen.slice(0, i).replace(/^\[|\]$/g, "") || "127.0.0.1", port };
-}
-
 /** Points older than this when they are sent count as backlog (replayed at --replay-rate). */
 export function freshAgeMs(intervalMs: number): number {
   return Math.max(10_000, 2 * intervalMs);
 }
 
 /** Starts the agent: buffer first (so nothing is accepted that cannot be kept), then broker link, then HTTP. */
-export async function startAgent(values: OptionValues): Promise<Agent> {
-  const tenant = values.tenant === undefined ? "" : String(values.tenant).trim();
-  if (tenant === "") throw new OptionError("--tenant is required");
+export async function startAgent(values: OptionValues, ctx?: ProgramContext): Promise<Agent> {
+  validateAgentOptions(values);
+  const tenant = String(values.tenant).trim();
   const feed = String(values.feed ?? hostname()).trim();
-  if (feed === "") throw new OptionError("--feed must not be empty");
   const level = String(values["log-level"] ?? "info");
-  const log = createLogger(isLogLevel(level) ? level : "info", "agent");
+  const log = (ctx?.log ?? createLogger(isLogLevel(level) ? level : "info")).child("agent");
   const prefix = String(values["topic-prefix"] ?? "svc");
   const interval = Number(values.interval ?? 10_000);
   const batchPoints = Number(values["batch-points"] ?? 5000);
-  if (interval <= 0) throw new OptionError("--interval must be positive");
-  if (batchPoints <= 0) throw new OptionError("--batch-points must be positive");
   const brokerUrl = String(values.broker ?? "mqtt://127.0.0.1:1883");
-  try {
-    parseBrokerUrl(brokerUrl);
-  } catch (e) {
-    throw new OptionError(`--broker: ${(e as Error).message}`);
-  }
-  const sync = String(values.synchronous ?? "FULL").toUpperCase();
-  if (sync !== "FULL" && sync !== "NORMAL") throw new OptionError("--synchronous must be FULL or NORMAL");
+  const tls = tlsFilesLoader(values, parseBrokerUrl(brokerUrl).tls);
+  const password = readSecretOption(values, "password");
+  const apiToken = readSecretOption(values, "api-token");
+  const listen = String(values.listen ?? "127.0.0.1:8181").trim();
+  const listenAt = listen === "" ? undefined : splitListen(listen);
+  const sync = String(values.synchronous ?? "FULL").toUpperCase() === "NORMAL" ? "NORMAL" : "FULL";
 
   const { telemetry, counters } = createAgentTelemetry();
+  // Sampled every 2 s: an idle agent should wake up as rarely as it can.
+  const processMetrics = registerProcessMetrics(telemetry, { lagEveryMs: 2000 });
   const enc = createEncoder();
   const dec = createDecoder();
-  const dataDir = resolve(String(values["data-dir"] ?? "./agent-data"));
+  const dataDir = ensureWritableDir(String(values["data-dir"] ?? "./agent-data"), "--data-dir");
   const db = openDatabase(join(dataDir, "buffer.db"), { synchronous: sync });
+  const storage = new AgentStorage(dataDir, Number(values["disk-reserve"] ?? 8 * 1024 ** 2), log.child("storage"));
+  storage.register("buffer", db);
+  storage.instrument(telemetry);
   let forwarder: Forwarder | undefined;
   let host: HostMonitoring | undefined;
   let local: LocalAlerting | undefined;
@@ -83,6 +90,7 @@ export async function startAgent(values: OptionValues): Promise<Agent> {
         (reason === "age" ? counters.droppedAge : counters.droppedSize).inc(points);
         log.warn("buffer limit reached: dropped the oldest points", { reason, points });
       },
+      writeFailed: storage.failed("buffer"),
     },
   );
 
@@ -103,9 +111,10 @@ export async function startAgent(values: OptionValues): Promise<Agent> {
   const link = new MqttLink(
     {
       url: brokerUrl,
-      clientId: `outpost-agent:${encodeURIComponent(tenant)}:${encodeURIComponent(feed)}`,
+      clientId: agentClientId(tenant, feed),
       username: values.username === undefined ? undefined : String(values.username),
-      password: values.password === undefined ? undefined : String(values.password),
+      password,
+      tls,
       will: status("offline"),
       online: () => status("online"),
       subscriptions: [topic("ack")],
@@ -168,6 +177,7 @@ export async function startAgent(values: OptionValues): Promise<Agent> {
     enc,
     dec,
     telemetry,
+    storage,
     log,
   });
   const localAlerting = local;
@@ -179,6 +189,25 @@ export async function startAgent(values: OptionValues): Promise<Agent> {
       return r;
     },
   };
+
+  // The HTTP server before the broker link and host metrics: a taken port fails the start cleanly.
+  let server: ReturnType<typeof Bun.serve> | undefined;
+  if (listenAt) {
+    if (!isLoopbackHost(listenAt.hostname) && apiToken === undefined) log.warn(`--insecure: the local write API on ${listenAt.hostname} accepts anyone, for tenant ${tenant}`);
+    const maxBody = Number(values["max-request-body"] ?? 32 * 1024 ** 2);
+    const bodies = { maxBytes: maxBody, budget: new BodyBudget(4 * maxBody), option: "--max-request-body" };
+    try {
+      server = Bun.serve({ ...listenAt, fetch: createAgentApp(tenant, sink, telemetry, log, { bodies, apiToken }).fetch, maxRequestBodySize: SERVER_BODY_CAP });
+    } catch (e) {
+      fw.close();
+      localAlerting.close();
+      buffer.close();
+      storage.close();
+      processMetrics.stop();
+      throw listenError(e, "the local write API's address", listen, "--listen");
+    }
+  }
+  const url = server ? `http://${hostPort(server.hostname ?? "", server.port ?? 0)}` : undefined;
 
   host = startHostMonitoring({
     values,
@@ -192,14 +221,23 @@ export async function startAgent(values: OptionValues): Promise<Agent> {
   const hostMonitoring = host;
 
   link.start();
+  const ackWatch = watchAcks({
+    waitingSince: () => fw.waitingSince(),
+    lastAckAt: () => fw.lastAckAt,
+    inFlightBatches: () => fw.inFlightBatches,
+    linkReady: () => link.ready,
+    warnAfterMs: Number(values["ack-warn-after"] ?? 60_000),
+    url: brokerUrl,
+    topicPrefix: prefix,
+    log: log.child("link"),
+  });
 
-  let server: ReturnType<typeof Bun.serve> | undefined;
-  const listen = String(values.listen ?? "127.0.0.1:8181").trim();
-  if (listen !== "") {
-    const { hostname: host, port } = splitListen(listen);
-    server = Bun.serve({ hostname: host, port, fetch: createAgentApp(tenant, sink, telemetry, log).fetch, maxRequestBodySize: 64 * 1024 ** 2 });
-  }
-  const url = server ? `http://${server.hostname}:${server.port}` : undefined;
+  ctx?.reload.register({ what: "host metric filters", options: ["host-include", "host-exclude", "host-exclude-fs-types"], apply: (v) => hostMonitoring.reloadFilters(v) });
+  ctx?.reload.register({
+    what: "broker credentials",
+    options: ["username", "password", "password-file"],
+    apply: (v) => link.setCredentials(v.username === undefined ? undefined : String(v.username), readSecretOption(v, "password")),
+  });
 
   const idPrefix = `${feed}:`;
   let lastProgress = 0;
@@ -207,7 +245,10 @@ export async function startAgent(values: OptionValues): Promise<Agent> {
     buffer.expire();
     localAlerting.expire();
     hostMonitoring.inventory?.tick();
-    sink.accept(telemetryWrites(telemetry, idPrefix, Date.now())).catch((e) => log.error("buffering own metrics failed", { err: e }));
+    sink.accept(telemetryWrites(telemetry, idPrefix, Date.now())).catch((e) => {
+      // A full disk is logged once by the storage health, not every tick.
+      if (storageFailure(e) === undefined) log.error("buffering own metrics failed", { err: e });
+    });
     const d = buffer.depth;
     // Progress while data waits: at most every 30 s, so a long outage is visible but quiet.
     if (d.points > 0 && (!link.ready || planner.replaying) && Date.now() - lastProgress >= 30_000) {
@@ -216,7 +257,7 @@ export async function startAgent(values: OptionValues): Promise<Agent> {
     }
   }, interval);
 
-  log.info("agent started", { tenant, feed, session: buffer.session, bufferedPoints: buffer.depth.points, listen: url, broker: String(values.broker) });
+  log.info("agent started", { tenant, feed, session: buffer.session, bufferedPoints: buffer.depth.points, listen: url, broker: brokerUrl });
 
   let stopped = false;
   return {
@@ -228,12 +269,16 @@ export async function startAgent(values: OptionValues): Promise<Agent> {
       if (stopped) return;
       stopped = true;
       clearInterval(tick);
+      processMetrics.stop();
+      ackWatch.stop();
       hostMonitoring.stop();
-      await server?.stop(true);
+      // Writes in progress finish (their points are buffered) before the buffer closes.
+      if (server) await stopServer(server, 2000);
       fw.close();
       await link.stop(status("offline"));
       localAlerting.close();
       buffer.close();
+      storage.close();
       log.info("agent stopped", { bufferedPoints: buffer.depth.points });
     },
   };

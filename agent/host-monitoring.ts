@@ -1,7 +1,8 @@
 import type { Encoder } from "cbor-x";
-import { OptionError, type OptionValues } from "../src/config/options.ts";
+import type { OptionValues } from "../src/config/options.ts";
 import type { Logger } from "../src/log/logger.ts";
 import type { MetricWrite } from "../src/metrics/model.ts";
+import { OUTPOST_VERSION } from "../src/config/version.ts";
 import { encodeInventory } from "../src/protocol/inventory-messages.ts";
 import { createHostInventory } from "./inventory/host-inventory.ts";
 import { InventorySync } from "./inventory/inventory-sync.ts";
@@ -13,6 +14,8 @@ import type { HostSeries } from "./sources/host/series.ts";
 export interface HostMonitoring {
   /** Present when the inventory is synced. */
   inventory?: InventorySync;
+  /** New include/exclude globs and excluded filesystem types (SIGHUP); the inventory follows. */
+  reloadFilters(values: OptionValues): void;
   stop(): void;
 }
 
@@ -32,11 +35,11 @@ export function startHostMonitoring(o: {
   const config = hostMetricsConfig(o.values);
   if (!config.enabled) {
     o.log.info("host metrics disabled (--host-metrics false)");
-    return { stop() {} };
+    return { reloadFilters() {}, stop() {} };
   }
-  if (config.intervalMs <= 0) throw new OptionError("--host-interval must be positive");
   const log = o.log.child("host");
-  const reader = hostReaderFor(o.feed, config, (m) => log.warn(m));
+  let current = hostReaderFor(o.feed, config, (m) => log.warn(m));
+  const reader = { sample: (t: number) => current.sample(t) };
   let inventory: InventorySync | undefined;
   let onSeries: ((series: readonly HostSeries[]) => void) | undefined;
   if (o.values.inventory !== false) {
@@ -44,6 +47,7 @@ export function startHostMonitoring(o: {
       feed: o.feed,
       proc: procFiles(config.procRoot),
       collectionIntervalSeconds: Math.max(1, Math.round(config.intervalMs / 1000)),
+      agentVersion: OUTPOST_VERSION,
     });
     const sync = new InventorySync({
       send: (s) => o.publishInventory(encodeInventory(o.enc, { digest: s.digest, structure: s.json })),
@@ -60,5 +64,13 @@ export function startHostMonitoring(o: {
     sampled: onSeries && ((s) => onSeries(s.series)),
     log,
   });
-  return { inventory, stop: () => source.stop() };
+  return {
+    inventory,
+    reloadFilters(values) {
+      const next = hostMetricsConfig(values);
+      current = hostReaderFor(o.feed, { ...config, include: next.include, exclude: next.exclude, excludedFsTypes: next.excludedFsTypes }, (m) => log.warn(m));
+      log.info("host metric filters reloaded", { include: next.include, exclude: next.exclude });
+    },
+    stop: () => source.stop(),
+  };
 }

@@ -12,6 +12,8 @@ import { PointBuffer } from "./buffer/point-buffer.ts";
 import { getMeta, setMeta } from "./buffer/schema.ts";
 import { Forwarder, type Publisher } from "./forward/forwarder.ts";
 import { SendPlanner } from "./forward/send-planner.ts";
+import type { AgentStorage } from "./storage.ts";
+import { FiredQueue } from "./triggers/fired-queue.ts";
 import { LocalTriggers } from "./triggers/local-triggers.ts";
 
 export interface LocalAlerting {
@@ -43,6 +45,7 @@ export async function startLocalAlerting(o: {
   enc: Encoder;
   dec: Decoder;
   telemetry: Telemetry;
+  storage: AgentStorage;
   log: Logger;
 }): Promise<LocalAlerting> {
   const log = o.log.child("triggers");
@@ -57,6 +60,7 @@ export async function startLocalAlerting(o: {
     fired: t.counter("outpost_agent_events_fired_total", "alerts and events fired or resolved by local triggers"),
   };
   const db = openDatabase(join(o.dataDir, "events.db"), { synchronous: o.synchronous });
+  o.storage.register("events", db);
   let forwarder: Forwarder | undefined;
   const buffer = new PointBuffer(
     db,
@@ -70,6 +74,7 @@ export async function startLocalAlerting(o: {
     {
       appended: () => forwarder?.pump(),
       dropped: (reason, items) => log.warn("events buffer limit reached: dropped the oldest alerts and events", { reason, items }),
+      writeFailed: o.storage.failed("events"),
     },
   );
   // Alerts are few and each matters: no replay limit, small batches.
@@ -87,10 +92,12 @@ export async function startLocalAlerting(o: {
   forwarder = fw;
   t.gauge("outpost_agent_events_buffered", "fired alerts and events waiting for the collector's ack", () => buffer.depth.points);
 
+  const queue = new FiredQueue((groups) => buffer.appendChunks(groups.map(({ items }) => ({ body: o.enc.encode(items), points: items.length }))), log);
   const fired = (items: (Alert | Event)[]) => {
     counters.fired.inc(items.length);
-    buffer.appendChunks([{ body: o.enc.encode(items), points: items.length }]).catch((e) => log.error("buffering fired alerts failed", { err: (e as Error).message }));
+    queue.push(items);
   };
+
   const triggers = new LocalTriggers({
     tenant: o.tenant,
     feed: o.feed,
@@ -120,6 +127,7 @@ export async function startLocalAlerting(o: {
     linkReady: () => fw.linkReady(),
     expire: () => buffer.expire(),
     close() {
+      queue.close();
       triggers.close();
       fw.close();
       buffer.close();

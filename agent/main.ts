@@ -1,8 +1,7 @@
 #!/usr/bin/env bun
 import { runProgram } from "../src/config/run-program.ts";
-import { BufferIdentityError } from "./buffer/point-buffer.ts";
 import { startAgent } from "./agent.ts";
-import { AGENT_ENV_PREFIX, agentOptions } from "./config.ts";
+import { AGENT_ENV_PREFIX, agentOptions, validateAgentOptions } from "./config.ts";
 
 const USAGE = `Usage: outpost-agent --tenant T [--feed F] [options]     (from source: bun agent/main.ts ...)
 
@@ -11,13 +10,20 @@ data points on a local write API (the same JSON as the collector's POST /svc/met
 keeps every point in a SQLite buffer until the collector has committed it, and forwards
 batches over MQTT. Describes the host in the collector's inventory, synced when it changes.
 Survives restarts, crashes and outages; the buffer is bounded by --buffer-max-bytes and
---buffer-max-age (oldest dropped and counted).`;
+--buffer-max-age (oldest dropped and counted).
+
+Signals: SIGHUP re-reads the configuration and applies what can change while running (log
+level, host metric filters, broker credentials); SIGTERM or SIGINT stops cleanly within
+--shutdown-timeout. Exit code 2: a configuration or start-up error, printed in one line.`;
 
 await runProgram({
+  name: "outpost-agent",
   usage: USAGE,
   options: agentOptions,
   envPrefix: AGENT_ENV_PREFIX,
   section: "agent",
+  otherSections: ["collector"],
+  shutdownTimeout: "10s",
+  validate: validateAgentOptions,
   start: startAgent,
-  isUsageError: (e) => e instanceof BufferIdentityError,
 });

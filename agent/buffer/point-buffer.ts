@@ -1,10 +1,12 @@
 import type { Database } from "bun:sqlite";
+import { basename } from "node:path";
 import type { Encoder } from "cbor-x";
 import type { MetricWrite } from "../../src/metrics/model.ts";
 import { encodeChunk } from "../../src/protocol/data-encode.ts";
 import { PROTOCOL_VERSION } from "../../src/protocol/envelope.ts";
 import { splitIntoChunks } from "./chunking.ts";
-import { createSchema, getMeta, setMeta } from "./schema.ts";
+import { migrate } from "../../src/sqlite/migrations.ts";
+import { bufferSchema, getMeta, setMeta } from "./schema.ts";
 
 export interface BufferLimits {
   /** Sum of chunk sizes above which the oldest chunks are dropped. */
@@ -26,6 +28,11 @@ export interface BufferEvents {
   /** New chunks were committed. */
   appended?: () => void;
   dropped?: (reason: DropReason, points: number, chunks: number) => void;
+  /**
+   * A commit failed (a full disk...). Returns true when something was done that may let a retry
+   * succeed at once (the agent released its space reserve): removals are then retried at once.
+   */
+  writeFailed?: (e: unknown) => boolean;
 }
 
 export interface ChunkSpan {
@@ -44,6 +51,8 @@ interface PendingAppend {
 
 /** Rows count a little more than their body: the ids, times and index entries around it. */
 const ROW_OVERHEAD = 40;
+/** How long removals that failed to commit wait before they are tried again. */
+const RETRY_MS = 1000;
 
 export class BufferIdentityError extends Error {}
 
@@ -61,6 +70,7 @@ export class PointBuffer {
   private pending: PendingAppend[] = [];
   private removals: [number, number][] = [];
   private timer: ReturnType<typeof setTimeout> | undefined;
+  private retry: ReturnType<typeof setTimeout> | undefined;
   private closed = false;
   private readonly q;
 
@@ -73,7 +83,7 @@ export class PointBuffer {
     private readonly now: () => number = Date.now,
     private readonly groupMs = 5,
   ) {
-    createSchema(db);
+    migrate(db, bufferSchema(basename(db.filename) || "buffer"));
     this.session = db.transaction(() => {
       const owner = getMeta(db, "identity");
       const mine = JSON.stringify([identity.tenant, identity.feed]);
@@ -136,21 +146,57 @@ export class PointBuffer {
     this.timer ??= setTimeout(() => this.flush(), this.groupMs);
   }
 
-  /** Commits what is pending now; called by the timer, and by close(). */
+  /**
+   * Commits what is pending now; called by the timer, and by close(). Removals of acknowledged
+   * chunks commit first, in their own transaction, so that appends refused by a full disk never
+   * hold them back: the buffer can always let go of what the collector has stored.
+   */
   flush(): void {
     this.timer = undefined;
     const appends = this.pending;
     const removals = this.removals;
-    if (appends.length === 0 && removals.length === 0) return;
     this.pending = [];
     this.removals = [];
+    if (removals.length > 0) this.commitRemovals(removals);
+    if (appends.length > 0) this.commitAppends(appends);
+  }
+
+  private commitRemovals(removals: [number, number][]): void {
+    const removed = { points: 0, bytes: 0, chunks: 0 };
+    const attempt = () =>
+      this.db.transaction(() => {
+        for (const [lo, hi] of removals) {
+          for (const r of this.q.removeSpan.all(lo, hi)) {
+            removed.points += r.n;
+            removed.bytes += r.bytes;
+            removed.chunks++;
+          }
+        }
+      })();
+    try {
+      try {
+        attempt();
+      } catch (e) {
+        // Room may have been made (the space reserve released): try once more at once.
+        if (!this.events.writeFailed?.(e)) throw e;
+        removed.points = removed.bytes = removed.chunks = 0;
+        attempt();
+      }
+    } catch (e) {
+      // Nothing was committed: keep the removals, in order, for the next try.
+      this.events.writeFailed?.(e);
+      this.removals.unshift(...removals);
+      this.retryLater();
+      return;
+    }
+    this.account(-removed.points, -removed.bytes, -removed.chunks);
+  }
+
+  private commitAppends(appends: PendingAppend[]): void {
     const drops = { size: [0, 0] as [number, number] };
     let added = 0;
     try {
       this.db.transaction(() => {
-        for (const [lo, hi] of removals) {
-          for (const r of this.q.removeSpan.all(lo, hi)) this.account(-r.n, -r.bytes, -1);
-        }
         const enq = this.now();
         for (const a of appends) {
           for (const c of a.chunks) {
@@ -163,15 +209,28 @@ export class PointBuffer {
         drops.size = this.dropOldestWhile(() => this.bytes > this.limits.maxBytes);
       })();
     } catch (e) {
-      // Nothing was committed: restore the totals, fail the writers, retry the removals later.
+      // Nothing was committed: restore the totals and fail the writers (they answer 507/503).
       this.reloadTotals();
+      this.events.writeFailed?.(e);
       for (const a of appends) a.reject(e as Error);
-      this.removals.unshift(...removals);
       return;
     }
     for (const a of appends) a.resolve();
     if (drops.size[0] > 0) this.events.dropped?.("size", drops.size[0], drops.size[1]);
     if (added > 0) this.events.appended?.();
+  }
+
+  private retryLater(): void {
+    if (this.retry || this.closed) return;
+    this.retry = setTimeout(() => {
+      this.retry = undefined;
+      this.schedule();
+    }, RETRY_MS);
+  }
+
+  /** Removals waiting to be committed (kept while the disk refuses them). */
+  get pendingRemovals(): number {
+    return this.removals.length;
   }
 
   private account(points: number, bytes: number, chunks: number): void {
@@ -209,7 +268,15 @@ export class PointBuffer {
   expire(): void {
     const cutoff = this.now() - this.limits.maxAgeMs;
     let young = false;
-    const dropped = this.db.transaction(() => this.dropOldestWhile(() => !young, (enq) => (young = enq >= cutoff)))();
+    let dropped: [number, number];
+    try {
+      dropped = this.db.transaction(() => this.dropOldestWhile(() => !young, (enq) => (young = enq >= cutoff)))();
+    } catch (e) {
+      // Nothing was dropped; the next tick tries again.
+      this.reloadTotals();
+      this.events.writeFailed?.(e);
+      return;
+    }
     if (dropped[0] > 0) this.events.dropped?.("age", dropped[0], dropped[1]);
   }
 
@@ -270,6 +337,7 @@ export class PointBuffer {
   close(): void {
     if (this.closed) return;
     if (this.timer) clearTimeout(this.timer);
+    if (this.retry) clearTimeout(this.retry);
     this.flush();
     this.closed = true;
     this.db.close();

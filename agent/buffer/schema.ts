@@ -1,4 +1,5 @@
 import type { Database } from "bun:sqlite";
+import { baseline, type DatabaseSchema } from "../../src/sqlite/migrations.ts";
 
 /**
  * The agent's buffer: chunks of points, in the order they were accepted. AUTOINCREMENT
@@ -17,8 +18,9 @@ CREATE TABLE IF NOT EXISTS chunks (
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 `;
 
-export function createSchema(db: Database): void {
-  db.exec(DDL);
+/** Versions of the agent's buffers, buffer.db and events.db (src/sqlite/migrations.ts). */
+export function bufferSchema(name: string): DatabaseSchema {
+  return { name, migrations: [baseline("chunks and meta", DDL)] };
 }
 
 export function getMeta(db: Database, key: string): string | undefined {

@@ -47,6 +47,8 @@ interface InFlight {
   attempts: number;
   /** When to resend if no ack has come. */
   due: number;
+  /** When it was first sent. */
+  firstSent: number;
 }
 
 /**
@@ -60,6 +62,9 @@ export class Forwarder {
   private readonly inflight = new Map<number, InFlight>();
   private wake: ReturnType<typeof setTimeout> | undefined;
   private readonly timer: ReturnType<typeof setInterval>;
+  private readyAt = 0;
+  /** When the last ack (or refusal) of a batch of this run arrived. */
+  lastAckAt: number | undefined;
 
   constructor(
     private readonly store: AckedStore,
@@ -85,9 +90,22 @@ export class Forwarder {
     return n;
   }
 
+  /**
+   * Since when the batches in flight have waited for an ack on the current connection: the
+   * latest of the last ack, the oldest batch's first send and the connection's start.
+   * Undefined when nothing is in flight.
+   */
+  waitingSince(): number | undefined {
+    if (this.inflight.size === 0) return undefined;
+    let oldest = Number.POSITIVE_INFINITY;
+    for (const f of this.inflight.values()) oldest = Math.min(oldest, f.firstSent);
+    return Math.max(oldest, this.readyAt, this.lastAckAt ?? 0);
+  }
+
   /** The link is (again) ready: whatever was in flight may have lost its ack, so resend it now. */
   linkReady(): void {
     const t = this.now();
+    this.readyAt = t;
     for (const f of this.inflight.values()) f.due = t;
     this.pump();
   }
@@ -103,7 +121,7 @@ export class Forwarder {
         if (plan.waitMs !== undefined) this.wakeIn(plan.waitMs);
         return;
       }
-      const f: InFlight = { seq: ++this.seq, lo: plan.span.lo, hi: plan.span.hi, points: plan.span.points, replay: plan.replay ?? false, attempts: 0, due: 0 };
+      const f: InFlight = { seq: ++this.seq, lo: plan.span.lo, hi: plan.span.hi, points: plan.span.points, replay: plan.replay ?? false, attempts: 0, due: 0, firstSent: t };
       this.inflight.set(f.seq, f);
       this.send(f, plan.span, t);
     }
@@ -155,6 +173,7 @@ export class Forwarder {
     }
     // Acks of an earlier run name batches this run does not know; their chunks get resent.
     if (ack.session !== this.store.session) return;
+    if (ack.seqs.some((s) => this.inflight.has(s)) || (ack.rejected ?? []).some((r) => this.inflight.has(r.seq))) this.lastAckAt = this.now();
     for (const seq of ack.seqs) {
       const f = this.inflight.get(seq);
       if (!f) continue;
@@ -162,6 +181,12 @@ export class Forwarder {
       this.store.remove(f.lo, f.hi);
       this.counters.batchesAcked.inc();
       this.counters.pointsAcked.inc(f.points);
+    }
+    // The collector refused these for a passing reason (a full disk) that has passed: resend now.
+    const t = this.now();
+    for (const seq of ack.retry ?? []) {
+      const f = this.inflight.get(seq);
+      if (f) f.due = t;
     }
     for (const r of ack.rejected ?? []) {
       const f = this.inflight.get(r.seq);

@@ -1,6 +1,7 @@
 import type { Logger } from "../../src/log/logger.ts";
 import { Backoff } from "./backoff.ts";
-import { MqttConnection, parseBrokerUrl } from "./mqtt/connection.ts";
+import { parseBrokerUrl } from "../../src/protocol/broker-url.ts";
+import { MqttConnection, type TlsClientFiles } from "./mqtt/connection.ts";
 
 export interface LinkMessage {
   topic: string;
@@ -12,6 +13,8 @@ export interface LinkOptions {
   clientId: string;
   username?: string;
   password?: string;
+  /** TLS material for mqtts://, read at every connection attempt (so renewed files are used). */
+  tls?: () => TlsClientFiles;
   /** Published by the broker if the connection dies (retained). */
   will: LinkMessage;
   /** Published (retained) after every connect, before the link is ready. */
@@ -21,6 +24,8 @@ export interface LinkOptions {
   optionalSubscriptions?: string[];
   reconnectMinMs: number;
   reconnectMaxMs: number;
+  /** A failure that persists is logged again this often (default 5 minutes). */
+  repeatProblemMs?: number;
   log: Logger;
 }
 
@@ -39,11 +44,14 @@ export class MqttLink {
   private readonly backoff: Backoff;
   private retry: ReturnType<typeof setTimeout> | undefined;
   private lastError = "";
+  private lastErrorLogged = 0;
+  private failingSince: number | undefined;
+  private failures = 0;
   private stopping = false;
   ready = false;
 
   constructor(
-    private readonly opts: LinkOptions,
+    private opts: LinkOptions,
     private readonly on: LinkHandlers,
   ) {
     this.backoff = new Backoff(opts.reconnectMinMs, opts.reconnectMaxMs);
@@ -57,6 +65,7 @@ export class MqttLink {
     const o = this.opts;
     let conn: MqttConnection;
     try {
+      const tls = o.tls?.() ?? {};
       conn = await MqttConnection.open(
         parseBrokerUrl(o.url),
         {
@@ -69,6 +78,7 @@ export class MqttLink {
         },
         { message: (topic, payload) => this.on.message(topic, payload), closed: (reason) => this.onClose(reason) },
         10_000,
+        tls,
       );
     } catch (e) {
       this.noteError((e as Error).message);
@@ -78,6 +88,8 @@ export class MqttLink {
     this.conn = conn;
     this.backoff.reset();
     this.lastError = "";
+    this.failingSince = undefined;
+    this.failures = 0;
     try {
       await conn.subscribe(o.subscriptions);
       await this.subscribeOptional(conn);
@@ -109,9 +121,34 @@ export class MqttLink {
   }
 
   private noteError(msg: string): void {
-    // Log each distinct failure once; a broker that stays down must not flood the log.
-    if (msg !== this.lastError) this.opts.log.warn("broker connection problem", { err: msg });
+    // Each distinct failure at once, the same one again only every few minutes: a broker that
+    // stays down must be visible without flooding the log.
+    const t = Date.now();
+    this.failingSince ??= t;
+    this.failures++;
+    if (msg !== this.lastError) {
+      this.opts.log.warn("cannot connect to the broker", { url: this.opts.url, reason: msg });
+      this.lastErrorLogged = t;
+    } else if (t - this.lastErrorLogged >= (this.opts.repeatProblemMs ?? 300_000)) {
+      this.opts.log.warn("still cannot connect to the broker", {
+        url: this.opts.url,
+        reason: msg,
+        failingForSeconds: Math.round((t - this.failingSince) / 1000),
+        attempts: this.failures,
+      });
+      this.lastErrorLogged = t;
+    }
     this.lastError = msg;
+  }
+
+  /** New credentials (SIGHUP): used from the next connection, which starts now. */
+  setCredentials(username: string | undefined, password: string | undefined): void {
+    this.opts = { ...this.opts, username, password };
+    this.lastError = "";
+    const c = this.conn;
+    if (!c) return;
+    this.opts.log.info("reconnecting with the new credentials", { url: this.opts.url });
+    c.end();
   }
 
   private onClose(reason: string): void {

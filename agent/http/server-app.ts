@@ -1,16 +1,21 @@
 import { Hono } from "hono";
+import { type BodyLimit, limitBodies } from "../../src/http/body-limit.ts";
 import type { Logger } from "../../src/log/logger.ts";
 import { errorResponse, mountService, type ServiceEnv } from "../../src/http/service.ts";
 import { PROMETHEUS_CONTENT_TYPE, renderPrometheus, type Telemetry } from "../../src/telemetry/registry.ts";
+import { requireApiToken } from "./token-check.ts";
 import { createWriteApi, type WriteSink } from "./write-api.ts";
 
 /** Where existing Hawkular clients expect the metrics interface. */
 export const WRITE_API_ROOTS = ["/svc/metrics", "/hawkular/metrics"];
 
-/** The agent's HTTP server: the local write API, /metrics for Prometheus and /health. */
-export function createAgentApp(tenant: string, sink: WriteSink, telemetry: Telemetry, log: Logger) {
+/** The agent's HTTP server: the local write API, /metrics for Prometheus and /health (always open). */
+export function createAgentApp(tenant: string, sink: WriteSink, telemetry: Telemetry, log: Logger, o: { bodies?: BodyLimit; apiToken?: string } = {}) {
+  const { bodies, apiToken } = o;
   const app = new Hono<ServiceEnv>();
+  if (bodies) app.use("*", limitBodies(bodies));
   app.get("/health", (c) => c.json({ status: "UP" }));
+  if (apiToken !== undefined) app.use("*", requireApiToken(apiToken));
   app.get("/metrics", (c) => c.body(renderPrometheus(telemetry), 200, { "Content-Type": PROMETHEUS_CONTENT_TYPE }));
   mountService(app, WRITE_API_ROOTS, createWriteApi(tenant, sink));
   app.notFound((c) => c.json({ errorMsg: `No resource at ${c.req.path}` }, 404));

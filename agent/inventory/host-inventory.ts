@@ -24,7 +24,7 @@ function readOsRelease(): string | undefined {
  * The host feed's inventory from each sample's series. The structure is rebuilt only when the
  * set of series or their resources' properties changed, so an idle host costs a string compare.
  */
-export function createHostInventory(o: { feed: string; proc: ProcFiles; collectionIntervalSeconds: number; now?: () => number }) {
+export function createHostInventory(o: { feed: string; proc: ProcFiles; collectionIntervalSeconds: number; agentVersion?: string; now?: () => number }) {
   const now = o.now ?? Date.now;
   let facts: HostFacts | undefined;
   let factsAt = 0;
@@ -52,7 +52,7 @@ export function createHostInventory(o: { feed: string; proc: ProcFiles; collecti
       if (last && signature !== "" && sig === signature) return last;
       signature = sig;
       last = digestStructure(
-        buildHostStructure({ feed: o.feed, facts, series, collectionIntervalSeconds: o.collectionIntervalSeconds }),
+        buildHostStructure({ feed: o.feed, facts, series, collectionIntervalSeconds: o.collectionIntervalSeconds, agentVersion: o.agentVersion }),
       );
       return last;
     },

@@ -55,6 +55,8 @@ export function buildHostStructure(input: {
   facts: HostFacts;
   series: readonly HostSeries[];
   collectionIntervalSeconds: number;
+  /** The agent's release, a property of the feed (the console's fleet page shows it). */
+  agentVersion?: string;
 }): InventoryStructure {
   const { feed, facts, series } = input;
   const interval = input.collectionIntervalSeconds;
@@ -115,7 +117,7 @@ export function buildHostStructure(input: {
   };
   return {
     root: {
-      blueprint: { type: "f", id: feed, name: facts.hostname },
+      blueprint: { type: "f", id: feed, name: facts.hostname, ...(input.agentVersion ? { properties: { agentVersion: input.agentVersion } } : {}) },
       children: [...resourceTypes.sort(byId), ...metricTypes.sort(byId), host],
     },
   };

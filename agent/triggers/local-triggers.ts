@@ -98,7 +98,8 @@ export class LocalTriggers {
   }
 
   private async validate(raw: unknown[]): Promise<FullTrigger[]> {
-    const { completeFullTrigger, fullTriggerSchema } = await import("../../src/alerts/schemas.ts");
+    const { fullTriggerSchema } = await import("../../src/alerts/schemas.ts");
+    const { completeFullTrigger } = await import("../../src/alerts/complete.ts");
     const out: FullTrigger[] = [];
     for (const item of raw) {
       const r = fullTriggerSchema.safeParse(item);

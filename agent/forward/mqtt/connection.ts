@@ -11,25 +11,13 @@ import {
   MqttProtocolError,
   PacketReader,
 } from "./packets.ts";
+import type { BrokerAddress } from "../../../src/protocol/broker-url.ts";
 
-export interface BrokerAddress {
-  host: string;
-  port: number;
-  tls: boolean;
-}
-
-/** mqtt://host[:1883] or mqtts://host[:8883] (tcp:// and ssl:// / tls:// are accepted too). */
-export function parseBrokerUrl(url: string): BrokerAddress {
-  let u: URL;
-  try {
-    u = new URL(url);
-  } catch {
-    throw new Error(`"${url}" is not a broker URL (mqtt://host:port or mqtts://host:port)`);
-  }
-  const scheme = u.protocol.replace(/:$/, "");
-  const tls = ["mqtts", "ssl", "tls"].includes(scheme);
-  if (!tls && !["mqtt", "tcp"].includes(scheme)) throw new Error(`unsupported broker URL scheme "${scheme}" (use mqtt:// or mqtts://)`);
-  return { host: u.hostname.replace(/^\[|\]$/g, ""), port: u.port ? Number(u.port) : tls ? 8883 : 1883, tls };
+/** PEM material for mqtts://: the CA to verify the broker with, and a client certificate. */
+export interface TlsClientFiles {
+  ca?: string;
+  cert?: string;
+  key?: string;
 }
 
 const CONNACK_REASONS: Record<number, string> = {
@@ -39,6 +27,14 @@ const CONNACK_REASONS: Record<number, string> = {
   4: "bad user name or password",
   5: "not authorized",
 };
+
+/** A TLS alert from the broker says what it refused; other socket errors are passed on as they are. */
+function describeSocketError(e: Error): string {
+  if (/ALERT_(CERTIFICATE_REQUIRED|BAD_CERTIFICATE|UNKNOWN_CA|CERTIFICATE_UNKNOWN|CERTIFICATE_EXPIRED|CERTIFICATE_REVOKED)/.test(e.message)) {
+    return `TLS: the broker refused this agent's client certificate (--cert-file): ${e.message}`;
+  }
+  return /SSL routines|TLS/.test(e.message) ? `TLS error: ${e.message}` : e.message;
+}
 
 export interface ConnectionEvents {
   message(topic: string, payload: Uint8Array): void;
@@ -70,13 +66,13 @@ export class MqttConnection {
   ) {}
 
   /** Connects and completes the MQTT handshake; rejects with the broker's reason or a timeout. */
-  static async open(address: BrokerAddress, options: ConnectOptions, events: ConnectionEvents, timeoutMs: number): Promise<MqttConnection> {
+  static async open(address: BrokerAddress, options: ConnectOptions, events: ConnectionEvents, timeoutMs: number, tls: TlsClientFiles = {}): Promise<MqttConnection> {
     const c = new MqttConnection(options, events);
-    await c.start(address, timeoutMs);
+    await c.start(address, timeoutMs, tls);
     return c;
   }
 
-  private async start(address: BrokerAddress, timeoutMs: number): Promise<void> {
+  private async start(address: BrokerAddress, timeoutMs: number, tls: TlsClientFiles): Promise<void> {
     const handshake = new Promise<void>((resolve, reject) => {
       this.connack = { resolve, reject };
     });
@@ -87,12 +83,17 @@ export class MqttConnection {
       this.socket = await Bun.connect({
         hostname: address.host,
         port: address.port,
-        tls: address.tls,
+        tls: address.tls ? { serverName: address.host, ...tls } : false,
         socket: {
+          // A refused certificate must read as such, not as "connection closed".
+          handshake: (_s, ok, err) => {
+            const code = (err as (Error & { code?: string }) | null)?.code;
+            if (!ok || err) this.fail(`TLS certificate check failed: ${err?.message ?? "handshake failed"}${code ? ` (${code})` : ""}`);
+          },
           data: (_s, data) => this.receive(data),
           drain: () => this.flush(),
           close: () => this.fail("connection closed"),
-          error: (_s, e) => this.fail(e.message),
+          error: (_s, e) => this.fail(describeSocketError(e)),
         },
       });
       this.send(encodeConnect(this.options));

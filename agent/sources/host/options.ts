@@ -21,28 +21,31 @@ export const DEFAULT_HOST_EXCLUDES = ["disk_*:loop*", "disk_*:ram*", "disk_*:zra
 
 export const hostMetricOptions: OptionSpec[] = [
   { name: "host-metrics", kind: "boolean", default: true, help: "collect the host's metrics from procfs and statfs" },
-  { name: "host-interval", kind: "duration", default: "10s", help: "how often host metrics are collected" },
+  { name: "host-interval", kind: "duration", min: 100, max: 86_400_000, default: "10s", help: "how often host metrics are collected" },
   {
     name: "host-include",
     kind: "list",
     default: ["*"],
-    help: "host series to collect: globs over `name[:instance[:mode]]` (see docs/metrics.md), e.g. `cpu_*,memory_*`",
+    reloadable: true,
+    help: "host series to collect: globs over `name[:instance[:mode]]` (see docs/metrics.md), e.g. `cpu_*,memory_*` (re-read on SIGHUP)",
   },
   {
     name: "host-exclude",
     kind: "list",
     default: DEFAULT_HOST_EXCLUDES,
-    help: "host series not to collect, same globs, e.g. `cpu_time_ms_total:cpu*` drops per-core CPU times",
+    reloadable: true,
+    help: "host series not to collect, same globs, e.g. `cpu_time_ms_total:cpu*` drops per-core CPU times (re-read on SIGHUP)",
   },
   {
     name: "host-exclude-fs-types",
     kind: "list",
     default: DEFAULT_EXCLUDED_FS_TYPES,
-    help: "filesystem types whose space is not measured (pseudo and network filesystems by default)",
+    reloadable: true,
+    help: "filesystem types whose space is not measured (pseudo and network filesystems by default; re-read on SIGHUP)",
   },
   { name: "proc-root", kind: "string", default: "/proc", help: "where procfs is mounted (the host's /proc when the agent runs in a container)" },
   { name: "sys-root", kind: "string", default: "/sys", help: "where sysfs is mounted (used to tell whole disks from partitions)" },
-  { name: "user-hz", kind: "int", default: 100, help: "clock ticks per second in /proc/stat (USER_HZ; 100 except on alpha and ia64)" },
+  { name: "user-hz", kind: "int", min: 1, max: 100_000, default: 100, help: "clock ticks per second in /proc/stat (USER_HZ; 100 except on alpha and ia64)" },
 ];
 
 export interface HostMetricsConfig {
