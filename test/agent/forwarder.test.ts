@@ -92,6 +92,24 @@ describe("forwarder", () => {
     expect(s.buffer.depth.points).toBe(0);
   });
 
+  it("resends at once the batches the collector asks for again (refused while its disk was full)", async () => {
+    const s = await setup({ window: 2, ackTimeoutMs: 1000 });
+    await s.append(15);
+    s.fw.pump();
+    await s.settle();
+    s.advance(1000);
+    s.fw.pump(); // no ack: both resent, now due in 2 s
+    await s.settle();
+    expect(s.link.sent.map((b) => b.seq)).toEqual([1, 2, 1, 2]);
+    s.advance(100);
+    s.fw.onAck(encodeAck(enc, { session: s.buffer.session, seqs: [], retry: [2, 99] }));
+    await s.settle();
+    expect(s.link.sent.map((b) => b.seq)).toEqual([1, 2, 1, 2, 2]);
+    s.ack([1, 2]);
+    s.buffer.flush();
+    expect(s.buffer.depth.points).toBe(0);
+  });
+
   it("resends when publishing failed because the connection dropped", async () => {
     const s = await setup({ window: 1 });
     await s.append(5);

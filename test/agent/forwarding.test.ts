@@ -1,11 +1,12 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import mqtt from "mqtt";
 import { afterEach, describe, expect, it } from "vitest";
 import { type Agent, startAgent } from "../../agent/agent.ts";
 import { type MetricType, TYPE_PATH } from "../../src/metrics/model.ts";
+import { basic, writeTestAuthFile } from "../helpers/auth.ts";
 import { startTestCollector, type TestCollector } from "../helpers/collector.ts";
+import { startMosquitto } from "../helpers/mosquitto.ts";
 import { freePort, waitFor } from "../helpers/ports.ts";
 
 const cleanup: (() => Promise<void> | void)[] = [];
@@ -19,8 +20,8 @@ function tempDir(): string {
   return d;
 }
 
-async function collector(values: Record<string, unknown>): Promise<TestCollector> {
-  const col = await startTestCollector(values as never);
+async function collector(values: Record<string, unknown>, authorization?: string): Promise<TestCollector> {
+  const col = await startTestCollector(values as never, undefined, authorization);
   cleanup.push(() => col.close());
   return col;
 }
@@ -62,8 +63,16 @@ async function exactlyOnce(col: TestCollector, id: string, n: number, from: numb
 describe("agent → collector forwarding", () => {
   it("delivers through the embedded broker with agent credentials, and reports presence", async () => {
     const port = await freePort();
-    const col = await collector({ "mqtt-port": port, "mqtt-host": "127.0.0.1", "agent-credentials": ["t1:edge:pw"] });
-    const agent = await agentOn(`mqtt://127.0.0.1:${port}`, { username: "edge", password: "pw", "batch-points": 1000 });
+    const auth = await writeTestAuthFile([
+      { name: "edge", password: "pw", agent: { tenant: "t1", feed: "edge-1" } },
+      { name: "reader", password: "r", tenants: ["t1"] },
+    ]);
+    cleanup.push(() => rmSync(auth.dir, { recursive: true, force: true }));
+    const col = await collector({ "mqtt-port": port, "mqtt-host": "127.0.0.1", "auth-file": auth.path }, basic("reader", "r"));
+    // The password as systemd or a secrets manager hands it over: in a file.
+    const pwFile = join(tempDir(), "password");
+    writeFileSync(pwFile, "pw\n", { mode: 0o600 });
+    const agent = await agentOn(`mqtt://127.0.0.1:${port}`, { username: "edge", "password-file": pwFile, "batch-points": 1000 });
     const from = Date.now() - 60_000;
     await push(agent, "g", 12_345, from);
     await exactlyOnce(col, "g", 12_345, from);
@@ -86,17 +95,11 @@ describe("agent → collector forwarding", () => {
     expect(depth.ts.length).toBeGreaterThan(0);
   });
 
-  it("delivers through an external broker (Mosquitto on 127.0.0.1:1883)", async () => {
-    // A topic prefix of its own keeps parallel runs on the shared broker apart.
-    const prefix = `test${crypto.randomUUID().slice(0, 8)}`;
-    const col = await collector({ broker: "mqtt://127.0.0.1:1883", "topic-prefix": prefix });
-    cleanup.push(async () => {
-      // Clear the retained status the agent left on the shared broker.
-      const c = await mqtt.connectAsync("mqtt://127.0.0.1:1883", { protocolVersion: 4, reconnectPeriod: 0 });
-      await c.publishAsync(`${prefix}/t1/edge-1/status`, "", { qos: 1, retain: true });
-      await c.endAsync();
-    });
-    const agent = await agentOn("mqtt://127.0.0.1:1883", { "topic-prefix": prefix });
+  it("delivers through an external broker (a private Mosquitto)", async () => {
+    const mosquitto = await startMosquitto();
+    cleanup.push(() => mosquitto.stop());
+    const col = await collector({ broker: mosquitto.url });
+    const agent = await agentOn(mosquitto.url);
     const from = Date.now() - 60_000;
     await push(agent, "m", 7000, from);
     await exactlyOnce(col, "m", 7000, from);

@@ -7,6 +7,7 @@ import { type Agent, startAgent } from "../../agent/agent.ts";
 import { createDecoder } from "../../src/protocol/cbor.ts";
 import { decodeInventory } from "../../src/protocol/inventory-messages.ts";
 import { body, startTestCollector, type TestCollector } from "../helpers/collector.ts";
+import { type PrivateMosquitto, startMosquitto } from "../helpers/mosquitto.ts";
 import { waitFor } from "../helpers/ports.ts";
 import { VM_T0 } from "./host/fixtures.ts";
 
@@ -28,12 +29,14 @@ const traversal = async (path: string) => {
   return res.status === 200 ? ((await body(res)) as { id: string; properties?: Record<string, unknown> }[]) : [];
 };
 
-// Mosquitto (127.0.0.1:1883 here and on CI), so that a test client may watch the inventory topic;
-// a tenant of its own keeps other tests' traffic apart.
-const BROKER = "mqtt://127.0.0.1:1883";
+// A private Mosquitto, so that a test client may watch the inventory topic.
+let mosquitto: PrivateMosquitto;
+let BROKER: string;
 const TENANT = `inv-${crypto.randomUUID()}`;
 
 beforeAll(async () => {
+  mosquitto = await startMosquitto();
+  BROKER = mosquitto.url;
   col = await startTestCollector({ "mqtt-port": 0, broker: BROKER });
   // A copy of captured /proc, so the test can change what the host looks like.
   proc = temp("outpost-proc-");
@@ -60,6 +63,7 @@ afterAll(async () => {
   await agent.stop();
   await watcher.endAsync();
   await col.close();
+  await mosquitto.stop();
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 

@@ -141,3 +141,12 @@ describe("synced to a collector", () => {
     expect(treeHash.hash).toBe(structureHashTree(s, CanonicalPath.parse("/t;acme/f;edge1")).hashes.syncHash);
   });
 });
+
+describe("agent version", () => {
+  test("is a property of the feed when given (the console's fleet page reads it); absent otherwise", () => {
+    const { facts, sample } = sampleAt(VM_T0);
+    const withVersion = buildHostStructure({ feed: "edge1", facts, series: sample.series, collectionIntervalSeconds: 10, agentVersion: "1.2.3" });
+    expect(withVersion.root.blueprint.properties).toEqual({ agentVersion: "1.2.3" });
+    expect(structureAt(VM_T0).root.blueprint.properties).toBeUndefined();
+  });
+});

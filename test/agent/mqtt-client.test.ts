@@ -1,5 +1,6 @@
-import { describe, expect, test } from "vitest";
-import { MqttConnection, parseBrokerUrl } from "../../agent/forward/mqtt/connection.ts";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { MqttConnection } from "../../agent/forward/mqtt/connection.ts";
+import { type BrokerAddress, parseBrokerUrl } from "../../src/protocol/broker-url.ts";
 import {
   encodeConnect,
   encodePublish,
@@ -9,7 +10,9 @@ import {
 } from "../../agent/forward/mqtt/packets.ts";
 import { MqttLink } from "../../agent/forward/mqtt-link.ts";
 import { createLogger } from "../../src/log/logger.ts";
+import { writeTestAuthFile } from "../helpers/auth.ts";
 import { startTestCollector } from "../helpers/collector.ts";
+import { type PrivateMosquitto, startMosquitto } from "../helpers/mosquitto.ts";
 import { freePort, waitFor } from "../helpers/ports.ts";
 
 const bytes = (s: string) => [...new TextEncoder().encode(s)];
@@ -69,9 +72,15 @@ describe("MQTT 3.1.1 packets", () => {
   });
 });
 
-describe("MQTT connection against Mosquitto (127.0.0.1:1883)", () => {
-  const address = parseBrokerUrl("mqtt://127.0.0.1:1883");
+describe("MQTT connection against Mosquitto (a private one on an ephemeral port)", () => {
+  let mosquitto: PrivateMosquitto;
+  let address: BrokerAddress;
   const topic = `outpost-test/${crypto.randomUUID()}`;
+  beforeAll(async () => {
+    mosquitto = await startMosquitto();
+    address = parseBrokerUrl(mosquitto.url);
+  });
+  afterAll(() => mosquitto.stop());
 
   test("subscribes, publishes at QoS 1 and receives its own messages, large ones included", async () => {
     const got: { topic: string; payload: Uint8Array }[] = [];
@@ -92,7 +101,8 @@ describe("MQTT connection against Mosquitto (127.0.0.1:1883)", () => {
     c.end();
     expect(c.open).toBe(false);
     expect(closed).toBe("closed by the client");
-  });
+    // 3 MB through a broker on a machine busy with the whole suite (a release build included).
+  }, 90_000);
 
   test("the will is published when the connection dies, not after a clean end", async () => {
     const willTopic = `${topic}/will`;
@@ -120,7 +130,8 @@ describe("MQTT connection against Mosquitto (127.0.0.1:1883)", () => {
 describe("agent link", () => {
   test("a refused optional subscription is logged and the link still becomes ready", async () => {
     const port = await freePort();
-    const col = await startTestCollector({ "mqtt-port": port, "mqtt-host": "127.0.0.1", "agent-credentials": ["t1:edge:pw"] });
+    const auth = await writeTestAuthFile([{ name: "edge", password: "pw", agent: { tenant: "t1", feed: "f1" } }]);
+    const col = await startTestCollector({ "mqtt-port": port, "mqtt-host": "127.0.0.1", "auth-file": auth.path });
     const lines: string[] = [];
     let ready = false;
     const msg = (topic: string) => ({ topic, payload: new Uint8Array([1]) });

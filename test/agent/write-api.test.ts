@@ -42,7 +42,7 @@ describe("agent local write API", () => {
     const now = Date.now();
     const before = await gaugeValue("outpost_agent_buffer_points");
     const writes: [string, unknown][] = [
-      ["/svc/metrics/gauges/raw", [{ id: "cpu", data: [{ timestamp: now, value: 1.5 }], dataPoints: [{ timestamp: now + 1, value: "2" }] }]],
+      ["/svc/metrics/gauges/raw", [{ id: "cpu", data: [{ timestamp: now, value: 1.5 }], dataPoints: [{ timestamp: now + 1, value: 2 }] }]],
       ["/svc/metrics/counters/raw", [{ id: "req", dataPoints: [{ timestamp: now, value: 7 }] }]],
       ["/svc/metrics/availability/raw", [{ id: "web", dataPoints: [{ timestamp: now, value: "UP" }] }]],
       ["/svc/metrics/strings/raw", [{ id: "log", dataPoints: [{ timestamp: now, value: "hello" }] }]],
@@ -65,6 +65,11 @@ describe("agent local write API", () => {
       ["/svc/metrics/gauges/raw", [{ id: "cpu", dataPoints: [{ timestamp: 1, value: "abc" }] }], 400],
       ["/svc/metrics/availability/raw", [{ id: "web", dataPoints: [{ timestamp: 1, value: "sideways" }] }], 400],
       ["/svc/metrics/counters/raw", [{ id: "c", dataPoints: [{ timestamp: 1.5, value: 1 }] }], 400],
+      // The limits of src/metrics/limits.ts, shared with the collector.
+      ["/svc/metrics/gauges/raw", [{ id: "cpu", dataPoints: [{ timestamp: 1, value: " 5 " }] }], 400],
+      ["/svc/metrics/gauges/raw", [{ id: "x".repeat(1025), dataPoints: [{ timestamp: 1, value: 5 }] }], 400],
+      ["/svc/metrics/gauges/raw", [{ id: "cpu", dataPoints: [{ timestamp: 9e15, value: 5 }] }], 400],
+      ["/svc/metrics/gauges/cpu/raw", [{ timestamp: 1, value: 5, tags: Object.fromEntries(Array.from({ length: 33 }, (_, i) => [`t${i}`, "v"])) }], 400],
       ["/svc/metrics/metrics/raw", {}, 400],
       ["/svc/metrics/gauges/raw", [{ id: "cpu", dataPoints: [{ timestamp: 1, value: 1 }] }], 403, { "Svc-Tenant": "someone-else" }],
       ["/svc/metrics/gauges/raw", "x", 415, { "Content-Type": "text/plain" }],

@@ -25,12 +25,15 @@ async function seed(client: AlertsClient) {
 const triggerIds = (defs: { triggers: { trigger: { id: string } }[] }) => defs.triggers.map((t) => t.trigger.id).sort();
 
 describe("export and import", () => {
-  it("exports triggers (members as groupMembersInfo) and action definitions", async () => {
+  it("exports every trigger, members among them with their own conditions (as upstream), and action definitions", async () => {
     const src = alertsClient(col, "exp");
     await seed(src);
     const defs = await src.ok("GET", "/export");
-    expect(triggerIds(defs)).toEqual(["grp-1", "std-1"]);
-    expect(defs.groupMembersInfo).toMatchObject([{ groupId: "grp-1", memberId: "mem-1", dataIdMap: { tok: "h1.tok" } }]);
+    expect(triggerIds(defs)).toEqual(["grp-1", "mem-1", "std-1"]);
+    const member = defs.triggers.find((t: { trigger: { id: string } }) => t.trigger.id === "mem-1");
+    expect(member.trigger).toMatchObject({ type: "MEMBER", memberOf: "grp-1", dataIdMap: { tok: "h1.tok" } });
+    expect(member.conditions[0].dataId).toBe("h1.tok");
+    expect(defs.groupMembersInfo ?? []).toEqual([]);
     expect(defs.actions).toMatchObject([{ actionPlugin: "file", actionId: "f1" }]);
   });
 
@@ -40,8 +43,7 @@ describe("export and import", () => {
     const defs = await src.ok("GET", "/export");
     const dst = alertsClient(col, "imp2");
     const imported = await dst.ok("POST", "/import/all", defs);
-    expect(triggerIds(imported)).toEqual(["grp-1", "std-1"]);
-    expect(imported.groupMembersInfo).toHaveLength(1);
+    expect(triggerIds(imported)).toEqual(["grp-1", "mem-1", "std-1"]);
     expect(imported.actions).toHaveLength(1);
     const member = await dst.ok("GET", "/triggers/trigger/mem-1");
     expect(member.trigger).toMatchObject({ tenantId: "imp2", type: "MEMBER", memberOf: "grp-1" });

@@ -325,6 +325,34 @@ describe("chaining: fired events feed event conditions", () => {
     expect(ev.type === "EVENT" && ev.value.id).toBe(h.alerts()[0]!.id);
   });
 
+  it("an ALL trigger over the events of two triggers fires when the second, separately fired event completes the set (EventsLifecycleITest t02)", () => {
+    const h = testEngine();
+    for (const app of ["app1", "app2"]) {
+      h.engine.loadTrigger(
+        fullTrigger({
+          trigger: { id: app, enabled: true, eventType: "EVENT" },
+          conditions: [{ type: "EVENT", dataId: `${app}.war`, expression: "text == 'DOWN'" }],
+        }),
+      );
+    }
+    h.engine.loadTrigger(
+      fullTrigger({
+        trigger: { id: "combined", enabled: true },
+        conditions: [
+          { type: "EVENT", dataId: "app1" },
+          { type: "EVENT", dataId: "app2" },
+        ],
+      }),
+    );
+    const down = (dataId: string, id: string) => ({ eventType: "EVENT" as const, tenantId: TENANT, id, ctime: h.clock.now(), dataId, category: "DEPLOYMENT", text: "DOWN" });
+    h.engine.sendEvents([down("app1.war", "e1")]);
+    h.clock.advance(1000);
+    expect(h.alerts()).toEqual([]);
+    h.engine.sendEvents([down("app2.war", "e2")]);
+    expect(h.events().map((e) => e.dataId)).toEqual(["app1", "app2"]);
+    expect(h.alerts().map((a) => a.dataId)).toEqual(["combined"]);
+  });
+
   it("a cycle of triggers is cut at maxChainDepth", () => {
     const clock = createManualClock(0);
     const effects: EngineEffect[] = [];

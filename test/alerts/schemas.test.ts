@@ -6,6 +6,7 @@ import {
   completeDampening,
   completeEvent,
   completeFullTrigger,
+  completeTrigger,
   conditionSchema,
   conditionsSchema,
   dampeningSchema,
@@ -24,9 +25,10 @@ function errorOf(schema: { safeParse(v: unknown): { success: boolean; error?: un
 }
 
 describe("trigger schema", () => {
-  it("fills the spec's defaults", () => {
+  it("fills the spec's defaults (the type when the trigger is completed: an update keeps the stored one)", () => {
+    expect(triggerSchema.parse({ name: "n" }).type).toBeUndefined();
+    expect(completeTrigger(triggerSchema.parse({ name: "n" }), "t").type).toBe("STANDARD");
     expect(triggerSchema.parse({ name: "n" })).toMatchObject({
-      type: "STANDARD",
       eventType: "ALERT",
       severity: "MEDIUM",
       autoDisable: false,

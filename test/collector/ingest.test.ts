@@ -3,7 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type MetricWrite, TYPE_PATH } from "../../src/metrics/model.ts";
 import { createDecoder, createEncoder } from "../../src/protocol/cbor.ts";
 import { type Ack, decodeAck, encodeChunk, encodeData, encodeStatus } from "../../src/protocol/messages.ts";
-import { buildTopic } from "../../src/protocol/topics.ts";
+import { agentClientId, buildTopic } from "../../src/protocol/topics.ts";
+import { readAuthFile, writeAuthFile } from "../../collector/auth/auth-file.ts";
+import { basic, writeTestAuthFile } from "../helpers/auth.ts";
 import { startTestCollector, type TestCollector } from "../helpers/collector.ts";
 import { freePort, waitFor } from "../helpers/ports.ts";
 
@@ -14,9 +16,9 @@ const topic = (tenant: string, feed: string, kind: "data" | "ack" | "status") =>
 let col: TestCollector;
 let port: number;
 
-async function startCol(values: Record<string, unknown> = {}) {
+async function startCol(values: Record<string, unknown> = {}, authorization?: string) {
   port = await freePort();
-  col = await startTestCollector({ "mqtt-port": port, "mqtt-host": "127.0.0.1", ...values } as never);
+  col = await startTestCollector({ "mqtt-port": port, "mqtt-host": "127.0.0.1", ...values } as never, undefined, authorization);
 }
 
 beforeAll(async () => {
@@ -124,38 +126,89 @@ describe("MQTT ingest (embedded broker)", () => {
   });
 });
 
-describe("agent credentials on the embedded broker", () => {
+describe("agent credentials on the embedded broker (--auth-file)", () => {
+  const id = (tenant: string, feed: string) => ({ clientId: agentClientId(tenant, feed) });
+  let authPath = "";
   beforeAll(async () => {
     await col.close();
-    await startCol({ "agent-credentials": ["t1:alice:s3cret:x", "t2:bob:pw"] });
+    const auth = await writeTestAuthFile([
+      { name: "alice", password: "s3cret:x", agent: { tenant: "t1", feed: "a1" } },
+      { name: "bob", password: "pw", agent: { tenant: "t2", feed: "b1" } },
+      { name: "carol", password: "pw3", tenants: ["t1"] },
+      { name: "reader", password: "pw4", admin: true },
+    ]);
+    authPath = auth.path;
+    await startCol({ "auth-file": auth.path }, basic("reader", "pw4"));
   });
 
-  it("refuses a wrong password or no credentials", async () => {
-    await expect(mqtt.connectAsync(`mqtt://127.0.0.1:${port}`, { protocolVersion: 4, reconnectPeriod: 0, username: "alice", password: "nope" })).rejects.toThrow(/Bad username or password/i);
-    await expect(mqtt.connectAsync(`mqtt://127.0.0.1:${port}`, { protocolVersion: 4, reconnectPeriod: 0 })).rejects.toThrow(/Bad username or password/i);
+  it("refuses a wrong password, no credentials, and an HTTP user's credential", async () => {
+    const url = `mqtt://127.0.0.1:${port}`;
+    await expect(mqtt.connectAsync(url, { protocolVersion: 4, reconnectPeriod: 0, username: "alice", password: "nope", ...id("t1", "a1") })).rejects.toThrow(/Bad username or password/i);
+    await expect(mqtt.connectAsync(url, { protocolVersion: 4, reconnectPeriod: 0, ...id("t1", "a1") })).rejects.toThrow(/Not authorized/i);
+    await expect(mqtt.connectAsync(url, { protocolVersion: 4, reconnectPeriod: 0, username: "carol", password: "pw3", ...id("t1", "a1") })).rejects.toThrow(/Not authorized/i);
   });
 
-  it("confines an agent to its own tenant's topics", async () => {
-    const alice = await agentClient("t1", "a1", { username: "alice", password: "s3cret:x" });
+  it("confines an agent to its own tenant's and feed's topics", async () => {
+    const alice = await agentClient("t1", "a1", { username: "alice", password: "s3cret:x", ...id("t1", "a1") });
     expect(alice.granted[0]?.qos).toBe(1);
     // mqtt.js turns a refused subscription (granted 128) into an error.
     await expect(alice.c.subscribeAsync(topic("t2", "b1", "ack"), { qos: 1 })).rejects.toThrow(/Subscribe error/);
+    await expect(alice.c.subscribeAsync(topic("t1", "a2", "ack"), { qos: 1 })).rejects.toThrow(/Subscribe error/);
+    await expect(alice.c.subscribeAsync("svc/t1/+/ack", { qos: 1 })).rejects.toThrow(/Subscribe error/);
     await expect(alice.c.subscribeAsync("svc/+/+/ack", { qos: 1 })).rejects.toThrow(/Subscribe error/);
 
     await alice.c.publishAsync(topic("t1", "a1", "data"), Buffer.from(batch(1, 1, [{ type: "gauge", id: "mine", points: [{ timestamp: Date.now(), value: 1 }] }])), { qos: 1 });
     await waitFor("ack", () => (alice.acks.length > 0 ? true : undefined));
     expect(await series("t1", "gauge", "mine")).toEqual([1]);
 
-    const closed = new Promise<void>((r) => alice.c.once("close", () => r()));
-    alice.c.publish(topic("t2", "b1", "data"), Buffer.from(batch(1, 1, [{ type: "gauge", id: "theirs", points: [{ timestamp: Date.now(), value: 1 }] }])), { qos: 1 });
+    // Another feed of the same tenant: refused (the connection is dropped).
+    let closed = new Promise<void>((r) => alice.c.once("close", () => r()));
+    alice.c.publish(topic("t1", "a2", "data"), Buffer.from(batch(1, 1, [{ type: "gauge", id: "sibling", points: [{ timestamp: Date.now(), value: 1 }] }])), { qos: 1 });
     await closed;
     alice.c.end(true);
-    // Alice's refused publish left nothing in t2; bob's own batch there is stored.
-    const bob = await agentClient("t2", "b1", { username: "bob", password: "pw" });
+    // Another tenant: refused.
+    const again = await agentClient("t1", "a1", { username: "alice", password: "s3cret:x", ...id("t1", "a1") });
+    closed = new Promise<void>((r) => again.c.once("close", () => r()));
+    again.c.publish(topic("t2", "b1", "data"), Buffer.from(batch(1, 1, [{ type: "gauge", id: "theirs", points: [{ timestamp: Date.now(), value: 1 }] }])), { qos: 1 });
+    await closed;
+    again.c.end(true);
+    // The refused publishes left nothing; bob's own batch in t2 is stored.
+    const bob = await agentClient("t2", "b1", { username: "bob", password: "pw", ...id("t2", "b1") });
     await bob.c.publishAsync(topic("t2", "b1", "data"), Buffer.from(batch(1, 1, [{ type: "gauge", id: "bobs", points: [{ timestamp: Date.now(), value: 2 }] }])), { qos: 1 });
     await waitFor("bob's ack", () => (bob.acks.length > 0 ? true : undefined));
     expect(await series("t2", "gauge", "theirs")).toEqual([]);
+    expect(await series("t1", "gauge", "sibling")).toEqual([]);
     expect(await series("t2", "gauge", "bobs")).toEqual([2]);
     await end(bob.c);
+  });
+
+  it("refuses a client id that is not the credential's own, so nobody can take over another agent's session", async () => {
+    const bob = await agentClient("t2", "b1", { username: "bob", password: "pw", ...id("t2", "b1") });
+    let bobClosed = false;
+    bob.c.on("close", () => (bobClosed = true));
+    // Alice, with her valid credential, presents bob's client id: CONNACK 2, and bob stays.
+    await expect(mqtt.connectAsync(`mqtt://127.0.0.1:${port}`, { protocolVersion: 4, reconnectPeriod: 0, username: "alice", password: "s3cret:x", ...id("t2", "b1") })).rejects.toThrow(/Identifier rejected/i);
+    await expect(mqtt.connectAsync(`mqtt://127.0.0.1:${port}`, { protocolVersion: 4, reconnectPeriod: 0, username: "alice", password: "s3cret:x", clientId: "anything" })).rejects.toThrow(/Identifier rejected/i);
+    await Bun.sleep(200);
+    expect(bobClosed).toBe(false);
+    await bob.c.publishAsync(topic("t2", "b1", "data"), Buffer.from(batch(2, 1, [{ type: "gauge", id: "bob-still", points: [{ timestamp: Date.now(), value: 3 }] }])), { qos: 1 });
+    await waitFor("bob's ack", () => (bob.acks.length > 0 ? true : undefined));
+    await end(bob.c);
+  });
+
+  it("disconnects an agent whose credential was removed when the file is re-read (SIGHUP)", async () => {
+    const bob = await agentClient("t2", "b1", { username: "bob", password: "pw", ...id("t2", "b1") });
+    const alice = await agentClient("t1", "a1", { username: "alice", password: "s3cret:x", ...id("t1", "a1") });
+    const closed = new Promise<void>((r) => bob.c.once("close", () => r()));
+    const file = readAuthFile(authPath);
+    delete file.users.bob;
+    writeAuthFile(authPath, file);
+    await col.reload();
+    await closed;
+    await expect(mqtt.connectAsync(`mqtt://127.0.0.1:${port}`, { protocolVersion: 4, reconnectPeriod: 0, username: "bob", password: "pw", ...id("t2", "b1") })).rejects.toThrow(/Bad username or password/i);
+    // Alice's credential did not change: she stays.
+    expect(alice.c.connected).toBe(true);
+    bob.c.end(true);
+    await end(alice.c);
   });
 });

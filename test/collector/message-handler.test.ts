@@ -16,8 +16,9 @@ const dec = createDecoder();
 function setup() {
   const committed: { tenant: string; writes: MetricWrite[] }[] = [];
   const store = {
-    fail: false,
+    fail: false as boolean | "full",
     async write(tenant: string, writes: MetricWrite[]) {
+      if (this.fail === "full") throw Object.assign(new Error("database or disk is full"), { code: "SQLITE_FULL" });
       if (this.fail) throw new Error("disk full");
       committed.push({ tenant, writes });
     },
@@ -66,6 +67,25 @@ describe("ingest message handler", () => {
     s.store.fail = false;
     await s.h.handle("svc/t/f/data", batch(2, points));
     expect(s.acks.map((a) => a.ack.seqs)).toEqual([[2]]);
+  });
+
+  it("asks for the batches refused while storage was full again once it recovers, and only those", async () => {
+    const s = setup();
+    s.store.fail = "full";
+    await s.h.handle("svc/t/f/data", batch(1, points));
+    await s.h.handle("svc/t/f/data", batch(2, points));
+    await s.h.handle("svc/t/g/data", batch(7, points));
+    s.store.fail = true; // not a storage failure: resent by the agent's own timer, not asked for
+    await s.h.handle("svc/t/f/data", batch(3, points));
+    expect(s.acks).toEqual([]);
+    s.store.fail = false;
+    await s.h.storageRecovered();
+    expect(s.acks).toEqual([
+      { topic: "svc/t/f/ack", ack: { session: 1, seqs: [], retry: [1, 2] } },
+      { topic: "svc/t/g/ack", ack: { session: 1, seqs: [], retry: [7] } },
+    ]);
+    await s.h.storageRecovered();
+    expect(s.acks).toHaveLength(2);
   });
 
   it("counts points far from the collector clock but stores them", async () => {

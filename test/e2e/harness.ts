@@ -2,15 +2,15 @@
  * Whole-system test harness: real collector, agent and Mosquitto processes on ephemeral
  * ports, real SQLite files in a temp folder, points pushed over HTTP and read back over HTTP.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, chownSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import type { Subprocess } from "bun";
+import { expect } from "vitest";
+import { MOSQUITTO, portOpen, writeMosquittoConfig } from "../helpers/mosquitto.ts";
 import { freePort, waitFor } from "../helpers/ports.ts";
 
 export const BUN = resolve("node_modules/.bin/bun");
-/** Debian installs it in /usr/sbin, which is not on every user's PATH. */
-const MOSQUITTO = Bun.which("mosquitto") ?? "/usr/sbin/mosquitto";
 
 export class Proc {
   private p: Subprocess | undefined;
@@ -19,12 +19,14 @@ export class Proc {
     readonly name: string,
     private readonly cmd: string[],
     private readonly logDir: string,
+    /** Extra environment (secrets go here, never on the command line). */
+    private readonly env: Record<string, string> = {},
   ) {}
 
   start(): void {
     const log = join(this.logDir, `${this.name}-${++this.runs}.log`);
     // Both programs log to stderr; stdout only carries --help.
-    this.p = Bun.spawn(this.cmd, { stdout: "ignore", stderr: Bun.file(log), stdin: "ignore" });
+    this.p = Bun.spawn(this.cmd, { stdout: "ignore", stderr: Bun.file(log), stdin: "ignore", env: { ...process.env, ...this.env } });
   }
 
   get pid(): number | undefined {
@@ -63,20 +65,47 @@ export async function waitHealthy(url: string, proc: Proc, timeoutMs = 20_000): 
   }, timeoutMs);
 }
 
-async function portOpen(port: number): Promise<boolean> {
-  try {
-    const s = await Bun.connect({ hostname: "127.0.0.1", port, socket: { data() {} } });
-    s.end();
-    return true;
-  } catch {
-    return false;
-  }
+/** Credentials of a system run with an auth file (test/helpers/auth.ts writes it). */
+export interface SystemAuth {
+  authFile: string;
+  /** The agent's credential (an agent of the system's tenant and feed). */
+  agent: { user: string; password: string };
+  /** The collector's account on Mosquitto. */
+  collector?: { user: string; password: string };
+  /** Authorization header for reading back over HTTP. */
+  http: string;
 }
 
 export interface SystemOptions {
   broker: "embedded" | "mosquitto";
   tenant: string;
   feed: string;
+  /** Data folders (default: under the system's temp folder), e.g. on a small test filesystem. */
+  collectorDataDir?: string;
+  agentDataDir?: string;
+  /** Extra agent options. */
+  agentArgs?: string[];
+  auth?: SystemAuth;
+}
+
+/**
+ * Mosquitto configured by `collector auth mosquitto-files`, as docs/security.md tells: the
+ * generated conf (with its listener) included, the password and ACL files (and `alsoFor`, e.g.
+ * a TLS key) readable by the mosquitto user it drops privileges to. Returns the conf file.
+ */
+export function writeSecuredMosquittoConf(dir: string, authFile: string, port: number, extraArgs: string[] = [], alsoFor: string[] = []): string {
+  const out = join(dir, "mosquitto.d");
+  const p = Bun.spawnSync([BUN, "collector/main.ts", "auth", "mosquitto-files", "--auth-file", authFile, "--out-dir", out, "--listener", `${port} 127.0.0.1`, ...extraArgs], { stderr: "pipe" });
+  if (p.exitCode !== 0) throw new Error(`auth mosquitto-files failed: ${p.stderr.toString()}`);
+  const uid = Bun.spawnSync(["id", "-u", "mosquitto"]).stdout.toString().trim();
+  if (process.getuid?.() === 0 && uid !== "") {
+    for (const f of [join(out, "passwords"), join(out, "acl"), ...alsoFor]) chownSync(f, Number(uid), -1);
+    // mkdtemp makes folders 0700: the mosquitto user must be able to pass through them.
+    for (const d of new Set([dir, ...alsoFor.map((f) => dirname(f))])) chmodSync(d, 0o711);
+  }
+  const conf = join(dir, "mosquitto.conf");
+  writeFileSync(conf, `persistence false\ninclude_dir ${out}\n`);
+  return conf;
 }
 
 /** One collector, one agent and, with Mosquitto, a private broker; all restartable on the same ports. */
@@ -98,27 +127,32 @@ export class System {
     this.collectorUrl = `http://127.0.0.1:${httpPort}`;
     this.agentUrl = `http://127.0.0.1:${agentPort}`;
     const broker = `mqtt://127.0.0.1:${this.mqttPort}`;
+    const auth = this.o.auth;
     if (this.o.broker === "mosquitto") {
-      const conf = join(this.dir, "mosquitto.conf");
-      writeFileSync(conf, `listener ${this.mqttPort} 127.0.0.1\nallow_anonymous true\npersistence false\n`);
+      const conf = auth ? writeSecuredMosquittoConf(this.dir, auth.authFile, this.mqttPort) : writeMosquittoConfig(this.dir, this.mqttPort);
       this.mosquitto = new Proc("mosquitto", [MOSQUITTO, "-c", conf], this.dir);
       await this.startMosquitto();
     }
     const mqttArgs = this.o.broker === "mosquitto" ? ["--mqtt-port", "0", "--broker", broker] : ["--mqtt-port", String(this.mqttPort), "--mqtt-host", "127.0.0.1"];
+    const authArgs = auth ? ["--auth-file", auth.authFile, ...(auth.collector ? ["--broker-username", auth.collector.user] : [])] : [];
     this.collector = new Proc(
       "collector",
-      [BUN, "collector/main.ts", "--http-port", String(httpPort), "--http-host", "127.0.0.1", "--data-dir", join(this.dir, "collector"), ...mqttArgs, "--log-level", "info"],
+      [BUN, "collector/main.ts", "--http-port", String(httpPort), "--http-host", "127.0.0.1", "--data-dir", this.o.collectorDataDir ?? join(this.dir, "collector"), ...mqttArgs, ...authArgs, "--log-level", "info"],
       this.dir,
+      auth?.collector ? { OUTPOST_BROKER_PASSWORD: auth.collector.password } : {},
     );
     this.agent = new Proc(
       "agent",
       [
         BUN, "agent/main.ts", "--broker", broker, "--tenant", this.o.tenant, "--feed", this.o.feed,
-        "--data-dir", join(this.dir, "agent"), "--listen", `127.0.0.1:${agentPort}`, "--interval", "2s",
+        "--data-dir", this.o.agentDataDir ?? join(this.dir, "agent"), "--listen", `127.0.0.1:${agentPort}`, "--interval", "2s",
         // Short waits keep the test quick; the replay limit stays on, set above the push rate.
         "--ack-timeout", "2s", "--reconnect-min", "200ms", "--reconnect-max", "1s", "--replay-rate", "50000", "--log-level", "info",
+        ...(auth ? ["--username", auth.agent.user] : []),
+        ...(this.o.agentArgs ?? []),
       ],
       this.dir,
+      auth ? { OUTPOST_AGENT_PASSWORD: auth.agent.password } : {},
     );
     await this.startCollector();
     await this.startAgent();
@@ -177,7 +211,8 @@ export async function pushAll(agentUrl: string, base: number, pauseMs: number, d
     for (;;) {
       const res = await fetch(`${agentUrl}/svc/metrics/gauges/raw`, { method: "POST", body, headers: { "Content-Type": "application/json", "Svc-Tenant": "e2e" } }).catch(() => undefined);
       if (res?.status === 200) break;
-      if (res && res.status !== 503) throw new Error(`agent answered ${res.status}: ${await res.text()}`);
+      // 503: the agent is starting or stopping; 507: its disk is full. Both pass: retry.
+      if (res && res.status !== 503 && res.status !== 507) throw new Error(`agent answered ${res.status}: ${await res.text()}`);
       retries++;
       await Bun.sleep(100);
     }
@@ -192,9 +227,9 @@ interface RawPoint {
 }
 
 /** Every point of one metric as the collector's raw read returns it. */
-export async function readRaw(collectorUrl: string, tenant: string, m: number, base: number): Promise<RawPoint[]> {
+export async function readRaw(collectorUrl: string, tenant: string, m: number, base: number, authorization?: string): Promise<RawPoint[]> {
   const q = `start=${base}&end=${base + PER_METRIC}&order=ASC&limit=${PER_METRIC * 2}`;
-  const res = await fetch(`${collectorUrl}/svc/metrics/gauges/${encodeURIComponent(metricId(m))}/raw?${q}`, { headers: { "Svc-Tenant": tenant } });
+  const res = await fetch(`${collectorUrl}/svc/metrics/gauges/${encodeURIComponent(metricId(m))}/raw?${q}`, { headers: { "Svc-Tenant": tenant, ...(authorization ? { Authorization: authorization } : {}) } });
   if (res.status === 204) return [];
   if (res.status !== 200) throw new Error(`raw read answered ${res.status}: ${await res.text()}`);
   return (await res.json()) as RawPoint[];
@@ -207,7 +242,7 @@ export async function awaitDelivery(sys: System, base: number, timeoutMs: number
     return await waitFor(
       "all 100,000 points at the collector",
       async () => {
-        const all = await Promise.all(Array.from({ length: METRICS }, (_, m) => readRaw(sys.collectorUrl, sys.o.tenant, m, base)));
+        const all = await Promise.all(Array.from({ length: METRICS }, (_, m) => readRaw(sys.collectorUrl, sys.o.tenant, m, base, sys.o.auth?.http)));
         counts = all.map((a) => a.length);
         return counts.every((n) => n >= PER_METRIC) ? all : undefined;
       },
@@ -216,6 +251,17 @@ export async function awaitDelivery(sys: System, base: number, timeoutMs: number
     );
   } catch (e) {
     throw new Error(`${(e as Error).message}; counts per metric ${counts.join(",")}\n${sys.logs()}`);
+  }
+}
+
+/** Waits for every point at the collector and asserts each metric holds exactly the expected ones, once. */
+export async function expectExactlyOnce(sys: System, base: number, timeoutMs: number): Promise<void> {
+  const got = await awaitDelivery(sys, base, timeoutMs);
+  const expected = expectedPoints(base);
+  for (let m = 0; m < METRICS; m++) {
+    const sorted = [...got[m]!].sort((a, b) => a.timestamp - b.timestamp);
+    expect(sorted.length, `metric ${m}`).toBe(expected.length);
+    expect(sorted, `metric ${m}`).toEqual(expected);
   }
 }
 

@@ -152,7 +152,7 @@ describe("datamining: learn and forecast", () => {
     expect(new Set(out.map((p: { value: number }) => p.value)).size).toBe(1);
   });
 
-  it("sets a period and forces the seasonal model; null returns to automatic", async () => {
+  it("sets a period and forces the seasonal model; an update without a period detects the season again", async () => {
     await post("/metrics", { metricId: "lf.season", collectionInterval: 3600 });
     const y = Array.from({ length: 36 }, (_, t) => 10 + [4, 0, -4, 0][t % 4]! + 0.01 * ((t * 7) % 5));
     await post("/metrics/lf.season/forecaster/learn", points(y, 3_600_000));
@@ -163,10 +163,14 @@ describe("datamining: learn and forecast", () => {
     // The forecast repeats the season: high, mid, low, mid.
     expect(out[0].value).toBeGreaterThan(out[1].value);
     expect(out[1].value).toBeGreaterThan(out[2].value);
+    // null is absent: modelToUse stays; every forecaster update sets the period, as upstream's.
     expect((await put("/metrics/lf.season/forecaster", { modelToUse: null, period: null })).status).toBe(204);
     sub = await body(await get("/metrics/lf.season"));
-    expect(sub.forecaster.config.modelToUse).toBeUndefined();
+    expect(sub.forecaster.config.modelToUse).toBe("TripleExponentialSmoothing");
     expect(sub.forecaster.config.period).toBeUndefined();
+    expect((await put("/metrics/lf.season/forecaster", { period: 4 })).status).toBe(204);
+    expect((await put("/metrics/lf.season/forecaster", { ic: "BIC" })).status).toBe(204);
+    expect((await body(await get("/metrics/lf.season"))).forecaster.config.period).toBeUndefined();
   });
 
   it("updates the metric (204): collectionInterval changes the forecast step", async () => {

@@ -6,14 +6,17 @@ import type { OptionValues } from "../../src/config/options.ts";
 
 export interface TestCollector extends Collector {
   dataDir: string;
-  /** fetch relative to the collector, with JSON and the tenant header set. */
-  req(path: string, init?: RequestInit & { tenant?: string | null; json?: unknown }): Promise<Response>;
+  /** fetch relative to the collector, with JSON, the tenant header and (when given) the default Authorization set. */
+  req(path: string, init?: RequestInit & { tenant?: string | null; json?: unknown; authorization?: string | null }): Promise<Response>;
   /** Stops and removes the data folder. */
   close(): Promise<void>;
 }
 
-/** A real collector on an ephemeral port with a fresh SQLite folder (no embedded broker). */
-export async function startTestCollector(values: OptionValues = {}, dataDir?: string): Promise<TestCollector> {
+/**
+ * A real collector on an ephemeral port with a fresh SQLite folder (no embedded broker).
+ * `authorization` is sent by `req` unless a request says otherwise (null: none).
+ */
+export async function startTestCollector(values: OptionValues = {}, dataDir?: string, authorization?: string): Promise<TestCollector> {
   const dir = dataDir ?? mkdtempSync(join(tmpdir(), "outpost-test-"));
   const c = await startCollector({
     "http-port": 0,
@@ -32,6 +35,8 @@ export async function startTestCollector(values: OptionValues = {}, dataDir?: st
       if (init.tenant !== null && !headers.has("Svc-Tenant") && !headers.has("Hawkular-Tenant")) {
         headers.set("Svc-Tenant", init.tenant ?? "t1");
       }
+      const auth = init.authorization === undefined ? authorization : init.authorization;
+      if (auth && !headers.has("Authorization")) headers.set("Authorization", auth);
       let body = init.body;
       if (init.json !== undefined) {
         body = JSON.stringify(init.json);

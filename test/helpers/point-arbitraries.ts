@@ -1,4 +1,16 @@
 import fc from "fast-check";
+import { LIMITS } from "../../src/metrics/limits.ts";
+
+/** Tags at and just past each limit of limits.ts. */
+const tagsOf = (n: number, name = (i: number) => `t${i}`, value = () => "v") => Object.fromEntries(Array.from({ length: n }, (_, i) => [name(i), value()]));
+const edgeTags = [
+  tagsOf(LIMITS.tagsPerPoint),
+  tagsOf(LIMITS.tagsPerPoint + 1),
+  tagsOf(1, () => "n".repeat(LIMITS.tagNameLength)),
+  tagsOf(1, () => "n".repeat(LIMITS.tagNameLength + 1)),
+  tagsOf(1, undefined, () => "v".repeat(LIMITS.tagValueLength)),
+  tagsOf(1, undefined, () => "v".repeat(LIMITS.tagValueLength + 1)),
+];
 
 /** Generators of metric writes near the normalized form, for the fast-acceptance property tests. */
 // Values close to the normalized form, with the deviations the HTTP schemas convert or refuse.
@@ -10,19 +22,23 @@ export const anyValue = fc.oneof(
   fc.string({ maxLength: 8 }),
   fc.constantFrom(null, undefined, true, [1]),
 );
-export const anyTimestamp = fc.oneof(fc.integer({ min: 0, max: 2 ** 42 }), fc.constantFrom(1.5, "1000", Number.NaN, 2 ** 53, undefined, -5));
+export const anyTimestamp = fc.oneof(
+  fc.integer({ min: 0, max: 2 ** 42 }),
+  fc.constantFrom(1.5, "1000", Number.NaN, 2 ** 53, undefined, -5, LIMITS.maxTimestamp, LIMITS.maxTimestamp + 1, LIMITS.minTimestamp),
+);
 export const anyTags = fc.oneof(
   fc.constant(undefined),
   fc.dictionary(fc.string({ maxLength: 3 }), fc.string({ maxLength: 3 }), { maxKeys: 2 }),
   fc.dictionary(fc.string({ maxLength: 3 }), fc.oneof(fc.integer(), fc.boolean(), fc.constant(null)), { minKeys: 1, maxKeys: 2 }),
   fc.constantFrom(null, [], "t", new Map([["a", "b"]])),
+  fc.constantFrom(...edgeTags),
 );
 export const anyPoint = fc.oneof(
   { weight: 5, arbitrary: fc.record({ timestamp: anyTimestamp, value: anyValue, tags: anyTags }, { requiredKeys: ["timestamp", "value"] }) },
   { weight: 1, arbitrary: fc.record({ timestamp: anyTimestamp, value: anyValue, extra: fc.integer() }) },
 );
 export const anyWrite = fc.oneof(
-  { weight: 5, arbitrary: fc.record({ type: fc.constantFrom("gauge", "counter", "availability", "string", "Gauge", "toString"), id: fc.constantFrom("m", " m", "m ", "", "x.y"), points: fc.array(anyPoint, { maxLength: 4 }) }) },
+  { weight: 5, arbitrary: fc.record({ type: fc.constantFrom("gauge", "counter", "availability", "string", "Gauge", "toString"), id: fc.constantFrom("m", " m", "m ", "", "x.y", "i".repeat(LIMITS.metricIdLength), "i".repeat(LIMITS.metricIdLength + 1)), points: fc.array(anyPoint, { maxLength: 4 }) }) },
   { weight: 1, arbitrary: fc.record({ type: fc.constant("gauge"), id: fc.constant("m"), points: fc.array(anyPoint, { minLength: 1, maxLength: 2 }), more: fc.constant(1) }) },
 );
 export const validValue = {

@@ -158,7 +158,11 @@ describe("deprecated: environments, feeds, resources, metrics", () => {
     const res = await expectStatus(await api.post("/stage/metrics", { id: "heap", metricTypePath: "/mt;Heap", collectionInterval: 60 }), 201);
     expect(res.headers.get("Location")).toBe(`${col.url}/svc/inventory/deprecated/stage/metrics/heap`);
     expect((await api.post("/stage/metrics", { id: "heap", metricTypePath: "/mt;Heap", collectionInterval: 60 })).status).toBe(409);
-    expect((await api.post("/stage/metrics", { id: "nointerval", metricTypePath: "/mt;Heap" })).status).toBe(400);
+    // Without collectionInterval a metric takes its metric type's.
+    const typeInterval = (await json(api.get("/metricTypes/Heap"))).collectionInterval;
+    const own = await body(await expectStatus(await api.post("/stage/metrics", { id: "nointerval", metricTypePath: "/mt;Heap" }), 201));
+    expect(own.collectionInterval).toBe(typeInterval);
+    await expectStatus(await api.del("/stage/metrics/nointerval"), 204);
     expect(paths(await json(api.get("/stage/metrics?feedless=true")))).toEqual([`${T}/e;stage/m;heap`]);
     expect((await json(api.get("/stage/metrics/heap"))).type.id).toBe("Heap");
     await expectStatus(await api.put("/stage/metrics/heap", { collectionInterval: 30 }), 204);

@@ -84,6 +84,10 @@ describe("traversal filters", () => {
     expect(await trav("f;h1/propertyName=kind;propertyValue=ssd;propertyName=size;propertyValue=10")).toEqual([`${T}/f;h1/r;sda`]);
     expect(await trav("f;h1/propertyName=kind;propertyValue=hdd;propertyName=size")).toEqual([]);
     expect((await api.get("/traversal/f;h1/propertyValue=ssd")).status).toBe(400);
+    // Repeated values after one name are alternatives (the spec's traversal table).
+    expect(await trav("f;h1/propertyName=kind;propertyValue=ssd;propertyValue=hdd")).toEqual([`${T}/f;h1/r;sda`, `${T}/f;h1/r;sdb`]);
+    expect(await trav("f;h1/propertyName=kind;propertyValue=ssd;propertyValue=nvme;propertyName=size;propertyValue=10")).toEqual([`${T}/f;h1/r;sda`]);
+    expect((await api.get("/traversal/f;h1/propertyValue=ssd;propertyName=kind")).status).toBe(400);
   });
 
   it("relatedBy with relatedTo or relatedWith, and definedBy", async () => {

@@ -3,7 +3,7 @@ import { availabilityBucketStats } from "../../src/metrics/availability-stats.ts
 import { bucketsFromStep } from "../../src/metrics/buckets.ts";
 import { AVAILABILITY_CODE } from "../../src/metrics/model.ts";
 
-const { up: UP, down: DOWN, unknown: UNKNOWN } = AVAILABILITY_CODE;
+const { up: UP, down: DOWN, unknown: UNKNOWN, admin: ADMIN } = AVAILABILITY_CODE;
 const MIN = 60_000;
 const HOUR = 60 * MIN;
 const T0 = 1_700_000_000_000;
@@ -23,6 +23,17 @@ describe("availabilityBucketStats", () => {
       lastDowntime: T0 + HOUR,
       uptimeRatio: 1 - (downs * MIN) / HOUR,
       downtimeCount: downs,
+      // 0.2x fields (AvailabilityMetricStatisticsITest bucketPointTest at 0.28)
+      durationMap: { up: HOUR - downs * MIN, down: downs * MIN },
+      upDuration: HOUR - downs * MIN,
+      downDuration: downs * MIN,
+      unknownDuration: 0,
+      adminDuration: 0,
+      notUpDuration: downs * MIN,
+      lastNotUptime: T0 + HOUR,
+      notUpCount: downs,
+      upCount: 60 - downs,
+      samples: 60,
       empty: false,
     });
     expect(point).toMatchObject({ downtimeDuration: 15 * MIN, uptimeRatio: 0.75, downtimeCount: 15 });
@@ -51,6 +62,29 @@ describe("availabilityBucketStats", () => {
     );
     // Start→first DOWN adds 0; DOWN→UNKNOWN adds nothing; DOWN(10)→UP(20) adds 10 min.
     expect(p).toMatchObject({ downtimeDuration: 10 * MIN, downtimeCount: 2, lastDowntime: T0 + 20 * MIN });
+  });
+
+  it("0.2x fields: each interval counts for the state that starts it; UNKNOWN and ADMIN are not up", () => {
+    const [p] = availabilityBucketStats(
+      { ts: [T0 + 10 * MIN, T0 + 20 * MIN, T0 + 30 * MIN, T0 + 40 * MIN], values: [UP, ADMIN, UNKNOWN, UP] },
+      bucketsFromStep(T0, T0 + HOUR, HOUR),
+    );
+    expect(p).toMatchObject({
+      durationMap: { up: 40 * MIN, admin: 10 * MIN, unknown: 10 * MIN },
+      upDuration: 40 * MIN,
+      adminDuration: 10 * MIN,
+      unknownDuration: 10 * MIN,
+      downDuration: 0,
+      notUpDuration: 20 * MIN,
+      lastNotUptime: T0 + 40 * MIN,
+      notUpCount: 1,
+      // as upstream: samples − notUpCount, and notUpCount counts entries into not-up, not points
+      upCount: 3,
+      samples: 4,
+      // 0.16's downtime counts DOWN only: admin time is not downtime there.
+      downtimeDuration: 0,
+      uptimeRatio: 1,
+    });
   });
 
   it("all UP: no downtime, lastDowntime 0, ratio 1", () => {

@@ -5,7 +5,7 @@ import { numericBucketStats } from "../../src/metrics/bucket-stats.ts";
 import { dropLeadingEmpty, fromEarliestRange } from "../../src/metrics/from-earliest.ts";
 import { psquarePercentile } from "../../src/metrics/psquare.ts";
 import type { Order } from "../../src/metrics/series.ts";
-import { expectApiError } from "../helpers/api-error.ts";
+import { percentileOf } from "../../src/metrics/percentiles-param.ts";
 
 const T0 = 1_700_000_000_000;
 const MIN = 60_000;
@@ -36,7 +36,7 @@ describe("numericBucketStats", () => {
 
   for (const feed of ["asc", "desc"] as const) {
     it(`computes each bucket from its own points (feed ${feed})`, () => {
-      const out = numericBucketStats({ ts, values }, buckets, { feedOrder: feed, percentiles: [90, 99.9] });
+      const out = numericBucketStats({ ts, values }, buckets, { feedOrder: feed, percentiles: [90, 99.9].map(percentileOf) });
       const groups = byBucket(ts, values, buckets.start, buckets.step, buckets.count, feed);
       expect(out).toHaveLength(buckets.count);
       out.forEach((point, b) => {
@@ -56,8 +56,8 @@ describe("numericBucketStats", () => {
         expect(p.avg).toBeCloseTo(g.reduce((a, v) => a + v, 0) / g.length, 9);
         expect(p.median).toBe(p2(50, g));
         expect(p.percentiles).toEqual([
-          { quantile: 90 / 100, value: p2(90, g) },
-          { quantile: 0.999, value: p2(99.9, g) },
+          { quantile: 90, originalQuantile: "90", value: p2(90, g) },
+          { quantile: 99.9, originalQuantile: "99.9", value: p2(99.9, g) },
         ]);
       });
       expect(out.map((p) => p.empty)).toEqual([false, false, false, true]);
@@ -92,10 +92,10 @@ describe("numericBucketStats", () => {
     const b = bucketsFromStep(T0, T0 + 10 * MIN, 10 * MIN);
     for (const feed of ["asc", "desc"] as const) {
       const p = nonEmpty(
-        numericBucketStats({ ts: [T0, T0 + MIN], values: [198.6, 172.6] }, b, { feedOrder: feed, percentiles: [50] })[0],
+        numericBucketStats({ ts: [T0, T0 + MIN], values: [198.6, 172.6] }, b, { feedOrder: feed, percentiles: [percentileOf(50)] })[0],
       );
       expect(p.median).toBe(172.6);
-      expect(p.percentiles).toEqual([{ quantile: 0.5, value: 172.6 }]);
+      expect(p.percentiles).toEqual([{ quantile: 50, originalQuantile: "50", value: 172.6 }]);
       expect(p.samples).toBe(2);
     }
   });
@@ -134,7 +134,7 @@ describe("fromEarliest", () => {
     // into the hour with bucketDuration=1h and the default retention of 7 days.
     const hour = Math.floor(T0 / HOUR) * HOUR;
     const now = hour + 25 * MIN;
-    const range = fromEarliestRange(undefined, undefined, now, 7);
+    const range = fromEarliestRange([{ dataRetention: 7, minTimestamp: hour - 3 * HOUR }], now, 7)!;
     expect(range).toEqual({ start: now - 7 * DAY, end: now });
     const buckets = bucketsFromStep(range.start, range.end, HOUR);
     const all = numericBucketStats({ ts: [hour - 3 * HOUR, hour - 2 * HOUR], values: [3, 2] }, buckets, {
@@ -159,9 +159,17 @@ describe("fromEarliest", () => {
     expect(dropLeadingEmpty(points)).toEqual(points.slice(1));
   });
 
-  it("start or end with fromEarliest is a 400", () => {
-    const msg = "fromEarliest can only be used without start & end";
-    expectApiError(() => fromEarliestRange(T0, undefined, T0 + 1, 7), 400, msg);
-    expectApiError(() => fromEarliestRange(undefined, T0, T0 + 1, 7), 400, msg);
+  it("reaches back to the oldest stored point when it is older than the retention (a backfill), over the largest retention", () => {
+    const now = T0;
+    expect(fromEarliestRange([{ minTimestamp: now - 30 * DAY }], now, 7)).toEqual({ start: now - 30 * DAY, end: now });
+    expect(fromEarliestRange([{ dataRetention: 3 }, { dataRetention: 14, minTimestamp: now - DAY }], now, 7)).toEqual({
+      start: now - 14 * DAY,
+      end: now,
+    });
+    expect(fromEarliestRange([{}], now, 7)).toEqual({ start: now - 7 * DAY, end: now });
+  });
+
+  it("no metric: nothing to read", () => {
+    expect(fromEarliestRange([], T0, 7)).toBeUndefined();
   });
 });

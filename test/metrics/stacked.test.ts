@@ -4,6 +4,7 @@ import { bucketsFromCount } from "../../src/metrics/buckets.ts";
 import { numericBucketStats } from "../../src/metrics/bucket-stats.ts";
 import { mergeSeries } from "../../src/metrics/series.ts";
 import { stackBuckets } from "../../src/metrics/stacked.ts";
+import { percentileOf } from "../../src/metrics/percentiles-param.ts";
 
 const T0 = 1_700_000_000_000;
 const MIN = 60_000;
@@ -14,7 +15,7 @@ const a = { ts: [T0, T0 + 2 * MIN, T0 + 11 * MIN], values: [1, 5, 7] };
 const b = { ts: [T0 + 12 * MIN, T0 + 15 * MIN, T0 + 25 * MIN], values: [10, 30, 4] };
 
 describe("stackBuckets", () => {
-  const perMetric = [a, b].map((s) => numericBucketStats(s, buckets, { feedOrder: "desc", percentiles: [90] }));
+  const perMetric = [a, b].map((s) => numericBucketStats(s, buckets, { feedOrder: "desc", percentiles: [percentileOf(90)] }));
   const stacked = stackBuckets(perMetric, buckets);
 
   it("sums min, avg, median, max and sum of the non-empty buckets; samples counts metrics", () => {
@@ -32,6 +33,7 @@ describe("stackBuckets", () => {
         sum: total("sum"),
         samples: parts.length,
         empty: false,
+        percentiles: [{ quantile: 90, originalQuantile: "90", value: parts.reduce((acc, p) => acc + p.percentiles![0]!.value, 0) }],
       });
     }
     // Bucket 1 has both metrics: min 7 + 10, max 7 + 30.
@@ -39,8 +41,13 @@ describe("stackBuckets", () => {
     expect(middle.empty ? null : [middle.min, middle.max, middle.samples]).toEqual([17, 37, 2]);
   });
 
-  it("produces no percentiles", () => {
-    for (const p of stacked) expect("percentiles" in p).toBe(false);
+  it("adds up the percentiles of the metrics, and has none when none were asked for", () => {
+    const middle = stacked[1]!;
+    const [pa, pb] = perMetric.map((list) => list[1]!);
+    if (middle.empty || pa!.empty || pb!.empty) throw new Error("bucket 1 has data in both metrics");
+    expect(middle.percentiles).toEqual([{ quantile: 90, originalQuantile: "90", value: pa!.percentiles![0]!.value + pb!.percentiles![0]!.value }]);
+    const plain = stackBuckets([a, b].map((s) => numericBucketStats(s, buckets, { feedOrder: "desc" })), buckets);
+    for (const p of plain) expect("percentiles" in p).toBe(false);
   });
 
   it("a bucket where no metric has data is empty", () => {

@@ -4,6 +4,7 @@ import { psquarePercentile } from "../../src/metrics/psquare.ts";
 import { parseTagList } from "../../src/metrics/tag-list.ts";
 import { taggedStats } from "../../src/metrics/tagged-stats.ts";
 import { expectApiError } from "../helpers/api-error.ts";
+import { percentileOf } from "../../src/metrics/percentiles-param.ts";
 
 const T0 = 1_700_000_000_000;
 
@@ -28,7 +29,7 @@ const p2 = (p: number, xs: readonly number[]) => psquarePercentile(xs, p);
 
 describe("taggedStats", () => {
   it("filters by point tags, groups by the named tags' values, keys 'k1:v1,k2:v2'", () => {
-    const out = taggedStats(series, parseTagList("host:a|b,dc:eu"), { feedOrder: "asc", percentiles: [90] });
+    const out = taggedStats(series, parseTagList("host:a|b,dc:eu"), { feedOrder: "asc", percentiles: [percentileOf(90)] });
     expect(Object.keys(out).sort()).toEqual(["host:a,dc:eu", "host:b,dc:eu"]);
     for (const host of ["a", "b"]) {
       const group = points.filter((p) => p.tags?.host === host && p.tags?.dc === "eu").map((p) => p.v);
@@ -41,7 +42,7 @@ describe("taggedStats", () => {
       expect(g.sum).toBe(sum);
       expect(g.avg).toBeCloseTo(sum / group.length, 12);
       expect(g.median).toBe(p2(50, group));
-      expect(g.percentiles).toEqual([{ quantile: 0.9, value: p2(90, group) }]);
+      expect(g.percentiles).toEqual([{ quantile: 90, originalQuantile: "90", value: p2(90, group) }]);
     }
   });
 

@@ -58,5 +58,7 @@ describe("protocol messages", () => {
     expect(decodeStatus(dec, encodeStatus(enc, { state: "offline", session: 4, at: 99 }))).toEqual({ state: "offline", session: 4, at: 99 });
     expectProtocolError(() => decodeStatus(dec, enc.encode({ v: 1, kind: "status", state: "maybe", session: 1, at: 1 })), /invalid status/);
     expectProtocolError(() => decodeAck(dec, enc.encode({ v: 1, kind: "ack", session: 1, seqs: ["x"] })), /invalid ack/);
+    expect(decodeAck(dec, encodeAck(enc, { session: 2, seqs: [], retry: [4, 5] }))).toEqual({ session: 2, seqs: [], retry: [4, 5] });
+    expectProtocolError(() => decodeAck(dec, enc.encode({ v: 1, kind: "ack", session: 1, seqs: [], retry: [0] })), /retry/);
   });
 });

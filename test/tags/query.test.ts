@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { matchesTags, parseLegacyTags, parseTagQuery, type TagQuery, TagQueryError } from "../../src/tags/query/index.ts";
+import { matchesTags, parseLegacyTags, parseTagQuery, type TagQuery, TagQueryError, tagQueryKeys } from "../../src/tags/query/index.ts";
 
 const items: Record<string, Record<string, string>> = {
   a: { tagA: "abc" },
@@ -85,7 +85,7 @@ describe("tag query: invalid input gets a clear error", () => {
     ["tagA not b", /expected IN after NOT/],
     ["not (tagA)", /expected a tag name at position 4 but found '\('/],
     ["tagA = 'abc", /unterminated quoted value starting at position 7/],
-    ["tagA = '('", /invalid regular expression '\('/],
+    ["tagA = '('", /invalid regular expression: missing closing \).*\('\(' at position 7\)/],
     ["-tag", /unexpected character '-' at position 0/],
     ["tagA tagB", /expected AND, OR or the end of the query at position 5 but found 'tagB'/],
     ["and", /expected a tag name at position 0/],
@@ -119,5 +119,34 @@ describe("deprecated name|value tags", () => {
 
   it.each(["tagA", "tagA|b|c", "|b", "a|", "a|b,,c|d", ""])("rejects %j", (input) => {
     expect(() => parseLegacyTags(input)).toThrow(TagQueryError);
+  });
+});
+
+describe("the metrics dialect (Hawkular Metrics 0.24+)", () => {
+  const msel = (query: string) => select(parseTagQuery(query, "metrics"));
+
+  it("= and != compare exactly, quoted or not; ~ and !~ match a regular expression over the whole value", () => {
+    expect(msel("tagA = 'abc'")).toEqual(["a"]);
+    expect(msel("tagA = 'a.*'")).toEqual([]);
+    expect(msel("tagA ~ 'a.*'")).toEqual(["a"]);
+    expect(msel("tagA ~ a.c")).toEqual(["a"]);
+    expect(msel("tagA !~ 'a.*'")).toEqual(["b"]);
+    expect(msel("tagA ~ '*'")).toEqual(["a", "b"]);
+  });
+
+  it("every value of an IN list is a regular expression", () => {
+    expect(msel("tagC IN [e1, 'f.*']")).toEqual(["c", "d"]);
+    expect(msel("tagC NOT IN ['e.*']")).toEqual(["d"]);
+  });
+
+  it("the alerts dialect keeps its meaning, and accepts ~ too", () => {
+    expect(sel("tagA = 'a.*'")).toEqual(["a"]);
+    expect(sel("tagA ~ 'd.*'")).toEqual(["b"]);
+  });
+});
+
+describe("tagQueryKeys", () => {
+  it("lists the names a query mentions, once, in order", () => {
+    expect(tagQueryKeys(parseTagQuery("b = 1 OR (a IN [x] AND NOT c) OR b"))).toEqual(["b", "a", "c"]);
   });
 });

@@ -74,7 +74,9 @@ describe("POST /{type}/stats/query and /metrics/stats/query", () => {
         rates: true,
       }),
     );
-    expect(Object.keys(b).sort()).toEqual(["counter", "counter_rate", "gauge"]);
+    // Every selected metric is answered, also where it has no data (one gauge point: no rate).
+    expect(Object.keys(b).sort()).toEqual(["counter", "counter_rate", "gauge", "gauge_rate"]);
+    expect(b.gauge_rate["q.c"]).toEqual([{ start: BASE, end: BASE + 10 * MIN, empty: true }]);
     expect(b.gauge["q.c"][0]).toMatchObject({ min: 5, max: 5, samples: 1 });
     expect(b.counter["q.cnt"][0]).toMatchObject({ min: 0, max: 30, samples: 3 });
     expect(b.counter_rate["q.cnt"][0]).toMatchObject({ min: 10, max: 20, samples: 2 });

@@ -77,10 +77,24 @@ describe("raw writes", () => {
     expect(await raw(`${M}/gauges/w.bad/raw`)).toEqual([]);
   });
 
-  it("accepts numeric strings as numbers, as Jackson does", async () => {
-    const res = await col.req(`${M}/gauges/w.str/raw`, { method: "POST", json: [{ timestamp: String(NOW - 5), value: "3.5" }] });
+  it("refuses values written as strings (padded or not) and padded timestamps, naming the rule, and stores nothing", async () => {
+    for (const [point, rule] of [
+      [{ timestamp: NOW - 5, value: " 5 " }, /gauge values are finite JSON numbers/],
+      [{ timestamp: NOW - 5, value: "3.5" }, /gauge values are finite JSON numbers/],
+      [{ timestamp: ` ${NOW - 5} `, value: 3.5 }, /timestamp must be an integer number of milliseconds \(a JSON number\)/],
+      [{ timestamp: `${NOW - 5}.0`, value: 3.5 }, /timestamp must be an integer number of milliseconds \(a JSON number\)/],
+    ] as const) {
+      const res = await col.req(`${M}/gauges/w.str/raw`, { method: "POST", json: [point] });
+      expect(res.status).toBe(400);
+      expect((await body(res)).errorMsg).toMatch(rule);
+    }
+    expect(await raw(`${M}/gauges/w.str/raw`)).toEqual([]);
+  });
+
+  it("reads a timestamp written exactly as a string of digits (hawkular-client-python sends a datetime so)", async () => {
+    const res = await col.req(`${M}/gauges/w.strts/raw`, { method: "POST", json: [{ timestamp: String(NOW - 5), value: 1.45 }] });
     expect(res.status).toBe(200);
-    expect(await raw(`${M}/gauges/w.str/raw`)).toEqual([{ timestamp: NOW - 5, value: 3.5 }]);
+    expect(await raw(`${M}/gauges/w.strts/raw`)).toEqual([{ timestamp: NOW - 5, value: 1.45 }]);
   });
 
   it("is idempotent per (metric, timestamp): the last value written wins", async () => {

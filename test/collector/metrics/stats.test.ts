@@ -69,11 +69,11 @@ describe("bucketed gauge stats", () => {
     ]);
     const { body: b } = await get(`${M}/gauges/st.two/stats?start=${BASE}&end=${BASE + 2 * MIN}&buckets=1&percentiles=50,90,99.9`);
     expect(b[0].median).toBe(172.6);
-    // 0.16 reports the quantile as a fraction.
+    // The quantile is the number asked for (0.17+; the Grafana datasource and the Go client read it).
     expect(b[0].percentiles).toEqual([
-      { quantile: 0.5, value: 172.6 },
-      { quantile: 0.9, value: 172.6 },
-      { quantile: 0.999, value: 172.6 },
+      { quantile: 50, originalQuantile: "50", value: 172.6 },
+      { quantile: 90, originalQuantile: "90", value: 172.6 },
+      { quantile: 99.9, originalQuantile: "99.9", value: 172.6 },
     ]);
   });
 
@@ -123,13 +123,16 @@ describe("fromEarliest", () => {
     expect(b[2].end - b[0].start).toBe(3 * HOUR);
   });
 
-  it("rejects fromEarliest with start or end, and without a bucket parameter", async () => {
+  it("rejects fromEarliest with start or end, and stats without a bucket parameter", async () => {
     const a = await col.req(`${M}/counters/fe.c/stats?fromEarliest=true&bucketDuration=1h&start=${BASE}`);
     expect(a.status).toBe(400);
     expect((await body(a)).errorMsg).toBe("fromEarliest can only be used without start & end");
-    const b = await col.req(`${M}/counters/fe.c/data?fromEarliest=true`);
+    const b = await col.req(`${M}/counters/fe.c/stats?fromEarliest=true`);
     expect(b.status).toBe(400);
-    expect((await body(b)).errorMsg).toBe("fromEarliest can only be used with bucketed results");
+    expect((await body(b)).errorMsg).toBe("Either the buckets or bucketDuration parameter must be used");
+    // Without bucket parameters the deprecated /data reads raw points, fromEarliest included (0.18+).
+    const raw = await get(`${M}/counters/fe.c/data?fromEarliest=true`);
+    expect(raw.body.map((p: { value: number }) => p.value)).toEqual([5, 3]);
   });
 });
 
@@ -252,6 +255,17 @@ describe("availability stats", () => {
         lastDowntime: start + HOUR,
         uptimeRatio: 0.75,
         downtimeCount: 15,
+        // and the 0.2x names of the same facts (AvailabilityMetricStatisticsITest at 0.28)
+        durationMap: { up: 45 * MIN, down: 15 * MIN },
+        upDuration: 45 * MIN,
+        downDuration: 15 * MIN,
+        unknownDuration: 0,
+        adminDuration: 0,
+        notUpDuration: 15 * MIN,
+        lastNotUptime: start + HOUR,
+        notUpCount: 15,
+        upCount: 45,
+        samples: 60,
         empty: false,
       },
     ]);

@@ -1,7 +1,9 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { Database } from "bun:sqlite";
 import { afterEach, describe, expect, it } from "vitest";
+import { encodeChunk } from "../../../collector/store/metrics/chunk-codec.ts";
 import { openSqliteMetricsStore, type SqliteMetricsStore } from "../../../collector/store/metrics/sqlite/store.ts";
 import { DAY_MS } from "../../../src/metrics/model.ts";
 
@@ -23,6 +25,37 @@ const NOW = Date.now();
 const pts = (n: number, t0: number, step: number, f: (i: number) => number) =>
   Array.from({ length: n }, (_, i) => ({ timestamp: t0 + i * step, value: f(i) }));
 const all = { start: 0, end: Number.MAX_SAFE_INTEGER, order: "asc" as const };
+
+/**
+ * A metrics.db as the first layout (schema version 1) wrote it: chunks without expires_at, the
+ * range index without it, one chunk per UTC day of gauge "old" of tenant "t".
+ */
+function writeVersion1Database(file: string, points: { timestamp: number; value: number }[]): void {
+  const db = new Database(file, { create: true });
+  db.exec(`
+    CREATE TABLE tenants (id TEXT PRIMARY KEY, retentions TEXT, created INTEGER NOT NULL);
+    CREATE TABLE series (sid INTEGER PRIMARY KEY, tenant TEXT NOT NULL, type TEXT NOT NULL, metric TEXT NOT NULL, tags TEXT,
+      retention INTEGER, min_ts INTEGER, max_ts INTEGER, flushed_seq INTEGER NOT NULL DEFAULT 0, UNIQUE (tenant, type, metric));
+    CREATE TABLE ingest_log (seq INTEGER PRIMARY KEY AUTOINCREMENT, body BLOB NOT NULL);
+    CREATE TABLE chunks (cid INTEGER PRIMARY KEY AUTOINCREMENT, sid INTEGER NOT NULL, start_ts INTEGER NOT NULL, end_ts INTEGER NOT NULL,
+      n INTEGER NOT NULL, ts BLOB NOT NULL, vals BLOB NOT NULL, tags BLOB);
+    CREATE INDEX chunks_by_series ON chunks (sid, start_ts, end_ts);
+    PRAGMA user_version = 1;
+  `);
+  db.query("INSERT INTO tenants (id, retentions, created) VALUES ('t', NULL, 0)").run();
+  const ts = points.map((p) => p.timestamp);
+  db.query("INSERT INTO series (sid, tenant, type, metric, tags, min_ts, max_ts, flushed_seq) VALUES (1, 't', 'gauge', 'old', ?, ?, ?, 0)").run(
+    JSON.stringify({ k: "v" }),
+    Math.min(...ts),
+    Math.max(...ts),
+  );
+  const insert = db.query("INSERT INTO chunks (sid, start_ts, end_ts, n, ts, vals, tags) VALUES (1, ?, ?, 1, ?, ?, ?)");
+  for (const p of points) {
+    const blobs = encodeChunk({ ts: Float64Array.of(p.timestamp), nums: Float64Array.of(p.value) });
+    insert.run(p.timestamp, p.timestamp, blobs.ts, blobs.vals, blobs.tags);
+  }
+  db.close();
+}
 
 describe("SQLite metrics store", () => {
   it("reads back what was written, in both orders and with a limit", async () => {
@@ -87,25 +120,81 @@ describe("SQLite metrics store", () => {
     expect(r.values).toEqual(Array.from({ length: 10 }, (_, i) => 20 + i));
   });
 
-  it("hides and later deletes points older than the retention", async () => {
-    const { s } = await open();
+  it("counts retention from the time a point was written: a backfill of old points stays its retention", async () => {
+    let clock = NOW;
+    const { s } = await open(undefined, { now: () => clock });
     await s.createMetric({ tenantId: "t", type: "gauge", id: "g", dataRetention: 2 }, false);
+    // Timestamps 5, 3 and 1 days old, all written now: all readable, in the head and once flushed.
     await s.write("t", [{ type: "gauge", id: "g", points: [5, 3, 1].map((d, i) => ({ timestamp: NOW - d * DAY_MS, value: i })) }]);
-    expect((await s.readRaw("t", "gauge", "g", all)).values).toEqual([2]);
+    expect((await s.readRaw("t", "gauge", "g", all)).values).toEqual([0, 1, 2]);
     s.flushDue(true);
+    expect((await s.readRaw("t", "gauge", "g", all)).values).toEqual([0, 1, 2]);
+    expect((await s.getMetric("t", "gauge", "g"))?.minTimestamp).toBe(NOW - 5 * DAY_MS);
+    // A point written a day later lives a day longer.
+    clock = NOW + DAY_MS;
+    await s.write("t", [{ type: "gauge", id: "g", points: [{ timestamp: NOW - 4 * DAY_MS, value: 9 }] }]);
+    s.flushDue(true);
+    clock = NOW + 2 * DAY_MS - 1;
+    expect((await s.readRaw("t", "gauge", "g", all)).values).toEqual([0, 9, 1, 2]);
+    // Two days after the first write its points are gone from reads at once...
+    clock = NOW + 2 * DAY_MS;
+    expect((await s.readRaw("t", "gauge", "g", all)).values).toEqual([9]);
+    // ...and from disk and the definition's bounds when retention runs.
     s.enforceRetention();
     expect(s.stats().chunks).toBe(1);
     const def = await s.getMetric("t", "gauge", "g");
-    expect(def?.minTimestamp).toBe(NOW - DAY_MS);
+    expect([def?.minTimestamp, def?.maxTimestamp]).toEqual([NOW - 4 * DAY_MS, NOW - 4 * DAY_MS]);
+    clock = NOW + 3 * DAY_MS;
+    s.enforceRetention();
+    expect(s.stats().chunks).toBe(0);
+    expect((await s.getMetric("t", "gauge", "g"))?.minTimestamp).toBeUndefined();
   });
 
-  it("applies tenant retentions per type when the metric has none", async () => {
-    const { s } = await open();
+  it("applies tenant retentions per type when the metric has none, fixed when the points are written", async () => {
+    let clock = NOW;
+    const { s } = await open(undefined, { now: () => clock });
     await s.createTenant({ id: "t", retentions: { gauge: 1 } }, false);
     await s.write("t", [{ type: "gauge", id: "g", points: [{ timestamp: NOW - 2 * DAY_MS, value: 1 }] }]);
     await s.write("t", [{ type: "counter", id: "c", points: [{ timestamp: NOW - 2 * DAY_MS, value: 1 }] }]);
+    s.flushDue(true);
+    expect((await s.readRaw("t", "gauge", "g", all)).ts).toEqual([NOW - 2 * DAY_MS]);
+    // Retention is the one in force when the points were stored (as a Cassandra TTL was upstream).
+    await s.createTenant({ id: "t", retentions: { gauge: 30 } }, true);
+    clock = NOW + DAY_MS;
     expect((await s.readRaw("t", "gauge", "g", all)).ts).toEqual([]);
     expect((await s.readRaw("t", "counter", "c", all)).ts).toEqual([NOW - 2 * DAY_MS]);
+  });
+
+  it("opens a database of the first layout: old chunks keep expiring by timestamp, new ones by write time", async () => {
+    const d = mkdtempSync(join(tmpdir(), "outpost-store-v1-"));
+    dirs.push(d);
+    writeVersion1Database(join(d, "metrics.db"), [
+      { timestamp: NOW - 10 * DAY_MS, value: 1 },
+      { timestamp: NOW - 3 * DAY_MS, value: 2 },
+      { timestamp: NOW - DAY_MS, value: 3 },
+    ]);
+    let clock = NOW;
+    const { s } = await open(d, { now: () => clock });
+    // Version 1 rule for its chunks (one per UTC day, default retention 7 days): the 10-day-old one is hidden.
+    expect((await s.readRaw("t", "gauge", "old", all)).values).toEqual([2, 3]);
+    expect((await s.getMetric("t", "gauge", "old"))?.tags).toEqual({ k: "v" });
+    await s.write("t", [{ type: "gauge", id: "old", points: [{ timestamp: NOW - 20 * DAY_MS, value: 4 }] }]);
+    s.flushDue(true);
+    expect((await s.readRaw("t", "gauge", "old", all)).values).toEqual([4, 2, 3]);
+    s.enforceRetention();
+    expect(s.stats().chunks).toBe(3);
+    clock = NOW + 5 * DAY_MS;
+    s.enforceRetention();
+    // Left: the new chunk (written now, 7 days) and the 1-day-old legacy one (expires at its timestamp + 7 days);
+    // the 3-day-old legacy chunk expired at NOW + 4 days.
+    expect((await s.readRaw("t", "gauge", "old", all)).values).toEqual([4, 3]);
+    expect(s.stats().chunks).toBe(2);
+    await s.close();
+    const reopened = (await open(d, { now: () => clock })).s;
+    expect((await reopened.readRaw("t", "gauge", "old", all)).values).toEqual([4, 3]);
+    const version = new Database(join(d, "metrics.db"), { readonly: true });
+    expect((version.query("PRAGMA user_version").get() as { user_version: number }).user_version).toBe(2);
+    version.close();
   });
 
   it("never shows one tenant's metrics or points to another", async () => {
@@ -147,5 +236,34 @@ describe("decoded-chunk cache", () => {
     await s.write("t", [{ type: "gauge", id: "c", points: [{ timestamp: NOW - 5000, value: -1 }] }]);
     s.flushDue(true);
     expect((await s.readRaw("t", "gauge", "c", all)).values).toEqual([-1]);
+  });
+});
+
+describe("reads of recent ranges skip the chunk index", () => {
+  it("still find every point: after flushes, out-of-order writes older than a chunk, and a restart", async () => {
+    const { s, d } = await open();
+    const t0 = NOW - 60_000;
+    const write = (ts: number[], v: number) => s.write("t", [{ type: "gauge", id: "g", points: ts.map((timestamp) => ({ timestamp, value: v })) }]);
+    const read = async (start: number) => (await s.readRaw("t", "gauge", "g", { start, end: NOW + 1, order: "asc" })).ts;
+    await write([t0, t0 + 10_000], 1);
+    // Known, then moved by a flush; the recent read sees the new head and the new chunk.
+    expect(await read(t0 + 5000)).toEqual([t0 + 10_000]);
+    s.flushDue(true);
+    await write([t0 + 20_000], 2);
+    expect(await read(t0 + 5000)).toEqual([t0 + 10_000, t0 + 20_000]);
+    expect(await read(t0 + 15_000)).toEqual([t0 + 20_000]);
+    // A late point older than the newest chunk, flushed into a chunk of its own.
+    await write([t0 + 5000], 3);
+    s.flushDue(true);
+    expect(await read(t0)).toEqual([t0, t0 + 5000, t0 + 10_000, t0 + 20_000]);
+    expect(await read(t0 + 15_000)).toEqual([t0 + 20_000]);
+    expect(await read(t0 + 25_000)).toEqual([]);
+    await s.close();
+    // After a restart the mark is unknown until read from the table.
+    const again = (await open(d)).s;
+    await again.write("t", [{ type: "gauge", id: "g", points: [{ timestamp: t0 + 30_000, value: 4 }] }]);
+    expect((await again.readRaw("t", "gauge", "g", { start: t0 + 15_000, end: NOW + 1, order: "asc" })).ts).toEqual([t0 + 20_000, t0 + 30_000]);
+    again.flushDue(true);
+    expect((await again.readRaw("t", "gauge", "g", { start: t0 + 25_000, end: NOW + 1, order: "asc" })).ts).toEqual([t0 + 30_000]);
   });
 });

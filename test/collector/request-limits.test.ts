@@ -1,0 +1,92 @@
+import { connect } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import mqtt from "mqtt";
+import { body, startTestCollector, type TestCollector } from "../helpers/collector.ts";
+import { freePort } from "../helpers/ports.ts";
+
+const MAX_BODY = 1024 * 1024;
+const MAX_PACKET = 64 * 1024;
+let col: TestCollector;
+let mqttPort: number;
+beforeAll(async () => {
+  mqttPort = await freePort();
+  col = await startTestCollector({ "max-request-body": MAX_BODY, "mqtt-port": mqttPort, "mqtt-host": "127.0.0.1", "mqtt-max-packet": MAX_PACKET });
+});
+afterAll(async () => {
+  await col.close();
+});
+
+const points = (n: number) => JSON.stringify(Array.from({ length: n }, (_, i) => ({ timestamp: 1_600_000_000_000 + i, value: i })));
+
+describe("request body limit", () => {
+  it("accepts a body within the limit", async () => {
+    const text = points(20_000);
+    expect(text.length).toBeLessThan(MAX_BODY);
+    const res = await col.req("/svc/metrics/gauges/lim.ok/raw", { method: "POST", body: text, headers: { "Content-Type": "application/json" } });
+    expect(res.status).toBe(200);
+  });
+
+  it("answers 413 with an errorMsg naming the option for a body declared larger, before reading it", async () => {
+    const res = await col.req("/svc/metrics/gauges/lim.big/raw", { method: "POST", body: "x".repeat(MAX_BODY + 1), headers: { "Content-Type": "application/json" } });
+    expect(res.status).toBe(413);
+    expect((await body(res)).errorMsg).toBe(`Request body is ${MAX_BODY + 1} bytes; at most ${MAX_BODY} bytes are accepted (--max-request-body)`);
+  });
+
+  it("answers 413 for a chunked body (no Content-Length) as soon as it grows past the limit", async () => {
+    let sent = 0;
+    const stream = new ReadableStream<Uint8Array>({
+      pull(c) {
+        // Up to 64 MB would follow; the server stops reading after 1 MB.
+        if (sent >= 64 * MAX_BODY) return c.close();
+        sent += 64 * 1024;
+        c.enqueue(new Uint8Array(64 * 1024).fill(32));
+      },
+    });
+    const res = await fetch(`${col.url}/svc/metrics/gauges/lim.chunked/raw`, {
+      method: "POST",
+      body: stream,
+      headers: { "Content-Type": "application/json", "Svc-Tenant": "t1" },
+      duplex: "half",
+    } as RequestInit);
+    expect(res.status).toBe(413);
+    expect((await body(res)).errorMsg).toMatch(/Request body is more than 1048576 bytes; at most 1048576 bytes are accepted \(--max-request-body\)/);
+    expect(sent).toBeLessThan(64 * MAX_BODY);
+  });
+
+  it("answers 503 when the bodies received at once would exceed four times the limit, and accepts again after", async () => {
+    // Five requests that declare the full limit and send slowly: four fit the budget, the fifth does not.
+    const held: ReturnType<typeof connect>[] = [];
+    for (let i = 0; i < 4; i++) {
+      const s = connect(Number(new URL(col.url).port), "127.0.0.1");
+      held.push(s);
+      s.write(`POST /svc/metrics/gauges/slow${i}/raw HTTP/1.1\r\nHost: x\r\nSvc-Tenant: t1\r\nContent-Type: application/json\r\nContent-Length: ${MAX_BODY}\r\n\r\n[`);
+    }
+    await Bun.sleep(200);
+    const fifth = await col.req("/svc/metrics/gauges/lim.fifth/raw", { method: "POST", body: points(10), headers: { "Content-Type": "application/json" } });
+    expect(fifth.status).toBe(503);
+    expect((await body(fifth)).errorMsg).toMatch(/Too many large request bodies/);
+    for (const s of held) s.destroy();
+    await Bun.sleep(200);
+    const after = await col.req("/svc/metrics/gauges/lim.after/raw", { method: "POST", body: points(10), headers: { "Content-Type": "application/json" } });
+    expect(after.status).toBe(200);
+  });
+});
+
+describe("embedded broker packet limit", () => {
+  it("disconnects a client that sends a packet over --mqtt-max-packet, and keeps serving others", async () => {
+    const big = mqtt.connect(`mqtt://127.0.0.1:${mqttPort}`, { reconnectPeriod: 0 });
+    await new Promise((resolve, reject) => {
+      big.once("connect", resolve);
+      big.once("error", reject);
+    });
+    const closed = new Promise<void>((resolve) => big.once("close", () => resolve()));
+    big.publish("svc/t1/f/data", Buffer.alloc(MAX_PACKET + 1), { qos: 0 });
+    await closed;
+    big.end(true);
+
+    const small = await mqtt.connectAsync(`mqtt://127.0.0.1:${mqttPort}`, { reconnectPeriod: 0 });
+    await small.publishAsync("svc/t1/f/status", Buffer.alloc(100), { qos: 1 });
+    expect(small.connected).toBe(true);
+    await small.endAsync();
+  });
+});

@@ -1,0 +1,92 @@
+/**
+ * The console in a single-file binary compiled as `npm run release` compiles the collector: its
+ * built files (`npm run build:console`) are embedded and served, with no sources beside the
+ * binary; a binary compiled without them says so. Each case builds from its own copy of the
+ * sources, so the shared collector/http/console/dist/ (the release writes it) is never touched.
+ */
+import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { compileArgs } from "../../deploy/release/binaries.ts";
+import { releaseInfo } from "../../deploy/release/build-info.ts";
+import { ROOT } from "../../deploy/release/runtimes.ts";
+import { freePort } from "../helpers/ports.ts";
+import { BUN, Proc, waitHealthy } from "./harness.ts";
+
+const dir = mkdtempSync(join(tmpdir(), "outpost-console-bin-"));
+const running: Proc[] = [];
+
+afterAll(async () => {
+  for (const p of running) await p.kill("SIGKILL");
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function run(cmd: string[]): void {
+  const p = Bun.spawnSync(cmd, { stdout: "pipe", stderr: "pipe" });
+  if (p.exitCode !== 0) throw new Error(`${cmd.join(" ")} failed: ${p.stderr.toString()}`);
+}
+
+/** A copy of what the collector is built from (no console build in it), with the installed packages. */
+function sourceCopy(name: string): string {
+  const root = join(dir, name);
+  const built = resolve(ROOT, "collector/http/console/dist");
+  const skip = (f: string) => resolve(f) === built || resolve(f).startsWith(`${built}/`);
+  for (const part of ["collector", "src", "package.json", "tsconfig.json"]) cpSync(join(ROOT, part), join(root, part), { recursive: true, filter: (f) => !skip(f) });
+  symlinkSync(join(ROOT, "node_modules"), join(root, "node_modules"));
+  return root;
+}
+
+/** The release's compile step for this machine, of a copy's collector. */
+function compile(root: string, outfile: string): void {
+  const args = compileArgs("collector", process.arch === "arm64" ? "linux-arm64" : "linux-x64", releaseInfo(), outfile);
+  args[args.indexOf(join(ROOT, "collector/main.ts"))] = join(root, "collector/main.ts");
+  run([BUN, ...args]);
+}
+
+async function startBinary(binary: string, name: string): Promise<{ url: string; proc: Proc }> {
+  const port = await freePort();
+  const proc = new Proc(name, [binary, "--http-port", String(port), "--mqtt-port", "0", "--data-dir", join(dir, `${name}-data`)], dir);
+  running.push(proc);
+  proc.start();
+  const url = `http://127.0.0.1:${port}`;
+  await waitHealthy(url, proc);
+  return { url, proc };
+}
+
+describe("the console in a compiled collector", () => {
+  it("without `build:console` first, the binary answers 503 saying so", async () => {
+    const root = sourceCopy("bare");
+    const binary = join(dir, "bare-collector");
+    compile(root, binary);
+    const { url } = await startBinary(binary, "bare");
+    const res = await fetch(`${url}/`);
+    expect(res.status).toBe(503);
+    expect(((await res.json()) as { errorMsg: string }).errorMsg).toMatch(/run `bun run build:console` before `bun build --compile`/);
+    // The interfaces work regardless.
+    expect((await fetch(`${url}/svc/metrics/status`)).status).toBe(200);
+  }, 120_000);
+
+  it("after it, serves the embedded page and assets byte for byte", async () => {
+    const root = sourceCopy("built");
+    run([BUN, join(root, "collector/http/console/build.ts")]);
+    const dist = join(root, "collector/http/console/dist");
+    const manifest = readFileSync(join(dist, "manifest.ts"), "utf8");
+    const names = [...manifest.matchAll(/name: "([^"]+)"/g)].map((m) => m[1]!);
+    expect(names.some((n) => n.endsWith(".js")) && names.some((n) => n.endsWith(".css"))).toBe(true);
+    const built = new Map(names.map((n) => [n, readFileSync(join(dist, n))] as const));
+    const binary = join(dir, "outpost-collector");
+    compile(root, binary);
+    // The sources go: the binary must not need them.
+    rmSync(root, { recursive: true, force: true });
+    const { url, proc } = await startBinary(binary, "embedded");
+    const html = await (await fetch(`${url}/`)).text();
+    for (const name of names) {
+      expect(html).toContain(`./console/assets/${name}`);
+      const res = await fetch(`${url}/console/assets/${name}`, { headers: { "Accept-Encoding": "identity" } });
+      expect(res.status).toBe(200);
+      expect(Buffer.from(await res.arrayBuffer()).equals(built.get(name)!)).toBe(true);
+    }
+    expect(proc.tail()).toMatch(/console assets ready origin=embedded/);
+  }, 120_000);
+});

@@ -1,0 +1,102 @@
+/**
+ * The byte-level JSON encoder of query results against the straightforward one (formatSampleValue,
+ * formatTimestamp and JSON.stringify), on random values, timestamps, labels and result shapes.
+ */
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { formatSampleValue, formatTimestamp } from "../../src/promql/format.ts";
+import { labelsFromRecord, labelsToRecord } from "../../src/promql/labels.ts";
+import type { QueryResult } from "../../src/promql/query.ts";
+import { JsonBytes } from "../../src/prometheus/json-bytes.ts";
+import { successChunks } from "../../src/prometheus/result-json.ts";
+
+const text = (w: JsonBytes) => Buffer.concat(w.end()).toString("utf8");
+
+const anyNumber = fc.oneof(
+  fc.double(),
+  fc.integer(),
+  fc.maxSafeInteger(),
+  fc.constantFrom(0, -0, 2 ** 53, -(2 ** 53), 2 ** 53 - 1, 1e21, 1e-7, 123456789012345680000, Number.MIN_VALUE, Number.MAX_VALUE),
+  fc.integer({ min: -1e6, max: 1e6 }).map((n) => n / 300),
+);
+
+/** Prometheus' serialization written the plain way (the reference). */
+function reference(r: QueryResult): string {
+  const point = (t: number, v: number) => `[${formatTimestamp(t)},"${formatSampleValue(v)}"]`;
+  const metric = (l: Parameters<typeof labelsToRecord>[0]) => JSON.stringify(labelsToRecord(l));
+  let result: string;
+  switch (r.resultType) {
+    case "scalar":
+      result = point(r.result.t, r.result.v);
+      break;
+    case "string":
+      result = `[${formatTimestamp(r.result.t)},${JSON.stringify(r.result.v)}]`;
+      break;
+    case "vector":
+      result = `[${r.result.map((s) => `{"metric":${metric(s.labels)},"value":${point(s.t, s.v)}}`).join(",")}]`;
+      break;
+    case "matrix":
+      result = `[${r.result.map((s) => `{"metric":${metric(s.labels)},"values":[${Array.from(s.ts, (t, i) => point(t, s.vals[i]!)).join(",")}]}`).join(",")}]`;
+  }
+  return `{"status":"success","data":{"resultType":"${r.resultType}","result":${result}}}`;
+}
+
+const labels = fc.dictionary(fc.constantFrom("__name__", "host", "job", "ünïcode"), fc.string({ unit: "grapheme", maxLength: 6 }), { maxKeys: 3 }).map(labelsFromRecord);
+const times = fc.integer({ min: -(2 ** 45), max: 2 ** 45 });
+const matrix = fc.array(
+  fc.record({ labels, points: fc.array(fc.tuple(times, anyNumber), { maxLength: 30 }) }).map((s) => ({
+    labels: s.labels,
+    ts: Float64Array.from(s.points, (p) => p[0]),
+    vals: Float64Array.from(s.points, (p) => p[1]),
+  })),
+  { maxLength: 6 },
+);
+/** Series with a value at every step share one time column (as range queries return them). */
+const sharedColumn = fc
+  .record({ ts: fc.array(times, { maxLength: 20 }), series: fc.array(fc.tuple(labels, fc.array(anyNumber, { minLength: 20, maxLength: 20 })), { maxLength: 5 }) })
+  .map(({ ts, series }) => {
+    const col = Float64Array.from(ts);
+    return series.map(([l, vs], k) => ({ labels: l, ts: k === 2 ? col.slice() : col, vals: Float64Array.from(vs.slice(0, col.length)) }));
+  });
+const result: fc.Arbitrary<QueryResult> = fc.oneof(
+  matrix.map((result) => ({ resultType: "matrix" as const, result })),
+  sharedColumn.map((result) => ({ resultType: "matrix" as const, result })),
+  fc.array(fc.record({ labels, t: times, v: anyNumber }), { maxLength: 5 }).map((result) => ({ resultType: "vector" as const, result })),
+  fc.record({ t: times, v: anyNumber }).map((result) => ({ resultType: "scalar" as const, result })),
+  fc.record({ t: times, v: fc.string({ unit: "grapheme" }) }).map((result) => ({ resultType: "string" as const, result })),
+);
+
+describe("JSON bytes of query results", () => {
+  it("write sample values as formatSampleValue does", () => {
+    fc.assert(
+      fc.property(anyNumber, (v) => {
+        const w = new JsonBytes(16);
+        w.sampleValue(v);
+        expect(text(w)).toBe(formatSampleValue(v));
+      }),
+      { numRuns: 20_000 },
+    );
+  });
+
+  it("write timestamps as formatTimestamp does", () => {
+    fc.assert(
+      fc.property(fc.oneof(times, fc.double({ min: -1e15, max: 1e15, noNaN: true }), fc.constantFrom(-0.4, -1.5, 2.5, -999.5, 1e300)), (t) => {
+        const w = new JsonBytes(16);
+        w.timestamp(t);
+        expect(text(w)).toBe(formatTimestamp(t));
+      }),
+      { numRuns: 20_000 },
+    );
+  });
+
+  it("encode whole results byte for byte as the plain serialization, whatever the chunk size", () => {
+    fc.assert(
+      fc.property(result, fc.integer({ min: 8, max: 4096 }), (r, chunk) => {
+        const json = Buffer.concat([...successChunks(r, chunk)]).toString("utf8");
+        expect(json).toBe(reference(r));
+        expect(JSON.parse(json).status).toBe("success");
+      }),
+      { numRuns: 2000 },
+    );
+  });
+});

@@ -1,0 +1,149 @@
+/**
+ * The fast paths of range queries against the straightforward evaluation, on random series:
+ * series-by-series evaluation (plan.ts, stream.ts) against loading every series first, the
+ * sliding window of range functions against one instant query per step, and the prefix counts
+ * of rate/resets/changes against walking each window.
+ */
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { labelsFromRecord } from "../../src/promql/labels.ts";
+import { parsePromQL } from "../../src/promql/parse.ts";
+import { instantQuery, type QueryResult, rangeQuery } from "../../src/promql/query.ts";
+import { PREFIX_COUNTS, prefixCounts, RANGE_FUNCTIONS, type Window } from "../../src/promql/range-functions.ts";
+import { MemorySource } from "../helpers/promql.ts";
+
+const STEP = 15_000;
+
+/** A counter-like or gauge-like series: irregular spacing, gaps, resets, repeated values. */
+type SeriesSpec = { host: string; counter: boolean; samples: { gap: number; inc: number; reset: number }[] };
+const series: fc.Arbitrary<SeriesSpec> = fc.record({
+  host: fc.constantFrom("a", "b", "c"),
+  counter: fc.boolean(),
+  samples: fc.array(
+    fc.record({
+      gap: fc.integer({ min: 1, max: 40 }),
+      inc: fc.oneof(fc.integer({ min: 0, max: 50 }), fc.double({ min: -100, max: 100, noNaN: true })),
+      reset: fc.integer({ min: 0, max: 15 }),
+    }),
+    { maxLength: 120 },
+  ),
+});
+
+function source(list: SeriesSpec[]): MemorySource {
+  const src = new MemorySource();
+  list.forEach((s, k) => {
+    let t = 0;
+    let v = 0;
+    const ts: number[] = [];
+    const vals: number[] = [];
+    for (const p of s.samples) {
+      t += p.gap * 1000;
+      v = s.counter ? (p.reset === 0 ? 0 : v + Math.abs(p.inc)) : p.inc;
+      ts.push(t);
+      vals.push(v);
+    }
+    // Even series carry the metric name x, odd ones y: name-dropping can then make twins.
+    const name = k % 2 ? "y" : "x";
+    src.series.push({ labels: labelsFromRecord({ __name__: name, host: s.host, idx: String(k >> 1) }), ts: Float64Array.from(ts), vals: Float64Array.from(vals) });
+  });
+  return src;
+}
+
+const QUERIES = [
+  "rate(x[1m])",
+  "increase({__name__=~\"x|y\"}[2m])",
+  "sum by (host) (rate(x[1m]))",
+  "avg without (idx) (irate(x[1m]))",
+  "max by (host) (delta(x[90s]))",
+  "min(resets(x[3m]))",
+  "count by (host) (changes({host=~\"a|b\"}[2m]))",
+  "stddev by (host) (deriv(x[2m]))",
+  "stdvar(avg_over_time(x[1m]))",
+  "group by (host) (x)",
+  "sum by (host) (abs(x) * 2)",
+  "-sum_over_time(x[45s]) / 3",
+  "quantile_over_time(0.3, x[2m])",
+  "round(max_over_time(x[1m]), 0.5) > bool 10",
+  "sum by (host) ({__name__=~\"x|y\"})",
+  "count(last_over_time(x[1m]))",
+];
+
+const plain = (r: QueryResult) => (r.resultType === "matrix" ? r.result.map((s) => ({ l: s.labels, t: Array.from(s.ts), v: Array.from(s.vals, String) })) : r);
+/** The result with every value exactly (as strings: NaN, -0 kept), or the error it ends in. */
+const outcome = (p: Promise<QueryResult>) => p.then((r) => JSON.stringify(plain(r)), (e: Error) => `error: ${e.message}`);
+const same = async (a: Promise<QueryResult>, b: Promise<QueryResult>) => expect(await outcome(a)).toBe(await outcome(b));
+
+describe("series-by-series evaluation", () => {
+  it("gives exactly the results of loading every series first (range and instant queries)", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(series, { maxLength: 24 }), fc.constantFrom(...QUERIES), fc.integer({ min: 0, max: 4000 }), async (list, q, at) => {
+        const src = source(list);
+        const e = parsePromQL(q);
+        const [start, end] = [30_000, 30_000 + 200 * STEP];
+        await same(rangeQuery(e, src, start, end, STEP), rangeQuery(e, src, start, end, STEP, { streaming: false }));
+        await same(instantQuery(e, src, at * 1000), instantQuery(e, src, at * 1000, { streaming: false }));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("refuses overlapping series that lose their names as the full evaluation does", async () => {
+    const src = new MemorySource().load("15s", 'x{host="a"} 1+1x20\n y{host="a"} 5+2x20');
+    for (const streaming of [true, false]) {
+      await expect(rangeQuery(parsePromQL('rate({__name__=~"x|y"}[1m])'), src, 60_000, 240_000, 15_000, { streaming })).rejects.toThrow(/same labelset/);
+    }
+  });
+
+  it("applies the sample limit while streaming", async () => {
+    const src = new MemorySource().load("15s", 'x{host="a"} 1+1x200\n x{host="b"} 1+1x200');
+    await expect(rangeQuery(parsePromQL("sum(rate(x[1m]))"), src, 0, 3_000_000, 15_000, { maxSamples: 300 })).rejects.toThrow(/too many samples/);
+  });
+});
+
+describe("range functions over a sliding window", () => {
+  it("equal one instant query per step", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(series, { minLength: 1, maxLength: 4 }), fc.constantFrom("rate", "increase", "resets", "changes", "delta", "irate", "avg_over_time", "min_over_time"), async (list, fn) => {
+        const src = source(list);
+        const e = parsePromQL(`${fn}(x[75s])`);
+        const r = await rangeQuery(e, src, 0, 100 * STEP, STEP);
+        if (r.resultType !== "matrix") throw new Error("matrix expected");
+        for (let t = 0; t <= 100 * STEP; t += STEP) {
+          const inst = await instantQuery(e, src, t);
+          if (inst.resultType !== "vector") throw new Error("vector expected");
+          const fromRange = r.result.flatMap((s) => {
+            const i = s.ts.indexOf(t);
+            return i < 0 ? [] : [`${JSON.stringify(s.labels)} ${s.vals[i]}`];
+          });
+          expect(fromRange.sort()).toEqual(inst.result.map((s) => `${JSON.stringify(s.labels)} ${s.v}`).sort());
+        }
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it("prefix counts give what walking each window gives", () => {
+    const values = fc.array(fc.oneof(fc.integer({ min: 0, max: 9 }), fc.constant(Number.NaN)), { minLength: 1, maxLength: 60 });
+    fc.assert(
+      fc.property(values, fc.nat(), fc.nat(), fc.constantFrom("rate", "increase", "resets", "changes"), (vs, a, b, fn) => {
+        const vals = Float64Array.from(vs);
+        const ts = Float64Array.from(vs, (_v, i) => (i + 1) * 1000);
+        const lo = a % vals.length;
+        const hi = lo + 1 + (b % (vals.length - lo));
+        const counts = new Int32Array(vals.length);
+        prefixCounts(vals, PREFIX_COUNTS[fn]!, counts);
+        // Counts that differ everywhere make every window walk its samples, as before the prefix counts.
+        const walkAll = Int32Array.from(vals, (_v, i) => i);
+        const w = (c: Int32Array): Window => ({ ts, vals, lo, hi, start: ts[lo]! - 500, end: ts[hi - 1]!, range: 60_000, param: 0, evalTime: ts[hi - 1]!, counts: c });
+        const naive: Record<string, () => number | undefined> = {
+          resets: () => vs.slice(lo, hi).filter((v, i, s) => i > 0 && v < s[i - 1]!).length,
+          changes: () => vs.slice(lo, hi).filter((v, i, s) => i > 0 && v !== s[i - 1] && !(Number.isNaN(v) && Number.isNaN(s[i - 1]!))).length,
+          rate: () => RANGE_FUNCTIONS.rate!(w(walkAll)),
+          increase: () => RANGE_FUNCTIONS.increase!(w(walkAll)),
+        };
+        expect(Object.is(RANGE_FUNCTIONS[fn]!(w(counts)), naive[fn]!())).toBe(true);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+});
