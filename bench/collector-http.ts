@@ -12,7 +12,8 @@ const DAY = 86_400_000;
 const STEP = 10_000;
 const BATCH = 5000;
 const CONCURRENCY = Number(process.env.CONCURRENCY ?? 4);
-const HEADERS = { "Content-Type": "application/json", "Hawkular-Tenant": "bench" };
+// Answers uncompressed unless a row asks for gzip: the figures time the server's work.
+const HEADERS = { "Content-Type": "application/json", "Hawkular-Tenant": "bench", "Accept-Encoding": "identity" };
 
 /** Batches in time order: each holds consecutive (time, series) points, grouped per series. */
 function buildBodies(series: number, points: number, end: number): string[] {
@@ -81,13 +82,24 @@ async function scale(k: number) {
     }
     // Queries are timed once the ingest burst has settled (background flush, garbage collection).
     await Bun.sleep(3000);
-    const get = (path: string) => async () => {
-      const res = await fetch(url + path, { headers: HEADERS });
-      if (res.status !== 200) throw new Error(`${path} answered ${res.status}`);
-      await res.arrayBuffer();
-    };
-    const raw = await latency(get(`/hawkular/metrics/gauges/bench.week/raw?start=${weekStart}&end=${end + 1}&limit=10000`), 100);
+    const get =
+      (path: string, encoding = "identity") =>
+      async () => {
+        const res = await fetch(url + path, { headers: { ...HEADERS, "Accept-Encoding": encoding } });
+        if (res.status !== 200) throw new Error(`${path} answered ${res.status}`);
+        await res.arrayBuffer();
+      };
+    const rawPath = `/hawkular/metrics/gauges/bench.week/raw?start=${weekStart}&end=${end + 1}&limit=10000`;
+    const raw = await latency(get(rawPath), 100);
     row("  raw read of 10,000 points (newest first, JSON)", `p50 ${raw.p50.toFixed(2)} ms  p99 ${raw.p99.toFixed(2)} ms`);
+    const gz = await latency(get(rawPath, "gzip"), 100);
+    const sizes = await Promise.all(
+      ["identity", "gzip"].map(async (e) => (await fetch(url + rawPath, { headers: { ...HEADERS, "Accept-Encoding": e }, decompress: false } as RequestInit)).arrayBuffer()),
+    );
+    row(
+      "  the same, gzip-compressed (as clients that accept gzip get it)",
+      `p50 ${gz.p50.toFixed(2)} ms  p99 ${gz.p99.toFixed(2)} ms, ${fmt(sizes[0]!.byteLength / 1024)} → ${fmt(sizes[1]!.byteLength / 1024)} KiB`,
+    );
     const st = await latency(get(`/hawkular/metrics/gauges/bench.week/stats?start=${weekStart}&end=${end + 1}&buckets=60`), 100);
     row(`  60-bucket stats over ${k === 1 ? "one week" : `${k} weeks`} of 10 s data (${fmt(weekPoints)} points)`, `p50 ${st.p50.toFixed(2)} ms  p99 ${st.p99.toFixed(2)} ms`);
     // Stacked stats over every ingested series (selected by id list in a POST query).

@@ -6,9 +6,10 @@
  * readable; the ack latency is therefore the time until queryable. Prints the sustained rate
  * per second, p50/p99 time to queryable, and the collector's RSS and CPU.
  * Env: DURATION (ms, default 60000), GENERATORS (2), AGENTS (per generator, 5), WINDOW (8),
- * BROKER=mosquitto to use the Mosquitto at 127.0.0.1:1883 instead of the embedded broker.
+ * BROKER=mosquitto to use a private Mosquitto (on an ephemeral port) instead of the embedded broker.
  */
 import { join } from "node:path";
+import { startMosquitto } from "../test/helpers/mosquitto.ts";
 import { BUN, cpuSeconds, fmt, freePort, percentile, ROOT, row, rssMB, startCollectorProcess, tempDir } from "./_lib.ts";
 
 const DURATION = Number(process.env.DURATION ?? 60_000);
@@ -19,9 +20,10 @@ const useMosquitto = process.env.BROKER === "mosquitto";
 
 const dir = tempDir("outpost-bench-mqtt-");
 const mqttPort = await freePort();
-const brokerArgs = useMosquitto ? ["--mqtt-port", "0", "--broker", "mqtt://127.0.0.1:1883"] : ["--mqtt-port", String(mqttPort), "--mqtt-host", "127.0.0.1"];
+const mosquitto = useMosquitto ? await startMosquitto() : undefined;
+const brokerArgs = mosquitto ? ["--mqtt-port", "0", "--broker", mosquitto.url] : ["--mqtt-port", String(mqttPort), "--mqtt-host", "127.0.0.1"];
 const { proc, url } = await startCollectorProcess(["--data-dir", dir.path, ...brokerArgs]);
-const brokerUrl = useMosquitto ? "mqtt://127.0.0.1:1883" : `mqtt://127.0.0.1:${mqttPort}`;
+const brokerUrl = mosquitto?.url ?? `mqtt://127.0.0.1:${mqttPort}`;
 
 console.log(
   `collector ingest over MQTT (${useMosquitto ? "Mosquitto" : "embedded broker"}), ${GENERATORS} generator processes × ${AGENTS} agents, batches of 5,000 points, window ${WINDOW}, ${DURATION / 1000} s`,
@@ -90,3 +92,4 @@ row("read-back check (one series, newest batch included)", readBack === expected
 proc.kill("SIGTERM");
 await proc.exited;
 dir.remove();
+await mosquitto?.stop();

@@ -9,6 +9,7 @@ import { numericBucketStats } from "../src/metrics/bucket-stats.ts";
 import { rates } from "../src/metrics/rates.ts";
 import { mergeSeries } from "../src/metrics/series.ts";
 import { stackBuckets } from "../src/metrics/stacked.ts";
+import { percentileOf } from "../src/metrics/percentiles-param.ts";
 
 const runs = Number(process.argv[2] ?? 500);
 const WEEK = 7 * 86_400_000;
@@ -58,7 +59,7 @@ measure("counter stats, median (asc feed)", () =>
   numericBucketStats({ ts, values: counter }, buckets, { feedOrder: "asc" }),
 );
 measure("gauge stats, median + percentiles 90,95,99", () =>
-  numericBucketStats(series, buckets, { feedOrder: "desc", percentiles: [90, 95, 99] }),
+  numericBucketStats(series, buckets, { feedOrder: "desc", percentiles: [90, 95, 99].map(percentileOf) }),
 );
 measure("counter rate stats (rates, then asc stats)", () =>
   numericBucketStats(rates({ ts, values: counter }, { kind: "counter" }), buckets, { feedOrder: "asc" }),

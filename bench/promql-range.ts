@@ -1,0 +1,160 @@
+#!/usr/bin/env bun
+/**
+ * PromQL range queries side by side with VictoriaMetrics (Debian's victoria-metrics, when
+ * installed), on the same data loaded into both through Prometheus remote write:
+ *   rate(bench_requests_total[5m])                 over SERIES series
+ *   sum by (host) (rate(bench_requests_total[5m])) the same, 50 hosts
+ * each as query_range over HOURS hours at a 60 s step. Samples every SCRAPE_S seconds.
+ * Defaults: 1,000 series × 24 h at 15 s (5.76 M samples). A quick check: SERIES=50 HOURS=2.
+ * Each system runs as its own process with its own data folder and port; p50/p99 of RUNS
+ * queries after a warm-up, no result caches (VictoriaMetrics gets nocache=1). Each query's
+ * time includes reading and parsing the whole JSON response, as a client does. RSS is taken
+ * after loading and again after all queries.
+ */
+import { existsSync } from "node:fs";
+import { compressSync } from "snappy";
+import { fmt, freePort, latency, rssMB, startCollectorProcess, tempDir } from "./_lib.ts";
+import { encodeWriteRequest } from "../test/helpers/remote-write.ts";
+
+const SERIES = Number(process.env.SERIES ?? 1000);
+const HOURS = Number(process.env.HOURS ?? 24);
+const SCRAPE_S = Number(process.env.SCRAPE_S ?? 15);
+const RUNS = Number(process.env.RUNS ?? 10);
+const HOSTS = 50;
+const END = Math.floor(Date.now() / 60_000) * 60_000 - 60_000;
+const START = END - HOURS * 3_600_000;
+const POINTS = Math.floor((END - START) / (SCRAPE_S * 1000)) + 1;
+const QUERIES = {
+  rate: "rate(bench_requests_total[5m])",
+  "sum by (host)": "sum by (host) (rate(bench_requests_total[5m]))",
+};
+
+/** Remote-write bodies: every series' samples in chunks of time, ~50k samples per request. */
+function* bodies(): Generator<Uint8Array> {
+  const perReq = Math.max(1, Math.floor(50_000 / SERIES));
+  const values = new Float64Array(SERIES);
+  for (let j0 = 0; j0 < POINTS; j0 += perReq) {
+    const series = [];
+    for (let s = 0; s < SERIES; s++) {
+      const samples: [number, number][] = [];
+      for (let j = j0; j < Math.min(POINTS, j0 + perReq); j++) {
+        // A counter with uneven growth and a restart every ~6 hours.
+        values[s] = j % 1440 === 1439 ? 0 : values[s]! + ((s * 7 + j * 13) % 23);
+        samples.push([START + j * SCRAPE_S * 1000, values[s]!]);
+      }
+      series.push({ labels: { __name__: "bench_requests_total", host: `h${s % HOSTS}`, series: `s${s}` }, samples });
+    }
+    yield new Uint8Array(compressSync(Buffer.from(encodeWriteRequest(series))));
+  }
+}
+
+const RW_HEADERS = { "Content-Type": "application/x-protobuf", "Content-Encoding": "snappy", "X-Prometheus-Remote-Write-Version": "0.1.0" };
+
+interface System {
+  name: string;
+  pid: number;
+  writeUrl: string;
+  queryUrl: string;
+  extra?: string;
+  settle?(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+async function waitUp(url: string): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    try {
+      if ((await fetch(url)).status < 500) return;
+    } catch {}
+    if (Date.now() > deadline) throw new Error(`${url} did not come up`);
+    await Bun.sleep(100);
+  }
+}
+
+async function outpost(): Promise<System> {
+  const dir = tempDir("promql-outpost-");
+  const { proc, url } = await startCollectorProcess(["--data-dir", dir.path, "--mqtt-port", "0", "--synchronous", "NORMAL", "--default-retention", "30"]);
+  return {
+    name: "Outpost",
+    pid: proc.pid,
+    writeUrl: `${url}/prometheus/bench/api/v1/write`,
+    queryUrl: `${url}/prometheus/bench/api/v1/query_range`,
+    async stop() {
+      proc.kill("SIGTERM");
+      await proc.exited;
+      dir.remove();
+    },
+  };
+}
+
+async function victoria(): Promise<System> {
+  const dir = tempDir("promql-vm-");
+  const port = await freePort();
+  const proc = Bun.spawn(["victoria-metrics", `-storageDataPath=${dir.path}`, `-httpListenAddr=127.0.0.1:${port}`, "-retentionPeriod=1y", "-search.latencyOffset=0s", "-loggerLevel=ERROR"], {
+    stdout: "ignore",
+    stderr: "inherit",
+  });
+  const url = `http://127.0.0.1:${port}`;
+  await waitUp(`${url}/health`);
+  return {
+    name: "VictoriaMetrics",
+    pid: proc.pid,
+    writeUrl: `${url}/api/v1/write`,
+    queryUrl: `${url}/api/v1/query_range`,
+    extra: "&nocache=1",
+    async settle() {
+      await fetch(`${url}/internal/force_flush`);
+    },
+    async stop() {
+      proc.kill("SIGTERM");
+      await proc.exited;
+      dir.remove();
+    },
+  };
+}
+
+async function load(sys: System): Promise<number> {
+  const t = performance.now();
+  let n = 0;
+  for (const body of bodies()) {
+    const r = await fetch(sys.writeUrl, { method: "POST", headers: RW_HEADERS, body });
+    if (r.status >= 300) throw new Error(`${sys.name} write: HTTP ${r.status} ${await r.text()}`);
+    if (++n % 20 === 0) process.stderr.write(`\r  ${sys.name}: ${n} requests sent`);
+  }
+  process.stderr.write("\n");
+  await sys.settle?.();
+  return (SERIES * POINTS) / ((performance.now() - t) / 1000);
+}
+
+async function queryOnce(sys: System, q: string): Promise<number> {
+  const params = new URLSearchParams({ query: q, start: String(START / 1000), end: String(END / 1000), step: "60" });
+  const r = await fetch(`${sys.queryUrl}?${params}${sys.extra ?? ""}`);
+  const b = (await r.json()) as { status: string; data?: { result: unknown[] }; error?: string };
+  if (b.status !== "success") throw new Error(`${sys.name}: ${b.error}`);
+  return b.data!.result.length;
+}
+
+const installed = ["/usr/bin", "/usr/local/bin"].some((d) => existsSync(`${d}/victoria-metrics`));
+console.log(`data: ${fmt(SERIES)} series × ${HOURS} h at ${SCRAPE_S} s = ${fmt(SERIES * POINTS)} samples, loaded by remote write; queries: query_range ${HOURS} h at 60 s step, ${RUNS} runs after 2 warm-ups`);
+if (!installed) console.log("(victoria-metrics is not installed: apt-get install victoria-metrics for the side-by-side figures)");
+const rows: string[][] = [];
+for (const start of installed ? [outpost, victoria] : [outpost]) {
+  const sys = await start();
+  try {
+    const ingest = await load(sys);
+    const rssLoaded = rssMB(sys.pid);
+    for (const [name, q] of Object.entries(QUERIES)) {
+      const series = await queryOnce(sys, q);
+      const lat = await latency(() => queryOnce(sys, q), RUNS, 2);
+      rows.push([sys.name, name, fmt(series), `${lat.p50.toFixed(1)} ms`, `${lat.p99.toFixed(1)} ms`]);
+    }
+    rows.push([sys.name, "(ingest by remote write)", `${fmt(ingest)} samples/s`, "", ""]);
+    // Before and after the queries: what the query path itself keeps (or leaves behind).
+    rows.push([sys.name, "(RSS loaded → queried)", `${fmt(rssLoaded)} → ${fmt(rssMB(sys.pid))} MB`, "", ""]);
+  } finally {
+    await sys.stop();
+  }
+}
+const widths = [18, 26, 22, 12, 14];
+console.log(`\n${["system", "query", "series returned", "p50", "p99"].map((h, i) => h.padEnd(widths[i]!)).join("")}`);
+for (const r of rows) console.log(r.map((c, i) => c.padEnd(widths[i]!)).join(""));
