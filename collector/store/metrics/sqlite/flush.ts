@@ -1,6 +1,6 @@
 import { lowerBound } from "../../../../src/metrics/series.ts";
-import { encodeChunk } from "../chunk-codec.ts";
-import { type Run, sliceRun } from "../run.ts";
+import type { Run } from "../run.ts";
+import { encodeChunkBlock } from "./chunks.ts";
 import { isNumeric, type SeriesMeta, type StoreState, WINDOW_MS } from "./state.ts";
 
 /** Turning heads into sealed chunks, and dropping the log rows no head needs any more. */
@@ -49,14 +49,20 @@ function flush(s: StoreState, due: SeriesMeta[]): void {
         strs: numeric ? undefined : h.strs!.slice(0, h.length),
         tags: h.tags?.slice(0, h.length),
       };
-      // One chunk per UTC day window, so a chunk's span is bounded for range lookups.
+      // One chunk per UTC day window, so a chunk's span is bounded for range lookups, and of
+      // chunkPoints to 2 × chunkPoints − 1 points (fewer only when the head has fewer), so a
+      // read decodes little more than it needs and a huge write still fits in blocks.
       let i = 0;
       while (i < run.ts.length) {
         const windowEnd = (Math.floor(run.ts[i]! / WINDOW_MS) + 1) * WINDOW_MS;
         const j = lowerBound(run.ts, windowEnd, i);
-        const part = sliceRun(run, run.ts[i]!, windowEnd);
-        const blobs = encodeChunk(part);
-        s.st.insertChunk.run(m.sid, run.ts[i]!, run.ts[j - 1]!, j - i, blobs.ts, blobs.vals, blobs.tags, expiresAt);
+        const pieces = Math.max(1, Math.floor((j - i) / s.opts.chunkPoints));
+        const size = Math.ceil((j - i) / pieces);
+        for (let a = i; a < j; a += size) {
+          const b = Math.min(j, a + size);
+          const part: Run = { ts: run.ts.subarray(a, b), nums: run.nums?.subarray(a, b), strs: run.strs?.slice(a, b), tags: run.tags?.slice(a, b) };
+          s.st.insertChunk.run(m.sid, run.ts[a]!, run.ts[b - 1]!, b - a, expiresAt, encodeChunkBlock(part));
+        }
         // Only a known mark moves: an unknown one is read from the table when needed. Set
         // before the commit, a failed one leaves it too high, which costs a lookup, never a point.
         if (m.chunkMaxTs !== undefined) m.chunkMaxTs = Math.max(m.chunkMaxTs ?? Number.NEGATIVE_INFINITY, run.ts[j - 1]!);

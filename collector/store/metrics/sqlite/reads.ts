@@ -1,7 +1,7 @@
 import { AVAILABILITY_VALUES, type MetricType, type Tags } from "../../../../src/metrics/model.ts";
-import { decodeChunk } from "../chunk-codec.ts";
 import { emptyRun, mergeRuns, type Run, sliceRun } from "../run.ts";
 import type { NumericSeries, PointColumns, RawQuery } from "../types.ts";
+import { chunkRuns } from "./chunks.ts";
 import { isNumeric, key, type SeriesMeta, type StoreState, WINDOW_MS } from "./state.ts";
 
 /** Range reads of the SQLite metrics store: chunks (through the cache) merged with the head. */
@@ -17,16 +17,8 @@ function readRun(s: StoreState, m: SeriesMeta, start: number, end: number): Run 
     m.chunkMaxTs !== null && m.chunkMaxTs >= start
       ? (s.st.selectChunkIds.values(m.sid, start - WINDOW_MS, end, start, s.retentionMs(m), s.now()) as [number][])
       : [];
-  for (const [cid] of ids) {
-    let run = s.cache.get(cid);
-    if (!run) {
-      const row = s.st.selectChunk.get(cid) as { ts: Uint8Array; vals: Uint8Array; tags: Uint8Array | null } | null;
-      if (!row) continue;
-      run = decodeChunk(row, numeric);
-      s.cache.set(cid, run);
-    }
-    runs.push(sliceRun(run, start, end));
-  }
+  const cids = ids.map((x) => x[0]);
+  for (const r of chunkRuns(s, m, cids)) runs.push(sliceRun(r, start, end));
   const h = m.head;
   if (h && h.length > 0) {
     h.normalize();

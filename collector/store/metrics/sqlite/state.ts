@@ -72,13 +72,14 @@ function prepare(db: Database) {
     upsertTenant: q(
       "INSERT INTO tenants (id, retentions, created) VALUES (?, ?, ?) ON CONFLICT (id) DO UPDATE SET retentions = excluded.retentions",
     ),
-    insertChunk: q("INSERT INTO chunks (sid, start_ts, end_ts, n, ts, vals, tags, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"),
+    // Format 1: the points are one codec block in body; ts and vals (format 0's columns) stay empty.
+    insertChunk: q("INSERT INTO chunks (sid, start_ts, end_ts, n, ts, vals, tags, expires_at, format, body) VALUES (?, ?, ?, ?, X'', X'', NULL, ?, 1, ?)"),
     // A chunk from before version 2 (no expires_at) expires by its newest timestamp, as it did.
     selectChunkIds: q(
       "SELECT cid FROM chunks WHERE sid = ? AND start_ts >= ? AND start_ts < ? AND end_ts >= ? AND coalesce(expires_at, end_ts + ?) > ? ORDER BY cid",
     ),
     selectChunkMax: q("SELECT max(end_ts) AS m FROM chunks WHERE sid = ?"),
-    selectChunk: q("SELECT ts, vals, tags FROM chunks WHERE cid = ?"),
+    selectChunk: q("SELECT format, n, body, ts, vals, tags FROM chunks WHERE cid = ?"),
     updateSeriesFlush: q("UPDATE series SET min_ts = ?, max_ts = ?, flushed_seq = ? WHERE sid = ?"),
     updateSeriesDef: q("UPDATE series SET tags = ?, retention = ? WHERE sid = ?"),
     deleteLogBefore: q("DELETE FROM ingest_log WHERE seq < ?"),
@@ -110,6 +111,8 @@ export class StoreState {
   readonly pending: PendingWrite[] = [];
   commitScheduled = false;
   lastRetentionRun = 0;
+  /** Chunks found corrupt (logged once each). */
+  readonly corruptChunks = new Set<number>();
   /** Whether chunks written before schema version 2 (no expires_at) may remain. */
   legacyChunks = false;
   readonly now: () => number;
