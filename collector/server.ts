@@ -104,7 +104,8 @@ async function startServices(values: OptionValues, ctx: ProgramContext | undefin
   // One view of the storage for every store: a full disk is logged once and probed until it passes.
   const health = new StorageHealth({ log: log.child("storage") });
   closers.push(() => health.close());
-  const metricsStore = createMetricsStore({ dataDir, synchronous, defaultRetentionDays, log: log.child("metrics-store"), health });
+  const chunkCacheBytes = Number(values["chunk-cache"] ?? 64 * 1024 ** 2);
+  const metricsStore = createMetricsStore({ dataDir, synchronous, defaultRetentionDays, chunkCacheBytes, log: log.child("metrics-store"), health });
   closers.push(() => metricsStore.close());
   const forecasting = createForecasting({ dataDir, bus, log: log.child("forecast"), points: metricsStore, synchronous, health });
   closers.push(() => forecasting.close());
@@ -132,7 +133,7 @@ async function startServices(values: OptionValues, ctx: ProgramContext | undefin
 
   const telemetry = new Telemetry();
   health.instrument(telemetry, "outpost_collector");
-  const monitoring = startSelfMonitoring({ telemetry, bus, dataDir });
+  const monitoring = startSelfMonitoring({ telemetry, bus, dataDir, metricsMemory: () => metricsStore.memory() });
   closers.push(monitoring.stop);
   const maxBody = Number(values["max-request-body"] ?? 32 * 1024 ** 2);
   const bodies = { maxBytes: maxBody, budget: new BodyBudget(4 * maxBody), option: "--max-request-body" };

@@ -1,5 +1,5 @@
 import type { MetricDefinition, MetricType, MetricWrite, Tags, Tenant } from "../../../../src/metrics/model.ts";
-import type { CreateResult, MetricFilter, MetricsStore, NumericSeries, PointColumns, RawQuery, SeriesEntry } from "../types.ts";
+import type { CreateResult, MetricFilter, MetricsMemory, MetricsStore, NumericSeries, PointColumns, RawQuery, SeriesEntry } from "../types.ts";
 import * as defs from "./definitions.ts";
 import { flushDue } from "./flush.ts";
 import { readRaw, readSeries } from "./reads.ts";
@@ -162,6 +162,12 @@ export class SqliteMetricsStore implements MetricsStore {
     s.isReady = false;
     s.opts.health?.unregister("metrics");
     s.db.close();
+  }
+
+  /** Memory held, for the self-metrics (no query: served at every scrape). */
+  memory(): MetricsMemory {
+    const c = this.s.cache.size;
+    return { chunkCacheBytes: c.bytes, chunkCacheChunks: c.entries, headPoints: this.s.headPoints };
   }
 
   /** Counts for self-metrics and tests. */
