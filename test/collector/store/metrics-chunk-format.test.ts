@@ -153,6 +153,9 @@ describe("compressed chunks (metrics.db schema 3)", () => {
       tsl: number;
       metric: string;
     }[];
+    // A new database hands the pages of the emptied ingest log back at a clean stop.
+    expect(db.query("PRAGMA auto_vacuum").get()).toEqual({ auto_vacuum: 2 });
+    expect(db.query("PRAGMA freelist_count").get()).toEqual({ freelist_count: 0 });
     db.close();
     const g = rows.filter((r) => r.metric === "g");
     // 3,000 points on the first day (two chunks of 1,500), 2,000 on the next (one chunk).

@@ -132,7 +132,12 @@ export class StoreState {
     };
     this.now = opts.now ?? Date.now;
     this.cache = new ChunkCache(this.opts.chunkCacheBytes);
-    this.db = openDatabase(join(opts.dataDir, "metrics.db"), { synchronous: this.opts.synchronous, cacheKiB: 65536 });
+    this.db = openDatabase(join(opts.dataDir, "metrics.db"), {
+      synchronous: this.opts.synchronous,
+      cacheKiB: 65536,
+      // The ingest log frees the pages of every batch once flushed: a clean stop gives them back.
+      autoVacuum: "INCREMENTAL",
+    });
     migrate(this.db, METRICS_DB, (m) => this.opts.log?.info(`upgraded ${METRICS_DB.name} to schema ${m.version}`, { step: m.description }));
     opts.health?.register("metrics", this.db);
     this.st = prepare(this.db);

@@ -153,6 +153,9 @@ export class SqliteMetricsStore implements MetricsStore {
     if (s.isReady) {
       try {
         flushDue(s, true);
+        // The log is empty now: its pages go back to the file system (databases created
+        // before version 3 have no auto_vacuum, and there this does nothing).
+        s.db.exec("PRAGMA incremental_vacuum");
         s.db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
       } catch (e) {
         // Nothing is lost: the log keeps every unflushed point and the next open replays it.
