@@ -263,7 +263,11 @@ async function run(t: Target): Promise<Result> {
 }
 
 console.log(`workload: ${fmt(SERIES)} series × ${fmt(POINTS)} points over HTTP, batches of ${BATCH}, ${CONCURRENCY} in flight; query: 60-bucket min/avg/max over ${POINTS} points of one series`);
-const targets = [outpost, ...(installed("victoria-metrics") ? [victoria] : []), ...(installed("influxd") ? [influx] : [])];
+// SYSTEMS=Outpost (names, comma-separated) runs only those, e.g. to compare Outpost's settings.
+const only = process.env.SYSTEMS?.split(",").map((n) => n.trim().toLowerCase());
+const targets = [outpost, ...(installed("victoria-metrics") ? [victoria] : []), ...(installed("influxd") ? [influx] : [])].filter(
+  (t) => !only || only.includes(t.name.toLowerCase()),
+);
 if (targets.length === 1) console.log("(neither victoria-metrics nor influxd is installed: apt-get install victoria-metrics influxdb)");
 const results: Result[] = [];
 for (const t of targets) {

@@ -46,6 +46,29 @@ describe("the chunk cache", () => {
     }
   });
 
+  it("keeps decoded copies of chunks read more than once, and answers the same", async () => {
+    const s = await openSqliteMetricsStore({ dataDir: tempDir(), synchronous: "NORMAL", maintenanceIntervalMs: 3_600_000, chunkCacheBytes: 4 * 1024 ** 2 });
+    try {
+      const pts = Array.from({ length: 5000 }, (_, i) => ({ timestamp: T0 + i * 500, value: Math.sin(i) }));
+      await s.write("t", [{ type: "gauge", id: "g", points: pts }]);
+      s.flushDue(true);
+      const range = { start: T0 + 1000, end: T0 + 2_000_000, order: "asc" as const };
+      const first = await s.readRaw("t", "gauge", "g", range);
+      const blocksOnly = s.memory();
+      const second = await s.readRaw("t", "gauge", "g", range);
+      const third = await s.readRaw("t", "gauge", "g", range);
+      expect(first.values).toEqual(pts.slice(2, 4000).map((p) => p.value));
+      expect(second).toEqual(first);
+      expect(third).toEqual(first);
+      // The second read decoded each chunk once more and kept the result (16 bytes a point).
+      expect(s.memory().chunkCacheChunks).toBe(2 * blocksOnly.chunkCacheChunks);
+      expect(s.memory().chunkCacheBytes).toBeGreaterThan(blocksOnly.chunkCacheBytes + 5000 * 16);
+      expect(s.memory().chunkCacheBytes).toBeLessThanOrEqual(4 * 1024 ** 2);
+    } finally {
+      await s.close();
+    }
+  });
+
   it("is sized by --chunk-cache and counted in the self-metrics", async () => {
     const collector = Running.start("collector", ["--data-dir", tempDir(), "--http-port", "0", "--mqtt-port", "0", "--chunk-cache", "1MB", "--self-metrics-interval", "0"]);
     try {

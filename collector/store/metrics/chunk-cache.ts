@@ -4,7 +4,7 @@ import type { Run } from "./run.ts";
  * A sealed chunk as kept between reads: a codec block (format 1, compressed, decoded on each
  * read) or the decoded columns of a chunk of the first layout (format 0).
  */
-export type CachedChunk = { n: number; block: Uint8Array; run?: undefined } | { n: number; run: Run; block?: undefined };
+export type CachedChunk = { n: number; block: Uint8Array; run?: undefined; reads?: number } | { n: number; run: Run; block?: undefined; reads?: number };
 
 /** Memory an entry holds: its bytes plus the Map entry and object headers (measured ~100 B). */
 function sizeOf(c: CachedChunk): number {

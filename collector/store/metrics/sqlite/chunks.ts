@@ -33,6 +33,7 @@ interface ChunkRow {
  */
 function corruptChunk(s: StoreState, m: SeriesMeta, cid: number, why: string): never {
   s.cache.delete(cid);
+  s.hot.delete(cid);
   if (!s.corruptChunks.has(cid)) {
     s.corruptChunks.add(cid);
     s.opts.log?.error("corrupt chunk in metrics.db: reads of its range are refused until it is restored from a backup or the metric is deleted", {
@@ -50,8 +51,11 @@ function corruptChunk(s: StoreState, m: SeriesMeta, cid: number, why: string): n
 
 /** The chunk from the cache, else from the table (then cached); undefined when it was deleted meanwhile. */
 function loadChunk(s: StoreState, m: SeriesMeta, cid: number): CachedChunk | undefined {
-  const cached = s.cache.get(cid);
-  if (cached) return cached;
+  const cached = s.hot.get(cid) ?? s.cache.get(cid);
+  if (cached) {
+    cached.reads = (cached.reads ?? 0) + 1;
+    return cached;
+  }
   const row = s.st.selectChunk.get(cid) as ChunkRow | null;
   if (!row) return undefined;
   let c: CachedChunk;
@@ -110,8 +114,11 @@ export function chunkRuns(s: StoreState, m: SeriesMeta, cids: readonly number[])
   let at = 0;
   for (const [cid, c] of chunks) {
     let t: (Tags | undefined)[] | undefined;
-    if (c.block) t = decodeBlockInto(s, m, cid, c, ts, nums, at);
-    else {
+    if (c.block) {
+      t = decodeBlockInto(s, m, cid, c, ts, nums, at);
+      // Read before: keep a decoded copy, so that a dashboard's next refresh copies instead of decoding.
+      if (c.reads) s.hot.set(cid, { n: c.n, run: { ts: ts.slice(at, at + c.n), nums: nums.slice(at, at + c.n), tags: t } });
+    } else {
       ts.set(c.run!.ts, at);
       nums.set(c.run!.nums!, at);
       t = c.run!.tags;

@@ -170,7 +170,8 @@ export class SqliteMetricsStore implements MetricsStore {
   /** Memory held, for the self-metrics (no query: served at every scrape). */
   memory(): MetricsMemory {
     const c = this.s.cache.size;
-    return { chunkCacheBytes: c.bytes, chunkCacheChunks: c.entries, headPoints: this.s.headPoints };
+    const h = this.s.hot.size;
+    return { chunkCacheBytes: c.bytes + h.bytes, chunkCacheChunks: c.entries + h.entries, headPoints: this.s.headPoints };
   }
 
   /** Counts for self-metrics and tests. */
