@@ -173,4 +173,11 @@ describe("compressed chunks (metrics.db schema 3)", () => {
     expect((await reopened.readRaw("t", "gauge", "g", all)).values).toEqual(pts.map((p) => p.value));
     expect((await reopened.readRaw("t", "string", "s", all)).tags).toEqual(strs.map((p) => p.tags));
   });
+
+  it("never loops on a timestamp that is not a number (kept out by ingest validation): the flush fails and keeps the points", async () => {
+    const s = await open(tempDir());
+    await s.write("t", [{ type: "gauge", id: "g", points: [{ timestamp: DAY0, value: 1 }, { timestamp: Number.NaN, value: 2 }] }]);
+    expect(() => s.flushDue(true)).toThrow();
+    expect(s.stats().headPoints).toBe(2);
+  });
 });

@@ -55,7 +55,9 @@ function flush(s: StoreState, due: SeriesMeta[]): void {
       let i = 0;
       while (i < run.ts.length) {
         const windowEnd = (Math.floor(run.ts[i]! / WINDOW_MS) + 1) * WINDOW_MS;
-        const j = lowerBound(run.ts, windowEnd, i);
+        // At least one point per step: a timestamp that is not a number (which ingest validation
+        // keeps out) then fails the insert, logged and retried, instead of looping for ever.
+        const j = Math.max(i + 1, lowerBound(run.ts, windowEnd, i));
         const pieces = Math.max(1, Math.floor((j - i) / s.opts.chunkPoints));
         const size = Math.ceil((j - i) / pieces);
         for (let a = i; a < j; a += size) {
