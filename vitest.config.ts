@@ -19,6 +19,8 @@ class SummaryLine implements Reporter {
   }
 }
 
+const POSTGRES_SUITES = ["test/alerts-api/**/*.test.ts", "test/inventory/*.test.ts", "test/forecast/datamining-http.test.ts"];
+
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
@@ -27,5 +29,21 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     reporters: ["default", new SummaryLine()],
+    projects: [
+      { extends: true, test: { name: "sqlite" } },
+      {
+        // The HTTP suites of the stores that have a PostgreSQL backend, again on PostgreSQL
+        // (test/helpers/postgres-backend.ts); the store suites themselves cover both engines.
+        extends: true,
+        test: {
+          name: "postgres",
+          include: POSTGRES_SUITES,
+          // Files that open their stores themselves: they run both engines, or SQLite on purpose.
+          exclude: ["**/storage-failures.test.ts", "**/store.test.ts", "**/service-api.test.ts"],
+          env: { OUTPOST_TEST_BACKEND: "postgres" },
+          setupFiles: ["test/helpers/postgres-backend.setup.ts"],
+        },
+      },
+    ],
   },
 });

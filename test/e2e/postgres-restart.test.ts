@@ -65,11 +65,11 @@ describe("a collector on PostgreSQL, restarted", () => {
     expect(await first.p.stop("SIGTERM")).toBe(0);
 
     const second = await startCollector(urlFile);
-    const triggers = await (await req(second.url, "/svc/alerts/triggers")).json();
-    expect(triggers.map((t: { id: string; name: string }) => [t.id, t.name])).toEqual([["disk-full", "Disk full"]]);
+    const triggers = (await (await req(second.url, "/svc/alerts/triggers")).json()) as { id: string; name: string }[];
+    expect(triggers.map((t) => [t.id, t.name])).toEqual([["disk-full", "Disk full"]]);
     const feed = await req(second.url, "/svc/inventory/entity/f;edge-17");
     expect(feed.status).toBe(200);
-    expect((await feed.json()).properties).toEqual({ os: "linux" });
+    expect(((await feed.json()) as { properties?: unknown }).properties).toEqual({ os: "linux" });
     expect(await second.p.stop("SIGTERM")).toBe(0);
 
     const log = [...first.p.lines, ...second.p.lines].join("\n");
