@@ -23,14 +23,14 @@ const POSTGRES_SUITES = ["test/alerts-api/**/*.test.ts", "test/inventory/*.test.
 
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts"],
     // vmThreads/vmForks break bun:sqlite; forks works under `bun --bun`.
     pool: "forks",
     testTimeout: 30_000,
     hookTimeout: 60_000,
     reporters: ["default", new SummaryLine()],
     projects: [
-      { extends: true, test: { name: "sqlite" } },
+      // Projects extend the root settings, and would add to a root `include`: each has its own.
+      { extends: true, test: { name: "sqlite", include: ["test/**/*.test.ts"] } },
       {
         // The HTTP suites of the stores that have a PostgreSQL backend, again on PostgreSQL
         // (test/helpers/postgres-backend.ts); the store suites themselves cover both engines.
