@@ -19,7 +19,12 @@ class SummaryLine implements Reporter {
   }
 }
 
-const POSTGRES_SUITES = ["test/alerts-api/**/*.test.ts", "test/inventory/*.test.ts", "test/forecast/datamining-http.test.ts"];
+const POSTGRES_SUITES = [
+  "test/alerts-api/**/*.test.ts",
+  "test/inventory/*.test.ts",
+  "test/forecast/datamining-http.test.ts",
+  ...["fleet", "null-as-absent", "conventions", "operations-triggers"].map((f) => `test/collector/${f}.test.ts`),
+];
 
 export default defineConfig({
   test: {
