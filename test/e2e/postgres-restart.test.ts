@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../helpers/ports.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/postgres.ts";
-import { portOf, Running } from "../helpers/program.ts";
+import { portOf, Running, run } from "../helpers/program.ts";
 
 /**
  * A real collector process on its own PostgreSQL database (--database-url-file): what it stores
@@ -92,6 +92,11 @@ describe("a collector on PostgreSQL, restarted", () => {
     const out = down.lines.filter((l) => l.trim() !== "");
     expect(out.join("\n")).toMatch(new RegExp(`--database-url: cannot use the database at postgres://outpost@127\\.0\\.0\\.1:${port}/outpost`));
     expect(out.join("\n")).not.toContain(PASSWORD);
+
+    const check = await run("collector", ["--check-config"], { env: { OUTPOST_DATABASE_URL: `postgres://outpost:${PASSWORD}@db/outpost` } });
+    expect(check.code).toBe(0);
+    expect(check.stdout).toMatch(/database-url +\(set\) +\[env\]/);
+    expect(check.stdout).not.toContain(PASSWORD);
 
     const wrong = Running.start("collector", ["--data-dir", folder(), "--http-port", "0", "--mqtt-port", "0"], { env: { OUTPOST_DATABASE_URL: "mysql://x@y/z" } });
     procs.push(wrong);
