@@ -21,8 +21,9 @@ export interface StorageHealthOptions {
 
 /**
  * The state of a program's storage as its writes see it. Stores report failed writes; the
- * first storage failure (disk full, I/O error) turns the condition on and is logged once; a
- * probe then writes one row into every registered database each `probeIntervalMs`, and the
+ * first storage failure (disk full, I/O error, an unreachable PostgreSQL) turns the condition on
+ * and is logged once; a probe then writes one row into every registered database (and through
+ * every registered target, for PostgreSQL stores) each `probeIntervalMs`, and the
  * first probe that succeeds everywhere turns it off (logged once, with how long it lasted and
  * how many writes were refused). No restart is needed: writes are attempted as they come, and
  * succeed as soon as there is room again.
