@@ -110,3 +110,18 @@ export class PostgresProxy {
     return this.cut();
   }
 }
+
+/**
+ * Makes every `op` on `table` fail (an exception raised by a trigger, not a storage failure)
+ * until the returned function is called: PostgreSQL's counterpart of full-disk.ts's
+ * failStatements, to break one step of a transaction precisely.
+ */
+export async function failPostgresStatements(sql: SQL, table: string, op: "INSERT" | "UPDATE" | "DELETE" = "INSERT"): Promise<() => Promise<void>> {
+  const name = `test_fail_${table}_${op.toLowerCase()}`;
+  await sql.unsafe(`CREATE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'injected failure of ${op} on ${table}'; END $$`);
+  await sql.unsafe(`CREATE TRIGGER ${name} BEFORE ${op} ON ${table} FOR EACH ROW EXECUTE FUNCTION ${name}()`);
+  return async () => {
+    await sql.unsafe(`DROP TRIGGER IF EXISTS ${name} ON ${table}`);
+    await sql.unsafe(`DROP FUNCTION IF EXISTS ${name}()`);
+  };
+}
