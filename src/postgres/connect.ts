@@ -35,6 +35,14 @@ export function openPostgres(url: string, opts: PostgresOptions = {}): Postgres 
     max: opts.max ?? 10,
     connectionTimeout: opts.connectionTimeout ?? 10,
     idleTimeout: 60,
+    connection: {
+      // Statements are prepared once per connection; a generic plan made while a table was
+      // empty (a new database) would stay a sequential scan as the table grows. These lookups
+      // are cheap to plan: plan each with its parameters (measured: 0.46 ms per inventory path
+      // lookup at 6,000 entities with a cached generic plan, 0.03 ms planned each time).
+      plan_cache_mode: "force_custom_plan",
+      application_name: "outpost-collector",
+    },
   });
 }
 

@@ -6,6 +6,7 @@
  */
 import { SQL } from "bun";
 import { createConnection, createServer, type Server, type Socket } from "node:net";
+import { openPostgres } from "../../src/postgres/connect.ts";
 import { migratePostgres } from "../../src/postgres/migrations.ts";
 import { POSTGRES_SCHEMAS } from "../../collector/store/postgres.ts";
 
@@ -35,7 +36,8 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   const u = new URL(ADMIN_URL);
   u.pathname = `/${name}`;
   const url = u.toString();
-  const sql = new SQL(url, { max: 4 });
+  // The collector's settings (src/postgres/connect.ts), so that stores under test run as in production.
+  const sql = openPostgres(url, { max: 4 });
   return {
     name,
     url,

@@ -1,9 +1,10 @@
 import { SQL } from "bun";
 import { describe, expect, it } from "vitest";
-import { isPostgresUrl, numbered, redactedUrl } from "../../src/postgres/connect.ts";
+import { isPostgresUrl, numbered, openPostgres, redactedUrl } from "../../src/postgres/connect.ts";
 import { postgresFailure } from "../../src/postgres/failure.ts";
 import { storageFailure, storageFailureMessage } from "../../src/sqlite/storage-failure.ts";
 import { freePort } from "../helpers/ports.ts";
+import { createTestDatabase } from "../helpers/postgres.ts";
 
 const serverError = (errno: string) => Object.assign(new Error("x"), { code: "ERR_POSTGRES_SERVER_ERROR", errno });
 
@@ -34,5 +35,19 @@ describe("PostgreSQL failures as storage failures", () => {
     expect(redactedUrl("postgres://db/outpost")).toBe("postgres://db/outpost");
     expect(redactedUrl("not a url")).toBe("(unparsable URL)");
     expect(numbered("a = ? AND b IN (?, ?)")).toBe("a = $1 AND b IN ($2, $3)");
+  });
+});
+
+describe("the collector's pool", () => {
+  it("plans every statement with its parameters, so a plan made on an empty table never stays a full scan", async () => {
+    const db = await createTestDatabase();
+    const sql = openPostgres(db.url, { max: 1 });
+    try {
+      const [row] = await sql.unsafe("SELECT current_setting('plan_cache_mode') AS mode, current_setting('application_name') AS app");
+      expect(row).toEqual({ mode: "force_custom_plan", app: "outpost-collector" });
+    } finally {
+      await sql.close();
+      await db.drop();
+    }
   });
 });
