@@ -20,7 +20,6 @@ function sqliteExecutor(db: Database): InventorySql {
   };
 }
 
-
 class SqliteInventoryStore implements InventoryStore {
   private readonly lock = new SerialLock();
   private readonly tx: SqlInventoryTx;
