@@ -28,3 +28,15 @@ function sqlStateFailure(state: string): PostgresFailureKind | undefined {
   if (state === "25006") return "unavailable"; // read-only transaction: a standby, or the primary demoted
   return undefined;
 }
+
+/**
+ * Text PostgreSQL refuses to store although the request was valid JSON: a NUL character
+ * (U+0000), which SQLite keeps but a PostgreSQL text value cannot hold. Bad input (a 400 naming
+ * the reason), not a bug; undefined for any other error.
+ */
+export function postgresRejectedText(e: unknown): string | undefined {
+  if (e === null || typeof e !== "object") return undefined;
+  const { code, errno } = e as { code?: unknown; errno?: unknown };
+  if (code !== "ERR_POSTGRES_SERVER_ERROR" || (errno !== "22021" && errno !== "22P05")) return undefined;
+  return "Text containing a NUL character (\\u0000) cannot be stored: remove it";
+}

@@ -155,6 +155,18 @@ describe("agent inventory while PostgreSQL cannot be reached", () => {
   });
 });
 
+describe("agent inventory PostgreSQL cannot hold", () => {
+  it("is refused for good (acked with the reason), not retried forever", async () => {
+    const s = setup(backends[1]!.open);
+    const bad = structure();
+    (bad.children.resource[0]!.data as Record<string, unknown>).name = "host\u0000name";
+    await s.h.handle("svc/t1/f1/inventory", encodeInventory(enc, { digest: "nul", structure: bad }));
+    expect(s.acks).toHaveLength(1);
+    expect(s.acks[0]?.ack.digest).toBe("nul");
+    expect(s.acks[0]?.ack.error).toMatch(/NUL character/);
+  });
+});
+
 describe("agent inventory messages", () => {
 
   it("an undecodable inventory message is rejected and counted", async () => {

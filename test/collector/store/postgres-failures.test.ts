@@ -161,3 +161,27 @@ describe("the collector on PostgreSQL when the server cannot be reached", () => 
     expect(triggers.map((t: { id: string }) => t.id)).toEqual(["kept"]);
   });
 });
+
+describe("the collector on PostgreSQL given text PostgreSQL cannot hold", () => {
+  it("answers 400 naming the NUL character (never 500), and goes on", async () => {
+    const col = await startTestCollector({ "database-url": db.url });
+    cleanups.push(() => col.close());
+    const calls: [string, unknown][] = [
+      ["/svc/alerts/triggers/trigger", { trigger: { id: "a\u0000b" }, conditions: [] }],
+      ["/svc/alerts/events", { id: "e\u0000", category: "c", text: "t" }],
+      ["/svc/inventory/entity/feed", { id: "f\u0000x" }],
+      ["/svc/inventory/entity/feed", { id: "g", name: "n\u0000m" }],
+      ["/svc/datamining/metrics", { metricId: "m\u0000x" }],
+    ];
+    for (const [path, json] of calls) {
+      const res = await col.req(path, { method: "POST", json });
+      expect(res.status, `${path} ${JSON.stringify(json)}`).toBe(400);
+      expect((await body(res)).errorMsg).toMatch(/NUL character/);
+    }
+    // In a bulk request the item gets its 400, the others are created.
+    const bulk = await col.req("/svc/inventory/bulk", { method: "POST", json: { "/": { feed: [{ id: "ok-1" }, { id: "bad\u0000" }, { id: "ok-2" }] } } });
+    expect(bulk.status).toBe(201);
+    expect((await body(bulk)).feed).toEqual({ "/t;t1/f;ok-1": 201, "/t;t1/f;bad%00": 400, "/t;t1/f;ok-2": 201 });
+    expect((await col.req("/svc/alerts/triggers/trigger", { method: "POST", json: { trigger: { id: "fine" }, conditions: [] } })).status).toBe(200);
+  });
+});
