@@ -45,7 +45,7 @@ export default defineConfig({
           include: POSTGRES_SUITES,
           // Files that open their stores themselves: they run both engines, or SQLite on purpose.
           exclude: ["**/storage-failures.test.ts", "**/store.test.ts", "**/service-api.test.ts"],
-          env: { OUTPOST_TEST_BACKEND: "postgres" },
+          env: { TEST_STORE_BACKEND: "postgres" },
           setupFiles: ["test/helpers/postgres-backend.setup.ts"],
         },
       },

@@ -10,7 +10,7 @@ const byDataDir = new Map<string, Promise<TestDatabase>>();
 
 /** Whether this test file runs in the PostgreSQL project. */
 export function onPostgresBackend(): boolean {
-  return process.env.OUTPOST_TEST_BACKEND === "postgres";
+  return process.env.TEST_STORE_BACKEND === "postgres";
 }
 
 /** The URL of the database belonging to `dataDir`, created on first use. */

@@ -1,8 +1,9 @@
 /**
  * A PostgreSQL database of its own for each test file: created with a random name on the local
  * server (trust auth, as on the project's machines; `.ci/run` starts it on CI) and dropped
- * afterwards, so that nothing is shared between test files. OUTPOST_TEST_POSTGRES may name
- * another server (a URL to its maintenance database).
+ * afterwards, so that nothing is shared between test files. TEST_POSTGRES_URL may name
+ * another server (a URL to its maintenance database); not OUTPOST_…, which the programs would
+ * refuse as an unknown option of theirs.
  */
 import { SQL } from "bun";
 import { createConnection, createServer, type Server, type Socket } from "node:net";
@@ -10,7 +11,7 @@ import { openPostgres } from "../../src/postgres/connect.ts";
 import { migratePostgres } from "../../src/postgres/migrations.ts";
 import { POSTGRES_SCHEMAS } from "../../collector/store/postgres.ts";
 
-const ADMIN_URL = process.env.OUTPOST_TEST_POSTGRES ?? "postgres://postgres@127.0.0.1:5432/postgres";
+const ADMIN_URL = process.env.TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 
 export interface TestDatabase {
   name: string;
