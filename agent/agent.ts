@@ -242,10 +242,15 @@ export async function startAgent(values: OptionValues, ctx?: ProgramContext): Pr
 
   const idPrefix = `${feed}:`;
   let lastProgress = 0;
+  let lastCompaction = 0;
   const tick = setInterval(() => {
     buffer.expire();
-    // Points that waited over a minute (an outage) are kept compressed from then on.
-    buffer.compact(dec, DEFAULT_COMPACTION, fw.inFlightRanges());
+    // Points that waited over a minute (an outage) are kept compressed from then on. Once a
+    // minute: each pass re-encodes the hour's merged row (about 10 ms for a host's hour).
+    if (Date.now() - lastCompaction >= DEFAULT_COMPACTION.minAgeMs) {
+      lastCompaction = Date.now();
+      buffer.compact(dec, DEFAULT_COMPACTION, fw.inFlightRanges());
+    }
     localAlerting.expire();
     hostMonitoring.inventory?.tick();
     sink.accept(telemetryWrites(telemetry, idPrefix, Date.now())).catch((e) => {

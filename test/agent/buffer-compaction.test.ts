@@ -219,3 +219,29 @@ describe("agent buffer compaction", () => {
     b.close();
   });
 });
+
+describe("compacted backlog and fresh data", () => {
+  it("sends fresh rows before the compacted backlog, unthrottled", async () => {
+    const { SendPlanner } = await import("../../agent/forward/send-planner.ts");
+    const path = tempDb();
+    const clock = { t: T0 };
+    const { b } = open(path, clock);
+    await fill(b, clock, 0, 360); // an hour of outage
+    clock.t += 120_000;
+    b.compact(dec, opts);
+    const planner = new SendPlanner(b, { batchPoints: 500, replayRate: 1000, freshAgeMs: 20_000 }, () => clock.t);
+    await b.append(sample(clock.t, 9999)); // live data after reconnecting
+    const first = planner.next();
+    expect(first.replay).toBe(false);
+    expect(first.span!.formats).toEqual([CHUNK_FORMAT.cbor]);
+    const second = planner.next();
+    expect(second.replay).toBe(true);
+    expect(second.span!.formats).toEqual([CHUNK_FORMAT.series]);
+    expect(second.span!.points).toBe(1440);
+    // The compacted row (1,440 points) spent more than the 1,000-point burst; fresh data still goes at once.
+    clock.t += 100;
+    await b.append(sample(clock.t, 10_000));
+    expect(planner.next().replay).toBe(false);
+    b.close();
+  });
+});
