@@ -3,7 +3,7 @@ import { basename } from "node:path";
 import type { Decoder, Encoder } from "cbor-x";
 import type { MetricWrite } from "../../src/metrics/model.ts";
 import { encodeChunk } from "../../src/protocol/data-encode.ts";
-import { PROTOCOL_VERSION } from "../../src/protocol/envelope.ts";
+import { CHUNK_FORMAT } from "../../src/protocol/series-chunk.ts";
 import { splitIntoChunks } from "./chunking.ts";
 import { type CompactionOptions, type CompactionResult, compactRows, type IdRange } from "./compaction.ts";
 import { migrate } from "../../src/sqlite/migrations.ts";
@@ -204,7 +204,7 @@ export class PointBuffer {
         for (const a of appends) {
           for (const c of a.chunks) {
             const bytes = c.body.byteLength + ROW_OVERHEAD;
-            this.q.insert.run(enq, PROTOCOL_VERSION, c.points, bytes, c.body);
+            this.q.insert.run(enq, CHUNK_FORMAT.cbor, c.points, bytes, c.body);
             this.account(c.points, bytes, 1);
             added++;
           }
