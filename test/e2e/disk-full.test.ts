@@ -28,6 +28,22 @@ function logOf(s: System, name: "collector" | "agent"): string {
     .join("\n");
 }
 
+/**
+ * A write may still fit in pages SQLite already holds (a reused WAL, free pages), so keep
+ * writing, to a metric outside the checked ones, until one needs new space: 507 it must be.
+ */
+async function writeUntilRefused(url: string, points: (probe: number) => unknown[]): Promise<Response> {
+  for (let probe = 0; probe < 100; probe++) {
+    const w = await fetch(url, { method: "POST", body: JSON.stringify(points(probe)), headers: { "Content-Type": "application/json", "Svc-Tenant": "e2e" } });
+    if (w.status !== 200) {
+      expect(w.status).toBe(507);
+      return w;
+    }
+    await w.arrayBuffer();
+  }
+  throw new Error("100 writes on a full disk were all accepted");
+}
+
 describe("full disks, with real processes", () => {
   it("collector disk full during ingest and back: writes 507, no acks, reads go on, logged once, resumes alone", async () => {
     disk = new SmallDisk(64);
@@ -44,12 +60,7 @@ describe("full disks, with real processes", () => {
         await waitFor("the collector to report its disk full", async () => ((await scrape(s.collectorUrl, "outpost_collector_storage_full")) === 1 ? true : undefined), 30_000, 200);
         // Reads go on; a write over HTTP is refused with 507 and says why.
         expect((await readRaw(s.collectorUrl, "e2e", 0, base)).length).toBeGreaterThan(0);
-        const w = await fetch(`${s.collectorUrl}/svc/metrics/gauges/direct/raw`, {
-          method: "POST",
-          body: JSON.stringify([{ timestamp: base, value: 1 }]),
-          headers: { "Content-Type": "application/json", "Svc-Tenant": "e2e" },
-        });
-        expect(w.status).toBe(507);
+        const w = await writeUntilRefused(`${s.collectorUrl}/svc/metrics/gauges/direct/raw`, (probe) => [{ timestamp: base + probe, value: 1 }]);
         expect(((await w.json()) as { errorMsg: string }).errorMsg).toMatch(/Storage is full/);
       }
       if (i === 60) {
@@ -85,20 +96,9 @@ describe("full disks, with real processes", () => {
       if (i === 70) {
         // 40 requests (40,000 points) wait in the agent's buffer; now its disk fills up.
         d.fill();
-        // A write may still fit in pages SQLite already holds (a reused WAL, free pages), so
-        // keep writing, to a metric outside the checked ones, until one needs new space.
-        let w: Response | undefined;
-        for (let probe = 0; probe < 100 && w?.status !== 507; probe++) {
-          w = await fetch(`${s.agentUrl}/svc/metrics/gauges/disk-probe/raw`, {
-            method: "POST",
-            body: JSON.stringify(Array.from({ length: 5000 }, (_, k) => ({ timestamp: base + probe * 5000 + k, value: k }))),
-            headers: { "Content-Type": "application/json", "Svc-Tenant": "e2e" },
-          });
-          if (w.status === 200) await w.arrayBuffer();
-          else expect(w.status).toBe(507);
-        }
-        if (!w) throw new Error("no probe write was sent");
-        expect(w.status).toBe(507);
+        const w = await writeUntilRefused(`${s.agentUrl}/svc/metrics/gauges/disk-probe/raw`, (probe) =>
+          Array.from({ length: 5000 }, (_, k) => ({ timestamp: base + probe * 5000 + k, value: k })),
+        );
         expect(((await w.json()) as { errorMsg: string }).errorMsg).toMatch(/Storage is full/);
         expect(await scrape(s.agentUrl, "outpost_agent_storage_full")).toBe(1);
         // The collector returns: the agent sends its backlog and, still on the full disk,

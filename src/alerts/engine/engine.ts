@@ -193,7 +193,6 @@ class Engine implements AlertsEngine {
     this.timers.armMissing(t, "FIRING", now);
   }
 
-
   // ------------------------------------------------------------ data
 
   watches(tenantId: string, dataId: string, source = SOURCE_NONE): boolean {
@@ -404,8 +403,6 @@ class Engine implements AlertsEngine {
 
   // ------------------------------------------------------------ timers
 
-
-
   /** Lazy: arrivals only move `lastArrival`; the timer re-arms itself when it fires early. */
   private onMissingTimer(c: ConditionRt): void {
     c.timer = undefined;
@@ -424,7 +421,6 @@ class Engine implements AlertsEngine {
     if (t.active && c.def.triggerMode === t.mode) this.timers.armMissingOne(c, now);
     this.runChain(now);
   }
-
 
   /** STRICT_TIMEOUT: fires when the time has come with no false evaluation, without waiting for data. */
   private onTimeout(t: TriggerRt, mode: TriggerMode): void {
@@ -450,5 +446,4 @@ class Engine implements AlertsEngine {
       this.warn(`alerts engine listener failed on ${effect.kind}: ${(e as Error).message}`);
     }
   }
-
 }
