@@ -50,7 +50,7 @@ export interface CompactionResult {
   added: number;
   /** Change of the rows' counted bytes (negative: the buffer shrank). */
   bytesDelta: number;
-  /** Rows left as they were because they could not be decoded. */
+  /** Rows left as they were because they could not be decoded or encoded. */
   unreadable: number;
 }
 
@@ -75,7 +75,14 @@ export function compactRows(db: Database, enc: Encoder, dec: Decoder, now: numbe
     const g = group;
     group = undefined;
     if (!g || g.raw === 0) return;
-    const merged = encodeSeriesChunk(enc, g.writes);
+    let merged: Uint8Array;
+    try {
+      merged = encodeSeriesChunk(enc, g.writes);
+    } catch {
+      // A value the codec cannot hold (not one the intake lets in): leave these rows as they are.
+      result.unreadable += g.rows.length;
+      return;
+    }
     let n = 0;
     for (const w of g.writes) n += w.points.length;
     const last = g.rows[g.rows.length - 1]!;

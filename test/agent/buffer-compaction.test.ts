@@ -1,5 +1,5 @@
 import { Database } from "bun:sqlite";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -195,6 +195,22 @@ describe("agent buffer compaction", () => {
     const span = b.read(0, Number.MAX_SAFE_INTEGER, 5)!;
     expect(span.formats).toEqual([CHUNK_FORMAT.series]);
     expect(sortKey(pointsOf(span))).toEqual(sortKey(expected));
+    b.close();
+  });
+
+  it("opens and compacts the buffer release 0.1.0 wrote", () => {
+    const path = tempDb();
+    const old = new Database(path, { create: true });
+    old.exec(readFileSync(join(import.meta.dirname, "../fixtures/release-0.1.0/buffer.sql"), "utf8"));
+    old.close();
+    const clock = { t: 0 };
+    const b = new PointBuffer(openDatabase(path), { tenant: "acme", feed: "edge-1" }, { maxBytes: 1e9, maxAgeMs: 1e12, chunkPoints: 5000 }, createEncoder(), {}, () => clock.t, 1);
+    const before = pointsOf(b.read(0, Number.MAX_SAFE_INTEGER, 1e9));
+    expect(before).toHaveLength(50);
+    clock.t = rows(path).at(-1)!.enq + HOUR;
+    b.compact(dec, opts);
+    expect(rows(path).map((r) => [r.fmt, r.n])).toEqual([[2, 50]]);
+    expect(pointsOf(b.read(0, Number.MAX_SAFE_INTEGER, 1e9))).toEqual(before);
     b.close();
   });
 
