@@ -52,6 +52,8 @@ interface Result {
   compactMs: number[];
   wire: number;
   batches: number;
+  /** Points buffered per second of wall time, commits and compaction included. */
+  rate: number;
 }
 
 async function run(name: string, set: Series[], compact: boolean, dir: string): Promise<Result> {
@@ -70,6 +72,7 @@ async function run(name: string, set: Series[], compact: boolean, dir: string): 
   );
   const compactMs: number[] = [];
   const start = set[0]!.ts[0]!;
+  const began = performance.now();
   for (let i = 0; i < DAY_SAMPLES; i++) {
     clock.t = start + i * STEP + 3;
     await buffer.append(sampleWrites(set, i));
@@ -82,6 +85,7 @@ async function run(name: string, set: Series[], compact: boolean, dir: string): 
     }
   }
   const { points, bytes: counted, chunks: rows } = buffer.depth;
+  const rate = points / ((performance.now() - began) / 1000);
   // The backlog replayed as the forwarder sends it: spans of at most --batch-points points.
   let wire = 0;
   let batches = 0;
@@ -97,7 +101,7 @@ async function run(name: string, set: Series[], compact: boolean, dir: string): 
   db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
   const file = (db.query("SELECT page_count * page_size AS s FROM pragma_page_count(), pragma_page_size()").get() as { s: number }).s;
   db.close();
-  return { points, file, counted, rows, compactMs, wire, batches };
+  return { points, file, counted, rows, compactMs, wire, batches, rate };
 }
 
 const sim = simulatedHost(DAY_SAMPLES);
@@ -110,10 +114,14 @@ const cases: [string, Series[], boolean][] = [
   ["host-rec-24h, this agent: grid stamps, percentages to 0.01, compacted", roundedPercents(rec24.map(aligned)), true],
 ];
 
+let peakRss = 0;
+const rssTimer = setInterval(() => {
+  peakRss = Math.max(peakRss, process.memoryUsage().rss);
+}, 200);
 const dir = tempDir("agent-buffer-bench-");
 console.log("One host, 24 h of 10 s default host metrics buffered during an outage (95 series, 820,800 points); compaction once a minute, as the agent runs it.\n");
-console.log("| data | rows | file after checkpoint | file B/pt | counted B/pt | days in 256 MiB (counted) | days in 256 MiB of file | compaction CPU per pass, median / max | MQTT B/pt replayed | batches |");
-console.log("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|");
+console.log("| data | rows | file after checkpoint | file B/pt | counted B/pt | days in 256 MiB (counted) | days in 256 MiB of file | compaction CPU per pass, median / max | MQTT B/pt replayed | batches | points/s buffered |");
+console.log("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|");
 try {
   for (const [label, set, compact] of cases) {
     const r = await run(label.replace(/[^a-z0-9]+/gi, "-"), set, compact, dir.path);
@@ -122,10 +130,12 @@ try {
     const ms = [...r.compactMs].sort((a, b) => a - b);
     const cpu = ms.length ? `${fmt(ms[Math.floor(ms.length / 2)]!, 2)} / ${fmt(ms[ms.length - 1]!, 1)} ms` : "–";
     console.log(
-      `| ${label} | ${fmt(r.rows)} | ${fmt(r.file / 2 ** 20, 2)} MiB | ${fmt(r.file / r.points, 2)} | ${fmt(r.counted / r.points, 2)} | ${fmt(DEFAULT_MAX_BYTES / perDayCounted, 1)} | ${fmt(DEFAULT_MAX_BYTES / perDayFile, 1)} | ${cpu} | ${fmt(r.wire / r.points, 2)} | ${fmt(r.batches)} |`,
+      `| ${label} | ${fmt(r.rows)} | ${fmt(r.file / 2 ** 20, 2)} MiB | ${fmt(r.file / r.points, 2)} | ${fmt(r.counted / r.points, 2)} | ${fmt(DEFAULT_MAX_BYTES / perDayCounted, 1)} | ${fmt(DEFAULT_MAX_BYTES / perDayFile, 1)} | ${cpu} | ${fmt(r.wire / r.points, 2)} | ${fmt(r.batches)} | ${fmt(r.rate)} |`,
     );
   }
 } finally {
+  clearInterval(rssTimer);
   dir.remove();
 }
-console.log("\ncounted = what the rows count against --buffer-max-bytes (blob + 40 bytes per row). The default --buffer-max-age (24 h) drops points before the size limit does: raise it to ride out longer outages.");
+console.log(`\npeak RSS of the benchmark process: ${fmt(peakRss / 2 ** 20, 0)} MiB (one sample of 95 points per commit, synchronous=NORMAL).`);
+console.log("counted = what the rows count against --buffer-max-bytes (blob + 40 bytes per row). The default --buffer-max-age (24 h) drops points before the size limit does: raise it to ride out longer outages.");
