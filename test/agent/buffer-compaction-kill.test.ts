@@ -69,13 +69,13 @@ describe("agent buffer compaction and SIGKILL", () => {
     const path = join(d, "buffer.db");
     let first = 0;
     let mid = 0;
-    for (const compactions of [150, 37, 120]) {
+    for (const compactions of [60, 90, 75]) {
       const { committed, midCompaction } = await runAndKill(path, first, compactions);
       if (midCompaction) mid++;
       const { points, depth } = contents(path);
       // Every point committed before the kill is there once; points after it only if their commit made it, in order.
       expect(points.length).toBeGreaterThanOrEqual(committed);
-      expect(points.length % 25).toBe(0);
+      expect(points.length % 100).toBe(0);
       expect(points).toEqual(Array.from({ length: points.length }, (_, i) => i));
       expect(depth).toBe(points.length * 20);
       first = points.length;

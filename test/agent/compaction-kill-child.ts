@@ -16,10 +16,10 @@ const options = { ...DEFAULT_COMPACTION, minAgeMs: 0, windowMs: 1e12, maxPoints:
 let k = Number(firstArg);
 for (;;) {
   const from = k;
-  // 500 points in 20 series per append: each compaction merges it into the previous merged row.
-  const writes = Array.from({ length: 20 }, (_, s) => ({ type: "gauge" as const, id: `s${s}`, points: Array.from({ length: 25 }, (_, i) => ({ timestamp: from + i, value: (from + i) / 100 })) }));
+  // 2,000 points in 20 series per append: each compaction merges it into the previous merged row.
+  const writes = Array.from({ length: 20 }, (_, s) => ({ type: "gauge" as const, id: `s${s}`, points: Array.from({ length: 100 }, (_, i) => ({ timestamp: from + i, value: (from + i) / 100 })) }));
   await buffer.append(writes);
-  k += 25;
+  k += 100;
   process.stdout.write(`committed ${k}\n`);
   process.stdout.write("compacting\n");
   buffer.compact(dec, options);
