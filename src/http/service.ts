@@ -1,5 +1,6 @@
 import { type Context, Hono, type MiddlewareHandler } from "hono";
 import type { Logger } from "../log/logger.ts";
+import { postgresRejectedText } from "../postgres/failure.ts";
 import { storageFailure, storageFailureMessage } from "../sqlite/storage-failure.ts";
 import { type AccessVariables, authorizeTenant, tenantAllowed } from "./access.ts";
 import { type BaseUrlPolicy, requestBase } from "./base-url.ts";
@@ -121,6 +122,8 @@ export function errorResponse(err: unknown, c: Context, log?: Logger): Response 
   if (err instanceof ApiError) return c.json(err.details === undefined ? { errorMsg: err.message } : { errorMsg: err.message, details: err.details }, err.status);
   const storage = storageFailure(err);
   if (storage) return c.json({ errorMsg: storageFailureMessage(storage) }, storage === "full" ? 507 : 503);
+  const rejectedText = postgresRejectedText(err);
+  if (rejectedText) return c.json({ errorMsg: rejectedText }, 400);
   if (isZodError(err)) return c.json({ errorMsg: describeIssues(err, "input") }, 400);
   if (err instanceof SyntaxError) return c.json({ errorMsg: `Malformed JSON: ${err.message}` }, 400);
   const e = err as Error;
