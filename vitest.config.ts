@@ -19,13 +19,36 @@ class SummaryLine implements Reporter {
   }
 }
 
+const POSTGRES_SUITES = [
+  "test/alerts-api/**/*.test.ts",
+  "test/inventory/*.test.ts",
+  "test/forecast/datamining-http.test.ts",
+  ...["fleet", "null-as-absent", "conventions", "operations-triggers"].map((f) => `test/collector/${f}.test.ts`),
+];
+
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts"],
     // vmThreads/vmForks break bun:sqlite; forks works under `bun --bun`.
     pool: "forks",
     testTimeout: 30_000,
     hookTimeout: 60_000,
     reporters: ["default", new SummaryLine()],
+    projects: [
+      // Projects extend the root settings, and would add to a root `include`: each has its own.
+      { extends: true, test: { name: "sqlite", include: ["test/**/*.test.ts"] } },
+      {
+        // The HTTP suites of the stores that have a PostgreSQL backend, again on PostgreSQL
+        // (test/helpers/postgres-backend.ts); the store suites themselves cover both engines.
+        extends: true,
+        test: {
+          name: "postgres",
+          include: POSTGRES_SUITES,
+          // Files that open their stores themselves: they run both engines, or SQLite on purpose.
+          exclude: ["**/storage-failures.test.ts", "**/store.test.ts", "**/service-api.test.ts"],
+          env: { TEST_STORE_BACKEND: "postgres" },
+          setupFiles: ["test/helpers/postgres-backend.setup.ts"],
+        },
+      },
+    ],
   },
 });

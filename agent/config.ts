@@ -35,7 +35,7 @@ export const agentOptions: OptionSpec[] = [
   },
   { name: "topic-prefix", kind: "string", default: "svc", help: "first topic level; must match the collector's --topic-prefix" },
   { name: "buffer-max-bytes", kind: "size", min: MB, max: 1024 ** 4, default: "256MB", help: "buffer size limit; beyond it the oldest points are dropped and counted" },
-  { name: "buffer-max-age", kind: "duration", min: 60_000, max: 365 * DAY, default: "24h", help: "points buffered longer than this are dropped and counted" },
+  { name: "buffer-max-age", kind: "duration", min: 60_000, max: 365 * DAY, default: "30d", help: "points buffered longer than this are dropped and counted" },
   {
     name: "events-buffer-max-bytes",
     kind: "size",

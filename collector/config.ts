@@ -1,6 +1,7 @@
 import { OptionError, type OptionSpec, type OptionValues, PORT_RANGE } from "../src/config/options.ts";
 import type { ProgramIdentity } from "../src/config/run-program.ts";
-import { secretOptions } from "../src/config/secret-option.ts";
+import { readSecretOption, secretOptions } from "../src/config/secret-option.ts";
+import { isPostgresUrl } from "../src/postgres/connect.ts";
 import { parseBrokerUrl } from "../src/protocol/broker-url.ts";
 import { topicPrefixProblem } from "../src/protocol/topics.ts";
 
@@ -15,6 +16,10 @@ export const collectorOptions: OptionSpec[] = [
     help: "address the HTTP server binds to; another than loopback needs --auth-file (or --insecure)",
   },
   { name: "data-dir", kind: "string", default: "./data", help: "folder for the SQLite databases" },
+  ...secretOptions(
+    "database-url",
+    "PostgreSQL URL (postgres://user:password@host:5432/db): alerts, inventory and forecasting are stored there instead of the data folder; metrics stay in SQLite in the data folder for now (docs/scale-out.md)",
+  ),
   {
     name: "mqtt-port",
     kind: "int",
@@ -161,6 +166,9 @@ export function validateCollectorOptions(values: OptionValues): void {
       throw new OptionError(`--broker: ${(e as Error).message}`);
     }
   }
+  const databaseUrl = readSecretOption(values, "database-url");
+  // The URL itself is never repeated: it may hold a password.
+  if (databaseUrl !== undefined && !isPostgresUrl(databaseUrl)) throw new OptionError("--database-url must be a postgres:// or postgresql:// URL");
   const prefixProblem = topicPrefixProblem(String(values["topic-prefix"] ?? "svc"));
   if (prefixProblem) throw new OptionError(`--topic-prefix ${prefixProblem}`);
 }

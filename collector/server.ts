@@ -2,6 +2,7 @@ import { join } from "node:path";
 import type { OptionValues } from "../src/config/options.ts";
 import type { ProgramContext } from "../src/config/run-program.ts";
 import { OUTPOST_VERSION } from "../src/config/version.ts";
+import { readSecretOption } from "../src/config/secret-option.ts";
 import { ensureWritableDir } from "../src/config/writable-dir.ts";
 import { BodyBudget, limitBodies } from "../src/http/body-limit.ts";
 import { createLogger, isLogLevel, type Logger } from "../src/log/logger.ts";
@@ -26,7 +27,11 @@ import { startHttpServer } from "./http-server.ts";
 import { startIngest } from "./ingest/ingest.ts";
 import { readSecurity, reloadSecurity } from "./security.ts";
 import { startSelfMonitoring } from "./self-monitoring.ts";
+import { PostgresAlertsStore } from "./store/alerts/postgres.ts";
+import { PostgresForecastStore } from "./store/forecast/postgres.ts";
+import { openPostgresInventoryStore } from "./store/inventory/postgres.ts";
 import { openSqliteInventoryStore } from "./store/inventory/sqlite.ts";
+import { openPostgresStorage, type PostgresStorage } from "./store/postgres.ts";
 import { createMetricsStore } from "./store/metrics/open.ts";
 import { servePrometheus, storeSelfMetrics } from "./telemetry.ts";
 
@@ -104,18 +109,24 @@ async function startServices(values: OptionValues, ctx: ProgramContext | undefin
   // One view of the storage for every store: a full disk is logged once and probed until it passes.
   const health = new StorageHealth({ log: log.child("storage") });
   closers.push(() => health.close());
+  const pg = await openSharedStorage(values, log, dataDir);
+  if (pg) closers.push(() => pg.close());
   const chunkCacheBytes = Number(values["chunk-cache"] ?? 64 * 1024 ** 2);
   const metricsStore = createMetricsStore({ dataDir, synchronous, defaultRetentionDays, chunkCacheBytes, log: log.child("metrics-store"), health });
   closers.push(() => metricsStore.close());
-  const forecasting = createForecasting({ dataDir, bus, log: log.child("forecast"), points: metricsStore, synchronous, health });
+  const forecastLog = log.child("forecast");
+  const forecastStore = pg && new PostgresForecastStore({ sql: pg.sql, log: forecastLog, health });
+  const forecasting = createForecasting({ dataDir, bus, log: forecastLog, points: metricsStore, synchronous, health, store: forecastStore });
   closers.push(() => forecasting.close());
-  const inventoryStore = openSqliteInventoryStore(join(dataDir, "inventory.db"), { synchronous, health });
+  const inventoryStore = pg ? openPostgresInventoryStore(pg.sql, { health }) : openSqliteInventoryStore(join(dataDir, "inventory.db"), { synchronous, health });
   closers.push(() => inventoryStore.close());
   const inventoryEvents = new InventoryEvents((err) => log.error("inventory listener failed", { err: String(err) }));
+  const alertsLog = log.child("alerts");
   const alerting = createAlerting({
     dataDir,
     bus,
-    log: log.child("alerts"),
+    log: alertsLog,
+    store: pg && new PostgresAlertsStore({ sql: pg.sql, log: alertsLog, health }),
     synchronous,
     health,
     plugins: { email: { smtpHost: String(values["smtp-host"] ?? "localhost"), smtpPort: Number(values["smtp-port"] ?? 25) } },
@@ -228,4 +239,19 @@ async function startServices(values: OptionValues, ctx: ProgramContext | undefin
       log.info("collector stopped");
     },
   };
+}
+
+/**
+ * With --database-url: the PostgreSQL pool of alerts, inventory and forecasting, migrated. The
+ * metrics store is not on PostgreSQL yet, which the log says once at every start.
+ */
+async function openSharedStorage(values: OptionValues, log: Logger, dataDir: string): Promise<PostgresStorage | undefined> {
+  const url = readSecretOption(values, "database-url");
+  if (url === undefined) return undefined;
+  const pg = await openPostgresStorage(url, log.child("postgres"));
+  log.warn("alerts, inventory and forecasting are stored in PostgreSQL; metrics stay in SQLite in the data folder (not yet in PostgreSQL, docs/scale-out.md)", {
+    database: pg.where,
+    dataDir,
+  });
+  return pg;
 }

@@ -1,10 +1,11 @@
 import type { Database } from "bun:sqlite";
 import { basename } from "node:path";
-import type { Encoder } from "cbor-x";
+import type { Decoder, Encoder } from "cbor-x";
 import type { MetricWrite } from "../../src/metrics/model.ts";
 import { encodeChunk } from "../../src/protocol/data-encode.ts";
-import { PROTOCOL_VERSION } from "../../src/protocol/envelope.ts";
+import { CHUNK_FORMAT } from "../../src/protocol/series-chunk.ts";
 import { splitIntoChunks } from "./chunking.ts";
+import { type CompactionOptions, type CompactionResult, compactRows, type IdRange } from "./compaction.ts";
 import { migrate } from "../../src/sqlite/migrations.ts";
 import { bufferSchema, getMeta, setMeta } from "./schema.ts";
 
@@ -41,6 +42,8 @@ export interface ChunkSpan {
   hi: number;
   points: number;
   bodies: Uint8Array[];
+  /** Format of each body (CHUNK_FORMAT: CBOR chunk, or series chunk of a compacted row). */
+  formats: number[];
 }
 
 interface PendingAppend {
@@ -108,7 +111,7 @@ export class PointBuffer {
       oldest: db.query<{ id: number; enq: number; n: number; bytes: number }, [number]>("SELECT id, enq, n, bytes FROM chunks ORDER BY id LIMIT ?"),
       removeOne: db.query<null, [number]>("DELETE FROM chunks WHERE id = ?"),
       heads: db.query<{ id: number; n: number }, [number, number, number]>("SELECT id, n FROM chunks WHERE id > ? AND id <= ? ORDER BY id LIMIT ?"),
-      bodies: db.query<{ body: Uint8Array; n: number }, [number, number]>("SELECT body, n FROM chunks WHERE id BETWEEN ? AND ? ORDER BY id"),
+      bodies: db.query<{ body: Uint8Array; n: number; fmt: number }, [number, number]>("SELECT body, n, fmt FROM chunks WHERE id BETWEEN ? AND ? ORDER BY id"),
       firstAfter: db.query<{ id: number; enq: number }, [number]>("SELECT id, enq FROM chunks WHERE id > ? ORDER BY id LIMIT 1"),
       lastBefore: db.query<{ id: number | null }, [number, number]>("SELECT max(id) AS id FROM chunks WHERE id > ? AND enq < ?"),
       maxId: db.query<{ id: number | null }, []>("SELECT max(id) AS id FROM chunks"),
@@ -201,7 +204,7 @@ export class PointBuffer {
         for (const a of appends) {
           for (const c of a.chunks) {
             const bytes = c.body.byteLength + ROW_OVERHEAD;
-            this.q.insert.run(enq, PROTOCOL_VERSION, c.points, bytes, c.body);
+            this.q.insert.run(enq, CHUNK_FORMAT.cbor, c.points, bytes, c.body);
             this.account(c.points, bytes, 1);
             added++;
           }
@@ -302,7 +305,26 @@ export class PointBuffer {
     if (rows.length === 0) return undefined;
     let points = 0;
     for (const r of rows) points += r.n;
-    return { lo, hi, points, bodies: rows.map((r) => r.body) };
+    return { lo, hi, points, bodies: rows.map((r) => r.body), formats: rows.map((r) => r.fmt) };
+  }
+
+  /**
+   * Merges rows that waited longer than the compaction age and are not in `busy` (batches in
+   * flight) into compressed rows (compaction.ts), in one transaction. Acknowledged spans whose
+   * removal is not committed yet count as busy too. Returns undefined when it failed (nothing
+   * changed; a full disk: the next call tries again).
+   */
+  compact(dec: Decoder, options: CompactionOptions, busy: readonly IdRange[] = []): CompactionResult | undefined {
+    if (this.closed) return undefined;
+    const ranges = [...busy, ...this.removals.map(([lo, hi]) => ({ lo, hi }))];
+    try {
+      const r = this.db.transaction(() => compactRows(this.db, this.encoder, dec, this.now(), options, ranges, ROW_OVERHEAD))();
+      this.account(0, r.bytesDelta, r.added - r.removed);
+      return r;
+    } catch {
+      this.reloadTotals();
+      return undefined;
+    }
   }
 
   firstAfter(id: number): { id: number; enq: number } | undefined {

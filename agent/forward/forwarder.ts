@@ -90,6 +90,11 @@ export class Forwarder {
     return n;
   }
 
+  /** Chunk id ranges of the batches in flight: the buffer must not compact them (an ack names these ranges). */
+  inFlightRanges(): { lo: number; hi: number }[] {
+    return [...this.inflight.values()].map((f) => ({ lo: f.lo, hi: f.hi }));
+  }
+
   /**
    * Since when the batches in flight have waited for an ack on the current connection: the
    * latest of the last ack, the oldest batch's first send and the connection's start.
@@ -150,7 +155,7 @@ export class Forwarder {
   private send(f: InFlight, span: ChunkSpan, t: number): void {
     f.attempts++;
     f.due = t + this.opts.ackTimeoutMs * Math.min(4, 2 ** (f.attempts - 1));
-    const payload = encodeData(this.enc, { session: this.store.session, seq: f.seq, sentAt: t, replay: f.replay, chunks: span.bodies }, this.opts.kind);
+    const payload = encodeData(this.enc, { session: this.store.session, seq: f.seq, sentAt: t, replay: f.replay, chunks: span.bodies, formats: span.formats }, this.opts.kind);
     this.link.publish(this.opts.dataTopic, payload).then(
       () => {
         if (f.attempts === 1) this.counters.batchesSent.inc();

@@ -2,6 +2,7 @@ import type { Logger } from "../../src/log/logger.ts";
 import type { StorageHealth } from "../../src/sqlite/storage-health.ts";
 import type { PointsBus } from "../events/points-bus.ts";
 import { SqliteAlertsStore } from "../store/alerts/sqlite.ts";
+import type { AlertsStore } from "../store/alerts/types.ts";
 import { defaultPlugins, type PluginOptions } from "./actions/registry.ts";
 import { AlertingService } from "./service.ts";
 
@@ -12,6 +13,8 @@ export interface AlertingOptions {
   synchronous?: "FULL" | "NORMAL";
   plugins?: PluginOptions;
   health?: StorageHealth;
+  /** Another store than alerts.db in the data folder (PostgreSQL). */
+  store?: AlertsStore;
 }
 
 export interface Alerting {
@@ -21,9 +24,9 @@ export interface Alerting {
   close(): Promise<void>;
 }
 
-/** The alerting service of the collector: its store (alerts.db), its engine, its bus subscription. */
+/** The alerting service of the collector: its store (alerts.db unless given), its engine, its bus subscription. */
 export function createAlerting(opts: AlertingOptions): Alerting {
-  const store = new SqliteAlertsStore({ dataDir: opts.dataDir, synchronous: opts.synchronous, log: opts.log, health: opts.health });
+  const store = opts.store ?? new SqliteAlertsStore({ dataDir: opts.dataDir, synchronous: opts.synchronous, log: opts.log, health: opts.health });
   const service = new AlertingService({ store, plugins: defaultPlugins(opts.plugins), log: opts.log });
   let unsubscribe: (() => void) | undefined;
   return {

@@ -2,6 +2,7 @@ import type { Logger } from "../../src/log/logger.ts";
 import type { StorageHealth } from "../../src/sqlite/storage-health.ts";
 import type { PointsBus } from "../events/points-bus.ts";
 import { SqliteForecastStore } from "../store/forecast/sqlite.ts";
+import type { ForecastStore } from "../store/forecast/types.ts";
 import type { PointSource } from "./history.ts";
 import { ForecastingService } from "./service.ts";
 
@@ -13,6 +14,8 @@ export interface ForecastingOptions {
   points?: PointSource;
   synchronous?: "FULL" | "NORMAL";
   health?: StorageHealth;
+  /** Another store than forecast.db in the data folder (PostgreSQL). */
+  store?: ForecastStore;
 }
 
 export interface Forecasting {
@@ -24,7 +27,7 @@ export interface Forecasting {
 
 /** The forecasting engine of the collector: its store, its service, its bus subscription. */
 export function createForecasting(opts: ForecastingOptions): Forecasting {
-  const store = new SqliteForecastStore({ dataDir: opts.dataDir, synchronous: opts.synchronous, log: opts.log, health: opts.health });
+  const store = opts.store ?? new SqliteForecastStore({ dataDir: opts.dataDir, synchronous: opts.synchronous, log: opts.log, health: opts.health });
   const service = new ForecastingService({ store, points: opts.points, log: opts.log });
   let unsubscribe: (() => void) | undefined;
   return {

@@ -6,6 +6,7 @@ import { resolvePath } from "../../src/inventory/path-resolve.ts";
 import { type InventoryStructure, parseStructure, type StructureNode } from "../../src/inventory/structure.ts";
 import type { MetricType, Tags } from "../../src/metrics/model.ts";
 import type { Inventory } from "../inventory/context.ts";
+import { asApiError } from "../inventory/failures.ts";
 import { syncStructure } from "../inventory/sync.ts";
 import type { MetricsStore } from "../store/metrics/types.ts";
 
@@ -81,7 +82,8 @@ export async function applyAgentInventory(
       structure,
     });
   } catch (e) {
-    if (e instanceof ApiError && e.status < 500) throw new InventoryRefused(e.message);
+    const err = asApiError(e);
+    if (err instanceof ApiError && err.status < 500) throw new InventoryRefused(err.message);
     throw e;
   }
   for (const d of definitions) await deps.store.updateTags(tenant, d.type, d.id, d.tags);

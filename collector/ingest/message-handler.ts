@@ -1,6 +1,7 @@
 import type { Decoder, Encoder } from "cbor-x";
 import type { Logger } from "../../src/log/logger.ts";
 import { createLogThrottle } from "../../src/log/throttle.ts";
+import { postgresRejectedText } from "../../src/postgres/failure.ts";
 import { storageFailure } from "../../src/sqlite/storage-failure.ts";
 import { type ClockWindow, pointsOutsideWindow } from "../../src/protocol/clock-window.ts";
 import type { Alert, Event } from "../../src/alerts/model.ts";
@@ -159,6 +160,13 @@ export class MessageHandler {
     try {
       await alerting.ingestFired(addr.tenant, batch.items);
     } catch (e) {
+      const rejectedText = postgresRejectedText(e);
+      if (rejectedText) {
+        // Would be refused again: acked as rejected, so the agent drops it rather than resending forever.
+        this.d.counters.rejected.inc();
+        if (this.throttle(`reject:${topic}`).pass) this.d.log.warn("rejected an events batch", { topic, reason: rejectedText });
+        return this.ack(addr, { session: batch.session, seq: batch.seq }, rejectedText, "events-ack");
+      }
       this.d.counters.storeFailures.inc();
       if (storageFailure(e) !== undefined) this.deferred.add({ tenant: addr.tenant, feed: addr.feed, kind: "events-ack", session: batch.session, seq: batch.seq });
       else if (this.throttle("store").pass) this.d.log.error("storing fired alerts failed; the agent will resend them", { tenant: addr.tenant, feed: addr.feed, err: (e as Error).message });

@@ -1,6 +1,7 @@
 import { ZodError } from "zod";
 import { ApiError } from "../../src/http/errors.ts";
 import { describeIssues } from "../../src/http/validate.ts";
+import { postgresRejectedText } from "../../src/postgres/failure.ts";
 import type { CanonicalPath } from "../../src/inventory/canonical-path.ts";
 import { PathError } from "../../src/inventory/path-codec.ts";
 import { CLASS_NAMES } from "../../src/inventory/segment-types.ts";
@@ -9,6 +10,8 @@ import { CLASS_NAMES } from "../../src/inventory/segment-types.ts";
 export function asApiError(e: unknown): unknown {
   if (e instanceof PathError) return new ApiError(400, e.message);
   if (e instanceof ZodError) return new ApiError(400, describeIssues(e, "request body"));
+  const rejectedText = postgresRejectedText(e);
+  if (rejectedText) return new ApiError(400, rejectedText);
   return e;
 }
 

@@ -1,5 +1,6 @@
 import { type Context, Hono, type MiddlewareHandler } from "hono";
 import type { Logger } from "../log/logger.ts";
+import { postgresRejectedText } from "../postgres/failure.ts";
 import { CorruptDataError } from "../sqlite/corrupt-data.ts";
 import { storageFailure, storageFailureMessage } from "../sqlite/storage-failure.ts";
 import { type AccessVariables, authorizeTenant, tenantAllowed } from "./access.ts";
@@ -124,6 +125,8 @@ export function errorResponse(err: unknown, c: Context, log?: Logger): Response 
   if (storage) return c.json({ errorMsg: storageFailureMessage(storage) }, storage === "full" ? 507 : 503);
   // Damaged stored data: refused (the store has logged which metric), never answered with wrong points.
   if (err instanceof CorruptDataError) return c.json({ errorMsg: err.message }, 503);
+  const rejectedText = postgresRejectedText(err);
+  if (rejectedText) return c.json({ errorMsg: rejectedText }, 400);
   if (isZodError(err)) return c.json({ errorMsg: describeIssues(err, "input") }, 400);
   if (err instanceof SyntaxError) return c.json({ errorMsg: `Malformed JSON: ${err.message}` }, 400);
   const e = err as Error;

@@ -6,6 +6,14 @@
 import type { Encoder } from "cbor-x";
 import type { MetricWrite } from "../metrics/model.ts";
 import { PROTOCOL_VERSION } from "./envelope.ts";
+import { CHUNK_FORMAT } from "./series-chunk.ts";
+
+/**
+ * Version of a data batch that carries series chunks (format 2) beside CBOR chunks: its
+ * `fmts` field gives each chunk's format. A batch of CBOR chunks alone is still sent as
+ * version 1, so collectors that predate version 2 keep taking an upgraded agent's live data.
+ */
+export const DATA_VERSION_SERIES = 2;
 
 /** A data batch: chunks of points as the agent buffered them, each a nested CBOR item. */
 export interface DataBatch {
@@ -17,6 +25,8 @@ export interface DataBatch {
   /** True when replaying backlog from an outage, false for fresh data. */
   replay: boolean;
   chunks: Uint8Array[];
+  /** Format of each chunk (CHUNK_FORMAT); absent means all CBOR chunks (format 1). */
+  formats?: readonly number[];
 }
 
 export function encodeChunk(enc: Encoder, writes: MetricWrite[]): Uint8Array {
@@ -26,5 +36,8 @@ export function encodeChunk(enc: Encoder, writes: MetricWrite[]): Uint8Array {
 export type BatchKind = "data" | "events";
 
 export function encodeData(enc: Encoder, b: DataBatch, kind: BatchKind = "data"): Uint8Array {
+  if (kind === "data" && b.formats?.some((f) => f !== CHUNK_FORMAT.cbor)) {
+    return enc.encode({ v: DATA_VERSION_SERIES, kind, session: b.session, seq: b.seq, sentAt: b.sentAt, replay: b.replay, chunks: b.chunks, fmts: b.formats });
+  }
   return enc.encode({ v: PROTOCOL_VERSION, kind, session: b.session, seq: b.seq, sentAt: b.sentAt, replay: b.replay, chunks: b.chunks });
 }

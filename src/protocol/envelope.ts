@@ -31,10 +31,12 @@ export function decodeCbor(dec: Decoder, payload: Uint8Array, what: string): unk
   }
 }
 
-export function versionCheck(value: unknown, kind: string): void {
+/** Checks `v` before anything else; returns it. Data batches accept versions 1 and 2. */
+export function versionCheck(value: unknown, kind: string, accepted: readonly number[] = [PROTOCOL_VERSION]): number {
   if (value === null || typeof value !== "object") throw new ProtocolError(`${kind} message is not a map`);
   const v = (value as { v?: unknown }).v;
-  if (v !== PROTOCOL_VERSION) throw new ProtocolError(`unsupported ${kind} message version ${JSON.stringify(v)}`);
+  if (typeof v === "number" && accepted.includes(v)) return v;
+  throw new ProtocolError(`unsupported ${kind} message version ${JSON.stringify(v)}`);
 }
 
 export const isSafeInt = (v: unknown, min: number): v is number => typeof v === "number" && Number.isSafeInteger(v) && v >= min;

@@ -10,26 +10,30 @@ import type { Decoder } from "cbor-x";
 import * as z from "zod";
 import { METRIC_TYPES, type MetricType, type MetricWrite } from "../metrics/model.ts";
 import { metricIdSchema, pointSchemas } from "../metrics/schemas.ts";
-import type { DataBatch } from "./data-encode.ts";
+import { type DataBatch, DATA_VERSION_SERIES } from "./data-encode.ts";
 import { decodeCbor, PROTOCOL_VERSION, ProtocolError, versionCheck } from "./envelope.ts";
 import { isNormalizedChunk } from "./normalized-chunk.ts";
+import { CHUNK_FORMAT, decodeSeriesChunk, SeriesChunkError } from "./series-chunk.ts";
 
 export * from "./control-messages.ts";
 export * from "./data-encode.ts";
 export * from "./envelope.ts";
+export * from "./series-chunk.ts";
 
 const seqSchema = z.number().int().min(1).refine(Number.isSafeInteger, "out of range");
 const sessionSchema = z.number().int().min(0).refine(Number.isSafeInteger, "out of range");
 const msSchema = z.number().int().refine(Number.isSafeInteger, "out of range");
 
 const dataEnvelope = z.object({
-  v: z.literal(PROTOCOL_VERSION),
+  v: z.union([z.literal(PROTOCOL_VERSION), z.literal(DATA_VERSION_SERIES)]),
   kind: z.literal("data"),
   session: sessionSchema,
   seq: seqSchema,
   sentAt: msSchema,
   replay: z.boolean(),
   chunks: z.array(z.instanceof(Uint8Array)).min(1, "a batch has at least one chunk"),
+  /** Version 2 only: the format of each chunk. */
+  fmts: z.array(z.union([z.literal(CHUNK_FORMAT.cbor), z.literal(CHUNK_FORMAT.series)])).optional(),
 });
 
 function writeSchema<T extends MetricType>(type: T) {
@@ -54,23 +58,27 @@ export interface DecodedBatch extends Omit<DataBatch, "chunks"> {
 /** Decodes and validates a data batch and every point in it. */
 export function decodeData(dec: Decoder, payload: Uint8Array): DecodedBatch {
   const raw = decodeCbor(dec, payload, "data batch");
-  versionCheck(raw, "data");
+  const v = versionCheck(raw, "data", [PROTOCOL_VERSION, DATA_VERSION_SERIES]);
   const env = dataEnvelope.safeParse(raw);
   if (!env.success) {
     const r = raw as { session?: unknown; seq?: unknown };
     const ref = sessionSchema.safeParse(r.session).success && seqSchema.safeParse(r.seq).success ? { session: r.session as number, seq: r.seq as number } : undefined;
     throw new ProtocolError(`invalid data batch: ${describeIssues(env.error)}`, ref);
   }
-  const { session, seq, sentAt, replay, chunks } = env.data;
+  const { session, seq, sentAt, replay, chunks, fmts } = env.data;
   const ref = { session, seq };
+  if (v === DATA_VERSION_SERIES ? fmts?.length !== chunks.length : fmts !== undefined) {
+    throw new ProtocolError(`invalid data batch: ${v === DATA_VERSION_SERIES ? "fmts must give the format of each chunk" : "fmts is a version 2 field"}`, ref);
+  }
   const writes: MetricWrite[] = [];
   let points = 0;
   for (let i = 0; i < chunks.length; i++) {
     let value: unknown;
     try {
-      value = decodeCbor(dec, chunks[i]!, `chunk ${i}`);
+      value = fmts?.[i] === CHUNK_FORMAT.series ? decodeSeriesChunk(dec, chunks[i]!) : decodeCbor(dec, chunks[i]!, `chunk ${i}`);
     } catch (e) {
-      throw new ProtocolError((e as Error).message, ref);
+      // A corrupt block is refused like any invalid chunk: the agent would send the same bytes again.
+      throw new ProtocolError(e instanceof SeriesChunkError ? `invalid chunk ${i}: ${e.message}` : (e as Error).message, ref);
     }
     let chunk: MetricWrite[];
     if (isNormalizedChunk(value)) chunk = value;

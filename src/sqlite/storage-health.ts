@@ -3,6 +3,11 @@ import type { Logger } from "../log/logger.ts";
 import type { Counter, Telemetry } from "../telemetry/registry.ts";
 import { type StorageFailureKind, storageFailure } from "./storage-failure.ts";
 
+/** A store on another engine (PostgreSQL): its probe writes one row, and rejects while it cannot. */
+export interface ProbeTarget {
+  probe(): Promise<void>;
+}
+
 export interface StorageHealthOptions {
   log: Logger;
   /** How often, while writes fail, a one-row probe write tests whether storage works again. */
@@ -16,14 +21,17 @@ export interface StorageHealthOptions {
 
 /**
  * The state of a program's storage as its writes see it. Stores report failed writes; the
- * first storage failure (disk full, I/O error) turns the condition on and is logged once; a
- * probe then writes one row into every registered database each `probeIntervalMs`, and the
+ * first storage failure (disk full, I/O error, an unreachable PostgreSQL) turns the condition on
+ * and is logged once; a probe then writes one row into every registered database (and through
+ * every registered target, for PostgreSQL stores) each `probeIntervalMs`, and the
  * first probe that succeeds everywhere turns it off (logged once, with how long it lasted and
  * how many writes were refused). No restart is needed: writes are attempted as they come, and
  * succeed as soon as there is room again.
  */
 export class StorageHealth {
   private readonly dbs = new Map<string, Database>();
+  private readonly targets = new Map<string, ProbeTarget>();
+  private probing = false;
   private kind: StorageFailureKind | undefined;
   private since = 0;
   private refusedNow = 0;
@@ -43,8 +51,14 @@ export class StorageHealth {
     this.dbs.set(name, db);
   }
 
+  /** Adds a store whose probe is its own (a PostgreSQL store). */
+  registerTarget(name: string, target: ProbeTarget): void {
+    this.targets.set(name, target);
+  }
+
   unregister(name: string): void {
     this.dbs.delete(name);
+    this.targets.delete(name);
   }
 
   /**
@@ -60,12 +74,12 @@ export class StorageHealth {
     if (this.kind !== undefined) return kind;
     this.kind = kind;
     this.since = this.now();
-    this.o.log.error(kind === "full" ? "storage is full: writes are refused until space is freed; reads go on" : "storage I/O error: writes are refused until it passes; reads go on", {
+    this.o.log.error(FAILING_MESSAGES[kind], {
       store,
       err: (e as Error).message,
     });
     this.o.onFailing?.(kind);
-    this.timer = setInterval(() => this.probe(), this.o.probeIntervalMs ?? 1000);
+    this.timer = setInterval(() => void this.probe(), this.o.probeIntervalMs ?? 1000);
     this.timer.unref?.();
     return kind;
   }
@@ -87,9 +101,28 @@ export class StorageHealth {
   }
 
   /** Tests whether every database takes a write again; ends the condition when they all do. */
-  probe(): boolean {
+  async probe(): Promise<boolean> {
     if (this.kind === undefined) return true;
+    // A slow probe (a PostgreSQL server not answering) must not pile up behind the timer.
+    if (this.probing) return false;
+    this.probing = true;
+    try {
+      return await this.probeAll();
+    } finally {
+      this.probing = false;
+    }
+  }
+
+  private async probeAll(): Promise<boolean> {
     if (this.o.beforeProbe && !this.o.beforeProbe()) return false;
+    for (const target of this.targets.values()) {
+      try {
+        await target.probe();
+      } catch (e) {
+        if (storageFailure(e) === undefined) this.o.log.warn("storage probe failed", { err: (e as Error).message });
+        return false;
+      }
+    }
     for (const db of this.dbs.values()) {
       // A transaction open on this connection would swallow the probe: test it next time.
       if (db.inTransaction) return false;
@@ -128,10 +161,26 @@ export class StorageHealth {
   }
 }
 
+const FAILING_MESSAGES: Record<StorageFailureKind, string> = {
+  full: "storage is full: writes are refused until space is freed; reads go on",
+  io: "storage I/O error: writes are refused until it passes; reads go on",
+  unavailable: "the database cannot be reached: writes are refused until it answers again",
+};
+
 /** Runs a write, telling `health` (when there is one) of a failure before rethrowing it. */
 export function reportingFailures<T>(health: StorageHealth | undefined, store: string, fn: () => T): T {
   try {
     return fn();
+  } catch (e) {
+    health?.report(e, store);
+    throw e;
+  }
+}
+
+/** Like reportingFailures, for an async write (a PostgreSQL store). */
+export async function reportingFailuresAsync<T>(health: StorageHealth | undefined, store: string, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
   } catch (e) {
     health?.report(e, store);
     throw e;

@@ -12,7 +12,7 @@ class FakeSource implements ChunkSource {
     const sel = this.chunks.filter((c) => c.id > afterId && c.id <= toId);
     if (sel.length === 0) return undefined;
     const take = sel.slice(0, Math.max(1, Math.floor(maxPoints / 100)));
-    return { lo: take[0]!.id, hi: take.at(-1)!.id, points: take.length * 100, bodies: [] };
+    return { lo: take[0]!.id, hi: take.at(-1)!.id, points: take.length * 100, bodies: [], formats: [] };
   }
   firstAfter(id: number) {
     return this.chunks.find((c) => c.id > id);

@@ -4,28 +4,61 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { defaultPlugins } from "../../collector/alerts/actions/registry.ts";
 import { AlertingService } from "../../collector/alerts/service.ts";
+import { PostgresAlertsStore } from "../../collector/store/alerts/postgres.ts";
 import { SqliteAlertsStore } from "../../collector/store/alerts/sqlite.ts";
+import type { AlertsStore } from "../../collector/store/alerts/types.ts";
 import type { Alert, Event } from "../../src/alerts/model.ts";
 import { fullTriggerSchema } from "../../src/alerts/schemas.ts";
 import { createLogger } from "../../src/log/logger.ts";
+import { createTestDatabase, migrateAll, type TestDatabase } from "../helpers/postgres.ts";
 
-/** The calls other collector code (agent synchronisation) makes, on a real store. */
-const dir = mkdtempSync(join(tmpdir(), "outpost-alerting-api-"));
+/** The calls other collector code (agent synchronisation) makes, on a real store of either engine. */
 const log = createLogger("silent");
-let service: AlertingService;
-
-beforeAll(async () => {
-  service = new AlertingService({ store: new SqliteAlertsStore({ dataDir: dir, log, synchronous: "NORMAL" }), plugins: defaultPlugins(), log });
-  await service.open();
-});
+const databases: TestDatabase[] = [];
 afterAll(async () => {
-  await service.close();
-  rmSync(dir, { recursive: true, force: true });
+  for (const db of databases) await db.drop();
 });
+
+/** A place for a store: a data folder, or a database of its own; `open` opens a store on it. */
+interface Place {
+  open(): AlertsStore;
+  remove(): Promise<void>;
+}
+
+const backends: { name: string; place(): Promise<Place> }[] = [
+  {
+    name: "SQLite",
+    async place() {
+      const dir = mkdtempSync(join(tmpdir(), "outpost-alerting-api-"));
+      return { open: () => new SqliteAlertsStore({ dataDir: dir, log, synchronous: "NORMAL" }), remove: async () => rmSync(dir, { recursive: true, force: true }) };
+    },
+  },
+  {
+    name: "PostgreSQL",
+    async place() {
+      const db = await createTestDatabase();
+      databases.push(db);
+      await migrateAll(db.sql);
+      return { open: () => new PostgresAlertsStore({ sql: db.sql, log }), remove: async () => undefined };
+    },
+  },
+];
 
 const full = (json: unknown) => fullTriggerSchema.parse(json);
 
-describe("AlertingService for agent synchronisation", () => {
+describe.each(backends)("AlertingService on $name for agent synchronisation", ({ place }) => {
+  let service: AlertingService;
+  let home: Place;
+  beforeAll(async () => {
+    home = await place();
+    service = new AlertingService({ store: home.open(), plugins: defaultPlugins(), log });
+    await service.open();
+  });
+  afterAll(async () => {
+    await service.close();
+    await home.remove();
+  });
+
   it("lists the triggers of a feed (by source or by the feed tag) and tells listeners about changes", async () => {
     const changes: [string, readonly string[]][] = [];
     const stop = service.onDefinitionsChanged((tenant, ids) => changes.push([tenant, ids]));
@@ -75,9 +108,10 @@ describe("AlertingService for agent synchronisation", () => {
 
   it("runs actions left WAITING by a stop when the service opens again", async () => {
     const other = mkdtempSync(join(tmpdir(), "outpost-alerting-resume-"));
+    const stopped = await place();
     try {
       const path = join(other, "resumed.jsonl");
-      const store = new SqliteAlertsStore({ dataDir: other, log });
+      const store = stopped.open();
       await store.insertActions([
         {
           key: "k1",
@@ -94,7 +128,7 @@ describe("AlertingService for agent synchronisation", () => {
         },
       ]);
       await store.close();
-      const resumed = new AlertingService({ store: new SqliteAlertsStore({ dataDir: other, log }), plugins: defaultPlugins(), log });
+      const resumed = new AlertingService({ store: stopped.open(), plugins: defaultPlugins(), log });
       await resumed.open();
       const until = Date.now() + 10_000;
       let result = "WAITING";
@@ -107,6 +141,7 @@ describe("AlertingService for agent synchronisation", () => {
       expect(JSON.parse(readFileSync(path, "utf8")).id).toBe("e1");
     } finally {
       rmSync(other, { recursive: true, force: true });
+      await stopped.remove();
     }
   });
 });

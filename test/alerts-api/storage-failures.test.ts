@@ -1,16 +1,19 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { defaultPlugins } from "../../collector/alerts/actions/registry.ts";
 import { AlertingService } from "../../collector/alerts/service.ts";
+import { PostgresAlertsStore } from "../../collector/store/alerts/postgres.ts";
 import { SqliteAlertsStore } from "../../collector/store/alerts/sqlite.ts";
+import type { AlertsStore } from "../../collector/store/alerts/types.ts";
 import type { Alert, Event } from "../../src/alerts/model.ts";
 import { fullTriggerSchema } from "../../src/alerts/schemas.ts";
 import { createLogger } from "../../src/log/logger.ts";
 import { StorageHealth } from "../../src/sqlite/storage-health.ts";
 import { failStatements, SmallDisk } from "../helpers/full-disk.ts";
 import { waitFor } from "../helpers/ports.ts";
+import { createTestDatabase, failPostgresStatements, migrateAll, type TestDatabase } from "../helpers/postgres.ts";
 
 /**
  * What the alerting service does when its commits fail: nothing is announced or acted on
@@ -19,15 +22,40 @@ import { waitFor } from "../helpers/ports.ts";
  */
 const log = createLogger("silent");
 const cleanups: (() => void | Promise<void>)[] = [];
+let pg: TestDatabase;
+beforeAll(async () => {
+  pg = await createTestDatabase();
+  await migrateAll(pg.sql);
+});
+afterAll(() => pg.drop());
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
+  await pg.sql.unsafe("TRUNCATE triggers, alerts, events, action_definitions, action_history");
 });
 
-async function start(dataDir?: string) {
+/** Where the service's store lives, and how one kind of statement on one table is made to fail there. */
+interface Backend {
+  name: string;
+  store(dir: string, health: StorageHealth): AlertsStore;
+  fail(dir: string, table: string, op?: "INSERT" | "UPDATE"): Promise<() => void | Promise<void>>;
+}
+
+const SQLITE: Backend = {
+  name: "SQLite",
+  store: (dir, health) => new SqliteAlertsStore({ dataDir: dir, log, synchronous: "NORMAL", health }),
+  fail: async (dir, table, op) => failStatements(join(dir, "alerts.db"), table, op),
+};
+const POSTGRES: Backend = {
+  name: "PostgreSQL",
+  store: (_dir, health) => new PostgresAlertsStore({ sql: pg.sql, log, health }),
+  fail: (_dir, table, op) => failPostgresStatements(pg.sql, table, op),
+};
+
+async function start(dataDir?: string, backend: Backend = SQLITE) {
   const dir = dataDir ?? mkdtempSync(join(tmpdir(), "outpost-alerts-fail-"));
   if (!dataDir) cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
   const health = new StorageHealth({ log, probeIntervalMs: 100 });
-  const service = new AlertingService({ store: new SqliteAlertsStore({ dataDir: dir, log, synchronous: "NORMAL", health }), plugins: defaultPlugins(), log });
+  const service = new AlertingService({ store: backend.store(dir, health), plugins: defaultPlugins(), log });
   await service.open();
   cleanups.push(async () => {
     await service.close();
@@ -69,18 +97,18 @@ const agentAlert = async (service: AlertingService, id: string): Promise<Alert> 
   trigger: { ...(await service.triggers.get("t1", "hot")) },
 });
 
-describe("alerting when commits fail", () => {
+describe.each([SQLITE, POSTGRES])("alerting on $name when commits fail", (backend) => {
   it("stores an agent's batch all or nothing: a failed commit stores no alert, announces nothing, and redelivery acts once", async () => {
-    const { dir, service, actionLines } = await start();
+    const { dir, service, actionLines } = await start(undefined, backend);
     const feed = await service.watchAlerts(["t1"], {});
     const heard = listen(feed);
     const items: (Alert | Event)[] = [await agentAlert(service, "edge-1"), { eventType: "EVENT", tenantId: "t1", id: "edge-e1", ctime: 1001, category: "EDGE", text: "hi" }];
     // The last write of the transaction fails: the alert rows before it must roll back too.
-    const release = failStatements(join(dir, "alerts.db"), "action_history");
+    const release = await backend.fail(dir, "action_history");
     await expect(service.ingestFired("t1", items)).rejects.toThrow(/injected failure/);
     await expect(service.alerts.get("t1", "edge-1")).rejects.toThrow(/not found/);
     await expect(service.events.get("t1", "edge-e1")).rejects.toThrow(/not found/);
-    release();
+    await release();
     // The agent resends the batch for want of an ack.
     expect(await service.ingestFired("t1", items)).toEqual({ created: 2, updated: 0, ignored: 0 });
     await waitFor("the alert's action", () => (actionLines().length > 0 ? true : undefined), 5000);
@@ -92,15 +120,15 @@ describe("alerting when commits fail", () => {
   });
 
   it("leaves an alert as stored, and unannounced, when the commit of an ack fails", async () => {
-    const { dir, service } = await start();
+    const { dir, service } = await start(undefined, backend);
     await service.ingestFired("t1", [await agentAlert(service, "edge-2")]);
     const feed = await service.watchAlerts(["t1"], {});
     const heard = listen(feed);
     await Bun.sleep(50);
-    const release = failStatements(join(dir, "alerts.db"), "alerts", "UPDATE");
+    const release = await backend.fail(dir, "alerts", "UPDATE");
     await expect(service.alerts.ack("t1", ["edge-2"], "ops", "looking")).rejects.toThrow(/injected failure/);
     expect((await service.alerts.get("t1", "edge-2")).status).toBe("OPEN");
-    release();
+    await release();
     await service.alerts.ack("t1", ["edge-2"], "ops", "looking");
     expect((await service.alerts.get("t1", "edge-2")).status).toBe("ACKNOWLEDGED");
     await waitFor("the ack announced", () => (heard.includes("edge-2:ACKNOWLEDGED") ? true : undefined), 5000);

@@ -9,6 +9,7 @@ import { createDecoder, createEncoder } from "../../src/protocol/cbor.ts";
 import { type Ack, decodeAck, encodeData } from "../../src/protocol/messages.ts";
 import { DEFAULT_CLOCK_WINDOW } from "../../src/protocol/clock-window.ts";
 import { Telemetry } from "../../src/telemetry/registry.ts";
+import { createTestDatabase } from "../helpers/postgres.ts";
 
 const enc = createEncoder();
 const dec = createDecoder();
@@ -26,11 +27,12 @@ const alert: Alert = {
 };
 const event: Event = { eventType: "EVENT", tenantId: "agent-side", id: "ev-1", ctime: 1_700_000_000_001, category: "TRIGGER", text: "e" };
 
-function setup() {
+function setup(failWith?: () => unknown) {
   const stored: { tenant: string; items: readonly (Alert | Event)[] }[] = [];
   const alerting = {
     fail: false,
     async ingestFired(tenant: string, items: readonly (Alert | Event)[]) {
+      if (failWith) throw failWith();
       if (this.fail) throw new Error("disk full");
       stored.push({ tenant, items });
     },
@@ -87,5 +89,24 @@ describe("events from agents' local triggers", () => {
     await s.h.handle("svc/acme/f1/events", encodeData(enc, { session: 1, seq: 1, sentAt: 1, replay: false, chunks: [enc.encode([alert])] }));
     expect(s.stored).toEqual([]);
     expect(s.counters.rejected.value).toBe(1);
+  });
+});
+
+describe("events PostgreSQL cannot hold", () => {
+  it("are refused for good, naming the reason, rather than resent forever", async () => {
+    // The error PostgreSQL (through Bun's client) answers to a NUL character in a text value.
+    const db = await createTestDatabase();
+    const nulError = await db.sql.unsafe("SELECT $1::text AS t", ["ev-\u0000"]).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    await db.drop();
+    expect(nulError).toBeDefined();
+    const s = setup(() => nulError);
+    await s.h.handle("svc/acme/f1/events", batch(4, [{ ...event, id: "ev-\u0000" }]));
+    expect(s.acks[0]?.ack.rejected?.[0]).toMatchObject({ seq: 4 });
+    expect(s.acks[0]?.ack.rejected?.[0]?.reason).toMatch(/NUL character/);
+    expect(s.counters.rejected.value).toBe(1);
+    expect(s.counters.storeFailures.value).toBe(0);
   });
 });

@@ -6,7 +6,7 @@ import type { MetricsStore } from "../../collector/store/metrics/types.ts";
 import { createLogger } from "../../src/log/logger.ts";
 import type { MetricWrite } from "../../src/metrics/model.ts";
 import { createDecoder, createEncoder } from "../../src/protocol/cbor.ts";
-import { type Ack, decodeAck, encodeChunk, encodeData, encodeStatus } from "../../src/protocol/messages.ts";
+import { type Ack, CHUNK_FORMAT, decodeAck, encodeChunk, encodeData, encodeSeriesChunk, encodeStatus } from "../../src/protocol/messages.ts";
 import { DEFAULT_CLOCK_WINDOW } from "../../src/protocol/clock-window.ts";
 import { Telemetry } from "../../src/telemetry/registry.ts";
 
@@ -55,6 +55,26 @@ describe("ingest message handler", () => {
     expect(s.acks).toEqual([{ topic: "svc/t%201/f%2F1/ack", ack: { session: 1, seqs: [1], rejected: undefined } }]);
     expect(s.published).toEqual([{ tenant: "t 1", writes: points, origin: "mqtt:f/1" }]);
     expect(s.counters.points.value).toBe(1);
+  });
+
+  it("stores the series chunks of a version 2 batch, and refuses one with a corrupt block without storing any of it", async () => {
+    const s = setup();
+    const t = Date.now();
+    const writes: MetricWrite[] = [
+      { type: "gauge", id: "g", points: [{ timestamp: t, value: 1.25 }, { timestamp: t + 1, value: 2 }] },
+      { type: "availability", id: "a", points: [{ timestamp: t, value: "up" }] },
+    ];
+    const v2 = (seq: number, series: Uint8Array) => encodeData(enc, { session: 1, seq, sentAt: t, replay: true, chunks: [encodeChunk(enc, points), series], formats: [CHUNK_FORMAT.cbor, CHUNK_FORMAT.series] });
+    await s.h.handle("svc/t/f/data", v2(1, encodeSeriesChunk(enc, writes)));
+    expect(s.committed).toEqual([{ tenant: "t", writes: [...points, ...writes] }]);
+    expect(s.acks.map((a) => a.ack.seqs)).toEqual([[1]]);
+    const entries = dec.decode(encodeSeriesChunk(enc, writes)) as [string, string, Uint8Array][];
+    entries[0]![2][entries[0]![2].length - 6]! ^= 1;
+    await s.h.handle("svc/t/f/data", v2(2, enc.encode(entries)));
+    expect(s.committed).toHaveLength(1);
+    expect(s.acks[1]!.ack.seqs).toEqual([]);
+    expect(s.acks[1]!.ack.rejected![0]!.reason).toMatch(/invalid chunk 1: series 0 \("g"\): corrupt point block: checksum mismatch/);
+    expect(s.counters.rejected.value).toBe(1);
   });
 
   it("does not ack what the store failed to commit, and goes on with the next batch", async () => {

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Collector, startCollector } from "../../collector/server.ts";
 import type { OptionValues } from "../../src/config/options.ts";
+import { databaseUrlFor, onPostgresBackend } from "./postgres-backend.ts";
 
 export interface TestCollector extends Collector {
   dataDir: string;
@@ -13,11 +14,13 @@ export interface TestCollector extends Collector {
 }
 
 /**
- * A real collector on an ephemeral port with a fresh SQLite folder (no embedded broker).
- * `authorization` is sent by `req` unless a request says otherwise (null: none).
+ * A real collector on an ephemeral port with a fresh SQLite folder (no embedded broker); in the
+ * "postgres" test project, with alerts, inventory and forecasting in a database of that folder's
+ * own (postgres-backend.ts). `authorization` is sent by `req` unless a request says otherwise (null: none).
  */
 export async function startTestCollector(values: OptionValues = {}, dataDir?: string, authorization?: string): Promise<TestCollector> {
   const dir = dataDir ?? mkdtempSync(join(tmpdir(), "outpost-test-"));
+  const backend = onPostgresBackend() && values["database-url"] === undefined ? { "database-url": await databaseUrlFor(dir) } : {};
   const c = await startCollector({
     "http-port": 0,
     "http-host": "127.0.0.1",
@@ -25,6 +28,7 @@ export async function startTestCollector(values: OptionValues = {}, dataDir?: st
     "data-dir": dir,
     "log-level": "warn",
     synchronous: "NORMAL",
+    ...backend,
     ...values,
   });
   return {

@@ -7,6 +7,8 @@ import { StorageHealth } from "../../src/sqlite/storage-health.ts";
 import { SmallDisk } from "../helpers/full-disk.ts";
 import { waitFor } from "../helpers/ports.ts";
 import { join } from "node:path";
+import { openPostgresInventoryStore } from "../../collector/store/inventory/postgres.ts";
+import { createTestDatabase, migrateAll } from "../helpers/postgres.ts";
 
 const cleanups: (() => void | Promise<void>)[] = [];
 afterEach(async () => {
@@ -47,5 +49,40 @@ describe("inventory store on a full disk", () => {
     await waitFor("storage health to clear", () => (health.failing === undefined ? true : undefined), 5000);
     await store.transaction(async (tx) => tx.insertEntity("t", feed(committed, 10)));
     expect(await store.read((r) => r.children("t", [tenant]))).toHaveLength(committed + 1);
+  });
+});
+
+describe("inventory store on PostgreSQL out of disk", () => {
+  it("fails a transaction whole with a 'full' storage failure, keeps what was committed, and takes writes again", async () => {
+    const db = await createTestDatabase();
+    cleanups.push(() => db.drop());
+    await migrateAll(db.sql);
+    const health = new StorageHealth({ log: createLogger("silent"), probeIntervalMs: 100 });
+    cleanups.push(() => health.close());
+    const store = openPostgresInventoryStore(db.sql, { health });
+    cleanups.push(() => store.close());
+    const tenant = CanonicalPath.tenant("t");
+    const feed = (i: number) => ({ path: CanonicalPath.parse(`/t;t/f;feed-${i}`), type: "f" as const, id: `feed-${i}` });
+    await store.transaction(async (tx) => {
+      await tx.insertEntity("t", { path: tenant, type: "t", id: "t" });
+      await tx.insertEntity("t", feed(0));
+    });
+    // The server's disk is full: PostgreSQL answers disk_full (SQLSTATE 53100) to the relationship insert.
+    await db.sql.unsafe(`CREATE FUNCTION test_disk_full() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN RAISE EXCEPTION 'could not extend file: No space left on device' USING ERRCODE = 'disk_full'; END $$`);
+    await db.sql.unsafe("CREATE TRIGGER test_disk_full BEFORE INSERT ON inv_relationship FOR EACH ROW EXECUTE FUNCTION test_disk_full()");
+    const failure = await store
+      .transaction(async (tx) => {
+        await tx.insertEntity("t", feed(1));
+        await tx.insertRelationship("t", { id: "r1", name: "isParentOf", source: tenant, target: feed(1).path });
+      })
+      .catch((e) => e);
+    expect(storageFailure(failure)).toBe("full");
+    expect(health.failing).toBe("full");
+    expect((await store.read((r) => r.children("t", [tenant]))).map((e) => e.id)).toEqual(["feed-0"]);
+    await db.sql.unsafe("DROP TRIGGER test_disk_full ON inv_relationship");
+    await waitFor("storage health to clear", () => (health.failing === undefined ? true : undefined), 5000);
+    await store.transaction((tx) => tx.insertEntity("t", feed(1)));
+    expect(await store.read((r) => r.children("t", [tenant]))).toHaveLength(2);
   });
 });

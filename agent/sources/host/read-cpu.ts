@@ -1,6 +1,6 @@
 import { HOST_METRICS } from "./catalog.ts";
 import { CPU_MODES, type CpuTimes, type ProcStat } from "./parse/proc-stat.ts";
-import type { HostResource, SampleBuilder } from "./series.ts";
+import { type HostResource, percent, type SampleBuilder } from "./series.ts";
 
 interface Ticks {
   busy: number;
@@ -32,7 +32,7 @@ export function createCpuReader(userHz: number) {
     next.set(resource.instance, now);
     const dTotal = before ? now.total - before.total : 0;
     // No usage on the first sample, nor when counters went back (a CPU came back online).
-    const usage = before && dTotal > 0 && now.busy >= before.busy ? ((now.busy - before.busy) / dTotal) * 100 : undefined;
+    const usage = before && dTotal > 0 && now.busy >= before.busy ? percent(now.busy - before.busy, dTotal) : undefined;
     out.emit(HOST_METRICS.cpuUsage, resource, usage);
   };
 

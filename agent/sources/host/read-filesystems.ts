@@ -1,6 +1,6 @@
 import { HOST_METRICS } from "./catalog.ts";
 import type { Mount } from "./parse/mounts.ts";
-import type { SampleBuilder } from "./series.ts";
+import { percent, type SampleBuilder } from "./series.ts";
 
 /** What statfs(2) reports, as node:fs gives it (Bun adds frsize, the unit of the block counts). */
 export interface StatFsResult {
@@ -40,7 +40,7 @@ export function readFilesystems(mounts: Mount[], statfs: StatFs, out: SampleBuil
     out.emit(HOST_METRICS.fsFree, r, free);
     out.emit(HOST_METRICS.fsAvailable, r, available);
     out.emit(HOST_METRICS.fsUsed, r, used);
-    out.emit(HOST_METRICS.fsUsedPercent, r, used + available > 0 ? (used / (used + available)) * 100 : undefined);
+    out.emit(HOST_METRICS.fsUsedPercent, r, used + available > 0 ? percent(used, used + available) : undefined);
     out.emit(HOST_METRICS.fsFiles, r, s.files);
     out.emit(HOST_METRICS.fsFilesFree, r, s.ffree);
   }

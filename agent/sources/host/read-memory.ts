@@ -1,5 +1,5 @@
 import { HOST_METRICS } from "./catalog.ts";
-import type { HostResource, SampleBuilder } from "./series.ts";
+import { type HostResource, percent, type SampleBuilder } from "./series.ts";
 
 /** Memory and swap from /proc/meminfo (bytes) and swap activity from /proc/vmstat. */
 export function readMemory(meminfo: Map<string, number>, vmstat: Map<string, number>, out: SampleBuilder, host: HostResource): void {
@@ -18,7 +18,7 @@ export function readMemory(meminfo: Map<string, number>, vmstat: Map<string, num
   out.emit(HOST_METRICS.memBuffers, host, buffers);
   out.emit(HOST_METRICS.memCached, host, cached);
   out.emit(HOST_METRICS.memUsed, host, used);
-  out.emit(HOST_METRICS.memUsedPercent, host, used !== undefined && total ? (used / total) * 100 : undefined);
+  out.emit(HOST_METRICS.memUsedPercent, host, used !== undefined && total ? percent(used, total) : undefined);
 
   const swapTotal = meminfo.get("SwapTotal");
   const swapFree = meminfo.get("SwapFree");

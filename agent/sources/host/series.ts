@@ -94,3 +94,11 @@ export class SampleBuilder {
     return series;
   }
 }
+
+/**
+ * A computed percentage to 0.01: finer than sampling can tell, and a short decimal costs the
+ * point codec about a bit per point where a full float64 ratio costs 7 bytes (docs/storage.md).
+ */
+export function percent(part: number, whole: number): number {
+  return Math.round((part / whole) * 10_000) / 100;
+}

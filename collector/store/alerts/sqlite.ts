@@ -1,10 +1,11 @@
 import type { Database } from "bun:sqlite";
 import { join } from "node:path";
-import type { Action, ActionDefinition, Alert, Event, FullTrigger, LifeCycle, TriggerMode } from "../../../src/alerts/model.ts";
+import type { Action, ActionDefinition, Alert, Event, FullTrigger, TriggerMode } from "../../../src/alerts/model.ts";
 import type { Logger } from "../../../src/log/logger.ts";
 import { openDatabase } from "../../../src/sqlite/open.ts";
 import { migrate } from "../../../src/sqlite/migrations.ts";
 import { reportingFailures, type StorageHealth } from "../../../src/sqlite/storage-health.ts";
+import { alertColumns, chunks } from "./rows.ts";
 import { ALERTS_DB } from "./schema.ts";
 import type { ActionRows, AlertingWrites, AlertRows, AlertsStore, EventRows, StoredAction, TriggerChanges } from "./types.ts";
 import { Where } from "./where.ts";
@@ -19,24 +20,6 @@ export interface SqliteAlertsStoreOptions {
 
 interface BodyRow {
   body: string;
-}
-
-/** Ids per statement when deleting by id lists (well under SQLite's parameter limit). */
-const CHUNK = 500;
-
-function lastTime(lifecycle: readonly LifeCycle[], status: string): number | null {
-  for (let i = lifecycle.length - 1; i >= 0; i--) if (lifecycle[i]!.status === status) return lifecycle[i]!.stime;
-  return null;
-}
-
-function statusTime(a: Alert): number {
-  return a.lifecycle.length > 0 ? a.lifecycle[a.lifecycle.length - 1]!.stime : a.ctime;
-}
-
-function chunks<T>(xs: readonly T[]): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < xs.length; i += CHUNK) out.push(xs.slice(i, i + CHUNK));
-  return out;
 }
 
 /** The alerting service's data in its own database file, alerts.db. */
@@ -133,26 +116,13 @@ export class SqliteAlertsStore implements AlertsStore {
 
   // ------------------------------------------------------------ alerts
 
-  private alertParams(a: Alert) {
-    return [
-      a.trigger?.id ?? null,
-      a.ctime,
-      a.severity,
-      a.status,
-      statusTime(a),
-      lastTime(a.lifecycle, "ACKNOWLEDGED"),
-      lastTime(a.lifecycle, "RESOLVED"),
-      JSON.stringify(a),
-    ] as const;
-  }
-
   /** Inserts an alert unless its id exists; true when inserted (inside the caller's transaction). */
   private insertAlert(a: Alert): boolean {
     const q = this.db.query(
       `INSERT INTO alerts (tenant, id, trigger_id, ctime, severity, status, status_time, ack_time, resolved_time, body)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (tenant, id) DO NOTHING`,
     );
-    return q.run(a.tenantId, a.id, ...this.alertParams(a)).changes === 1;
+    return q.run(a.tenantId, a.id, ...alertColumns(a)).changes === 1;
   }
 
   private updateAlert(a: Alert): void {
@@ -161,7 +131,7 @@ export class SqliteAlertsStore implements AlertsStore {
         `UPDATE alerts SET trigger_id = ?, ctime = ?, severity = ?, status = ?, status_time = ?, ack_time = ?, resolved_time = ?, body = ?
          WHERE tenant = ? AND id = ?`,
       )
-      .run(...this.alertParams(a), a.tenantId, a.id);
+      .run(...alertColumns(a), a.tenantId, a.id);
   }
 
   private insertEvent(e: Event): boolean {

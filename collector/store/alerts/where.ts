@@ -5,6 +5,13 @@ export class Where {
   private readonly parts: string[] = [];
   readonly params: SQLQueryBindings[] = [];
 
+  /** `style` "$": PostgreSQL's numbered placeholders ($1, $2...) instead of SQLite's `?`. */
+  constructor(private readonly style: "?" | "$" = "?") {}
+
+  private mark(): string {
+    return this.style === "?" ? "?" : `$${this.params.length + 1}`;
+  }
+
   /** `column IN (...)`; an empty list matches nothing, an absent one everything. */
   in(column: string, values: readonly (string | number)[] | undefined): this {
     if (values === undefined) return this;
@@ -12,8 +19,12 @@ export class Where {
       this.parts.push("1 = 0");
       return this;
     }
-    this.parts.push(`${column} IN (${values.map(() => "?").join(", ")})`);
-    this.params.push(...values);
+    const marks: string[] = [];
+    for (const v of values) {
+      marks.push(this.mark());
+      this.params.push(v);
+    }
+    this.parts.push(`${column} IN (${marks.join(", ")})`);
     return this;
   }
 
@@ -26,7 +37,7 @@ export class Where {
 
   cmp(column: string, op: "<" | "<=" | ">" | ">=" | "=" | "<>", value: string | number | undefined): this {
     if (value === undefined) return this;
-    this.parts.push(`${column} ${op} ?`);
+    this.parts.push(`${column} ${op} ${this.mark()}`);
     this.params.push(value);
     return this;
   }

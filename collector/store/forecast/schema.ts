@@ -1,7 +1,7 @@
 import { baseline, type DatabaseSchema } from "../../../src/sqlite/migrations.ts";
 
 /** Forecast subscriptions with their forecaster state (JSON, versioned by state_version). */
-const DDL = `
+export const FORECAST_DDL = `
 CREATE TABLE IF NOT EXISTS forecast_subscriptions (
   tenant TEXT NOT NULL,
   metric_id TEXT NOT NULL,
@@ -15,5 +15,5 @@ CREATE TABLE IF NOT EXISTS forecast_subscriptions (
 /** Versions of forecast.db (src/sqlite/migrations.ts). */
 export const FORECAST_DB: DatabaseSchema = {
   name: "forecast.db",
-  migrations: [baseline("forecast subscriptions", DDL)],
+  migrations: [baseline("forecast subscriptions", FORECAST_DDL)],
 };

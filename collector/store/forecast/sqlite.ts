@@ -1,28 +1,12 @@
 import type { Database } from "bun:sqlite";
 import { join } from "node:path";
-import { type ForecasterState, newForecaster } from "../../../src/forecast/forecaster.ts";
 import type { Logger } from "../../../src/log/logger.ts";
 import { openDatabase } from "../../../src/sqlite/open.ts";
 import { migrate } from "../../../src/sqlite/migrations.ts";
 import { reportingFailures, type StorageHealth } from "../../../src/sqlite/storage-health.ts";
 import { FORECAST_DB } from "./schema.ts";
+import { STATE_VERSION, type SubscriptionRow, toSubscription } from "./state.ts";
 import type { ForecastStore, SubscriptionRecord } from "./types.ts";
-
-/**
- * Version of the stored forecaster state. A row with another version (or unreadable JSON)
- * keeps its subscription but restarts its forecaster: relearning beats failing to start.
- */
-const STATE_VERSION = 1;
-
-
-interface Row {
-  tenant: string;
-  metric_id: string;
-  collection_interval: number | null;
-  state_version: number;
-  state: string;
-  created_at: number;
-}
 
 export interface SqliteForecastStoreOptions {
   dataDir: string;
@@ -50,28 +34,9 @@ export class SqliteForecastStore implements ForecastStore {
     return reportingFailures(this.health, "forecast", fn);
   }
 
-  private restore(row: Row): ForecasterState {
-    if (row.state_version === STATE_VERSION) {
-      try {
-        return JSON.parse(row.state) as ForecasterState;
-      } catch (e) {
-        this.log.warn("unreadable forecaster state; starting afresh", { tenant: row.tenant, metric: row.metric_id, err: String(e) });
-      }
-    } else {
-      this.log.warn("forecaster state of another version; starting afresh", { tenant: row.tenant, metric: row.metric_id });
-    }
-    return newForecaster();
-  }
-
   async all(): Promise<SubscriptionRecord[]> {
-    const rows = this.db.query<Row, []>("SELECT * FROM forecast_subscriptions ORDER BY tenant, metric_id").all();
-    return rows.map((row) => ({
-      tenant: row.tenant,
-      metricId: row.metric_id,
-      collectionInterval: row.collection_interval ?? undefined,
-      forecaster: this.restore(row),
-      createdAt: row.created_at,
-    }));
+    const rows = this.db.query<SubscriptionRow, []>("SELECT * FROM forecast_subscriptions ORDER BY tenant, metric_id").all();
+    return rows.map((row) => toSubscription(row, this.log));
   }
 
   async insert(r: SubscriptionRecord): Promise<boolean> {

@@ -6,7 +6,7 @@ import { baseline, type DatabaseSchema } from "../../../src/sqlite/migrations.ts
  * '/' (0x2F) sorts just before '0' (0x30)). Relationships are rows indexed by source, target
  * and name. Plain SQL (TEXT columns, no SQLite-only types) so a PostgreSQL backend can follow.
  */
-const DDL = `
+export const INVENTORY_DDL = `
 CREATE TABLE IF NOT EXISTS inv_entity (
   tenant TEXT NOT NULL,
   path TEXT NOT NULL,
@@ -40,5 +40,5 @@ CREATE UNIQUE INDEX IF NOT EXISTS inv_relationship_ends ON inv_relationship (ten
 /** Versions of inventory.db (src/sqlite/migrations.ts). */
 export const INVENTORY_DB: DatabaseSchema = {
   name: "inventory.db",
-  migrations: [baseline("entities and relationships", DDL)],
+  migrations: [baseline("entities and relationships", INVENTORY_DDL)],
 };

@@ -1,0 +1,145 @@
+/**
+ * Compaction of the agent's buffer (docs/storage.md, "The agent's buffer"): rows that waited
+ * longer than `minAgeMs` and are not in flight are merged, per window of buffering time, into
+ * one row of series chunks (one codec block per series). Runs inside the caller's transaction,
+ * so a crash at any point leaves either the rows as they were or the merged row, never both.
+ */
+import type { Database } from "bun:sqlite";
+import type { Decoder, Encoder } from "cbor-x";
+import type { MetricWrite } from "../../src/metrics/model.ts";
+import { CHUNK_FORMAT, decodeSeriesChunk, encodeSeriesChunk } from "../../src/protocol/series-chunk.ts";
+
+export interface CompactionOptions {
+  /** Rows buffered less than this long ago are left alone (live data is acked in milliseconds). */
+  minAgeMs: number;
+  /** Rows merge only with rows buffered in the same window of this length (aligned to the epoch). */
+  windowMs: number;
+  /** Points a merged row holds at most (it is sent whole, in one batch). */
+  maxPoints: number;
+  /** Stored bytes of the rows merged into one, at most (an upper bound of the merged row's size). */
+  maxBytes: number;
+  /** Points of uncompacted rows taken per call at most, so one call stays short after a long outage. */
+  maxPointsPerCall: number;
+}
+
+export const DEFAULT_COMPACTION: CompactionOptions = {
+  minAgeMs: 60_000,
+  windowMs: 3_600_000,
+  maxPoints: 50_000,
+  maxBytes: 1024 * 1024,
+  maxPointsPerCall: 200_000,
+};
+
+/** Chunk ids that must not change: batches in flight and acknowledged spans not yet removed. */
+export interface IdRange {
+  lo: number;
+  hi: number;
+}
+
+interface Row {
+  id: number;
+  enq: number;
+  fmt: number;
+  n: number;
+  bytes: number;
+}
+
+export interface CompactionResult {
+  /** Rows replaced and rows written. */
+  removed: number;
+  added: number;
+  /** Change of the rows' counted bytes (negative: the buffer shrank). */
+  bytesDelta: number;
+  /** Rows left as they were because they could not be decoded or encoded. */
+  unreadable: number;
+}
+
+/**
+ * Merges old rows. Every group is a run of consecutive rows (by id) of one window, possibly
+ * starting with an already merged row; the merged row takes the id and buffering time of the
+ * group's newest row, so ids stay unique and ordered by buffering time, and an ack of an id
+ * range still covers exactly the points it covered when the range was sent.
+ */
+export function compactRows(db: Database, enc: Encoder, dec: Decoder, now: number, o: CompactionOptions, busy: readonly IdRange[], rowOverhead: number): CompactionResult {
+  const result: CompactionResult = { removed: 0, added: 0, bytesDelta: 0, unreadable: 0 };
+  const cutoff = now - o.minAgeMs;
+  const page = db.query<Row, [number, number]>("SELECT id, enq, fmt, n, bytes FROM chunks WHERE id > ? ORDER BY id LIMIT ?");
+  const body = db.query<{ body: Uint8Array }, [number]>("SELECT body FROM chunks WHERE id = ?");
+  const del = db.query<null, [number]>("DELETE FROM chunks WHERE id = ?");
+  const insert = db.query<null, [number, number, number, number, number, Uint8Array]>("INSERT INTO chunks (id, enq, fmt, n, bytes, body) VALUES (?, ?, ?, ?, ?, ?)");
+  const isBusy = (id: number) => busy.some((r) => id >= r.lo && id <= r.hi);
+
+  let group: { rows: Row[]; writes: MetricWrite[]; window: number; points: number; bytes: number; raw: number } | undefined;
+  let taken = 0;
+  const close = () => {
+    const g = group;
+    group = undefined;
+    if (!g || g.raw === 0) return;
+    let merged: Uint8Array;
+    try {
+      merged = encodeSeriesChunk(enc, g.writes);
+    } catch {
+      // A value the codec cannot hold (not one the intake lets in): leave these rows as they are.
+      result.unreadable += g.rows.length;
+      return;
+    }
+    let n = 0;
+    for (const w of g.writes) n += w.points.length;
+    const last = g.rows[g.rows.length - 1]!;
+    for (const r of g.rows) {
+      del.run(r.id);
+      result.bytesDelta -= r.bytes;
+    }
+    const bytes = merged.byteLength + rowOverhead;
+    insert.run(last.id, last.enq, CHUNK_FORMAT.series, n, bytes, merged);
+    result.removed += g.rows.length;
+    result.added++;
+    result.bytesDelta += bytes;
+  };
+  const read = (r: Row): MetricWrite[] | undefined => {
+    const b = body.get(r.id)?.body;
+    if (!b) return undefined;
+    try {
+      return r.fmt === CHUNK_FORMAT.series ? decodeSeriesChunk(dec, b) : (dec.decode(b) as MetricWrite[]);
+    } catch {
+      return undefined;
+    }
+  };
+
+  let after = 0;
+  scan: for (;;) {
+    const rows = page.all(after, 512);
+    if (rows.length === 0) break;
+    for (const r of rows) {
+      after = r.id;
+      if (r.enq >= cutoff || taken >= o.maxPointsPerCall) break scan;
+      if (isBusy(r.id) || (r.fmt !== CHUNK_FORMAT.cbor && r.fmt !== CHUNK_FORMAT.series)) {
+        close();
+        continue;
+      }
+      const window = Math.floor(r.enq / o.windowMs);
+      // A merged row can only start a group: merging it again into a later one would re-encode it on every call.
+      const fits = group && group.window === window && r.fmt === CHUNK_FORMAT.cbor && group.points + r.n <= o.maxPoints && group.bytes + r.bytes <= o.maxBytes;
+      if (!fits) close();
+      // A merged row that is already full is left as it is without decoding it.
+      if (r.fmt === CHUNK_FORMAT.series && (r.n >= o.maxPoints || r.bytes >= o.maxBytes)) continue;
+      const writes = read(r);
+      if (!writes) {
+        result.unreadable++;
+        close();
+        continue;
+      }
+      group ??= { rows: [], writes: [], window, points: 0, bytes: 0, raw: 0 };
+      group.rows.push(r);
+      for (const w of writes) group.writes.push(w);
+      group.points += r.n;
+      group.bytes += r.bytes;
+      if (r.fmt === CHUNK_FORMAT.cbor) {
+        group.raw++;
+        taken += r.n;
+      }
+    }
+  }
+  close();
+  return result;
+}

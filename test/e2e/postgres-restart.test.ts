@@ -1,0 +1,106 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freePort } from "../helpers/ports.ts";
+import { createTestDatabase, type TestDatabase } from "../helpers/postgres.ts";
+import { portOf, Running, run } from "../helpers/program.ts";
+
+/**
+ * A real collector process on its own PostgreSQL database (--database-url-file): what it stores
+ * of alerts and inventory is read back by the next collector process, started on a fresh data
+ * folder, so it cannot come from SQLite files. The URL's password appears nowhere an operator's
+ * neighbours could read it: not in the process's command line, not in its log.
+ */
+const PASSWORD = "pg-secret-b7c1e9";
+const dirs: string[] = [];
+const procs: Running[] = [];
+let db: TestDatabase;
+beforeAll(async () => {
+  db = await createTestDatabase();
+});
+afterAll(async () => {
+  for (const p of procs) await p.stop();
+  await db.drop();
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+function folder(): string {
+  const d = mkdtempSync(join(tmpdir(), "outpost-pg-e2e-"));
+  dirs.push(d);
+  return d;
+}
+
+async function startCollector(urlFile: string): Promise<{ p: Running; url: string }> {
+  const p = Running.start("collector", ["--data-dir", folder(), "--http-port", "0", "--mqtt-port", "0", "--log-level", "info", "--database-url-file", urlFile]);
+  procs.push(p);
+  const line = await p.waitForLine(/HTTP listening/);
+  await p.waitForLine(/collector ready/);
+  return { p, url: `http://127.0.0.1:${portOf(line)}` };
+}
+
+const req = (base: string, path: string, init: { method?: string; json?: unknown } = {}) =>
+  fetch(base + path, {
+    method: init.method ?? "GET",
+    headers: { "Svc-Tenant": "acme", ...(init.json === undefined ? {} : { "Content-Type": "application/json" }) },
+    ...(init.json === undefined ? {} : { body: JSON.stringify(init.json) }),
+  });
+
+describe("a collector on PostgreSQL, restarted", () => {
+  it("keeps triggers and inventory entities in the database, and never shows the URL's password", async () => {
+    // Trust authentication accepts any password: the URL carries one, as in production.
+    const u = new URL(db.url);
+    u.password = PASSWORD;
+    const urlFile = join(folder(), "database-url");
+    writeFileSync(urlFile, `${u.toString()}\n`, { mode: 0o600 });
+
+    const first = await startCollector(urlFile);
+    expect(first.p.lines.join("\n")).toMatch(/WARN .*metrics stay in SQLite in the data folder/);
+    const trigger = { trigger: { id: "disk-full", name: "Disk full", enabled: true }, conditions: [{ type: "THRESHOLD", dataId: "disk.used", operator: "GT", threshold: 90 }] };
+    expect((await req(first.url, "/svc/alerts/triggers/trigger", { method: "POST", json: trigger })).status).toBe(200);
+    expect((await req(first.url, "/svc/inventory/entity/feed", { method: "POST", json: { id: "edge-17", properties: { os: "linux" } } })).status).toBe(201);
+    const cmdline = readFileSync(`/proc/${first.p.pid}/cmdline`, "utf8");
+    expect(cmdline).toContain("--database-url-file");
+    expect(cmdline).not.toContain(PASSWORD);
+    expect(await first.p.stop("SIGTERM")).toBe(0);
+
+    const second = await startCollector(urlFile);
+    const triggers = (await (await req(second.url, "/svc/alerts/triggers")).json()) as { id: string; name: string }[];
+    expect(triggers.map((t) => [t.id, t.name])).toEqual([["disk-full", "Disk full"]]);
+    const feed = await req(second.url, "/svc/inventory/entity/f;edge-17");
+    expect(feed.status).toBe(200);
+    expect(((await feed.json()) as { properties?: unknown }).properties).toEqual({ os: "linux" });
+    expect(await second.p.stop("SIGTERM")).toBe(0);
+
+    const log = [...first.p.lines, ...second.p.lines].join("\n");
+    expect(log).toContain(`database=postgres://postgres@127.0.0.1`);
+    expect(log).not.toContain(PASSWORD);
+  });
+
+  it("refuses the URL as a flag, and stops with one line when the database cannot be reached", async () => {
+    const flag = Running.start("collector", ["--data-dir", folder(), "--http-port", "0", "--mqtt-port", "0", "--database-url", db.url]);
+    procs.push(flag);
+    expect(await flag.exited).toBe(2);
+    expect(flag.lines.join("\n")).toMatch(/--database-url is not accepted on the command line.*OUTPOST_DATABASE_URL.*--database-url-file/);
+
+    const port = await freePort();
+    const down = Running.start("collector", ["--data-dir", folder(), "--http-port", "0", "--mqtt-port", "0"], {
+      env: { OUTPOST_DATABASE_URL: `postgres://outpost:${PASSWORD}@127.0.0.1:${port}/outpost` },
+    });
+    procs.push(down);
+    expect(await down.exited).toBe(2);
+    const out = down.lines.filter((l) => l.trim() !== "");
+    expect(out.join("\n")).toMatch(new RegExp(`--database-url: cannot use the database at postgres://outpost@127\\.0\\.0\\.1:${port}/outpost`));
+    expect(out.join("\n")).not.toContain(PASSWORD);
+
+    const check = await run("collector", ["--check-config"], { env: { OUTPOST_DATABASE_URL: `postgres://outpost:${PASSWORD}@db/outpost` } });
+    expect(check.code).toBe(0);
+    expect(check.stdout).toMatch(/database-url +\(set\) +\[env\]/);
+    expect(check.stdout).not.toContain(PASSWORD);
+
+    const wrong = Running.start("collector", ["--data-dir", folder(), "--http-port", "0", "--mqtt-port", "0"], { env: { OUTPOST_DATABASE_URL: "mysql://x@y/z" } });
+    procs.push(wrong);
+    expect(await wrong.exited).toBe(2);
+    expect(wrong.lines.join("\n")).toContain("--database-url must be a postgres:// or postgresql:// URL");
+  });
+});

@@ -1,0 +1,130 @@
+/**
+ * A PostgreSQL database of its own for each test file: created with a random name on the local
+ * server (trust auth, as on the project's machines; `.ci/run` starts it on CI) and dropped
+ * afterwards, so that nothing is shared between test files. TEST_POSTGRES_URL may name
+ * another server (a URL to its maintenance database); not OUTPOST_…, which the programs would
+ * refuse as an unknown option of theirs.
+ */
+import { SQL } from "bun";
+import { createConnection, createServer, type Server, type Socket } from "node:net";
+import { openPostgres } from "../../src/postgres/connect.ts";
+import { migratePostgres } from "../../src/postgres/migrations.ts";
+import { POSTGRES_SCHEMAS } from "../../collector/store/postgres.ts";
+
+const ADMIN_URL = process.env.TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+
+export interface TestDatabase {
+  name: string;
+  /** URL of the database (no password: trust auth). */
+  url: string;
+  /** A pool on the database, for the test's own statements and stores. */
+  sql: SQL;
+  /** The URL of the same database reached through `port` on 127.0.0.1 (a proxy in front). */
+  urlVia(port: number): string;
+  /** Closes the pool and drops the database (connections still open are cut). */
+  drop(): Promise<void>;
+}
+
+export async function createTestDatabase(): Promise<TestDatabase> {
+  const name = `outpost_test_${crypto.randomUUID().replace(/-/g, "").slice(0, 16)}`;
+  const admin = new SQL(ADMIN_URL, { max: 1 });
+  try {
+    await admin.unsafe(`CREATE DATABASE ${name}`);
+  } catch (e) {
+    await admin.close();
+    throw new Error(`these tests need a PostgreSQL server at ${ADMIN_URL} (trust auth; .ci/run starts one): ${(e as Error).message}`);
+  }
+  const u = new URL(ADMIN_URL);
+  u.pathname = `/${name}`;
+  const url = u.toString();
+  // The collector's settings (src/postgres/connect.ts), so that stores under test run as in production.
+  const sql = openPostgres(url, { max: 4 });
+  return {
+    name,
+    url,
+    sql,
+    urlVia(port) {
+      const v = new URL(url);
+      v.hostname = "127.0.0.1";
+      v.port = String(port);
+      return v.toString();
+    },
+    async drop() {
+      await sql.close({ timeout: 1 });
+      await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await admin.close();
+    },
+  };
+}
+
+/** The tables of every PostgreSQL store, at their current version, in `sql`'s database. */
+export async function migrateAll(sql: SQL): Promise<void> {
+  for (const schema of POSTGRES_SCHEMAS) await migratePostgres(sql, schema);
+}
+
+/**
+ * A TCP proxy in front of the PostgreSQL server: `cut()` closes every connection and refuses new
+ * ones, as a server that went down or a network that broke; `restore()` lets them through again.
+ */
+export class PostgresProxy {
+  private server: Server | undefined;
+  private readonly sockets = new Set<Socket>();
+  port = 0;
+
+  async start(port = 0): Promise<this> {
+    const target = new URL(ADMIN_URL);
+    const server = createServer((client) => {
+      const upstream = createConnection({ host: target.hostname, port: Number(target.port || 5432) });
+      for (const s of [client, upstream]) {
+        this.sockets.add(s);
+        s.on("close", () => this.sockets.delete(s));
+        s.on("error", () => undefined);
+      }
+      client.pipe(upstream);
+      upstream.pipe(client);
+      client.on("close", () => upstream.destroy());
+      upstream.on("close", () => client.destroy());
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(port, "127.0.0.1", () => resolve());
+    });
+    const a = server.address();
+    this.port = typeof a === "object" && a ? a.port : port;
+    this.server = server;
+    return this;
+  }
+
+  /** Stops listening and cuts every open connection. */
+  async cut(): Promise<void> {
+    const server = this.server;
+    this.server = undefined;
+    for (const s of this.sockets) s.destroy();
+    this.sockets.clear();
+    if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  /** Listens again on the same port. */
+  async restore(): Promise<void> {
+    await this.start(this.port);
+  }
+
+  close(): Promise<void> {
+    return this.cut();
+  }
+}
+
+/**
+ * Makes every `op` on `table` fail (an exception raised by a trigger, not a storage failure)
+ * until the returned function is called: PostgreSQL's counterpart of full-disk.ts's
+ * failStatements, to break one step of a transaction precisely.
+ */
+export async function failPostgresStatements(sql: SQL, table: string, op: "INSERT" | "UPDATE" | "DELETE" = "INSERT"): Promise<() => Promise<void>> {
+  const name = `test_fail_${table}_${op.toLowerCase()}`;
+  await sql.unsafe(`CREATE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'injected failure of ${op} on ${table}'; END $$`);
+  await sql.unsafe(`CREATE TRIGGER ${name} BEFORE ${op} ON ${table} FOR EACH ROW EXECUTE FUNCTION ${name}()`);
+  return async () => {
+    await sql.unsafe(`DROP TRIGGER IF EXISTS ${name} ON ${table}`);
+    await sql.unsafe(`DROP FUNCTION IF EXISTS ${name}()`);
+  };
+}
