@@ -78,3 +78,7 @@ await measure("host-sim, 5 hosts × 95 series × 1 day at 10 s (agent clock)", h
 await measure("host-sim-grid (same, stamped on the 10 s grid)", hosts(5, (seed) => simulatedHost(8640, seed).map(aligned)), 1);
 await measure("host-rec-24h, recorded here, stretched to 1 day (agent clock)", hosts(5, () => rec24h()), 1);
 await measure("host-rec-24h-grid", hosts(5, () => rec24h().map(aligned)), 1);
+// As the agent sends them since it stamps on the grid and rounds percentages to 0.01.
+const roundedPercents = (set: Series[]) => set.map((s) => (s.id.includes("percent") ? { ...s, values: s.values.map((v) => Math.round(v * 100) / 100) } : s));
+await measure("host-sim as this agent sends it (grid, percentages to 0.01)", hosts(5, (seed) => roundedPercents(simulatedHost(8640, seed).map(aligned))), 1);
+await measure("host-rec-24h as this agent sends it", hosts(5, () => roundedPercents(rec24h().map(aligned))), 1);
