@@ -1,5 +1,5 @@
 /** Helpers shared by the benchmarks: processes, ports, timing and printing. */
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -55,6 +55,21 @@ export async function startCollectorProcess(args: string[]): Promise<{ proc: Pro
 export function rssMB(pid: number): number {
   const m = /VmRSS:\s+(\d+)\s+kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
   return m ? Number(m[1]) / 1024 : Number.NaN;
+}
+
+/** Peak resident set size of a process in MB so far (VmHWM), from /proc. */
+export function peakRssMB(pid: number): number {
+  const m = /VmHWM:\s+(\d+)\s+kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+  return m ? Number(m[1]) / 1024 : Number.NaN;
+}
+
+/** Bytes of the files under a folder (recursively), as a data folder's size on disk. */
+export function folderBytes(path: string): number {
+  let total = 0;
+  for (const e of readdirSync(path, { withFileTypes: true, recursive: true })) {
+    if (e.isFile()) total += statSync(join(e.parentPath, e.name)).size;
+  }
+  return total;
 }
 
 /** CPU time (user+system) of a process in seconds, from /proc. */

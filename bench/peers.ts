@@ -4,12 +4,13 @@
  * Debian's packages, VictoriaMetrics (victoria-metrics) and InfluxDB 1.x (influxd).
  * Workload: SERIES × POINTS points at 10 s spacing, sent over HTTP in batches of 5,000 with
  * CONCURRENCY requests in flight, counted until the last series reads back complete; then
- * p50/p99 of a 60-bucket min/avg/max query over the 1,000 points of one series.
+ * p50/p99 of a 60-bucket min/avg/max query over the 1,000 points of one series; then each
+ * system is stopped cleanly and its data folder's size is divided by the points written.
  * Each system gets its own process, data folder and ports; the client runs here.
  */
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { fmt, freePort, latency, rssMB, startCollectorProcess, tempDir } from "./_lib.ts";
+import { fmt, folderBytes, freePort, latency, peakRssMB, rssMB, startCollectorProcess, tempDir } from "./_lib.ts";
 
 const SERIES = Number(process.env.SERIES ?? 1000);
 const POINTS = Number(process.env.POINTS ?? 1000);
@@ -30,7 +31,8 @@ interface Target {
 
 interface Running {
   pid: number;
-  stop(): Promise<void>;
+  /** Stops the system cleanly; returns the bytes its data folder then holds on disk. */
+  stop(): Promise<number>;
   send(batch: number[][]): Promise<void>;
   /** Makes everything sent searchable, where the system needs to be told. */
   settle?(): Promise<void>;
@@ -96,7 +98,9 @@ const outpost: Target = {
       async stop() {
         proc.kill("SIGTERM");
         await proc.exited;
+        const bytes = folderBytes(dir.path);
         dir.remove();
+        return bytes;
       },
       async send(batch) {
         const body = JSON.stringify(
@@ -133,7 +137,9 @@ const victoria: Target = {
       async stop() {
         proc.kill("SIGTERM");
         await proc.exited;
+        const bytes = folderBytes(dir.path);
         dir.remove();
+        return bytes;
       },
       async send(batch) {
         // JSON line import: one line per series with its values and timestamps.
@@ -183,7 +189,9 @@ const influx: Target = {
       async stop() {
         proc.kill("SIGTERM");
         await proc.exited;
+        const bytes = folderBytes(dir.path);
         dir.remove();
+        return bytes;
       },
       async send(batch) {
         const body = batch.map(([s, j]) => `bench,sid=s${s} value=${pointValue(s!, j!)} ${tsOf(j!)}`).join("\n");
@@ -217,10 +225,14 @@ interface Result {
   p50: number;
   p99: number;
   rss: number;
+  peakRss: number;
+  /** Data folder after a clean stop, per point written. */
+  bytesPerPoint: number;
 }
 
 async function run(t: Target): Promise<Result> {
   const sys = await t.start();
+  let stopped = false;
   try {
     const all = batches();
     let next = 0;
@@ -240,14 +252,22 @@ async function run(t: Target): Promise<Result> {
     }
     const queryable = (performance.now() - started) / 1000;
     const lat = await latency(() => sys.query(QUERY_SERIES), 200, 10);
-    return { name: t.name, ingest: (SERIES * POINTS) / queryable, queryable: queryable - sent, p50: lat.p50, p99: lat.p99, rss: rssMB(sys.pid) };
+    const rss = rssMB(sys.pid);
+    const peakRss = peakRssMB(sys.pid);
+    stopped = true;
+    const bytes = await sys.stop();
+    return { name: t.name, ingest: (SERIES * POINTS) / queryable, queryable: queryable - sent, p50: lat.p50, p99: lat.p99, rss, peakRss, bytesPerPoint: bytes / (SERIES * POINTS) };
   } finally {
-    await sys.stop();
+    if (!stopped) await sys.stop();
   }
 }
 
 console.log(`workload: ${fmt(SERIES)} series × ${fmt(POINTS)} points over HTTP, batches of ${BATCH}, ${CONCURRENCY} in flight; query: 60-bucket min/avg/max over ${POINTS} points of one series`);
-const targets = [outpost, ...(installed("victoria-metrics") ? [victoria] : []), ...(installed("influxd") ? [influx] : [])];
+// SYSTEMS=Outpost (names, comma-separated) runs only those, e.g. to compare Outpost's settings.
+const only = process.env.SYSTEMS?.split(",").map((n) => n.trim().toLowerCase());
+const targets = [outpost, ...(installed("victoria-metrics") ? [victoria] : []), ...(installed("influxd") ? [influx] : [])].filter(
+  (t) => !only || only.includes(t.name.toLowerCase()),
+);
 if (targets.length === 1) console.log("(neither victoria-metrics nor influxd is installed: apt-get install victoria-metrics influxdb)");
 const results: Result[] = [];
 for (const t of targets) {
@@ -259,10 +279,12 @@ for (const t of targets) {
 }
 for (const t of targets) if (t.note) console.log(`note: ${t.note}`);
 const base = results.find((r) => r.name === "Outpost");
-console.log(`\n${"system".padEnd(18)}${"ingest points/s".padStart(18)}${"lag to queryable".padStart(18)}${"query p50".padStart(12)}${"query p99".padStart(12)}${"RSS".padStart(10)}`);
+console.log(
+  `\n${"system".padEnd(18)}${"ingest points/s".padStart(18)}${"lag to queryable".padStart(18)}${"query p50".padStart(12)}${"query p99".padStart(12)}${"RSS".padStart(10)}${"peak RSS".padStart(10)}${"disk B/pt".padStart(11)}`,
+);
 for (const r of results) {
   console.log(
-    `${r.name.padEnd(18)}${fmt(r.ingest).padStart(18)}${`${(r.queryable * 1000).toFixed(0)} ms`.padStart(18)}${`${r.p50.toFixed(2)} ms`.padStart(12)}${`${r.p99.toFixed(2)} ms`.padStart(12)}${`${fmt(r.rss)} MB`.padStart(10)}`,
+    `${r.name.padEnd(18)}${fmt(r.ingest).padStart(18)}${`${(r.queryable * 1000).toFixed(0)} ms`.padStart(18)}${`${r.p50.toFixed(2)} ms`.padStart(12)}${`${r.p99.toFixed(2)} ms`.padStart(12)}${`${fmt(r.rss)} MB`.padStart(10)}${`${fmt(r.peakRss)} MB`.padStart(10)}${r.bytesPerPoint.toFixed(2).padStart(11)}`,
   );
 }
 if (base) {

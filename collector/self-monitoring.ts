@@ -4,6 +4,7 @@ import type { MiddlewareHandler } from "hono";
 import { registerProcessMetrics } from "../src/telemetry/process.ts";
 import type { Telemetry } from "../src/telemetry/registry.ts";
 import type { PointsBus } from "./events/points-bus.ts";
+import type { MetricsMemory } from "./store/metrics/types.ts";
 
 /** The interface a request path belongs to: the service under /svc or /hawkular, or the root's own. */
 export function interfaceOf(path: string): string {
@@ -50,7 +51,13 @@ function diskOf(dataDir: string): { free: number; size: number } {
  * event loop), HTTP requests and latencies per interface, points ingested per path, and the
  * data folder's disk. Served at /metrics and stored under the self-metrics tenant.
  */
-export function startSelfMonitoring(o: { telemetry: Telemetry; bus: PointsBus; dataDir: string }): { observeHttp: MiddlewareHandler; stop(): void } {
+export function startSelfMonitoring(o: {
+  telemetry: Telemetry;
+  bus: PointsBus;
+  dataDir: string;
+  /** Memory the metrics store holds: its chunk cache and the points in its heads. */
+  metricsMemory?: () => MetricsMemory;
+}): { observeHttp: MiddlewareHandler; stop(): void } {
   const t = o.telemetry;
   const proc = registerProcessMetrics(t);
   const requests = t.counters("outpost_http_requests_total", "HTTP requests answered, by interface and status class (2xx, 4xx, 5xx...)", ["interface", "code"]);
@@ -76,6 +83,12 @@ export function startSelfMonitoring(o: { telemetry: Telemetry; bus: PointsBus; d
 
   t.gauge("outpost_collector_disk_free_bytes", "space left for the collector's data on the filesystem of --data-dir (available to unprivileged users)", () => diskOf(o.dataDir).free);
   t.gauge("outpost_collector_disk_size_bytes", "size of the filesystem of --data-dir", () => diskOf(o.dataDir).size);
+  const mem = o.metricsMemory;
+  if (mem) {
+    t.gauge("outpost_collector_chunk_cache_bytes", "memory held by the metric chunks cached between reads (at most --chunk-cache)", () => mem().chunkCacheBytes);
+    t.gauge("outpost_collector_chunk_cache_chunks", "metric chunks cached between reads", () => mem().chunkCacheChunks);
+    t.gauge("outpost_collector_head_points", "points written but not yet sealed into chunks (in memory, and in the ingest log on disk)", () => mem().headPoints);
+  }
   t.gauges("outpost_collector_database_bytes", "size of each database with its write-ahead log", "database", () => databaseSizes(o.dataDir));
 
   return {

@@ -111,7 +111,8 @@ async function startServices(values: OptionValues, ctx: ProgramContext | undefin
   closers.push(() => health.close());
   const pg = await openSharedStorage(values, log, dataDir);
   if (pg) closers.push(() => pg.close());
-  const metricsStore = createMetricsStore({ dataDir, synchronous, defaultRetentionDays, log: log.child("metrics-store"), health });
+  const chunkCacheBytes = Number(values["chunk-cache"] ?? 64 * 1024 ** 2);
+  const metricsStore = createMetricsStore({ dataDir, synchronous, defaultRetentionDays, chunkCacheBytes, log: log.child("metrics-store"), health });
   closers.push(() => metricsStore.close());
   const forecastLog = log.child("forecast");
   const forecastStore = pg && new PostgresForecastStore({ sql: pg.sql, log: forecastLog, health });
@@ -143,7 +144,7 @@ async function startServices(values: OptionValues, ctx: ProgramContext | undefin
 
   const telemetry = new Telemetry();
   health.instrument(telemetry, "outpost_collector");
-  const monitoring = startSelfMonitoring({ telemetry, bus, dataDir });
+  const monitoring = startSelfMonitoring({ telemetry, bus, dataDir, metricsMemory: () => metricsStore.memory() });
   closers.push(monitoring.stop);
   const maxBody = Number(values["max-request-body"] ?? 32 * 1024 ** 2);
   const bodies = { maxBytes: maxBody, budget: new BodyBudget(4 * maxBody), option: "--max-request-body" };

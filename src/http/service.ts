@@ -1,6 +1,7 @@
 import { type Context, Hono, type MiddlewareHandler } from "hono";
 import type { Logger } from "../log/logger.ts";
 import { postgresRejectedText } from "../postgres/failure.ts";
+import { CorruptDataError } from "../sqlite/corrupt-data.ts";
 import { storageFailure, storageFailureMessage } from "../sqlite/storage-failure.ts";
 import { type AccessVariables, authorizeTenant, tenantAllowed } from "./access.ts";
 import { type BaseUrlPolicy, requestBase } from "./base-url.ts";
@@ -122,6 +123,8 @@ export function errorResponse(err: unknown, c: Context, log?: Logger): Response 
   if (err instanceof ApiError) return c.json(err.details === undefined ? { errorMsg: err.message } : { errorMsg: err.message, details: err.details }, err.status);
   const storage = storageFailure(err);
   if (storage) return c.json({ errorMsg: storageFailureMessage(storage) }, storage === "full" ? 507 : 503);
+  // Damaged stored data: refused (the store has logged which metric), never answered with wrong points.
+  if (err instanceof CorruptDataError) return c.json({ errorMsg: err.message }, 503);
   const rejectedText = postgresRejectedText(err);
   if (rejectedText) return c.json({ errorMsg: rejectedText }, 400);
   if (isZodError(err)) return c.json({ errorMsg: describeIssues(err, "input") }, 400);

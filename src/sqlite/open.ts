@@ -8,6 +8,11 @@ export interface OpenOptions {
   readonly?: boolean;
   /** Page cache size in KiB (negative cache_size pragma). */
   cacheKiB?: number;
+  /**
+   * INCREMENTAL: a database created now can hand its free pages back to the file system
+   * (`PRAGMA incremental_vacuum`); an existing one keeps its mode (changing it needs a VACUUM).
+   */
+  autoVacuum?: "INCREMENTAL";
 }
 
 /** Opens (creating folders as needed) a SQLite database in WAL mode with our pragmas. */
@@ -16,6 +21,8 @@ export function openDatabase(path: string, opts: OpenOptions = {}): Database {
   const db = new Database(path, opts.readonly ? { readonly: true } : { create: true, readwrite: true, strict: true });
   db.exec("PRAGMA busy_timeout = 5000");
   if (!opts.readonly) {
+    // Takes effect only on a new, empty file (SQLite ignores it once tables exist).
+    if (opts.autoVacuum) db.exec(`PRAGMA auto_vacuum = ${opts.autoVacuum}`);
     db.exec("PRAGMA journal_mode = WAL");
     db.exec(`PRAGMA synchronous = ${opts.synchronous ?? "FULL"}`);
   }

@@ -65,6 +65,8 @@ describe("upgrading the collector's databases of release 0.1.0", () => {
     expect(collector.lines.some((l) => /upgraded alerts\.db to schema 1/.test(l))).toBe(true);
     // metrics.db had version 1: the step to 2 changed its chunks table in place.
     expect(collector.lines.some((l) => /upgraded metrics\.db to schema 2 step=chunks carry their expiry time/.test(l))).toBe(true);
+    // The step to 3 adds the compressed chunk format; the chunks of release 0.1.0 stay as they are, read as format 0.
+    expect(collector.lines.some((l) => /upgraded metrics\.db to schema 3 step=chunk format 1/.test(l))).toBe(true);
   });
 
   it("keeps every point: those in chunks and those still in the ingest log", async () => {
@@ -101,7 +103,7 @@ describe("databases of a newer collector", () => {
     const r = await run("collector", ["--data-dir", data, "--http-host", "127.0.0.1", "--http-port", "0", "--mqtt-port", "0"]);
     expect(r.code).toBe(2);
     expect(r.stderr.trim().split("\n").at(-1)).toBe(
-      "error: metrics.db has schema version 99, newer than this program knows (2): it was written by a newer Outpost; run that version, or restore a backup made by this one",
+      "error: metrics.db has schema version 99, newer than this program knows (3): it was written by a newer Outpost; run that version, or restore a backup made by this one",
     );
     expect(r.stderr).not.toMatch(/\n\s+at /);
     expect(versionOf(join(data, "metrics.db"))).toBe(99);

@@ -1,6 +1,7 @@
 import { Hono } from "hono";
 import { ApiError } from "../../../src/http/errors.ts";
 import type { Logger } from "../../../src/log/logger.ts";
+import { CorruptDataError } from "../../../src/sqlite/corrupt-data.ts";
 import type { PrometheusDeps } from "./deps.ts";
 import { metadataRoutes } from "./metadata-routes.ts";
 import { queryRoutes } from "./query-routes.ts";
@@ -21,6 +22,7 @@ export function createPrometheusApp(deps: PrometheusDeps, log: Logger): Hono {
   writeRoutes(app, deps);
   app.onError((err, c) => {
     if (err instanceof PromApiError) return respondError(c, err.type, err.message);
+    if (err instanceof CorruptDataError) return respondError(c, "unavailable", err.message);
     if (err instanceof ApiError) {
       // Statuses clients act on (415, and the refusals of docs/security.md) keep their code.
       if (err.status === 415 || err.status === 401 || err.status === 403 || err.status === 429) {

@@ -2,7 +2,12 @@ import { decode, encode } from "../../../src/cbor/cbor.ts";
 import type { Tags } from "../../../src/metrics/model.ts";
 import type { Run } from "./run.ts";
 
-/** Column blobs of one stored chunk. Numeric columns are raw little-endian float64. */
+/**
+ * Chunk format 0, of databases before metrics.db schema version 3: column blobs, numeric
+ * columns as raw little-endian float64 (16 bytes a point). Still read (chunks of that layout
+ * stay until retention removes them); new chunks are point-codec blocks (sqlite/chunks.ts).
+ * encodeChunk remains for the tests that build databases of the old layout.
+ */
 export interface ChunkBlobs {
   ts: Uint8Array;
   vals: Uint8Array;

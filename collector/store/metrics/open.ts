@@ -6,6 +6,8 @@ export interface MetricsStoreConfig {
   dataDir: string;
   synchronous: "FULL" | "NORMAL";
   defaultRetentionDays: number;
+  /** Bytes of chunks kept between reads (--chunk-cache). */
+  chunkCacheBytes?: number;
   log: Logger;
   health?: StorageHealth;
 }

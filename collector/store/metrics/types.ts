@@ -88,3 +88,12 @@ export interface MetricsStore {
 
   close(): Promise<void>;
 }
+
+/** What a metrics store holds in memory, for the self-metrics. */
+export interface MetricsMemory {
+  /** Bytes of the chunk cache (at most --chunk-cache). */
+  chunkCacheBytes: number;
+  chunkCacheChunks: number;
+  /** Points in the heads, not yet sealed into chunks. */
+  headPoints: number;
+}

@@ -4,8 +4,9 @@ import { baseline, type DatabaseSchema } from "../../../../src/sqlite/migrations
 /**
  * Layout of metrics.db (see docs/storage.md):
  * - ingest_log: every committed write batch as one blob, until its points are flushed;
- * - chunks: immutable column blobs of one series, never spanning a UTC day, each with the time
- *   it expires (written + retention; NULL in chunks written before version 2);
+ * - chunks: immutable points of one series, never spanning a UTC day, each with the time it
+ *   expires (written + retention; NULL in chunks written before version 2); since version 3 one
+ *   codec block in `body` (format 1), before it raw column blobs in ts/vals/tags (format 0);
  * - series: one row per (tenant, type, metric) with definition fields and flush progress.
  *
  * Version 1 is the layout of release 0.1.0; each later version is a step below.
@@ -57,11 +58,23 @@ function chunkExpiry(db: Database): void {
   db.exec("CREATE INDEX IF NOT EXISTS chunks_by_expiry ON chunks (expires_at)");
 }
 
+/**
+ * 3: a chunk is one point-codec block (src/codec) in `body`, format 1. Chunks already stored
+ * keep format 0 (raw float64 columns) and are read as they are until retention removes them:
+ * the step is instant and needs no free space (see docs/storage.md, "Compressed chunks").
+ * New chunks leave ts and vals empty (NOT NULL in version 1, which SQLite cannot relax).
+ */
+function chunkBlocks(db: Database): void {
+  db.exec("ALTER TABLE chunks ADD COLUMN format INTEGER NOT NULL DEFAULT 0");
+  db.exec("ALTER TABLE chunks ADD COLUMN body BLOB");
+}
+
 /** Versions of metrics.db (src/sqlite/migrations.ts); a change of layout or chunk format adds a step. */
 export const METRICS_DB: DatabaseSchema = {
   name: "metrics.db",
   migrations: [
     baseline("series, chunks and the ingest log", V1),
     { version: 2, description: "chunks carry their expiry time (retention counts from the write)", up: chunkExpiry },
+    { version: 3, description: "chunk format 1: one compressed, checksummed point block per chunk", up: chunkBlocks },
   ],
 };

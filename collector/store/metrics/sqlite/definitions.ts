@@ -1,0 +1,183 @@
+import type { MetricDefinition, MetricType, Tags, Tenant } from "../../../../src/metrics/model.ts";
+import type { CreateResult, MetricFilter, SeriesEntry } from "../types.ts";
+import { key, type SeriesMeta, type StoreState } from "./state.ts";
+
+/** Tenants and metric definitions of the SQLite metrics store: stored first, memory follows the commit. */
+
+function sameTags(a: Tags | undefined, b: Tags): boolean {
+  const ak = a ? Object.keys(a) : [];
+  if (ak.length !== Object.keys(b).length) return false;
+  return ak.every((k) => a![k] === b[k]);
+}
+
+// ---- tenants ---------------------------------------------------------------------------
+
+export function createTenant(s: StoreState, t: Tenant, overwrite: boolean): CreateResult {
+  const exists = s.tenants.has(t.id);
+  if (exists && !overwrite) return "exists";
+  const retentions = t.retentions && Object.keys(t.retentions).length ? t.retentions : undefined;
+  s.writing(() => s.st.upsertTenant.run(t.id, retentions ? JSON.stringify(retentions) : null, s.now()));
+  s.tenants.set(t.id, { id: t.id, retentions });
+  return exists ? "overwritten" : "created";
+}
+
+export function listTenants(s: StoreState): Tenant[] {
+  return [...s.tenants.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+}
+
+export function deleteTenant(s: StoreState, id: string): void {
+  const metas = [...(s.byTenant.get(id) ?? [])];
+  s.writing(() =>
+    s.db.transaction(() => {
+      for (const m of metas) deleteSeriesRows(s, m);
+      s.db.prepare("DELETE FROM tenants WHERE id = ?").run(id);
+    })(),
+  );
+  for (const m of metas) forget(s, m);
+  s.byTenant.delete(id);
+  s.tenants.delete(id);
+}
+
+// ---- definitions -----------------------------------------------------------------------
+
+/** Creates a series row (and its tenant's, if new) in one transaction; registered in memory once committed. */
+function createSeries(s: StoreState, tenant: string, type: MetricType, id: string, tags: Tags | undefined, retention: number | undefined): SeriesMeta {
+  let newTenant = false;
+  const meta = s.writing(() =>
+    s.db.transaction(() => {
+      newTenant = s.insertTenantRow(tenant);
+      return s.insertSeriesRow(tenant, type, id, tags, retention);
+    })(),
+  );
+  if (newTenant) s.tenants.set(tenant, { id: tenant });
+  s.register(meta);
+  return meta;
+}
+
+/** Stores new definition fields, then (once stored) takes them into memory. */
+function updateDefinition(s: StoreState, m: SeriesMeta, tags: Tags | undefined, retention: number | undefined): void {
+  s.writing(() => s.st.updateSeriesDef.run(tags ? JSON.stringify(tags) : null, retention ?? null, m.sid));
+  m.tags = tags;
+  m.retention = retention;
+}
+
+/** min/max timestamps are those of the points stored (retention removes whole chunks). */
+export function definition(s: StoreState, m: SeriesMeta): MetricDefinition {
+  const def: MetricDefinition = {
+    tenantId: m.tenant,
+    id: m.id,
+    type: m.type,
+    tags: m.tags ? { ...m.tags } : undefined,
+    dataRetention: m.retention ?? s.opts.defaultRetentionDays,
+  };
+  if (m.maxTs !== undefined && m.minTs !== undefined) {
+    def.minTimestamp = m.minTs;
+    def.maxTimestamp = m.maxTs;
+  }
+  return def;
+}
+
+export function createMetric(s: StoreState, def: MetricDefinition, overwrite: boolean): CreateResult {
+  const existing = s.series.get(key(def.tenantId, def.type, def.id));
+  if (existing) {
+    if (!overwrite) return "exists";
+    updateDefinition(s, existing, def.tags && Object.keys(def.tags).length ? { ...def.tags } : undefined, def.dataRetention);
+    return "overwritten";
+  }
+  createSeries(s, def.tenantId, def.type, def.id, def.tags, def.dataRetention);
+  return "created";
+}
+
+export function findMetrics(s: StoreState, tenant: string, filter: MetricFilter): MetricDefinition[] {
+  const out: MetricDefinition[] = [];
+  if (filter.ids) {
+    const types: MetricType[] = filter.type ? [filter.type] : ["gauge", "availability", "counter", "string"];
+    for (const id of filter.ids) {
+      for (const t of types) {
+        const m = s.series.get(key(tenant, t, id));
+        if (m) out.push(definition(s, m));
+      }
+    }
+    return out;
+  }
+  for (const m of s.byTenant.get(tenant) ?? []) {
+    if (!filter.type || m.type === filter.type) out.push(definition(s, m));
+  }
+  return out.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : a.type < b.type ? -1 : 1));
+}
+
+export function listSeries(s: StoreState, tenant: string): SeriesEntry[] {
+  const out: SeriesEntry[] = [];
+  for (const m of s.byTenant.get(tenant) ?? []) out.push({ type: m.type, id: m.id, tags: m.tags, minTs: m.minTs, maxTs: m.maxTs });
+  return out;
+}
+
+export function updateTags(s: StoreState, tenant: string, type: MetricType, id: string, tags: Tags): void {
+  const m = s.series.get(key(tenant, type, id));
+  if (!m) {
+    createSeries(s, tenant, type, id, tags, undefined);
+    return;
+  }
+  updateDefinition(s, m, { ...(m.tags ?? {}), ...tags }, m.retention);
+}
+
+export function ensureTags(s: StoreState, tenant: string, items: { type: MetricType; id: string; tags: Tags }[]): void {
+  const changed = items.filter((it) => {
+    const m = s.series.get(key(tenant, it.type, it.id));
+    return !m || !sameTags(m.tags, it.tags);
+  });
+  if (changed.length === 0) return;
+  // Stored first; memory follows the commit (a failed one changes nothing).
+  let newTenant = false;
+  const created = new Map<string, SeriesMeta>();
+  const updated = new Map<SeriesMeta, Tags | undefined>();
+  s.writing(() =>
+    s.db.transaction(() => {
+      newTenant = s.insertTenantRow(tenant);
+      for (const it of changed) {
+        const k = key(tenant, it.type, it.id);
+        const m = s.series.get(k);
+        const tags = Object.keys(it.tags).length ? { ...it.tags } : undefined;
+        if (m) {
+          s.st.updateSeriesDef.run(tags ? JSON.stringify(tags) : null, m.retention ?? null, m.sid);
+          updated.set(m, tags);
+        } else if (!created.has(k)) created.set(k, s.insertSeriesRow(tenant, it.type, it.id, tags, undefined));
+      }
+    })(),
+  );
+  if (newTenant) s.tenants.set(tenant, { id: tenant });
+  for (const m of created.values()) s.register(m);
+  for (const [m, tags] of updated) m.tags = tags;
+}
+
+export function deleteTags(s: StoreState, tenant: string, type: MetricType, id: string, names: string[]): boolean {
+  const m = s.series.get(key(tenant, type, id));
+  if (!m) return false;
+  if (m.tags) {
+    const next = { ...m.tags };
+    for (const n of names) delete next[n];
+    updateDefinition(s, m, Object.keys(next).length ? next : undefined, m.retention);
+  }
+  return true;
+}
+
+/** Removes a metric and all its points (post-0.16 DELETE /{type}/{id}). */
+export function deleteMetric(s: StoreState, tenant: string, type: MetricType, id: string): boolean {
+  const m = s.series.get(key(tenant, type, id));
+  if (!m) return false;
+  s.writing(() => s.db.transaction(() => deleteSeriesRows(s, m))());
+  forget(s, m);
+  return true;
+}
+
+function deleteSeriesRows(s: StoreState, m: SeriesMeta): void {
+  s.db.prepare("DELETE FROM chunks WHERE sid = ?").run(m.sid);
+  s.db.prepare("DELETE FROM series WHERE sid = ?").run(m.sid);
+}
+
+/** Drops a deleted series from memory (after its rows were deleted). */
+function forget(s: StoreState, m: SeriesMeta): void {
+  if (m.head) s.headPoints -= m.head.length;
+  s.dirty.delete(m);
+  s.unregister(m);
+}

@@ -1,0 +1,95 @@
+import { lowerBound } from "../../../../src/metrics/series.ts";
+import type { Run } from "../run.ts";
+import { encodeChunkBlock } from "./chunks.ts";
+import { isNumeric, type SeriesMeta, type StoreState, WINDOW_MS } from "./state.ts";
+
+/** Turning heads into sealed chunks, and dropping the log rows no head needs any more. */
+
+/** Flushes heads that are big or old enough, and the largest ones while memory is over budget. */
+export function flushDue(s: StoreState, force = false): void {
+  if (s.dirty.size === 0) return;
+  const now = s.now();
+  const due: SeriesMeta[] = [];
+  for (const m of s.dirty) {
+    const h = m.head;
+    if (!h || h.length === 0) continue;
+    if (force || h.length >= s.opts.chunkPoints || now - h.firstArrival >= s.opts.headMaxAgeMs) due.push(m);
+  }
+  let remaining = s.headPoints;
+  for (const m of due) remaining -= m.head!.length;
+  if (remaining > s.opts.maxHeadPoints) {
+    const rest = [...s.dirty].filter((m) => !due.includes(m) && m.head && m.head.length > 0);
+    rest.sort((a, b) => b.head!.length - a.head!.length);
+    for (const m of rest) {
+      if (remaining <= s.opts.maxHeadPoints / 2) break;
+      due.push(m);
+      remaining -= m.head!.length;
+    }
+  }
+  if (due.length === 0) return;
+  flush(s, due);
+}
+
+/**
+ * Writes the heads of `due` into chunks and drops the log batches no head needs any more, in
+ * one transaction. The heads are emptied only after the commit: if it fails (a full disk),
+ * their points stay in memory and in the log, and a later flush writes them.
+ */
+function flush(s: StoreState, due: SeriesMeta[]): void {
+  s.db.transaction(() => {
+    for (const m of due) {
+      const h = m.head!;
+      h.normalize();
+      // Retention counts from the write: the chunk lives its retention from now, whatever its timestamps.
+      const expiresAt = s.now() + s.retentionMs(m);
+      const numeric = isNumeric(m.type);
+      const run: Run = {
+        ts: h.ts.subarray(0, h.length),
+        nums: numeric ? h.nums!.subarray(0, h.length) : undefined,
+        strs: numeric ? undefined : h.strs!.slice(0, h.length),
+        tags: h.tags?.slice(0, h.length),
+      };
+      // One chunk per UTC day window, so a chunk's span is bounded for range lookups, and of
+      // chunkPoints to 2 × chunkPoints − 1 points (fewer only when the head has fewer), so a
+      // read decodes little more than it needs and a huge write still fits in blocks.
+      let i = 0;
+      while (i < run.ts.length) {
+        const windowEnd = (Math.floor(run.ts[i]! / WINDOW_MS) + 1) * WINDOW_MS;
+        // At least one point per step: a timestamp that is not a number (which ingest validation
+        // keeps out) then fails the insert, logged and retried, instead of looping for ever.
+        const j = Math.max(i + 1, lowerBound(run.ts, windowEnd, i));
+        const pieces = Math.max(1, Math.floor((j - i) / s.opts.chunkPoints));
+        const size = Math.ceil((j - i) / pieces);
+        for (let a = i; a < j; a += size) {
+          const b = Math.min(j, a + size);
+          const part: Run = { ts: run.ts.subarray(a, b), nums: run.nums?.subarray(a, b), strs: run.strs?.slice(a, b), tags: run.tags?.slice(a, b) };
+          s.st.insertChunk.run(m.sid, run.ts[a]!, run.ts[b - 1]!, b - a, expiresAt, encodeChunkBlock(part));
+        }
+        // Only a known mark moves: an unknown one is read from the table when needed. Set
+        // before the commit, a failed one leaves it too high, which costs a lookup, never a point.
+        if (m.chunkMaxTs !== undefined) m.chunkMaxTs = Math.max(m.chunkMaxTs ?? Number.NEGATIVE_INFINITY, run.ts[j - 1]!);
+        i = j;
+      }
+      s.st.updateSeriesFlush.run(m.minTs ?? null, m.maxTs ?? null, h.lastSeq, m.sid);
+    }
+    truncateLog(s, new Set(due));
+  })();
+  for (const m of due) {
+    m.flushedSeq = m.head!.lastSeq;
+    s.headPoints -= m.head!.length;
+    m.head!.clear();
+    s.dirty.delete(m);
+  }
+}
+
+/** Drops log batches whose points are all in chunks, counting the heads of `flushing` as written. */
+function truncateLog(s: StoreState, flushing: Set<SeriesMeta>): void {
+  let minSeq = Number.POSITIVE_INFINITY;
+  for (const m of s.dirty) {
+    if (!flushing.has(m) && m.head && m.head.length > 0 && m.headFirstSeq < minSeq) minSeq = m.headFirstSeq;
+  }
+  if (minSeq === Number.POSITIVE_INFINITY) {
+    const row = s.db.query("SELECT max(seq) AS s FROM ingest_log").get() as { s: number | null };
+    if (row.s !== null) s.st.deleteLogBefore.run(row.s + 1);
+  } else s.st.deleteLogBefore.run(minSeq);
+}

@@ -1,0 +1,66 @@
+import { AVAILABILITY_VALUES, type MetricType, type Tags } from "../../../../src/metrics/model.ts";
+import { emptyRun, mergeRuns, type Run, sliceRun } from "../run.ts";
+import type { NumericSeries, PointColumns, RawQuery } from "../types.ts";
+import { chunkRuns } from "./chunks.ts";
+import { isNumeric, key, type SeriesMeta, type StoreState, WINDOW_MS } from "./state.ts";
+
+/** Range reads of the SQLite metrics store: chunks (through the cache) merged with the head. */
+
+/** Stored points of a series in [start, end), ascending; expired chunks are left out. */
+function readRun(s: StoreState, m: SeriesMeta, start: number, end: number): Run {
+  const numeric = isNumeric(m.type);
+  if (end <= start) return emptyRun(numeric);
+  const runs: Run[] = [];
+  if (m.chunkMaxTs === undefined) m.chunkMaxTs = (s.st.selectChunkMax.get(m.sid) as { m: number | null }).m;
+  // No chunk ends at or after `start`: only the head can hold points of the range.
+  const ids =
+    m.chunkMaxTs !== null && m.chunkMaxTs >= start
+      ? (s.st.selectChunkIds.values(m.sid, start - WINDOW_MS, end, start, s.retentionMs(m), s.now()) as [number][])
+      : [];
+  const cids = ids.map((x) => x[0]);
+  for (const r of chunkRuns(s, m, cids)) runs.push(sliceRun(r, start, end));
+  const h = m.head;
+  if (h && h.length > 0) {
+    h.normalize();
+    runs.push(
+      sliceRun(
+        {
+          ts: h.ts.subarray(0, h.length),
+          nums: h.nums?.subarray(0, h.length),
+          strs: h.strs?.slice(0, h.length),
+          tags: h.tags?.slice(0, h.length),
+        },
+        start,
+        end,
+      ),
+    );
+  }
+  return mergeRuns(runs, numeric);
+}
+
+export function readRaw(s: StoreState, tenant: string, type: MetricType, id: string, q: RawQuery): PointColumns {
+  const m = s.series.get(key(tenant, type, id));
+  if (!m) return { ts: [], values: [] };
+  const run = readRun(s, m, q.start, q.end);
+  const n = run.ts.length;
+  const limit = q.limit && q.limit > 0 ? Math.min(q.limit, n) : n;
+  const ts = new Array<number>(limit);
+  const values = new Array<number | string>(limit);
+  const anyTags = run.tags?.some((t) => t !== undefined) ?? false;
+  const tags = anyTags ? new Array<Tags | undefined>(limit) : undefined;
+  const avail = type === "availability";
+  for (let k = 0; k < limit; k++) {
+    const i = q.order === "asc" ? k : n - 1 - k;
+    ts[k] = run.ts[i]!;
+    values[k] = run.nums ? (avail ? AVAILABILITY_VALUES[run.nums[i]!]! : run.nums[i]!) : run.strs![i]!;
+    if (tags) tags[k] = run.tags![i];
+  }
+  return tags ? { ts, values, tags } : { ts, values };
+}
+
+export function readSeries(s: StoreState, tenant: string, type: MetricType, id: string, start: number, end: number): NumericSeries | undefined {
+  const m = s.series.get(key(tenant, type, id));
+  if (!m || !isNumeric(type)) return undefined;
+  const run = readRun(s, m, start, end);
+  return { ts: run.ts, values: run.nums!, tags: run.tags };
+}

@@ -1,0 +1,196 @@
+import type { Database, Statement } from "bun:sqlite";
+import { join } from "node:path";
+import type { Logger } from "../../../../src/log/logger.ts";
+import { DAY_MS, DEFAULT_RETENTION_DAYS, type MetricType, type MetricWrite, type Tags, type Tenant } from "../../../../src/metrics/model.ts";
+import { migrate } from "../../../../src/sqlite/migrations.ts";
+import { openDatabase } from "../../../../src/sqlite/open.ts";
+import { reportingFailures, type StorageHealth } from "../../../../src/sqlite/storage-health.ts";
+import { ChunkCache } from "../chunk-cache.ts";
+import type { SeriesHead } from "../head.ts";
+import { METRICS_DB } from "./schema.ts";
+
+export interface SqliteMetricsStoreOptions {
+  dataDir: string;
+  synchronous?: "FULL" | "NORMAL";
+  defaultRetentionDays?: number;
+  log?: Logger;
+  /** A head reaching this many points is flushed into a chunk. */
+  chunkPoints?: number;
+  /** A head whose oldest point arrived this long ago is flushed (bounds the log). */
+  headMaxAgeMs?: number;
+  /** Above this many unflushed points in total, the largest heads are flushed first. */
+  maxHeadPoints?: number;
+  /** Memory for decoded chunks kept between reads, in bytes (0 disables). */
+  chunkCacheBytes?: number;
+  /** Period of the background flush and retention work. */
+  maintenanceIntervalMs?: number;
+  /** Told of failed writes (full disk...), and probes this database until it takes writes again. */
+  health?: StorageHealth;
+  now?: () => number;
+}
+
+export interface SeriesMeta {
+  sid: number;
+  tenant: string;
+  type: MetricType;
+  id: string;
+  tags?: Tags;
+  retention?: number;
+  minTs?: number;
+  maxTs?: number;
+  flushedSeq: number;
+  /**
+   * Newest end of the series' chunks: null when it has none, undefined until a read needs it.
+   * A read of a range that starts after it finds no chunk, so it skips the chunk index (most
+   * reads of recent data are answered from the head in memory).
+   */
+  chunkMaxTs?: number | null;
+  head?: SeriesHead;
+  /** Log sequence of the oldest batch whose points are still in the head. */
+  headFirstSeq: number;
+}
+
+export interface PendingWrite {
+  tenant: string;
+  writes: MetricWrite[];
+  resolve: () => void;
+  reject: (e: unknown) => void;
+}
+
+export const WINDOW_MS = DAY_MS;
+export const isNumeric = (t: MetricType) => t !== "string";
+export const key = (tenant: string, type: MetricType, id: string) => `${tenant}\u0000${type}\u0000${id}`;
+
+type ResolvedOptions = Required<Omit<SqliteMetricsStoreOptions, "log" | "now" | "health">> & { log?: Logger; health?: StorageHealth };
+
+function prepare(db: Database) {
+  const q = (sql: string) => db.prepare(sql);
+  return {
+    insertLog: q("INSERT INTO ingest_log (body) VALUES (?)"),
+    insertSeries: q("INSERT INTO series (tenant, type, metric, tags, retention) VALUES (?, ?, ?, ?, ?) RETURNING sid"),
+    insertTenant: q("INSERT OR IGNORE INTO tenants (id, retentions, created) VALUES (?, NULL, ?)"),
+    upsertTenant: q(
+      "INSERT INTO tenants (id, retentions, created) VALUES (?, ?, ?) ON CONFLICT (id) DO UPDATE SET retentions = excluded.retentions",
+    ),
+    // Format 1: the points are one codec block in body; ts and vals (format 0's columns) stay empty.
+    insertChunk: q("INSERT INTO chunks (sid, start_ts, end_ts, n, ts, vals, tags, expires_at, format, body) VALUES (?, ?, ?, ?, X'', X'', NULL, ?, 1, ?)"),
+    // A chunk from before version 2 (no expires_at) expires by its newest timestamp, as it did.
+    selectChunkIds: q(
+      "SELECT cid FROM chunks WHERE sid = ? AND start_ts >= ? AND start_ts < ? AND end_ts >= ? AND coalesce(expires_at, end_ts + ?) > ? ORDER BY cid",
+    ),
+    selectChunkMax: q("SELECT max(end_ts) AS m FROM chunks WHERE sid = ?"),
+    selectChunk: q("SELECT format, n, body, ts, vals, tags FROM chunks WHERE cid = ?"),
+    updateSeriesFlush: q("UPDATE series SET min_ts = ?, max_ts = ?, flushed_seq = ? WHERE sid = ?"),
+    updateSeriesDef: q("UPDATE series SET tags = ?, retention = ? WHERE sid = ?"),
+    deleteLogBefore: q("DELETE FROM ingest_log WHERE seq < ?"),
+    deleteExpired: q("DELETE FROM chunks WHERE expires_at <= ? RETURNING sid"),
+    deleteExpiredLegacy: q("DELETE FROM chunks WHERE sid = ? AND expires_at IS NULL AND end_ts + ? <= ?"),
+    seriesBounds: q("SELECT min(start_ts) AS lo, max(end_ts) AS hi FROM chunks WHERE sid = ?"),
+    updateSeriesBounds: q("UPDATE series SET min_ts = ?, max_ts = ? WHERE sid = ?"),
+  } satisfies Record<string, Statement>;
+}
+
+/**
+ * What the parts of the SQLite metrics store share: the database and its statements, the
+ * series registry in memory, the heads' bookkeeping and the chunk cache. The parts (writes,
+ * flush, retention, reads, definitions) are functions of this state; sqlite/store.ts ties
+ * them into the MetricsStore.
+ */
+export class StoreState {
+  readonly db: Database;
+  readonly st: ReturnType<typeof prepare>;
+  readonly series = new Map<string, SeriesMeta>();
+  readonly bySid = new Map<number, SeriesMeta>();
+  readonly byTenant = new Map<string, Set<SeriesMeta>>();
+  readonly tenants = new Map<string, Tenant>();
+  /** Series whose head holds points. */
+  readonly dirty = new Set<SeriesMeta>();
+  headPoints = 0;
+  isReady = false;
+  flushScheduled = false;
+  readonly pending: PendingWrite[] = [];
+  commitScheduled = false;
+  lastRetentionRun = 0;
+  /** Chunks found corrupt (logged once each). */
+  readonly corruptChunks = new Set<number>();
+  /** Whether chunks written before schema version 2 (no expires_at) may remain. */
+  legacyChunks = false;
+  readonly now: () => number;
+  /** Chunks as stored (blocks), three quarters of --chunk-cache. */
+  readonly cache: ChunkCache;
+  /** Decoded copies of numeric chunks read more than once, the last quarter: repeated reads skip decoding. */
+  readonly hot: ChunkCache;
+  readonly opts: ResolvedOptions;
+
+  constructor(opts: SqliteMetricsStoreOptions) {
+    this.opts = {
+      synchronous: "FULL",
+      defaultRetentionDays: DEFAULT_RETENTION_DAYS,
+      chunkPoints: 1024,
+      headMaxAgeMs: 3_600_000,
+      maxHeadPoints: 4_000_000,
+      maintenanceIntervalMs: 1000,
+      chunkCacheBytes: 64 * 1024 * 1024,
+      ...opts,
+    };
+    this.now = opts.now ?? Date.now;
+    this.cache = new ChunkCache(this.opts.chunkCacheBytes - Math.floor(this.opts.chunkCacheBytes / 4));
+    this.hot = new ChunkCache(Math.floor(this.opts.chunkCacheBytes / 4));
+    this.db = openDatabase(join(opts.dataDir, "metrics.db"), {
+      synchronous: this.opts.synchronous,
+      // Chunks are cached compressed by the store itself (--chunk-cache); SQLite's own cache
+      // mostly held ingest log pages, written once: 64 MB of it cost 50–80 MB of RSS under ingest.
+      cacheKiB: 16384,
+      // The ingest log frees the pages of every batch once flushed: a clean stop gives them back.
+      autoVacuum: "INCREMENTAL",
+    });
+    migrate(this.db, METRICS_DB, (m) => this.opts.log?.info(`upgraded ${METRICS_DB.name} to schema ${m.version}`, { step: m.description }));
+    opts.health?.register("metrics", this.db);
+    this.st = prepare(this.db);
+  }
+
+  /**
+   * Runs a write; a failure is reported to the storage health (which logs a full disk once)
+   * and rethrown. In-memory state is only changed by callers after this returns.
+   */
+  writing<T>(fn: () => T): T {
+    return reportingFailures(this.opts.health, "metrics", fn);
+  }
+
+  register(m: SeriesMeta): void {
+    this.series.set(key(m.tenant, m.type, m.id), m);
+    this.bySid.set(m.sid, m);
+    let set = this.byTenant.get(m.tenant);
+    if (!set) this.byTenant.set(m.tenant, (set = new Set()));
+    set.add(m);
+  }
+
+  unregister(m: SeriesMeta): void {
+    this.series.delete(key(m.tenant, m.type, m.id));
+    this.bySid.delete(m.sid);
+    this.byTenant.get(m.tenant)?.delete(m);
+  }
+
+  /** Inserts the tenant row if it is new (inside the caller's transaction); true when it was new. */
+  insertTenantRow(id: string): boolean {
+    if (this.tenants.has(id)) return false;
+    this.st.insertTenant.run(id, this.now());
+    return true;
+  }
+
+  /** Inserts a series row (inside the caller's transaction); the caller registers it after the commit. */
+  insertSeriesRow(tenant: string, type: MetricType, id: string, tags: Tags | undefined, retention: number | undefined): SeriesMeta {
+    const t = tags && Object.keys(tags).length ? { ...tags } : undefined;
+    const row = this.st.insertSeries.get(tenant, type, id, t ? JSON.stringify(t) : null, retention ?? null) as { sid: number };
+    return { sid: row.sid, tenant, type, id, tags: t, retention, flushedSeq: 0, headFirstSeq: 0 };
+  }
+
+  /** Retention in days: the metric's, else the tenant's for the type, else the default. */
+  retentionDays(m: SeriesMeta): number {
+    return m.retention ?? this.tenants.get(m.tenant)?.retentions?.[m.type] ?? this.opts.defaultRetentionDays;
+  }
+
+  retentionMs(m: SeriesMeta): number {
+    return this.retentionDays(m) * DAY_MS;
+  }
+}

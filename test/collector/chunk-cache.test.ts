@@ -1,0 +1,102 @@
+/**
+ * The chunk cache's size is the option --chunk-cache, and its memory is in the self-metrics.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { openSqliteMetricsStore } from "../../collector/store/metrics/sqlite/store.ts";
+import { waitFor } from "../helpers/ports.ts";
+import { portOf, Running, run } from "../helpers/program.ts";
+
+const dirs: string[] = [];
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+function tempDir(): string {
+  const d = mkdtempSync(join(tmpdir(), "outpost-cache-"));
+  dirs.push(d);
+  return d;
+}
+const T0 = Date.now() - 3_600_000;
+const series = (id: string, n: number) => ({ id, data: Array.from({ length: n }, (_, i) => ({ timestamp: T0 + i * 1000, value: Math.sin(i) })) });
+
+function sample(text: string, name: string): number {
+  const line = text.split("\n").find((l) => l.startsWith(`${name} `));
+  if (!line) throw new Error(`no sample ${name}`);
+  return Number(line.slice(name.length + 1));
+}
+
+describe("the chunk cache", () => {
+  it("stays within its budget, whatever is read", async () => {
+    const s = await openSqliteMetricsStore({ dataDir: tempDir(), synchronous: "NORMAL", maintenanceIntervalMs: 3_600_000, chunkCacheBytes: 100_000 });
+    try {
+      const pts = Array.from({ length: 3000 }, (_, i) => ({ timestamp: T0 + i * 1000, value: Math.sin(i) }));
+      await s.write("t", Array.from({ length: 10 }, (_, k) => ({ type: "gauge" as const, id: `g${k}`, points: pts })));
+      s.flushDue(true);
+      expect(s.memory().chunkCacheBytes).toBe(0);
+      for (let k = 0; k < 10; k++) expect((await s.readRaw("t", "gauge", `g${k}`, { start: 0, end: Number.MAX_SAFE_INTEGER, order: "asc" })).ts).toHaveLength(3000);
+      const m = s.memory();
+      expect(m.chunkCacheChunks).toBeGreaterThan(0);
+      expect(m.chunkCacheBytes).toBeGreaterThan(0);
+      expect(m.chunkCacheBytes).toBeLessThanOrEqual(100_000);
+      expect(m.headPoints).toBe(0);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it("keeps decoded copies of chunks read more than once, and answers the same", async () => {
+    const s = await openSqliteMetricsStore({ dataDir: tempDir(), synchronous: "NORMAL", maintenanceIntervalMs: 3_600_000, chunkCacheBytes: 4 * 1024 ** 2 });
+    try {
+      const pts = Array.from({ length: 5000 }, (_, i) => ({ timestamp: T0 + i * 500, value: Math.sin(i) }));
+      await s.write("t", [{ type: "gauge", id: "g", points: pts }]);
+      s.flushDue(true);
+      const range = { start: T0 + 1000, end: T0 + 2_000_000, order: "asc" as const };
+      const first = await s.readRaw("t", "gauge", "g", range);
+      const blocksOnly = s.memory();
+      const second = await s.readRaw("t", "gauge", "g", range);
+      const third = await s.readRaw("t", "gauge", "g", range);
+      expect(first.values).toEqual(pts.slice(2, 4000).map((p) => p.value));
+      expect(second).toEqual(first);
+      expect(third).toEqual(first);
+      // The second read decoded each chunk once more and kept the result (16 bytes a point).
+      expect(s.memory().chunkCacheChunks).toBe(2 * blocksOnly.chunkCacheChunks);
+      expect(s.memory().chunkCacheBytes).toBeGreaterThan(blocksOnly.chunkCacheBytes + 5000 * 16);
+      expect(s.memory().chunkCacheBytes).toBeLessThanOrEqual(4 * 1024 ** 2);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it("is sized by --chunk-cache and counted in the self-metrics", async () => {
+    const collector = Running.start("collector", ["--data-dir", tempDir(), "--http-port", "0", "--mqtt-port", "0", "--chunk-cache", "1MB", "--self-metrics-interval", "0"]);
+    try {
+      const url = `http://127.0.0.1:${portOf(await collector.waitForLine(/HTTP listening/))}`;
+      await collector.waitForLine(/collector ready/);
+      const H = { "Svc-Tenant": "t", "Content-Type": "application/json" };
+      const w = await fetch(`${url}/svc/metrics/gauges/raw`, { method: "POST", headers: H, body: JSON.stringify([series("a", 3000), series("b", 3000)]) });
+      expect(w.status).toBe(200);
+      const metrics = async () => (await fetch(`${url}/metrics`)).text();
+      // Heads of 1,024 points and more are sealed by the background flush within a second or so.
+      await waitFor("the heads sealed", async () => (sample(await metrics(), "outpost_collector_head_points") === 0 ? true : undefined));
+      expect(sample(await metrics(), "outpost_collector_chunk_cache_bytes")).toBe(0);
+      for (const id of ["a", "b"]) {
+        const r = await fetch(`${url}/svc/metrics/gauges/${id}/raw?start=${T0}&end=${T0 + 3_600_000}&limit=5000`, { headers: H });
+        expect(((await r.json()) as unknown[]).length).toBe(3000);
+      }
+      const text = await metrics();
+      expect(sample(text, "outpost_collector_chunk_cache_chunks")).toBeGreaterThanOrEqual(2);
+      expect(sample(text, "outpost_collector_chunk_cache_bytes")).toBeGreaterThan(6000 * 6);
+      expect(sample(text, "outpost_collector_chunk_cache_bytes")).toBeLessThanOrEqual(1024 ** 2);
+    } finally {
+      await collector.stop("SIGTERM");
+    }
+  });
+
+  it("refuses a size without a unit, in one line", async () => {
+    const r = await run("collector", ["--data-dir", tempDir(), "--chunk-cache", "64", "--check-config"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim().split("\n").at(-1)).toMatch(/--chunk-cache: "64" needs a unit, e.g. "64MB"/);
+  });
+});
