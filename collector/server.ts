@@ -24,6 +24,7 @@ import { createMetricsApp } from "./http/metrics/app.ts";
 import { createPrometheusApp, PROMETHEUS_PREFIXES } from "./http/prometheus/app.ts";
 import { createRootApp, type ServiceApps } from "./http/root.ts";
 import { startHttpServer } from "./http-server.ts";
+import { SHARE_GROUP } from "./ingest/external-broker.ts";
 import { startIngest } from "./ingest/ingest.ts";
 import { readSecurity, reloadSecurity } from "./security.ts";
 import { startSelfMonitoring } from "./self-monitoring.ts";
@@ -209,6 +210,8 @@ async function startServices(values: OptionValues, ctx: ProgramContext | undefin
     tls: security.tls,
     brokerPassword: security.brokerPassword,
     brokerCa: security.brokerCa,
+    // Collectors on one database share the agents' messages (docs/scale-out.md).
+    shareGroup: pg ? SHARE_GROUP : undefined,
     portFallback: ctx?.origin["mqtt-port"] === "default",
   });
   if (ingest) {

@@ -1,0 +1,134 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { type Agent, startAgent } from "../../agent/agent.ts";
+import { SHARE_GROUP, sharedFilters } from "../../collector/ingest/external-broker.ts";
+import { startTestCollector, type TestCollector } from "../helpers/collector.ts";
+import { type PrivateMosquitto, startMosquitto } from "../helpers/mosquitto.ts";
+import { waitFor } from "../helpers/ports.ts";
+import { createTestDatabase, type TestDatabase } from "../helpers/postgres.ts";
+
+/**
+ * Two collectors on one PostgreSQL database and one Mosquitto: they consume the agents' topics
+ * through an MQTT 5 shared subscription, so each batch is stored (and acknowledged) by one of
+ * them. Metrics are still in each collector's own SQLite file (docs/scale-out.md), so a point is
+ * read from the collector that stored it: the union of both must hold every point exactly once.
+ */
+const cleanup: (() => Promise<void> | void)[] = [];
+let db: TestDatabase;
+let mosquitto: PrivateMosquitto;
+beforeAll(async () => {
+  db = await createTestDatabase();
+  mosquitto = await startMosquitto();
+});
+// Each test's collectors leave the shared group before the next test.
+afterEach(async () => {
+  for (const c of cleanup.splice(0).reverse()) await c();
+});
+afterAll(async () => {
+  await mosquitto.stop();
+  await db.drop();
+});
+
+function tempDir(): string {
+  const d = mkdtempSync(join(tmpdir(), "outpost-shared-"));
+  cleanup.push(() => rmSync(d, { recursive: true, force: true }));
+  return d;
+}
+
+async function collector(): Promise<TestCollector> {
+  const col = await startTestCollector({ broker: mosquitto.url, "database-url": db.url });
+  cleanup.push(() => col.close());
+  return col;
+}
+
+async function agent(feed: string): Promise<Agent> {
+  const a = await startAgent({
+    broker: mosquitto.url,
+    tenant: "t1",
+    feed,
+    "data-dir": tempDir(),
+    listen: "127.0.0.1:0",
+    "log-level": "warn",
+    interval: 60_000,
+    "reconnect-max": 1000,
+    "host-metrics": false,
+  });
+  cleanup.push(() => a.stop());
+  return a;
+}
+
+async function timestamps(col: TestCollector, id: string): Promise<number[]> {
+  const res = await col.req(`/svc/metrics/gauges/${encodeURIComponent(id)}/raw?start=0&end=${Date.now() + 3_600_000}&order=ASC&limit=100000`);
+  if (res.status === 204) return [];
+  expect(res.status).toBe(200);
+  return ((await res.json()) as { timestamp: number }[]).map((p) => p.timestamp);
+}
+
+/** One push to the agent, then a pause, so that pushes leave as separate MQTT messages. */
+async function pushBatch(ag: Agent, id: string, from: number, n: number): Promise<void> {
+  const res = await fetch(`${ag.url}/svc/metrics/gauges/raw`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify([{ id, dataPoints: Array.from({ length: n }, (_, j) => ({ timestamp: from + j, value: j })) }]),
+  });
+  expect(res.status).toBe(200);
+  await Bun.sleep(30);
+}
+
+describe("shared ingest", () => {
+  it("subscribes under $share/GROUP/ only when shared", () => {
+    expect(sharedFilters(["svc/+/+/data"], undefined)).toEqual(["svc/+/+/data"]);
+    expect(sharedFilters(["svc/+/+/data", "svc/+/+/status"], SHARE_GROUP)).toEqual([`$share/${SHARE_GROUP}/svc/+/+/data`, `$share/${SHARE_GROUP}/svc/+/+/status`]);
+  });
+
+  it("a collector that stops midway leaves the rest to the other: still every point exactly once", async () => {
+    const a = await collector();
+    const b = await collector();
+    const ag = await agent("edge-2");
+    const BATCHES = 30;
+    const PER = 100;
+    const from = Date.now() - 3_600_000;
+    let fromA: number[] = [];
+    for (let i = 0; i < BATCHES; i++) {
+      if (i === 10) {
+        fromA = await timestamps(a, "n");
+        await a.stop();
+      }
+      await pushBatch(ag, "n", from + i * PER, PER);
+    }
+    const total = BATCHES * PER;
+    const fromB = await waitFor(`${total} points`, async () => {
+      const got = await timestamps(b, "n");
+      return got.length + fromA.length >= total ? got : undefined;
+    }, 30_000);
+    expect(fromA.length).toBeGreaterThan(0);
+    expect([...fromA, ...fromB].sort((x, y) => x - y)).toEqual(Array.from({ length: total }, (_, k) => from + k));
+  });
+
+  it("two collectors on one database share an agent's batches: every point stored by exactly one of them", async () => {
+    const a = await collector();
+    const b = await collector();
+    const ag = await agent("edge-1");
+    const BATCHES = 30;
+    const PER = 200;
+    const from = Date.now() - 3_600_000;
+    // One push per batch, each waiting for the previous one's delivery, so that they are
+    // separate MQTT messages the broker hands out in turn.
+    for (let i = 0; i < BATCHES; i++) await pushBatch(ag, "m", from + i * PER, PER);
+    const total = BATCHES * PER;
+    const [fromA, fromB] = await waitFor(`${total} points`, async () => {
+      const got = [await timestamps(a, "m"), await timestamps(b, "m")] as const;
+      return got[0].length + got[1].length >= total ? got : undefined;
+    });
+    // Both took part, and nothing was stored twice.
+    expect(fromA.length).toBeGreaterThan(0);
+    expect(fromB.length).toBeGreaterThan(0);
+    const union = [...fromA, ...fromB].sort((x, y) => x - y);
+    expect(union).toEqual(Array.from({ length: total }, (_, k) => from + k));
+    await Bun.sleep(500); // no late duplicate either
+    expect((await timestamps(a, "m")).length + (await timestamps(b, "m")).length).toBe(total);
+    console.log(`points stored: ${fromA.length} by one collector, ${fromB.length} by the other`);
+  });
+});
