@@ -67,11 +67,11 @@ async function timestamps(col: TestCollector, id: string): Promise<number[]> {
 }
 
 /** One push to the agent, then a pause, so that pushes leave as separate MQTT messages. */
-async function pushBatch(ag: Agent, id: string, from: number, n: number): Promise<void> {
+async function pushBatch(ag: Agent, id: string, from: number, n: number, step = 1, value?: number): Promise<void> {
   const res = await fetch(`${ag.url}/svc/metrics/gauges/raw`, {
     method: "POST",
     headers: { "Content-Type": "application/json" },
-    body: JSON.stringify([{ id, dataPoints: Array.from({ length: n }, (_, j) => ({ timestamp: from + j, value: j })) }]),
+    body: JSON.stringify([{ id, dataPoints: Array.from({ length: n }, (_, j) => ({ timestamp: from + j * step, value: value ?? j })) }]),
   });
   expect(res.status).toBe(200);
   await Bun.sleep(30);
@@ -130,5 +130,39 @@ describe("shared ingest", () => {
     await Bun.sleep(500); // no late duplicate either
     expect((await timestamps(a, "m")).length + (await timestamps(b, "m")).length).toBe(total);
     console.log(`points stored: ${fromA.length} by one collector, ${fromB.length} by the other`);
+  });
+});
+
+describe("trigger evaluation done once", () => {
+  it("two collectors share an agent's data, yet an autoDisable trigger fires exactly once: the tenant's owner evaluates what the other stored", async () => {
+    const a = await collector();
+    const trigger = {
+      trigger: { id: "hot", name: "hot", enabled: true, autoDisable: true },
+      conditions: [{ type: "THRESHOLD", dataId: "temp", operator: "GT", threshold: 10 }],
+    };
+    expect((await a.req("/svc/alerts/triggers/trigger", { method: "POST", json: trigger })).status).toBe(200);
+    // b starts once the trigger exists (a trigger created later reaches another collector's engine only at its restart).
+    const b = await collector();
+    const ag = await agent("edge-3");
+    const from = Date.now() - 3_600_000;
+    const N = 20;
+    // Points 5 s apart (the engine's minimum reporting interval), every one above the threshold.
+    for (let i = 0; i < N; i++) await pushBatch(ag, "temp", from + i * 5000, 1, 5000, 20);
+    const [fromA, fromB] = await waitFor(`${N} points`, async () => {
+      const got = [await timestamps(a, "temp"), await timestamps(b, "temp")] as const;
+      return got[0].length + got[1].length >= N ? got : undefined;
+    });
+    // Both collectors stored (and would each have fired on) some of the data.
+    expect(fromA.length).toBeGreaterThan(0);
+    expect(fromB.length).toBeGreaterThan(0);
+    const alerts = await waitFor("the alert", async () => {
+      const res = await a.req("/svc/alerts?triggerIds=hot");
+      const list = (await res.json()) as { id: string }[];
+      return list.length > 0 ? list : undefined;
+    });
+    await Bun.sleep(1500); // relayed data left to evaluate would fire a second one by now
+    const again = (await (await b.req("/svc/alerts?triggerIds=hot")).json()) as unknown[];
+    expect(alerts).toHaveLength(1);
+    expect(again).toHaveLength(1);
   });
 });
