@@ -121,6 +121,21 @@ export class AlertingService {
     log.info("alerting ready", { triggers: loaded, resumedActions: waiting.length });
   }
 
+  /**
+   * Tenants whose lease this collector just took (collector/cluster/engine-relay.ts): their
+   * triggers as stored now (created, changed, auto-disabled by other collectors meanwhile)
+   * replace what the engine had loaded.
+   */
+  async adoptTenants(owns: (tenantId: string) => boolean): Promise<number> {
+    let loaded = 0;
+    for (const full of await this.ctx.store.allTriggers()) {
+      if (isGroupTrigger(full.trigger) || !owns(full.trigger.tenantId)) continue;
+      this.ctx.engine.loadTrigger(full);
+      loaded++;
+    }
+    return loaded;
+  }
+
   /** Stops evaluating, lets running actions finish (briefly), then stores what is pending. */
   async close(): Promise<void> {
     for (const f of [...this.feeds]) f.close();

@@ -40,7 +40,8 @@ export function createAlerting(opts: AlertingOptions): Alerting {
     async open() {
       await service.open();
       if (opts.cluster) {
-        relay = new EngineRelay({ ...opts.cluster, feed: service.data, log: opts.log.child("relay") });
+        const feed = { watchedData: service.data.watchedData.bind(service.data), evaluate: service.data.evaluate.bind(service.data), adopt: service.adoptTenants.bind(service) };
+        relay = new EngineRelay({ ...opts.cluster, feed, log: opts.log.child("relay") });
         await relay.start();
       }
       unsubscribe = opts.bus.subscribe(relay ? relay.onPoints : service.data.onPoints);

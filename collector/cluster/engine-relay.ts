@@ -28,6 +28,8 @@ export const ENGINE_RELAY_SCHEMA: PgSchema = {
 export interface RelayFeed {
   watchedData(p: WrittenPoints): EngineData[];
   evaluate(data: readonly EngineData[]): Promise<void>;
+  /** Reloads the stored triggers of the tenants `owns` accepts. */
+  adopt(owns: (tenantId: string) => boolean): Promise<unknown>;
 }
 
 export interface EngineRelayOptions {
@@ -53,11 +55,15 @@ export class EngineRelay {
   private round: Promise<void> | undefined;
   private readonly sending = new Set<Promise<void>>();
   private lastError = "";
+  /** Partition → generation whose triggers the engine has as stored since the lease was taken. */
+  private adopted = new Map<number, number>();
 
   constructor(private readonly o: EngineRelayOptions) {}
 
   async start(): Promise<void> {
     await migratePostgres(this.o.sql, ENGINE_RELAY_SCHEMA);
+    // The engine has just loaded every trigger: the partitions held now are up to date.
+    for (const l of this.o.keeper.leases()) this.adopted.set(l.partition, l.generation);
     this.timer = setInterval(() => void this.poll(), this.o.pollMs ?? 200);
     this.timer.unref?.();
   }
@@ -106,6 +112,13 @@ export class EngineRelay {
   private async drainInbox(): Promise<void> {
     const leases = this.o.keeper.leases();
     if (leases.length === 0) return;
+    // Partitions taken since the last round: their triggers may have changed on their former owner.
+    const taken = new Set(leases.filter((l) => this.adopted.get(l.partition) !== l.generation).map((l) => l.partition));
+    if (taken.size > 0) {
+      const n = this.o.keeper.partitions;
+      await this.o.feed.adopt((tenant) => taken.has(partitionOf(tenant, n)));
+      this.adopted = new Map(leases.map((l) => [l.partition, l.generation]));
+    }
     const rows = (await this.o.sql.unsafe(
       `SELECT id, partition, tenant, data FROM outpost_engine_inbox WHERE partition IN (${leases.map((l) => l.partition).join(",")}) ORDER BY id LIMIT $1`,
       [this.o.batch ?? 1000],
