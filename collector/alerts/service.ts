@@ -105,18 +105,21 @@ export class AlertingService {
 
   /**
    * Loads every stored trigger into the engine, in FIRING mode (the spec's start-up reload),
-   * with the enabled state last stored; actions left WAITING by a stop run now.
+   * with the enabled state last stored; actions left WAITING by a stop run now. Among
+   * collectors sharing a database (`owner`), only the WAITING actions of the tenants this one
+   * owns run, and the stored modes are reset only by a collector owning every tenant (the
+   * first to start), not under the engines of the others.
    */
-  async open(): Promise<void> {
+  async open(owner?: { owns(tenantId: string): boolean; ownsEverything: boolean }): Promise<void> {
     const { store, engine, runner, log } = this.ctx;
-    await store.resetModes();
+    if (!owner || owner.ownsEverything) await store.resetModes();
     let loaded = 0;
     for (const full of await store.allTriggers()) {
       if (isGroupTrigger(full.trigger)) continue;
       engine.loadTrigger(full);
       loaded++;
     }
-    const waiting = await store.waitingActions();
+    const waiting = (await store.waitingActions()).filter((a) => !owner || (a.action.tenantId ? owner.owns(a.action.tenantId) : owner.ownsEverything));
     runner.enqueue(waiting);
     log.info("alerting ready", { triggers: loaded, resumedActions: waiting.length });
   }

@@ -38,7 +38,8 @@ export function createAlerting(opts: AlertingOptions): Alerting {
   return {
     service,
     async open() {
-      await service.open();
+      const keeper = opts.cluster?.keeper;
+      await service.open(keeper && { owns: (t) => keeper.owns(t) !== undefined, ownsEverything: keeper.leases().length === keeper.partitions });
       if (opts.cluster) {
         const feed = { watchedData: service.data.watchedData.bind(service.data), evaluate: service.data.evaluate.bind(service.data), adopt: service.adoptTenants.bind(service) };
         relay = new EngineRelay({ ...opts.cluster, feed, log: opts.log.child("relay") });
