@@ -111,8 +111,13 @@ export class LeaseKeeper implements Ownership {
     this.held = new Map();
     this.validUntil = 0;
     if (release) {
-      await this.sql.unsafe("UPDATE outpost_leases SET owner = NULL, expires_at = '-infinity' WHERE owner = $1", [this.owner]);
-      await this.sql.unsafe("DELETE FROM outpost_collectors WHERE owner = $1", [this.owner]);
+      // Best effort: a database out of reach lets the leases lapse after the ttl instead.
+      try {
+        await this.sql.unsafe("UPDATE outpost_leases SET owner = NULL, expires_at = '-infinity' WHERE owner = $1", [this.owner]);
+        await this.sql.unsafe("DELETE FROM outpost_collectors WHERE owner = $1", [this.owner]);
+      } catch (e) {
+        this.opts.onError?.(e);
+      }
     }
     if (had) this.opts.onChange?.([]);
   }

@@ -2,7 +2,8 @@ import { SQL } from "bun";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Lease, partitionOf } from "../../src/partitions.ts";
 import { LeaseKeeper, StaleLeaseError } from "../../src/postgres/leases.ts";
-import { createTestDatabase, type TestDatabase } from "../helpers/postgres.ts";
+import { openPostgres } from "../../src/postgres/connect.ts";
+import { createTestDatabase, PostgresProxy, type TestDatabase } from "../helpers/postgres.ts";
 
 let db: TestDatabase;
 const pools: SQL[] = [];
@@ -163,5 +164,22 @@ describe("leases in PostgreSQL", () => {
     await a.start();
     await expect(new LeaseKeeper(pool(), { owner: "b", ...fast, partitions: 4 }).start()).rejects.toThrow(/8 partitions.*told 4/);
     await a.stop();
+  });
+
+  it("a database out of reach: the leases lapse locally, and a stop still ends (the release is given up)", async () => {
+    await reset();
+    const proxy = await new PostgresProxy().start();
+    const sql = openPostgres(db.urlVia(proxy.port), { max: 2, connectionTimeout: 1 });
+    pools.push(sql);
+    const errors: unknown[] = [];
+    const a = new LeaseKeeper(sql, { owner: "a", ...fast, onError: (e) => errors.push(e) });
+    await a.start();
+    expect(a.leases()).toHaveLength(8);
+    await proxy.cut();
+    // No renewal gets through: after the ttl this collector no longer counts on its leases.
+    await until(() => a.leases().length === 0 && a.owns("tenant-1") === undefined, fast.ttlMs + 2000);
+    expect(errors.length).toBeGreaterThan(0);
+    await a.stop();
+    await proxy.close();
   });
 });
