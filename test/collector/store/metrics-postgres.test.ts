@@ -5,7 +5,8 @@ import { createLogger } from "../../../src/log/logger.ts";
 import { CorruptDataError } from "../../../src/sqlite/corrupt-data.ts";
 import { storageFailure } from "../../../src/sqlite/storage-failure.ts";
 import { StorageHealth } from "../../../src/sqlite/storage-health.ts";
-import { createTestDatabase, migrateAll, PostgresProxy, type TestDatabase } from "../../helpers/postgres.ts";
+import { body, startTestCollector } from "../../helpers/collector.ts";
+import { createTestDatabase, failPostgresStatements, migrateAll, PostgresProxy, type TestDatabase } from "../../helpers/postgres.ts";
 
 /**
  * What only the PostgreSQL metrics store has to show: several collectors on one database (each
@@ -149,5 +150,47 @@ describe("PostgreSQL metrics store failures", () => {
     await proxy.restore();
     await s.write("t", [{ type: "gauge", id: "g", points: [{ timestamp: NOW + 1, value: 2 }] }]);
     expect((await s.readRaw("t", "gauge", "g", all)).values).toEqual([1, 2]);
+  });
+
+  it("keeps the rows when a seal fails, and seals them later: no acknowledged point is lost or doubled", async () => {
+    const s = await collector();
+    await s.write("t", [{ type: "gauge", id: "g", points: [1, 2, 3].map((i) => ({ timestamp: NOW + i, value: i })) }]);
+    const restore = await failPostgresStatements(db.sql, "metric_chunks");
+    await expect(s.seal(true)).rejects.toThrow(/injected failure/);
+    expect(await s.stats()).toEqual({ points: 3, chunks: 0 });
+    expect((await s.readRaw("t", "gauge", "g", all)).values).toEqual([1, 2, 3]);
+    await restore();
+    expect(await s.seal(true)).toBe(1);
+    expect(await s.stats()).toEqual({ points: 0, chunks: 1 });
+    expect((await s.readRaw("t", "gauge", "g", all)).values).toEqual([1, 2, 3]);
+  });
+
+  it("creates no tenant or series when the write's transaction fails", async () => {
+    const s = await collector();
+    const restore = await failPostgresStatements(db.sql, "metric_points");
+    await expect(s.write("new-tenant", [{ type: "gauge", id: "g", points: [{ timestamp: NOW, value: 1 }] }])).rejects.toThrow(/injected failure/);
+    await restore();
+    expect(await s.listTenants()).toEqual([]);
+    expect(await s.getMetric("new-tenant", "gauge", "g")).toBeUndefined();
+  });
+
+  it("answers a write 507 over HTTP when the server's disk is full, keeps serving reads, and takes writes once space returns", async () => {
+    const col = await startTestCollector({ "database-url": db.url });
+    cleanups.push(() => col.close());
+    const write = (v: number) => col.req("/svc/metrics/gauges/raw", { method: "POST", json: [{ id: "g", data: [{ timestamp: NOW + v, value: v }] }] });
+    expect((await write(1)).status).toBe(200);
+    await db.sql.unsafe(`CREATE FUNCTION test_disk_full() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN RAISE EXCEPTION 'could not extend file: No space left on device' USING ERRCODE = 'disk_full'; END $$`);
+    await db.sql.unsafe("CREATE TRIGGER test_disk_full BEFORE INSERT ON metric_points FOR EACH ROW EXECUTE FUNCTION test_disk_full()");
+    const full = await write(2);
+    expect(full.status).toBe(507);
+    expect((await body(full)).errorMsg).toBeTruthy();
+    const read = await col.req("/svc/metrics/gauges/g/raw?order=asc");
+    expect(read.status).toBe(200);
+    expect(await body(read)).toEqual([{ timestamp: NOW + 1, value: 1 }]);
+    await db.sql.unsafe("DROP TRIGGER test_disk_full ON metric_points");
+    await db.sql.unsafe("DROP FUNCTION test_disk_full()");
+    expect((await write(2)).status).toBe(200);
+    expect((await body(await col.req("/svc/metrics/gauges/g/raw?order=asc"))).map((p: { value: number }) => p.value)).toEqual([1, 2]);
   });
 });
