@@ -5,6 +5,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { ChunkCache } from "../../collector/store/metrics/chunk-cache.ts";
 import { openSqliteMetricsStore } from "../../collector/store/metrics/sqlite/store.ts";
 import { waitFor } from "../helpers/ports.ts";
 import { portOf, Running, run } from "../helpers/program.ts";
@@ -28,6 +29,20 @@ function sample(text: string, name: string): number {
 }
 
 describe("the chunk cache", () => {
+  it("reports churning once it has evicted more than its budget within 10 s, and not after a quiet 10 s", () => {
+    let now = 1_000_000;
+    const cache = new ChunkCache(10_000, () => now);
+    const block = (n: number) => ({ n: 1, block: new Uint8Array(n) });
+    expect(cache.churning()).toBe(false);
+    for (let cid = 0; cid < 8; cid++) cache.set(cid, block(1_900)); // 2,000 B each with the entry overhead
+    expect(cache.churning()).toBe(false); // 16,000 B put in, 6,000 evicted
+    for (let cid = 8; cid < 11; cid++) cache.set(cid, block(1_900));
+    expect(cache.churning()).toBe(true); // 12,000 evicted: more than the cache holds
+    expect(cache.size.bytes).toBeLessThanOrEqual(10_000);
+    now += 10_001;
+    expect(cache.churning()).toBe(false);
+  });
+
   it("stays within its budget, whatever is read", async () => {
     const s = await openSqliteMetricsStore({ dataDir: tempDir(), synchronous: "NORMAL", maintenanceIntervalMs: 3_600_000, chunkCacheBytes: 100_000 });
     try {

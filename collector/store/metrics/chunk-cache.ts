@@ -21,8 +21,27 @@ function sizeOf(c: CachedChunk): number {
 export class ChunkCache {
   private readonly map = new Map<number, { chunk: CachedChunk; bytes: number }>();
   private bytes = 0;
+  private evicted = 0;
+  private windowStart = 0;
 
-  constructor(private readonly budget: number) {}
+  constructor(
+    private readonly budget: number,
+    private readonly clock: () => number = Date.now,
+  ) {}
+
+  /**
+   * True while the cache has thrown out more than its whole budget within the last 10 s: the
+   * reads cycle through more than it holds (a query over many series), so adding entries only
+   * costs copies that are evicted before anyone reads them.
+   */
+  churning(): boolean {
+    const now = this.clock();
+    if (now - this.windowStart > 10_000) {
+      this.windowStart = now;
+      this.evicted = 0;
+    }
+    return this.evicted > this.budget;
+  }
 
   get(cid: number): CachedChunk | undefined {
     const e = this.map.get(cid);
@@ -44,6 +63,7 @@ export class ChunkCache {
       if (this.bytes <= this.budget) break;
       this.map.delete(k);
       this.bytes -= e.bytes;
+      this.evicted += e.bytes;
     }
   }
 

@@ -90,11 +90,12 @@ function decodeBlock(s: StoreState, m: SeriesMeta, cid: number, c: CachedChunk):
 }
 
 /**
- * The points of the chunks `cids` (in write order), as runs for mergeRuns. A numeric series'
- * chunks are decoded into one pair of arrays; when they follow each other in time (the usual
- * case) they come back as a single run over it, so no merge copies them again.
+ * The points of the chunks `cids` (in write order), then those of `tail` (the head's), as runs
+ * for mergeRuns. A numeric series' chunks are decoded into one pair of arrays; when they follow
+ * each other in time (the usual case) they come back as a single run over it, with the tail
+ * appended when it starts after them, so no merge copies them again.
  */
-export function chunkRuns(s: StoreState, m: SeriesMeta, cids: readonly number[]): Run[] {
+export function chunkRuns(s: StoreState, m: SeriesMeta, cids: readonly number[], tail?: Run): Run[] {
   const chunks: [number, CachedChunk][] = [];
   let total = 0;
   for (const cid of cids) {
@@ -103,11 +104,13 @@ export function chunkRuns(s: StoreState, m: SeriesMeta, cids: readonly number[])
     chunks.push([cid, c]);
     total += c.n;
   }
-  if (!isNumeric(m.type)) return chunks.map(([cid, c]) => c.run ?? decodeBlock(s, m, cid, c));
-  // One allocation for both columns: allocating typed arrays costs as much as decoding them.
-  const buf = new ArrayBuffer(total * 16);
-  const ts = new Float64Array(buf, 0, total);
-  const nums = new Float64Array(buf, total * 8, total);
+  const tailRuns = tail ? [tail] : [];
+  if (!isNumeric(m.type)) return [...chunks.map(([cid, c]) => c.run ?? decodeBlock(s, m, cid, c)), ...tailRuns];
+  // One allocation for both columns and room for the tail: allocating typed arrays costs as much as decoding them.
+  const room = total + (tail?.nums ? tail.ts.length : 0);
+  const buf = new ArrayBuffer(room * 16);
+  const ts = new Float64Array(buf, 0, room);
+  const nums = new Float64Array(buf, room * 8, room);
   let tags: (Tags | undefined)[] | undefined;
   const starts: number[] = [];
   let sorted = true;
@@ -116,25 +119,39 @@ export function chunkRuns(s: StoreState, m: SeriesMeta, cids: readonly number[])
     let t: (Tags | undefined)[] | undefined;
     if (c.block) {
       t = decodeBlockInto(s, m, cid, c, ts, nums, at);
-      // Read before: keep a decoded copy, so that a dashboard's next refresh copies instead of decoding.
-      if (c.reads) s.hot.set(cid, { n: c.n, run: { ts: ts.slice(at, at + c.n), nums: nums.slice(at, at + c.n), tags: t } });
+      // Read before: keep a decoded copy, so that a dashboard's next refresh copies instead of
+      // decoding; not while reads cycle through more than the copies' cache holds.
+      if (c.reads && !s.hot.churning()) s.hot.set(cid, { n: c.n, run: { ts: ts.slice(at, at + c.n), nums: nums.slice(at, at + c.n), tags: t } });
     } else {
       ts.set(c.run!.ts, at);
       nums.set(c.run!.nums!, at);
       t = c.run!.tags;
     }
     if (t) {
-      tags ??= new Array(total);
+      tags ??= new Array(room);
       for (let i = 0; i < c.n; i++) tags[at + i] = t[i];
     }
     if (at > 0 && c.n > 0 && ts[at]! <= ts[at - 1]!) sorted = false;
     starts.push(at);
     at += c.n;
   }
-  if (sorted) return [{ ts, nums, tags }];
-  return chunks.map(([, c], k) => {
-    const a = starts[k]!;
-    const b = a + c.n;
-    return { ts: ts.subarray(a, b), nums: nums.subarray(a, b), tags: tags?.slice(a, b) };
-  });
+  if (sorted && tail?.nums && room > total && (total === 0 || tail.ts[0]! > ts[total - 1]!)) {
+    ts.set(tail.ts, total);
+    nums.set(tail.nums, total);
+    if (tail.tags) {
+      tags ??= new Array(room);
+      for (let i = 0; i < tail.tags.length; i++) tags[total + i] = tail.tags[i];
+    }
+    return [{ ts, nums, tags }];
+  }
+  if (tags) tags.length = total;
+  if (sorted) return [{ ts: ts.subarray(0, total), nums: nums.subarray(0, total), tags }, ...tailRuns];
+  return [
+    ...chunks.map(([, c], k) => {
+      const a = starts[k]!;
+      const b = a + c.n;
+      return { ts: ts.subarray(a, b), nums: nums.subarray(a, b), tags: tags?.slice(a, b) };
+    }),
+    ...tailRuns,
+  ];
 }

@@ -19,23 +19,14 @@ function readRun(s: StoreState, m: SeriesMeta, start: number, end: number): Run 
       ? (s.st.selectChunkIds.values(m.sid, start - WINDOW_MS, end, start, s.retentionMs(m), s.now()) as [number][])
       : [];
   const cids = ids.map((x) => x[0]);
-  for (const r of chunkRuns(s, m, cids)) runs.push(sliceRun(r, start, end));
   const h = m.head;
+  let tail: Run | undefined;
   if (h && h.length > 0) {
     h.normalize();
-    runs.push(
-      sliceRun(
-        {
-          ts: h.ts.subarray(0, h.length),
-          nums: h.nums?.subarray(0, h.length),
-          strs: h.strs?.slice(0, h.length),
-          tags: h.tags?.slice(0, h.length),
-        },
-        start,
-        end,
-      ),
-    );
+    const all = { ts: h.ts.subarray(0, h.length), nums: h.nums?.subarray(0, h.length), strs: h.strs?.slice(0, h.length), tags: h.tags?.slice(0, h.length) };
+    tail = sliceRun(all, start, end);
   }
+  for (const r of chunkRuns(s, m, cids, tail)) runs.push(sliceRun(r, start, end));
   return mergeRuns(runs, numeric);
 }
 
