@@ -24,6 +24,8 @@ const POSTGRES_SUITES = [
   "test/inventory/*.test.ts",
   "test/forecast/datamining-http.test.ts",
   ...["fleet", "null-as-absent", "conventions", "operations-triggers"].map((f) => `test/collector/${f}.test.ts`),
+  "test/collector/metrics/*.test.ts",
+  ...["ingest", "query-api"].map((f) => `test/collector/prometheus/${f}.test.ts`),
 ];
 
 export default defineConfig({

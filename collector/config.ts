@@ -18,7 +18,7 @@ export const collectorOptions: OptionSpec[] = [
   { name: "data-dir", kind: "string", default: "./data", help: "folder for the SQLite databases" },
   ...secretOptions(
     "database-url",
-    "PostgreSQL URL (postgres://user:password@host:5432/db): alerts, inventory and forecasting are stored there instead of the data folder; metrics stay in SQLite in the data folder for now (docs/scale-out.md)",
+    "PostgreSQL URL (postgres://user:password@host:5432/db): metrics, alerts, inventory and forecasting are stored there instead of the data folder (docs/scale-out.md)",
   ),
   {
     name: "mqtt-port",

@@ -117,7 +117,7 @@ async function startServices(values: OptionValues, ctx: ProgramContext | undefin
   const keeper = pg && (await startLeases(pg.sql, log.child("leases")));
   if (keeper) closers.push(() => keeper.stop());
   const chunkCacheBytes = Number(values["chunk-cache"] ?? 64 * 1024 ** 2);
-  const metricsStore = createMetricsStore({ dataDir, synchronous, defaultRetentionDays, chunkCacheBytes, log: log.child("metrics-store"), health });
+  const metricsStore = createMetricsStore({ dataDir, synchronous, defaultRetentionDays, chunkCacheBytes, log: log.child("metrics-store"), health, sql: pg?.sql });
   closers.push(() => metricsStore.close());
   const forecastLog = log.child("forecast");
   const forecastStore = pg && new PostgresForecastStore({ sql: pg.sql, log: forecastLog, health });
@@ -151,7 +151,7 @@ async function startServices(values: OptionValues, ctx: ProgramContext | undefin
   const telemetry = new Telemetry();
   health.instrument(telemetry, "outpost_collector");
   if (keeper) telemetry.gauge("outpost_collector_leases_held", "work partitions this collector holds the lease of (docs/scale-out.md)", () => keeper.leases().length);
-  const monitoring = startSelfMonitoring({ telemetry, bus, dataDir, metricsMemory: () => metricsStore.memory() });
+  const monitoring = startSelfMonitoring({ telemetry, bus, dataDir, metricsMemory: metricsStore.memory && (() => metricsStore.memory!()) });
   closers.push(monitoring.stop);
   const maxBody = Number(values["max-request-body"] ?? 32 * 1024 ** 2);
   const bodies = { maxBytes: maxBody, budget: new BodyBudget(4 * maxBody), option: "--max-request-body" };
@@ -250,17 +250,11 @@ async function startServices(values: OptionValues, ctx: ProgramContext | undefin
   };
 }
 
-/**
- * With --database-url: the PostgreSQL pool of alerts, inventory and forecasting, migrated. The
- * metrics store is not on PostgreSQL yet, which the log says once at every start.
- */
+/** With --database-url: the PostgreSQL pool of every store (docs/scale-out.md), migrated. */
 async function openSharedStorage(values: OptionValues, log: Logger, dataDir: string): Promise<PostgresStorage | undefined> {
   const url = readSecretOption(values, "database-url");
   if (url === undefined) return undefined;
   const pg = await openPostgresStorage(url, log.child("postgres"));
-  log.warn("alerts, inventory and forecasting are stored in PostgreSQL; metrics stay in SQLite in the data folder (not yet in PostgreSQL, docs/scale-out.md)", {
-    database: pg.where,
-    dataDir,
-  });
+  log.info("metrics, alerts, inventory and forecasting are stored in PostgreSQL", { database: pg.where, dataDir });
   return pg;
 }

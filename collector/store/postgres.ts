@@ -5,9 +5,10 @@ import { OptionError } from "../../src/config/option-error.ts";
 import { ALERTS_PG } from "./alerts/postgres-schema.ts";
 import { FORECAST_PG } from "./forecast/postgres-schema.ts";
 import { INVENTORY_PG } from "./inventory/postgres-schema.ts";
+import { METRICS_PG } from "./metrics/postgres/schema.ts";
 
-/** The stores kept in PostgreSQL with --database-url (metrics are not, yet: docs/scale-out.md). */
-export const POSTGRES_SCHEMAS: readonly PgSchema[] = [ALERTS_PG, INVENTORY_PG, FORECAST_PG];
+/** The stores kept in PostgreSQL with --database-url (docs/scale-out.md). */
+export const POSTGRES_SCHEMAS: readonly PgSchema[] = [ALERTS_PG, INVENTORY_PG, FORECAST_PG, METRICS_PG];
 
 export interface PostgresStorage {
   sql: Postgres;

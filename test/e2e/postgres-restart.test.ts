@@ -8,7 +8,7 @@ import { portOf, Running, run } from "../helpers/program.ts";
 
 /**
  * A real collector process on its own PostgreSQL database (--database-url-file): what it stores
- * of alerts and inventory is read back by the next collector process, started on a fresh data
+ * of metrics, alerts and inventory is read back by the next collector process, started on a fresh data
  * folder, so it cannot come from SQLite files. The URL's password appears nowhere an operator's
  * neighbours could read it: not in the process's command line, not in its log.
  */
@@ -47,7 +47,7 @@ const req = (base: string, path: string, init: { method?: string; json?: unknown
   });
 
 describe("a collector on PostgreSQL, restarted", () => {
-  it("keeps triggers and inventory entities in the database, and never shows the URL's password", async () => {
+  it("keeps points, triggers and inventory entities in the database, and never shows the URL's password", async () => {
     // Trust authentication accepts any password: the URL carries one, as in production.
     const u = new URL(db.url);
     u.password = PASSWORD;
@@ -55,7 +55,10 @@ describe("a collector on PostgreSQL, restarted", () => {
     writeFileSync(urlFile, `${u.toString()}\n`, { mode: 0o600 });
 
     const first = await startCollector(urlFile);
-    expect(first.p.lines.join("\n")).toMatch(/WARN .*metrics stay in SQLite in the data folder/);
+    expect(first.p.lines.join("\n")).toMatch(/INFO .*metrics, alerts, inventory and forecasting are stored in PostgreSQL/);
+    const t0 = Date.now() - 120_000;
+    const points = [{ id: "cpu", data: [{ timestamp: t0, value: 0.5 }, { timestamp: t0 + 60_000, value: 0.75 }] }];
+    expect((await req(first.url, "/svc/metrics/gauges/raw", { method: "POST", json: points })).status).toBe(200);
     const trigger = { trigger: { id: "disk-full", name: "Disk full", enabled: true }, conditions: [{ type: "THRESHOLD", dataId: "disk.used", operator: "GT", threshold: 90 }] };
     expect((await req(first.url, "/svc/alerts/triggers/trigger", { method: "POST", json: trigger })).status).toBe(200);
     expect((await req(first.url, "/svc/inventory/entity/feed", { method: "POST", json: { id: "edge-17", properties: { os: "linux" } } })).status).toBe(201);
@@ -65,6 +68,8 @@ describe("a collector on PostgreSQL, restarted", () => {
     expect(await first.p.stop("SIGTERM")).toBe(0);
 
     const second = await startCollector(urlFile);
+    const read = await req(second.url, "/svc/metrics/gauges/cpu/raw?order=asc");
+    expect(((await read.json()) as { value: number }[]).map((p) => p.value)).toEqual([0.5, 0.75]);
     const triggers = (await (await req(second.url, "/svc/alerts/triggers")).json()) as { id: string; name: string }[];
     expect(triggers.map((t) => [t.id, t.name])).toEqual([["disk-full", "Disk full"]]);
     const feed = await req(second.url, "/svc/inventory/entity/f;edge-17");

@@ -1,21 +1,34 @@
+import type { SQL } from "bun";
 import type { Logger } from "../../../src/log/logger.ts";
 import type { StorageHealth } from "../../../src/sqlite/storage-health.ts";
+import { PostgresMetricsStore } from "./postgres/store.ts";
 import { SqliteMetricsStore } from "./sqlite/store.ts";
+import type { MetricsMemory, MetricsStore } from "./types.ts";
 
 export interface MetricsStoreConfig {
   dataDir: string;
   synchronous: "FULL" | "NORMAL";
   defaultRetentionDays: number;
-  /** Bytes of chunks kept between reads (--chunk-cache). */
+  /** Bytes of chunks kept between reads (--chunk-cache; SQLite only). */
   chunkCacheBytes?: number;
   log: Logger;
   health?: StorageHealth;
+  /** With --database-url: the metrics live in this database (migrated before), not in the data folder. */
+  sql?: SQL;
+}
+
+/** The collector's metrics store, either backend: opened by `open()`, which SQLite needs to replay its log. */
+export interface OpenableMetricsStore extends MetricsStore {
+  open(): Promise<void>;
+  /** What the store holds in memory (SQLite: heads and chunk cache; PostgreSQL holds nothing). */
+  memory?(): MetricsMemory;
 }
 
 /**
- * The collector's metrics store (SQLite is the default and, for now, only backend). It is
- * created closed: call `open()` to replay its log; `ready()` is false until then.
+ * The collector's metrics store: in PostgreSQL with --database-url, else SQLite in the data
+ * folder. It is created closed: call `open()`; `ready()` is false until then.
  */
-export function createMetricsStore(cfg: MetricsStoreConfig): SqliteMetricsStore {
+export function createMetricsStore(cfg: MetricsStoreConfig): OpenableMetricsStore {
+  if (cfg.sql) return new PostgresMetricsStore({ sql: cfg.sql, defaultRetentionDays: cfg.defaultRetentionDays, log: cfg.log, health: cfg.health });
   return new SqliteMetricsStore(cfg);
 }

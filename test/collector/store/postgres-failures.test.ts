@@ -130,13 +130,15 @@ describe("PostgreSQL stores when the server cannot be reached", () => {
 });
 
 describe("the collector on PostgreSQL when the server cannot be reached", () => {
-  it("answers 503 with an errorMsg (never 500) for alerts, inventory and forecasting, and serves again when it is back", async () => {
+  it("answers 503 with an errorMsg (never 500) for metrics, alerts, inventory and forecasting, and serves again when it is back", async () => {
     const proxy = await new PostgresProxy().start();
     cleanups.push(() => proxy.close());
     const col = await startTestCollector({ "database-url": db.urlVia(proxy.port) });
     cleanups.push(() => col.close());
     const trigger = { trigger: { id: "kept", enabled: true }, conditions: [] };
     expect((await col.req("/svc/alerts/triggers/trigger", { method: "POST", json: trigger })).status).toBe(200);
+    const now = Date.now();
+    expect((await col.req("/svc/metrics/gauges/raw", { method: "POST", json: [{ id: "g", data: [{ timestamp: now - 1000, value: 1 }] }] })).status).toBe(200);
 
     await proxy.cut();
     const calls: [string, string, unknown?][] = [
@@ -145,6 +147,9 @@ describe("the collector on PostgreSQL when the server cannot be reached", () => 
       ["POST", "/svc/inventory/entity/feed", { id: "f1" }],
       ["GET", "/svc/inventory/entity/f;f1"],
       ["POST", "/svc/datamining/metrics", { metricId: "m1" }],
+      ["POST", "/svc/metrics/gauges/raw", [{ id: "g", data: [{ timestamp: now, value: 2 }] }]],
+      ["GET", "/svc/metrics/gauges/g/raw"],
+      ["GET", "/svc/metrics/metrics"],
     ];
     for (const [method, path, json] of calls) {
       const res = await col.req(path, { method, ...(json === undefined ? {} : { json }) });
@@ -159,6 +164,8 @@ describe("the collector on PostgreSQL when the server cannot be reached", () => 
     }, 15_000);
     const triggers = await body(await col.req("/svc/alerts/triggers"));
     expect(triggers.map((t: { id: string }) => t.id)).toEqual(["kept"]);
+    const points = await body(await col.req("/svc/metrics/gauges/g/raw?order=asc"));
+    expect(points).toEqual([{ timestamp: now - 1000, value: 1 }]);
   });
 });
 
@@ -172,6 +179,8 @@ describe("the collector on PostgreSQL given text PostgreSQL cannot hold", () => 
       ["/svc/inventory/entity/feed", { id: "f\u0000x" }],
       ["/svc/inventory/entity/feed", { id: "g", name: "n\u0000m" }],
       ["/svc/datamining/metrics", { metricId: "m\u0000x" }],
+      ["/svc/metrics/strings/raw", [{ id: "s", data: [{ timestamp: Date.now(), value: "a\u0000b" }] }]],
+      ["/svc/metrics/gauges/raw", [{ id: "g\u0000", data: [{ timestamp: Date.now(), value: 1 }] }]],
     ];
     for (const [path, json] of calls) {
       const res = await col.req(path, { method: "POST", json });

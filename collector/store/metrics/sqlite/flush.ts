@@ -1,7 +1,7 @@
-import { lowerBound } from "../../../../src/metrics/series.ts";
+import { chunkPieces } from "../pieces.ts";
 import type { Run } from "../run.ts";
 import { encodeChunkBlock } from "./chunks.ts";
-import { isNumeric, type SeriesMeta, type StoreState, WINDOW_MS } from "./state.ts";
+import { isNumeric, type SeriesMeta, type StoreState } from "./state.ts";
 
 /** Turning heads into sealed chunks, and dropping the log rows no head needs any more. */
 
@@ -49,27 +49,13 @@ function flush(s: StoreState, due: SeriesMeta[]): void {
         strs: numeric ? undefined : h.strs!.slice(0, h.length),
         tags: h.tags?.slice(0, h.length),
       };
-      // One chunk per UTC day window, so a chunk's span is bounded for range lookups, and of
-      // chunkPoints to 2 × chunkPoints − 1 points (fewer only when the head has fewer), so a
-      // read decodes little more than it needs and a huge write still fits in blocks.
-      let i = 0;
-      while (i < run.ts.length) {
-        const windowEnd = (Math.floor(run.ts[i]! / WINDOW_MS) + 1) * WINDOW_MS;
-        // At least one point per step: a timestamp that is not a number (which ingest validation
-        // keeps out) then fails the insert, logged and retried, instead of looping for ever.
-        const j = Math.max(i + 1, lowerBound(run.ts, windowEnd, i));
-        const pieces = Math.max(1, Math.floor((j - i) / s.opts.chunkPoints));
-        const size = Math.ceil((j - i) / pieces);
-        for (let a = i; a < j; a += size) {
-          const b = Math.min(j, a + size);
-          const part: Run = { ts: run.ts.subarray(a, b), nums: run.nums?.subarray(a, b), strs: run.strs?.slice(a, b), tags: run.tags?.slice(a, b) };
-          s.st.insertChunk.run(m.sid, run.ts[a]!, run.ts[b - 1]!, b - a, expiresAt, encodeChunkBlock(part));
-        }
-        // Only a known mark moves: an unknown one is read from the table when needed. Set
-        // before the commit, a failed one leaves it too high, which costs a lookup, never a point.
-        if (m.chunkMaxTs !== undefined) m.chunkMaxTs = Math.max(m.chunkMaxTs ?? Number.NEGATIVE_INFINITY, run.ts[j - 1]!);
-        i = j;
+      for (const [a, b] of chunkPieces(run.ts, s.opts.chunkPoints)) {
+        const part: Run = { ts: run.ts.subarray(a, b), nums: run.nums?.subarray(a, b), strs: run.strs?.slice(a, b), tags: run.tags?.slice(a, b) };
+        s.st.insertChunk.run(m.sid, run.ts[a]!, run.ts[b - 1]!, b - a, expiresAt, encodeChunkBlock(part));
       }
+      // Only a known mark moves: an unknown one is read from the table when needed. Set
+      // before the commit, a failed one leaves it too high, which costs a lookup, never a point.
+      if (m.chunkMaxTs !== undefined && run.ts.length > 0) m.chunkMaxTs = Math.max(m.chunkMaxTs ?? Number.NEGATIVE_INFINITY, run.ts[run.ts.length - 1]!);
       s.st.updateSeriesFlush.run(m.minTs ?? null, m.maxTs ?? null, h.lastSeq, m.sid);
     }
     truncateLog(s, new Set(due));

@@ -1,4 +1,5 @@
-import { AVAILABILITY_VALUES, type MetricType, type Tags } from "../../../../src/metrics/model.ts";
+import type { MetricType } from "../../../../src/metrics/model.ts";
+import { runColumns } from "../columns.ts";
 import { emptyRun, mergeRuns, type Run, sliceRun } from "../run.ts";
 import type { NumericSeries, PointColumns, RawQuery } from "../types.ts";
 import { chunkRuns } from "./chunks.ts";
@@ -32,21 +33,7 @@ function readRun(s: StoreState, m: SeriesMeta, start: number, end: number): Run 
 export function readRaw(s: StoreState, tenant: string, type: MetricType, id: string, q: RawQuery): PointColumns {
   const m = s.series.get(key(tenant, type, id));
   if (!m) return { ts: [], values: [] };
-  const run = readRun(s, m, q.start, q.end);
-  const n = run.ts.length;
-  const limit = q.limit && q.limit > 0 ? Math.min(q.limit, n) : n;
-  const ts = new Array<number>(limit);
-  const values = new Array<number | string>(limit);
-  const anyTags = run.tags?.some((t) => t !== undefined) ?? false;
-  const tags = anyTags ? new Array<Tags | undefined>(limit) : undefined;
-  const avail = type === "availability";
-  for (let k = 0; k < limit; k++) {
-    const i = q.order === "asc" ? k : n - 1 - k;
-    ts[k] = run.ts[i]!;
-    values[k] = run.nums ? (avail ? AVAILABILITY_VALUES[run.nums[i]!]! : run.nums[i]!) : run.strs![i]!;
-    if (tags) tags[k] = run.tags![i];
-  }
-  return tags ? { ts, values, tags } : { ts, values };
+  return runColumns(readRun(s, m, q.start, q.end), type, q);
 }
 
 export function readSeries(s: StoreState, tenant: string, type: MetricType, id: string, start: number, end: number): NumericSeries | undefined {

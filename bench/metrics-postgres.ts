@@ -1,0 +1,81 @@
+#!/usr/bin/env bun
+/**
+ * The metrics store on SQLite and on PostgreSQL, in process (no HTTP): WRITES writes of SERIES
+ * gauges × 10 points each (one write per agent batch), then reads of one series' last hour
+ * before and after sealing, the seal itself, and the sealed bytes per point. PostgreSQL: a
+ * database of its own on the server of TEST_POSTGRES_URL (default: local, trust auth),
+ * created and dropped here. Env: SERIES (default 500), WRITES (default 60).
+ */
+import { SQL } from "bun";
+import { PostgresMetricsStore } from "../collector/store/metrics/postgres/store.ts";
+import { openSqliteMetricsStore } from "../collector/store/metrics/sqlite/store.ts";
+import type { MetricsStore } from "../collector/store/metrics/types.ts";
+import { METRICS_PG } from "../collector/store/metrics/postgres/schema.ts";
+import { openPostgres } from "../src/postgres/connect.ts";
+import { migratePostgres } from "../src/postgres/migrations.ts";
+import { fmt, folderBytes, latency, row, tempDir } from "./_lib.ts";
+
+const SERIES = Number(process.env.SERIES ?? 500);
+const WRITES = Number(process.env.WRITES ?? 60);
+const PER_WRITE = 10;
+const T0 = Date.now() - WRITES * PER_WRITE * 10_000;
+
+async function load(label: string, s: MetricsStore, seal: () => Promise<unknown>, bytes: () => Promise<number>) {
+  const a = performance.now();
+  for (let w = 0; w < WRITES; w++) {
+    const base = T0 + w * PER_WRITE * 10_000;
+    await s.write(
+      "bench",
+      Array.from({ length: SERIES }, (_, k) => ({
+        type: "gauge" as const,
+        id: `s${k}`,
+        points: Array.from({ length: PER_WRITE }, (_, i) => ({ timestamp: base + i * 10_000, value: Math.round(50 + 20 * Math.sin((w * PER_WRITE + i + k) / 30)) / 100 })),
+      })),
+    );
+  }
+  const secs = (performance.now() - a) / 1000;
+  const points = SERIES * WRITES * PER_WRITE;
+  row(`${label}: write ${fmt(points)} points (${SERIES} per write × ${PER_WRITE})`, `${fmt(points / secs)} points/s`);
+  const range = { start: T0 + (WRITES * PER_WRITE - 360) * 10_000, end: Number.MAX_SAFE_INTEGER, order: "asc" as const };
+  const before = await latency(() => s.readRaw("bench", "gauge", "s7", range), 50);
+  row(`${label}: read 1 h of one series, unsealed (p50 / p99)`, `${fmt(before.p50, 2)} / ${fmt(before.p99, 2)} ms`);
+  const b = performance.now();
+  await seal();
+  row(`${label}: seal everything`, `${fmt(performance.now() - b)} ms`);
+  const after = await latency(() => s.readRaw("bench", "gauge", "s7", range), 50);
+  row(`${label}: read 1 h of one series, sealed (p50 / p99)`, `${fmt(after.p50, 2)} / ${fmt(after.p99, 2)} ms`);
+  row(`${label}: stored bytes per point after sealing`, fmt((await bytes()) / points, 2));
+}
+
+const dir = tempDir("outpost-bench-metrics-");
+try {
+  const lite = await openSqliteMetricsStore({ dataDir: dir.path, synchronous: "NORMAL", maintenanceIntervalMs: 3_600_000 });
+  await load("SQLite", lite, async () => lite.flushDue(true), async () => {
+    await lite.close();
+    return folderBytes(dir.path);
+  });
+} finally {
+  dir.remove();
+}
+
+const admin = new SQL(process.env.TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres", { max: 1 });
+const name = `outpost_bench_${crypto.randomUUID().replace(/-/g, "").slice(0, 12)}`;
+await admin.unsafe(`CREATE DATABASE ${name}`);
+const u = new URL(process.env.TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres");
+u.pathname = `/${name}`;
+const sql = openPostgres(u.toString());
+try {
+  await migratePostgres(sql, METRICS_PG);
+  const pg = new PostgresMetricsStore({ sql, maintenanceIntervalMs: 3_600_000 });
+  await pg.open();
+  await load("PostgreSQL", pg, () => pg.seal(true), async () => {
+    await sql.unsafe("VACUUM FULL metric_points");
+    const [r] = await sql.unsafe("SELECT pg_total_relation_size('metric_chunks') + pg_total_relation_size('metric_points') AS b");
+    return Number(r.b);
+  });
+  await pg.close();
+} finally {
+  await sql.close({ timeout: 1 });
+  await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  await admin.close();
+}

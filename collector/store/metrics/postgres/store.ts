@@ -1,0 +1,148 @@
+import type { MetricDefinition, MetricType, MetricWrite, Tags, Tenant } from "../../../../src/metrics/model.ts";
+import { postgresProbe } from "../../../../src/postgres/probe.ts";
+import { runColumns } from "../columns.ts";
+import type { CreateResult, MetricFilter, MetricsStore, NumericSeries, PointColumns, RawQuery, SeriesEntry } from "../types.ts";
+import { PgContext, type PostgresMetricsStoreOptions } from "./context.ts";
+import * as defs from "./definitions.ts";
+import { readRun, writePoints } from "./points.ts";
+import { enforceRetention, sealDue } from "./seal.ts";
+
+export type { PostgresMetricsStoreOptions } from "./context.ts";
+
+/** How often expired chunks are deleted; reads hide them from the moment they expire. */
+const RETENTION_PERIOD_MS = 60_000;
+
+/**
+ * The metrics store in PostgreSQL, shared by every collector on the database: writes commit
+ * rows of recent points (points.ts), a background task seals them into compressed chunks and
+ * applies retention (seal.ts), tenants and definitions are rows read afresh by each call
+ * (definitions.ts). Nothing a read needs is kept in one collector's memory. See
+ * docs/scale-out.md, "Metrics".
+ */
+export class PostgresMetricsStore implements MetricsStore {
+  private readonly c: PgContext;
+  private timer: ReturnType<typeof setInterval> | undefined;
+  private isReady = false;
+  private maintaining = false;
+  private lastRetention = 0;
+
+  constructor(opts: PostgresMetricsStoreOptions) {
+    this.c = new PgContext(opts);
+    opts.health?.registerTarget("metrics", postgresProbe(opts.sql, "metrics"));
+  }
+
+  /** Starts the background sealing; there is no log to replay. */
+  async open(): Promise<void> {
+    this.isReady = true;
+    this.timer = setInterval(() => void this.maintain(), this.c.maintenanceIntervalMs);
+    this.timer.unref?.();
+  }
+
+  ready(): boolean {
+    return this.isReady;
+  }
+
+  private async maintain(): Promise<void> {
+    if (this.maintaining) return;
+    this.maintaining = true;
+    try {
+      await sealDue(this.c);
+      if (this.c.now() - this.lastRetention >= RETENTION_PERIOD_MS) {
+        this.lastRetention = this.c.now();
+        await enforceRetention(this.c);
+      }
+    } catch (e) {
+      // Unsealed points stay rows, readable; the next run retries.
+      if (this.c.health?.report(e, "metrics") === undefined) this.c.log?.error("metrics maintenance failed", { err: String(e) });
+    } finally {
+      this.maintaining = false;
+    }
+  }
+
+  createTenant(t: Tenant, overwrite: boolean): Promise<CreateResult> {
+    return defs.createTenant(this.c, t, overwrite);
+  }
+
+  listTenants(): Promise<Tenant[]> {
+    return defs.listTenants(this.c);
+  }
+
+  getTenant(id: string): Promise<Tenant | undefined> {
+    return defs.getTenant(this.c, id);
+  }
+
+  deleteTenant(id: string): Promise<void> {
+    return defs.deleteTenant(this.c, id);
+  }
+
+  createMetric(def: MetricDefinition, overwrite: boolean): Promise<CreateResult> {
+    return defs.createMetric(this.c, def, overwrite);
+  }
+
+  getMetric(tenant: string, type: MetricType, id: string): Promise<MetricDefinition | undefined> {
+    return defs.getMetric(this.c, tenant, type, id);
+  }
+
+  findMetrics(tenant: string, filter: MetricFilter = {}): Promise<MetricDefinition[]> {
+    return defs.findMetrics(this.c, tenant, filter);
+  }
+
+  listSeries(tenant: string): Promise<SeriesEntry[]> {
+    return defs.listSeries(this.c, tenant);
+  }
+
+  updateTags(tenant: string, type: MetricType, id: string, tags: Tags): Promise<void> {
+    return defs.updateTags(this.c, tenant, type, id, tags);
+  }
+
+  ensureTags(tenant: string, items: { type: MetricType; id: string; tags: Tags }[]): Promise<void> {
+    return defs.ensureTags(this.c, tenant, items);
+  }
+
+  deleteTags(tenant: string, type: MetricType, id: string, names: string[]): Promise<boolean> {
+    return defs.deleteTags(this.c, tenant, type, id, names);
+  }
+
+  deleteMetric(tenant: string, type: MetricType, id: string): Promise<boolean> {
+    return defs.deleteMetric(this.c, tenant, type, id);
+  }
+
+  write(tenant: string, writes: MetricWrite[]): Promise<void> {
+    if (!this.isReady) return Promise.reject(new Error("metrics store is not open"));
+    return writePoints(this.c, tenant, writes);
+  }
+
+  async readRaw(tenant: string, type: MetricType, id: string, q: RawQuery): Promise<PointColumns> {
+    const run = await readRun(this.c, tenant, type, id, q.start, q.end);
+    return run ? runColumns(run, type, q) : { ts: [], values: [] };
+  }
+
+  async readSeries(tenant: string, type: MetricType, id: string, start: number, end: number): Promise<NumericSeries | undefined> {
+    if (type === "string") return undefined;
+    const run = await readRun(this.c, tenant, type, id, start, end);
+    return run && { ts: run.ts, values: run.nums!, tags: run.tags };
+  }
+
+  /** Seals the series that are due (all with `force`) now; the background task does it every few seconds. */
+  seal(force = false): Promise<number> {
+    return sealDue(this.c, force);
+  }
+
+  /** Deletes expired chunks now (the background task does it every minute). */
+  enforceRetention(): Promise<number> {
+    return enforceRetention(this.c);
+  }
+
+  /** Unsealed rows and chunks, for tests. */
+  async stats(): Promise<{ points: number; chunks: number }> {
+    const [r] = await this.c.rows<{ p: string; c: string }>("SELECT (SELECT count(*) FROM metric_points) AS p, (SELECT count(*) FROM metric_chunks) AS c");
+    return { points: Number(r!.p), chunks: Number(r!.c) };
+  }
+
+  /** Stops the background task; every acknowledged point is already in PostgreSQL. */
+  async close(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.isReady = false;
+    this.c.health?.unregister("metrics");
+  }
+}
