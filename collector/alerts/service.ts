@@ -9,7 +9,7 @@ import { ActionHistory } from "./action-history.ts";
 import type { PluginRegistry } from "./actions/registry.ts";
 import { ActionRunner } from "./actions/runner.ts";
 import { AlertRecords } from "./alerts.ts";
-import { commitAndAnnounce, unstored } from "./announce.ts";
+import { announceDefinitions, commitAndAnnounce, unstored } from "./announce.ts";
 import type { AlertingContext, DefinitionsListener } from "./context.ts";
 import type { AlertCriteria, EventCriteria } from "./criteria.ts";
 import { DataDrivenMembers } from "./data-driven.ts";
@@ -137,6 +137,20 @@ export class AlertingService {
       loaded++;
     }
     return loaded;
+  }
+
+  /**
+   * Triggers changed through another collector sharing the database
+   * (collector/cluster/definition-sync.ts): the engine takes them as stored now, and the
+   * listeners are told, marked remote.
+   */
+  async applyRemoteDefinitions(tenantId: string, triggerIds: readonly string[]): Promise<void> {
+    for (const id of triggerIds) {
+      const full = await this.ctx.store.trigger(tenantId, id);
+      if (!full || isGroupTrigger(full.trigger)) this.ctx.engine.removeTrigger(tenantId, id);
+      else this.ctx.engine.loadTrigger(full);
+    }
+    announceDefinitions(this.ctx, tenantId, triggerIds, true);
   }
 
   /** Stops evaluating, lets running actions finish (briefly), then stores what is pending. */

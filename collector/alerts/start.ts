@@ -1,5 +1,6 @@
 import type { SQL } from "bun";
 import type { LeaseKeeper } from "../../src/postgres/leases.ts";
+import { DefinitionSync } from "../cluster/definition-sync.ts";
 import { EngineRelay } from "../cluster/engine-relay.ts";
 import type { Logger } from "../../src/log/logger.ts";
 import type { StorageHealth } from "../../src/sqlite/storage-health.ts";
@@ -35,6 +36,7 @@ export function createAlerting(opts: AlertingOptions): Alerting {
   const service = new AlertingService({ store, plugins: defaultPlugins(opts.plugins), log: opts.log });
   let unsubscribe: (() => void) | undefined;
   let relay: EngineRelay | undefined;
+  let sync: DefinitionSync | undefined;
   return {
     service,
     async open() {
@@ -44,11 +46,14 @@ export function createAlerting(opts: AlertingOptions): Alerting {
         const feed = { watchedData: service.data.watchedData.bind(service.data), evaluate: service.data.evaluate.bind(service.data), adopt: service.adoptTenants.bind(service) };
         relay = new EngineRelay({ ...opts.cluster, feed, log: opts.log.child("relay") });
         await relay.start();
+        sync = new DefinitionSync({ sql: opts.cluster.sql, owner: opts.cluster.keeper.owner, definitions: service, log: opts.log.child("definitions") });
+        await sync.start();
       }
       unsubscribe = opts.bus.subscribe(relay ? relay.onPoints : service.data.onPoints);
     },
     async close() {
       unsubscribe?.();
+      await sync?.close();
       await relay?.close();
       await service.close();
     },

@@ -169,3 +169,31 @@ describe("trigger evaluation done once", () => {
     expect(again).toHaveLength(1);
   });
 });
+
+describe("trigger definitions shared between collectors", () => {
+  it("triggers created through either collector after both started are evaluated once, on every collector's data", async () => {
+    const a = await collector();
+    const b = await collector();
+    // One through each: whichever collector owns the tenant, one of them was created elsewhere.
+    for (const [col, id] of [
+      [a, "via-a"],
+      [b, "via-b"],
+    ] as const) {
+      const trigger = { trigger: { id, name: id, enabled: true, autoDisable: true }, conditions: [{ type: "THRESHOLD", dataId: "load", operator: "GT", threshold: 10 }] };
+      expect((await col.req("/svc/alerts/triggers/trigger", { method: "POST", json: trigger })).status).toBe(200);
+    }
+    await Bun.sleep(1500); // the other collector reads the change within a poll (500 ms)
+    const ag = await agent("edge-4");
+    const from = Date.now() - 3_600_000;
+    const N = 20;
+    for (let i = 0; i < N; i++) await pushBatch(ag, "load", from + i * 5000, 1, 5000, 20);
+    await expectEveryPointOnce([a, b], "load", Array.from({ length: N }, (_, k) => from + k * 5000));
+    const alertsOf = async (col: TestCollector, id: string) => (await (await col.req(`/svc/alerts?triggerIds=${id}`)).json()) as unknown[];
+    await waitFor("both alerts", async () => ((await alertsOf(a, "via-a")).length > 0 && (await alertsOf(a, "via-b")).length > 0 ? true : undefined));
+    await Bun.sleep(1500);
+    for (const id of ["via-a", "via-b"]) {
+      expect(await alertsOf(a, id)).toHaveLength(1);
+      expect(await alertsOf(b, id)).toHaveLength(1);
+    }
+  });
+});
