@@ -24,7 +24,9 @@ import { createMetricsApp } from "./http/metrics/app.ts";
 import { createPrometheusApp, PROMETHEUS_PREFIXES } from "./http/prometheus/app.ts";
 import { createRootApp, type ServiceApps } from "./http/root.ts";
 import { startHttpServer } from "./http-server.ts";
+import { SHARE_GROUP } from "./ingest/external-broker.ts";
 import { startIngest } from "./ingest/ingest.ts";
+import { startLeases } from "./cluster/leases.ts";
 import { readSecurity, reloadSecurity } from "./security.ts";
 import { startSelfMonitoring } from "./self-monitoring.ts";
 import { PostgresAlertsStore } from "./store/alerts/postgres.ts";
@@ -111,6 +113,9 @@ async function startServices(values: OptionValues, ctx: ProgramContext | undefin
   closers.push(() => health.close());
   const pg = await openSharedStorage(values, log, dataDir);
   if (pg) closers.push(() => pg.close());
+  // Work done once among the collectors of one database (docs/scale-out.md).
+  const keeper = pg && (await startLeases(pg.sql, log.child("leases")));
+  if (keeper) closers.push(() => keeper.stop());
   const chunkCacheBytes = Number(values["chunk-cache"] ?? 64 * 1024 ** 2);
   const metricsStore = createMetricsStore({ dataDir, synchronous, defaultRetentionDays, chunkCacheBytes, log: log.child("metrics-store"), health, sql: pg?.sql });
   closers.push(() => metricsStore.close());
@@ -127,6 +132,7 @@ async function startServices(values: OptionValues, ctx: ProgramContext | undefin
     bus,
     log: alertsLog,
     store: pg && new PostgresAlertsStore({ sql: pg.sql, log: alertsLog, health }),
+    cluster: pg && keeper ? { sql: pg.sql, keeper } : undefined,
     synchronous,
     health,
     plugins: { email: { smtpHost: String(values["smtp-host"] ?? "localhost"), smtpPort: Number(values["smtp-port"] ?? 25) } },
@@ -144,6 +150,7 @@ async function startServices(values: OptionValues, ctx: ProgramContext | undefin
 
   const telemetry = new Telemetry();
   health.instrument(telemetry, "outpost_collector");
+  if (keeper) telemetry.gauge("outpost_collector_leases_held", "work partitions this collector holds the lease of (docs/scale-out.md)", () => keeper.leases().length);
   const monitoring = startSelfMonitoring({ telemetry, bus, dataDir, metricsMemory: metricsStore.memory && (() => metricsStore.memory!()) });
   closers.push(monitoring.stop);
   const maxBody = Number(values["max-request-body"] ?? 32 * 1024 ** 2);
@@ -209,6 +216,8 @@ async function startServices(values: OptionValues, ctx: ProgramContext | undefin
     tls: security.tls,
     brokerPassword: security.brokerPassword,
     brokerCa: security.brokerCa,
+    // Collectors on one database share the agents' messages (docs/scale-out.md).
+    shareGroup: pg ? SHARE_GROUP : undefined,
     portFallback: ctx?.origin["mqtt-port"] === "default",
   });
   if (ingest) {

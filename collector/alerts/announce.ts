@@ -65,11 +65,11 @@ export async function unstored<T extends { tenantId: string; id: string }>(items
   return out;
 }
 
-export function announceDefinitions(ctx: AlertingContext, tenantId: string, triggerIds: readonly string[]): void {
+export function announceDefinitions(ctx: AlertingContext, tenantId: string, triggerIds: readonly string[], remote = false): void {
   if (triggerIds.length === 0) return;
   for (const fn of ctx.definitionListeners) {
     try {
-      fn(tenantId, triggerIds);
+      fn(tenantId, triggerIds, remote);
     } catch (e) {
       ctx.log.warn("definitions listener failed", { err: String(e) });
     }

@@ -6,8 +6,11 @@ import type { ActionRunner } from "./actions/runner.ts";
 import type { Serial } from "./serial.ts";
 import type { WatchHub } from "./watch-hub.ts";
 
-/** Told which triggers of a tenant were created, changed or removed (agents re-read them). */
-export type DefinitionsListener = (tenantId: string, triggerIds: readonly string[]) => void;
+/**
+ * Told which triggers of a tenant were created, changed or removed (agents re-read them);
+ * `remote` when the change was made through another collector sharing the database.
+ */
+export type DefinitionsListener = (tenantId: string, triggerIds: readonly string[], remote?: boolean) => void;
 
 /** What the parts of the alerting service share: one store, one engine, one write queue. */
 export interface AlertingContext {

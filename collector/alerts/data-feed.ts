@@ -55,9 +55,20 @@ export class DataFeed {
 
   /** The PointsBus listener: evaluation happens now, storage of what fires later, in order. */
   readonly onPoints = (p: WrittenPoints): void => {
-    // Most metrics feed no trigger: skip them per metric rather than per point.
-    const engine = this.ctx.engine;
-    const data = pointsToData(p, (id) => engine.watches(p.tenant, id));
+    const data = this.watchedData(p);
     if (data.length > 0) this.ctx.engine.sendData(data);
   };
+
+  /** Committed points as engine data, only of the metrics some trigger watches. */
+  watchedData(p: WrittenPoints): EngineData[] {
+    // Most metrics feed no trigger: skip them per metric rather than per point.
+    const engine = this.ctx.engine;
+    return pointsToData(p, (id) => engine.watches(p.tenant, id));
+  }
+
+  /** Engine data relayed by another collector (collector/cluster/engine-relay.ts): resolves once what it fired is stored. */
+  async evaluate(data: readonly EngineData[]): Promise<void> {
+    if (data.length > 0) this.ctx.engine.sendData(data);
+    await this.ctx.serial.idle();
+  }
 }

@@ -9,7 +9,7 @@ import { ActionHistory } from "./action-history.ts";
 import type { PluginRegistry } from "./actions/registry.ts";
 import { ActionRunner } from "./actions/runner.ts";
 import { AlertRecords } from "./alerts.ts";
-import { commitAndAnnounce, unstored } from "./announce.ts";
+import { announceDefinitions, commitAndAnnounce, unstored } from "./announce.ts";
 import type { AlertingContext, DefinitionsListener } from "./context.ts";
 import type { AlertCriteria, EventCriteria } from "./criteria.ts";
 import { DataDrivenMembers } from "./data-driven.ts";
@@ -105,20 +105,52 @@ export class AlertingService {
 
   /**
    * Loads every stored trigger into the engine, in FIRING mode (the spec's start-up reload),
-   * with the enabled state last stored; actions left WAITING by a stop run now.
+   * with the enabled state last stored; actions left WAITING by a stop run now. Among
+   * collectors sharing a database (`owner`), only the WAITING actions of the tenants this one
+   * owns run, and the stored modes are reset only by a collector owning every tenant (the
+   * first to start), not under the engines of the others.
    */
-  async open(): Promise<void> {
+  async open(owner?: { owns(tenantId: string): boolean; ownsEverything: boolean }): Promise<void> {
     const { store, engine, runner, log } = this.ctx;
-    await store.resetModes();
+    if (!owner || owner.ownsEverything) await store.resetModes();
     let loaded = 0;
     for (const full of await store.allTriggers()) {
       if (isGroupTrigger(full.trigger)) continue;
       engine.loadTrigger(full);
       loaded++;
     }
-    const waiting = await store.waitingActions();
+    const waiting = (await store.waitingActions()).filter((a) => !owner || (a.action.tenantId ? owner.owns(a.action.tenantId) : owner.ownsEverything));
     runner.enqueue(waiting);
     log.info("alerting ready", { triggers: loaded, resumedActions: waiting.length });
+  }
+
+  /**
+   * Tenants whose lease this collector just took (collector/cluster/engine-relay.ts): their
+   * triggers as stored now (created, changed, auto-disabled by other collectors meanwhile)
+   * replace what the engine had loaded.
+   */
+  async adoptTenants(owns: (tenantId: string) => boolean): Promise<number> {
+    let loaded = 0;
+    for (const full of await this.ctx.store.allTriggers()) {
+      if (isGroupTrigger(full.trigger) || !owns(full.trigger.tenantId)) continue;
+      this.ctx.engine.loadTrigger(full);
+      loaded++;
+    }
+    return loaded;
+  }
+
+  /**
+   * Triggers changed through another collector sharing the database
+   * (collector/cluster/definition-sync.ts): the engine takes them as stored now, and the
+   * listeners are told, marked remote.
+   */
+  async applyRemoteDefinitions(tenantId: string, triggerIds: readonly string[]): Promise<void> {
+    for (const id of triggerIds) {
+      const full = await this.ctx.store.trigger(tenantId, id);
+      if (!full || isGroupTrigger(full.trigger)) this.ctx.engine.removeTrigger(tenantId, id);
+      else this.ctx.engine.loadTrigger(full);
+    }
+    announceDefinitions(this.ctx, tenantId, triggerIds, true);
   }
 
   /** Stops evaluating, lets running actions finish (briefly), then stores what is pending. */

@@ -1,3 +1,7 @@
+import type { SQL } from "bun";
+import type { LeaseKeeper } from "../../src/postgres/leases.ts";
+import { DefinitionSync } from "../cluster/definition-sync.ts";
+import { EngineRelay } from "../cluster/engine-relay.ts";
 import type { Logger } from "../../src/log/logger.ts";
 import type { StorageHealth } from "../../src/sqlite/storage-health.ts";
 import type { PointsBus } from "../events/points-bus.ts";
@@ -15,6 +19,8 @@ export interface AlertingOptions {
   health?: StorageHealth;
   /** Another store than alerts.db in the data folder (PostgreSQL). */
   store?: AlertsStore;
+  /** Collectors sharing the database: each tenant's triggers are evaluated by its lease's holder. */
+  cluster?: { sql: SQL; keeper: LeaseKeeper };
 }
 
 export interface Alerting {
@@ -29,14 +35,26 @@ export function createAlerting(opts: AlertingOptions): Alerting {
   const store = opts.store ?? new SqliteAlertsStore({ dataDir: opts.dataDir, synchronous: opts.synchronous, log: opts.log, health: opts.health });
   const service = new AlertingService({ store, plugins: defaultPlugins(opts.plugins), log: opts.log });
   let unsubscribe: (() => void) | undefined;
+  let relay: EngineRelay | undefined;
+  let sync: DefinitionSync | undefined;
   return {
     service,
     async open() {
-      await service.open();
-      unsubscribe = opts.bus.subscribe(service.data.onPoints);
+      const keeper = opts.cluster?.keeper;
+      await service.open(keeper && { owns: (t) => keeper.owns(t) !== undefined, ownsEverything: keeper.leases().length === keeper.partitions });
+      if (opts.cluster) {
+        const feed = { watchedData: service.data.watchedData.bind(service.data), evaluate: service.data.evaluate.bind(service.data), adopt: service.adoptTenants.bind(service) };
+        relay = new EngineRelay({ ...opts.cluster, feed, log: opts.log.child("relay") });
+        await relay.start();
+        sync = new DefinitionSync({ sql: opts.cluster.sql, owner: opts.cluster.keeper.owner, definitions: service, log: opts.log.child("definitions") });
+        await sync.start();
+      }
+      unsubscribe = opts.bus.subscribe(relay ? relay.onPoints : service.data.onPoints);
     },
     async close() {
       unsubscribe?.();
+      await sync?.close();
+      await relay?.close();
       await service.close();
     },
   };

@@ -8,19 +8,34 @@ export interface ExternalBrokerOptions {
   password?: string;
   /** PEM CA certificate(s) of an mqtts:// broker. */
   ca?: string;
+  /**
+   * Several collectors sharing one database: subscribe through this MQTT 5 shared subscription
+   * group ($share/GROUP/filter), so that the broker hands each message to one collector of the
+   * group rather than to all of them.
+   */
+  shareGroup?: string;
   log: Logger;
+}
+
+/** The shared subscription group of collectors on one database: the same on every one of them. */
+export const SHARE_GROUP = "outpost-collectors";
+
+/** The filters as subscribed: each under `$share/GROUP/` when shared. */
+export function sharedFilters(filters: readonly string[], group: string | undefined): string[] {
+  return group === undefined ? [...filters] : filters.map((f) => `$share/${group}/${f}`);
 }
 
 /**
  * The collector as a client of an external broker (Mosquitto, EMQX...). Who may publish is
  * then that broker's ACL's job (docs/protocol.md shows a Mosquitto ACL). A clean session:
  * batches published while the collector is away are resent by their agents, which hold them
- * until acknowledged, so the broker need not queue them.
+ * until acknowledged, so the broker need not queue them. MQTT 3.1.1 unless shared (shared
+ * subscriptions are MQTT 5's).
  */
 export async function connectExternalBroker(o: ExternalBrokerOptions): Promise<IngestTransport> {
   const client = mqtt.connect(o.url, {
     clientId: `outpost-collector-${crypto.randomUUID().slice(0, 8)}`,
-    protocolVersion: 4,
+    protocolVersion: o.shareGroup === undefined ? 4 : 5,
     clean: true,
     reconnectPeriod: 1000,
     connectTimeout: 10_000,
@@ -42,9 +57,9 @@ export async function connectExternalBroker(o: ExternalBrokerOptions): Promise<I
     if (filters.length > 0) client.subscribeAsync(filters, { qos: 1 }).catch((e) => o.log.error("subscribing failed", { err: e }));
   });
   return {
-    description: `external broker ${o.url}`,
+    description: o.shareGroup === undefined ? `external broker ${o.url}` : `external broker ${o.url}, shared subscription group ${o.shareGroup}`,
     async start(f, deliver) {
-      filters = f;
+      filters = sharedFilters(f, o.shareGroup);
       client.on("message", (topic, payload) => deliver(topic, payload));
       if (client.connected) await client.subscribeAsync(filters, { qos: 1 });
     },

@@ -56,6 +56,11 @@ export interface IngestDeps {
   brokerPassword?: string;
   /** CA of an external broker's certificate (mqtts://). */
   brokerCa?: string;
+  /**
+   * With an external broker: the shared subscription group of the collectors sharing one
+   * database (--database-url), each message then consumed by one of them.
+   */
+  shareGroup?: string;
 }
 
 /**
@@ -75,6 +80,7 @@ export async function startIngest(values: OptionValues, deps: IngestDeps): Promi
       username: values["broker-username"] === undefined ? undefined : String(values["broker-username"]),
       password: deps.brokerPassword,
       ca: deps.brokerCa,
+      shareGroup: deps.shareGroup,
       log,
     });
   } else if (mqttPort > 0 || mqttsPort > 0) {

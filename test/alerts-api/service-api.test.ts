@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -6,7 +6,7 @@ import { defaultPlugins } from "../../collector/alerts/actions/registry.ts";
 import { AlertingService } from "../../collector/alerts/service.ts";
 import { PostgresAlertsStore } from "../../collector/store/alerts/postgres.ts";
 import { SqliteAlertsStore } from "../../collector/store/alerts/sqlite.ts";
-import type { AlertsStore } from "../../collector/store/alerts/types.ts";
+import type { AlertsStore, StoredAction } from "../../collector/store/alerts/types.ts";
 import type { Alert, Event } from "../../src/alerts/model.ts";
 import { fullTriggerSchema } from "../../src/alerts/schemas.ts";
 import { createLogger } from "../../src/log/logger.ts";
@@ -139,6 +139,42 @@ describe.each(backends)("AlertingService on $name for agent synchronisation", ({
       await resumed.close();
       expect(result).toBe("PROCESSED");
       expect(JSON.parse(readFileSync(path, "utf8")).id).toBe("e1");
+    } finally {
+      rmSync(other, { recursive: true, force: true });
+      await stopped.remove();
+    }
+  });
+
+  it("among collectors sharing a database, resumes only the WAITING actions of the tenants this one owns", async () => {
+    const other = mkdtempSync(join(tmpdir(), "outpost-alerting-resume-"));
+    const stopped = await place();
+    try {
+      const waiting = (tenantId: string): StoredAction => ({
+        key: `k-${tenantId}`,
+        action: {
+          tenantId,
+          actionPlugin: "file",
+          actionId: "f",
+          properties: { path: join(other, `${tenantId}.jsonl`) },
+          eventId: `e-${tenantId}`,
+          ctime: 1,
+          event: { eventType: "EVENT" as const, tenantId, id: `e-${tenantId}`, ctime: 1, category: "C", text: "queued before the stop" },
+          result: "WAITING",
+        },
+      });
+      const store = stopped.open();
+      await store.insertActions([waiting("mine"), waiting("theirs")]);
+      await store.close();
+      const resumed = new AlertingService({ store: stopped.open(), plugins: defaultPlugins(), log });
+      await resumed.open({ owns: (t) => t === "mine", ownsEverything: false });
+      const resultOf = async (t: string) => (await resumed.history.find(t, {}, { page: 0, sort: [] }, true)).items[0]?.result ?? "missing";
+      const until = Date.now() + 10_000;
+      while ((await resultOf("mine")) === "WAITING" && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+      await new Promise((r) => setTimeout(r, 200));
+      expect(await resultOf("mine")).toBe("PROCESSED");
+      expect(await resultOf("theirs")).toBe("WAITING"); // its owner resumes it
+      await resumed.close();
+      expect(existsSync(join(other, "theirs.jsonl"))).toBe(false);
     } finally {
       rmSync(other, { recursive: true, force: true });
       await stopped.remove();
