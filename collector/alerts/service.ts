@@ -21,7 +21,7 @@ import { Serial } from "./serial.ts";
 import { DefinitionsTransfer } from "./transfer.ts";
 import { TriggerDefinitions } from "./triggers.ts";
 import { type WatchFeed, watchAlerts, watchEvents } from "./watch.ts";
-import { WatchHub } from "./watch-hub.ts";
+import { type WatchChange, WatchHub, type WatchListener } from "./watch-hub.ts";
 
 export interface AlertingServiceOptions {
   store: AlertsStore;
@@ -151,6 +151,25 @@ export class AlertingService {
       else this.ctx.engine.loadTrigger(full);
     }
     announceDefinitions(this.ctx, tenantId, triggerIds, true);
+  }
+
+  /** Every alert or event announced to this collector's watch streams (collector/cluster/watch-sync.ts). */
+  onWatchChange(fn: WatchListener): () => void {
+    return this.ctx.hub.subscribe(fn);
+  }
+
+  async watchedItem(tenantId: string, kind: WatchChange["kind"], id: string): Promise<WatchChange | undefined> {
+    if (kind === "alert") {
+      const alert = await this.ctx.store.alert(tenantId, id);
+      return alert && { kind, alert };
+    }
+    const event = await this.ctx.store.event(tenantId, id);
+    return event && { kind, event };
+  }
+
+  /** Announces an alert or event another collector stored to this collector's watch streams. */
+  publishWatch(change: WatchChange): void {
+    this.ctx.hub.publish(change);
   }
 
   /** Stops evaluating, lets running actions finish (briefly), then stores what is pending. */

@@ -1,6 +1,7 @@
 import type { SQL } from "bun";
 import type { LeaseKeeper } from "../../src/postgres/leases.ts";
 import { DefinitionSync } from "../cluster/definition-sync.ts";
+import { WatchSync } from "../cluster/watch-sync.ts";
 import { EngineRelay } from "../cluster/engine-relay.ts";
 import type { Logger } from "../../src/log/logger.ts";
 import type { StorageHealth } from "../../src/sqlite/storage-health.ts";
@@ -37,6 +38,7 @@ export function createAlerting(opts: AlertingOptions): Alerting {
   let unsubscribe: (() => void) | undefined;
   let relay: EngineRelay | undefined;
   let sync: DefinitionSync | undefined;
+  let watchSync: WatchSync | undefined;
   return {
     service,
     async open() {
@@ -48,11 +50,14 @@ export function createAlerting(opts: AlertingOptions): Alerting {
         await relay.start();
         sync = new DefinitionSync({ sql: opts.cluster.sql, owner: opts.cluster.keeper.owner, definitions: service, log: opts.log.child("definitions") });
         await sync.start();
+        watchSync = new WatchSync({ sql: opts.cluster.sql, owner: opts.cluster.keeper.owner, watches: service, log: opts.log.child("watches") });
+        await watchSync.start();
       }
       unsubscribe = opts.bus.subscribe(relay ? relay.onPoints : service.data.onPoints);
     },
     async close() {
       unsubscribe?.();
+      await watchSync?.close();
       await sync?.close();
       await relay?.close();
       await service.close();

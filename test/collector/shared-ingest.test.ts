@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type Agent, startAgent } from "../../agent/agent.ts";
 import { SHARE_GROUP, sharedFilters } from "../../collector/ingest/external-broker.ts";
+import { openWatchStream } from "../alerts-api/watch-reader.ts";
 import { startTestCollector, type TestCollector } from "../helpers/collector.ts";
 import { type PrivateMosquitto, startMosquitto } from "../helpers/mosquitto.ts";
 import { waitFor } from "../helpers/ports.ts";
@@ -195,5 +196,30 @@ describe("trigger definitions shared between collectors", () => {
       expect(await alertsOf(a, id)).toHaveLength(1);
       expect(await alertsOf(b, id)).toHaveLength(1);
     }
+  });
+});
+
+describe("watch streams on every collector", () => {
+  it("an event stored through one collector and an alert fired by the tenant's owner reach the watch streams of both", async () => {
+    const a = await collector();
+    const b = await collector();
+    // Tenant w1: no other test here stores its events, which a watch stream would replay first.
+    const watches = [await openWatchStream(a, "/events/watch", "w1"), await openWatchStream(b, "/events/watch", "w1")];
+    cleanup.push(async () => {
+      for (const w of watches) await w.close();
+    });
+    for (const [col, id] of [
+      [a, "noted-via-a"],
+      [b, "noted-via-b"],
+    ] as const) {
+      expect((await col.req("/svc/alerts/events", { method: "POST", tenant: "w1", json: { id, category: "C", text: id } })).status).toBe(200);
+      for (const w of watches) expect((await w.next()).id).toBe(id);
+    }
+    const trigger = { trigger: { id: "watched", name: "watched", enabled: true }, conditions: [{ type: "THRESHOLD", dataId: "w.temp", operator: "GT", threshold: 10 }] };
+    expect((await a.req("/svc/alerts/triggers/trigger", { method: "POST", tenant: "w1", json: trigger })).status).toBe(200);
+    await Bun.sleep(1500); // the other collector reads the trigger change within a poll (500 ms)
+    // Data through each collector: whichever owns the tenant fires, and both streams show it once.
+    expect((await b.req("/svc/alerts/data", { method: "POST", tenant: "w1", json: [{ id: "w.temp", value: 50, timestamp: Date.now() }] })).status).toBe(200);
+    for (const w of watches) expect(await w.next()).toMatchObject({ eventType: "ALERT", status: "OPEN", trigger: { id: "watched" } });
   });
 });
