@@ -4,7 +4,7 @@ import type { Logger } from "../../../src/log/logger.ts";
 import { numbered } from "../../../src/postgres/connect.ts";
 import { postgresProbe } from "../../../src/postgres/probe.ts";
 import { reportingFailuresAsync, type StorageHealth } from "../../../src/sqlite/storage-health.ts";
-import { alertColumns, chunks } from "./rows.ts";
+import { alertColumns, type BodyRow, chunks, parseBodies } from "./rows.ts";
 import type { ActionRows, AlertingWrites, AlertRows, AlertsStore, EventRows, StoredAction, TriggerChanges } from "./types.ts";
 import { Where } from "./where.ts";
 
@@ -14,10 +14,6 @@ export interface PostgresAlertsStoreOptions {
   log: Logger;
   /** Told of failed writes (server down, disk full), and probes the database until it takes writes again. */
   health?: StorageHealth;
-}
-
-interface BodyRow {
-  body: string;
 }
 
 type Param = string | number | null;
@@ -60,17 +56,8 @@ export class PostgresAlertsStore implements AlertsStore {
     return this.write(() => this.sql.begin((t) => fn(t)) as Promise<T>);
   }
 
-  /** Parses stored JSON; a row that cannot be read is skipped and logged rather than failing every query. */
   private parse<T>(rows: readonly BodyRow[], what: string): T[] {
-    const out: T[] = [];
-    for (const r of rows) {
-      try {
-        out.push(JSON.parse(r.body) as T);
-      } catch (e) {
-        this.log.warn(`unreadable ${what} row skipped`, { err: String(e) });
-      }
-    }
-    return out;
+    return parseBodies<T>(rows, what, this.log);
   }
 
   private async bodies<T>(what: string, text: string, params: readonly Param[] = []): Promise<T[]> {

@@ -1,4 +1,5 @@
 import type { Alert, LifeCycle } from "../../../src/alerts/model.ts";
+import type { Logger } from "../../../src/log/logger.ts";
 
 /** Ids per statement when deleting by id lists (well under either engine's parameter limit). */
 const CHUNK = 500;
@@ -32,4 +33,22 @@ export function alertColumns(a: Alert) {
     lastTime(a.lifecycle, "RESOLVED"),
     JSON.stringify(a),
   ] as const;
+}
+
+/** A row of a table that keeps each record as its JSON text. */
+export interface BodyRow {
+  body: string;
+}
+
+/** Parses stored JSON; a row that cannot be read is skipped and logged rather than failing every query. */
+export function parseBodies<T>(rows: readonly BodyRow[], what: string, log: Logger): T[] {
+  const out: T[] = [];
+  for (const r of rows) {
+    try {
+      out.push(JSON.parse(r.body) as T);
+    } catch (e) {
+      log.warn(`unreadable ${what} row skipped`, { err: String(e) });
+    }
+  }
+  return out;
 }

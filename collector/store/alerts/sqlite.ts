@@ -5,7 +5,7 @@ import type { Logger } from "../../../src/log/logger.ts";
 import { openDatabase } from "../../../src/sqlite/open.ts";
 import { migrate } from "../../../src/sqlite/migrations.ts";
 import { reportingFailures, type StorageHealth } from "../../../src/sqlite/storage-health.ts";
-import { alertColumns, chunks } from "./rows.ts";
+import { alertColumns, type BodyRow, chunks, parseBodies } from "./rows.ts";
 import { ALERTS_DB } from "./schema.ts";
 import type { ActionRows, AlertingWrites, AlertRows, AlertsStore, EventRows, StoredAction, TriggerChanges } from "./types.ts";
 import { Where } from "./where.ts";
@@ -16,10 +16,6 @@ export interface SqliteAlertsStoreOptions {
   log: Logger;
   /** Told of failed writes (full disk...), and probes this database until it takes writes again. */
   health?: StorageHealth;
-}
-
-interface BodyRow {
-  body: string;
 }
 
 /** The alerting service's data in its own database file, alerts.db. */
@@ -46,17 +42,8 @@ export class SqliteAlertsStore implements AlertsStore {
     return this.write(() => this.db.transaction(fn)());
   }
 
-  /** Parses stored JSON; a row that cannot be read is skipped and logged rather than failing every query. */
   private parse<T>(rows: readonly BodyRow[], what: string): T[] {
-    const out: T[] = [];
-    for (const r of rows) {
-      try {
-        out.push(JSON.parse(r.body) as T);
-      } catch (e) {
-        this.log.warn(`unreadable ${what} row skipped`, { err: String(e) });
-      }
-    }
-    return out;
+    return parseBodies<T>(rows, what, this.log);
   }
 
   // ------------------------------------------------------------ triggers
