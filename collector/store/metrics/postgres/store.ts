@@ -23,7 +23,8 @@ export class PostgresMetricsStore implements MetricsStore {
   private readonly c: PgContext;
   private timer: ReturnType<typeof setInterval> | undefined;
   private isReady = false;
-  private maintaining = false;
+  /** The background round running now, which close() waits for before the pool ends. */
+  private maintaining: Promise<void> | undefined;
   private lastRetention = 0;
 
   constructor(opts: PostgresMetricsStoreOptions) {
@@ -42,9 +43,14 @@ export class PostgresMetricsStore implements MetricsStore {
     return this.isReady;
   }
 
-  private async maintain(): Promise<void> {
-    if (this.maintaining) return;
-    this.maintaining = true;
+  private maintain(): Promise<void> {
+    this.maintaining ??= this.maintainOnce().finally(() => {
+      this.maintaining = undefined;
+    });
+    return this.maintaining;
+  }
+
+  private async maintainOnce(): Promise<void> {
     try {
       await sealDue(this.c);
       if (this.c.now() - this.lastRetention >= RETENTION_PERIOD_MS) {
@@ -54,8 +60,6 @@ export class PostgresMetricsStore implements MetricsStore {
     } catch (e) {
       // Unsealed points stay rows, readable; the next run retries.
       if (this.c.health?.report(e, "metrics") === undefined) this.c.log?.error("metrics maintenance failed", { err: String(e) });
-    } finally {
-      this.maintaining = false;
     }
   }
 
@@ -142,6 +146,8 @@ export class PostgresMetricsStore implements MetricsStore {
   /** Stops the background task; every acknowledged point is already in PostgreSQL. */
   async close(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    await this.maintaining;
     this.isReady = false;
     this.c.health?.unregister("metrics");
   }
