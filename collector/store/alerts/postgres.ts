@@ -6,7 +6,7 @@ import { postgresProbe } from "../../../src/postgres/probe.ts";
 import { reportingFailuresAsync, type StorageHealth } from "../../../src/sqlite/storage-health.ts";
 import { alertColumns, type BodyRow, chunks, parseBodies } from "./rows.ts";
 import type { ActionRows, AlertingWrites, AlertRows, AlertsStore, EventRows, StoredAction, TriggerChanges } from "./types.ts";
-import { Where } from "./where.ts";
+import { actionsWhere, alertsWhere, eventsWhere } from "./where.ts";
 
 export interface PostgresAlertsStoreOptions {
   /** The collector's pool; the store does not close it. Its tables are migrated (ALERTS_PG) before. */
@@ -187,16 +187,7 @@ export class PostgresAlertsStore implements AlertsStore {
   }
 
   async findAlerts(r: AlertRows): Promise<Alert[]> {
-    const w = new Where("$")
-      .in("tenant", r.tenants)
-      .range("ctime", r.startTime, r.endTime)
-      .in("id", r.ids)
-      .in("trigger_id", r.triggerIds)
-      .in("status", r.statuses)
-      .in("severity", r.severities)
-      .range("ack_time", r.startAckTime, r.endAckTime)
-      .range("resolved_time", r.startResolvedTime, r.endResolvedTime)
-      .cmp("status_time", ">", r.statusTimeAfter);
+    const w = alertsWhere(r, "$");
     return this.parse(await this.sql.unsafe(`SELECT body FROM alerts${w} ORDER BY ctime, id`, w.params as Param[]), "alert");
   }
 
@@ -233,13 +224,7 @@ export class PostgresAlertsStore implements AlertsStore {
   }
 
   async findEvents(r: EventRows): Promise<Event[]> {
-    const w = new Where("$")
-      .in("tenant", r.tenants)
-      .range("ctime", r.startTime, r.endTime)
-      .in("id", r.ids)
-      .in("trigger_id", r.triggerIds)
-      .in("category", r.categories)
-      .cmp("ctime", ">", r.ctimeAfter);
+    const w = eventsWhere(r, "$");
     return this.parse(await this.sql.unsafe(`SELECT body FROM events${w} ORDER BY ctime, id`, w.params as Param[]), "event");
   }
 
@@ -303,13 +288,7 @@ export class PostgresAlertsStore implements AlertsStore {
   }
 
   findActions(r: ActionRows): Promise<StoredAction[]> {
-    const w = new Where("$")
-      .in("tenant", r.tenants)
-      .range("ctime", r.startTime, r.endTime)
-      .in("plugin", r.plugins)
-      .in("action_id", r.actionIds)
-      .in("event_id", r.eventIds)
-      .in("result", r.results);
+    const w = actionsWhere(r, "$");
     return this.storedActions(`SELECT id, body FROM action_history${w} ORDER BY ctime, id`, w.params as Param[]);
   }
 

@@ -8,7 +8,7 @@ import { reportingFailures, type StorageHealth } from "../../../src/sqlite/stora
 import { alertColumns, type BodyRow, chunks, parseBodies } from "./rows.ts";
 import { ALERTS_DB } from "./schema.ts";
 import type { ActionRows, AlertingWrites, AlertRows, AlertsStore, EventRows, StoredAction, TriggerChanges } from "./types.ts";
-import { Where } from "./where.ts";
+import { actionsWhere, alertsWhere, eventsWhere, type Where } from "./where.ts";
 
 export interface SqliteAlertsStoreOptions {
   dataDir: string;
@@ -164,16 +164,7 @@ export class SqliteAlertsStore implements AlertsStore {
   }
 
   async findAlerts(r: AlertRows): Promise<Alert[]> {
-    const w = new Where()
-      .in("tenant", r.tenants)
-      .range("ctime", r.startTime, r.endTime)
-      .in("id", r.ids)
-      .in("trigger_id", r.triggerIds)
-      .in("status", r.statuses)
-      .in("severity", r.severities)
-      .range("ack_time", r.startAckTime, r.endAckTime)
-      .range("resolved_time", r.startResolvedTime, r.endResolvedTime)
-      .cmp("status_time", ">", r.statusTimeAfter);
+    const w = alertsWhere(r);
     return this.parse(this.db.query<BodyRow, typeof w.params>(`SELECT body FROM alerts${w} ORDER BY ctime, id`).all(...w.params), "alert");
   }
 
@@ -214,13 +205,7 @@ export class SqliteAlertsStore implements AlertsStore {
   }
 
   async findEvents(r: EventRows): Promise<Event[]> {
-    const w = new Where()
-      .in("tenant", r.tenants)
-      .range("ctime", r.startTime, r.endTime)
-      .in("id", r.ids)
-      .in("trigger_id", r.triggerIds)
-      .in("category", r.categories)
-      .cmp("ctime", ">", r.ctimeAfter);
+    const w = eventsWhere(r);
     return this.parse(this.db.query<BodyRow, typeof w.params>(`SELECT body FROM events${w} ORDER BY ctime, id`).all(...w.params), "event");
   }
 
@@ -288,13 +273,7 @@ export class SqliteAlertsStore implements AlertsStore {
   }
 
   async findActions(r: ActionRows): Promise<StoredAction[]> {
-    const w = new Where()
-      .in("tenant", r.tenants)
-      .range("ctime", r.startTime, r.endTime)
-      .in("plugin", r.plugins)
-      .in("action_id", r.actionIds)
-      .in("event_id", r.eventIds)
-      .in("result", r.results);
+    const w = actionsWhere(r);
     return this.storedActions(`SELECT id, body FROM action_history${w} ORDER BY ctime, id`, w.params);
   }
 

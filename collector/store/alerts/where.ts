@@ -1,4 +1,5 @@
 import type { SQLQueryBindings } from "bun:sqlite";
+import type { ActionRows, AlertRows, EventRows } from "./types.ts";
 
 /** Builds a WHERE clause from optional criteria, with positional parameters. */
 export class Where {
@@ -45,4 +46,42 @@ export class Where {
   toString(): string {
     return this.parts.length === 0 ? "" : ` WHERE ${this.parts.join(" AND ")}`;
   }
+}
+
+type Style = "?" | "$";
+
+/** The criteria of an alerts query, for either engine. */
+export function alertsWhere(r: AlertRows, style: Style = "?"): Where {
+  return new Where(style)
+    .in("tenant", r.tenants)
+    .range("ctime", r.startTime, r.endTime)
+    .in("id", r.ids)
+    .in("trigger_id", r.triggerIds)
+    .in("status", r.statuses)
+    .in("severity", r.severities)
+    .range("ack_time", r.startAckTime, r.endAckTime)
+    .range("resolved_time", r.startResolvedTime, r.endResolvedTime)
+    .cmp("status_time", ">", r.statusTimeAfter);
+}
+
+/** The criteria of an events query, for either engine. */
+export function eventsWhere(r: EventRows, style: Style = "?"): Where {
+  return new Where(style)
+    .in("tenant", r.tenants)
+    .range("ctime", r.startTime, r.endTime)
+    .in("id", r.ids)
+    .in("trigger_id", r.triggerIds)
+    .in("category", r.categories)
+    .cmp("ctime", ">", r.ctimeAfter);
+}
+
+/** The criteria of an action history query, for either engine. */
+export function actionsWhere(r: ActionRows, style: Style = "?"): Where {
+  return new Where(style)
+    .in("tenant", r.tenants)
+    .range("ctime", r.startTime, r.endTime)
+    .in("plugin", r.plugins)
+    .in("action_id", r.actionIds)
+    .in("event_id", r.eventIds)
+    .in("result", r.results);
 }
