@@ -90,7 +90,7 @@ const outpost: Target = {
   name: "Outpost",
   async start() {
     const dir = tempDir("peer-outpost-");
-    const { proc, url } = await startCollectorProcess(["--data-dir", dir.path, "--mqtt-port", "0"]);
+    const { proc, url } = await startCollectorProcess(["--data-dir", dir.path, "--mqtt-port", "0", ...(process.env.BENCH_COLLECTOR_ARGS?.split(" ").filter(Boolean) ?? [])]);
     // Uncompressed answers, as these figures were taken before the collector compressed (gzip is timed in collector-http).
     const H = { "Content-Type": "application/json", "Hawkular-Tenant": "bench", "Accept-Encoding": "identity" };
     return {
