@@ -124,7 +124,10 @@ async function startServices(values: OptionValues, ctx: ProgramContext | undefin
   closers.push(() => metricsStore.close());
   const forecastLog = log.child("forecast");
   const forecastStore = pg && new PostgresForecastStore({ sql: pg.sql, log: forecastLog, health });
-  const forecasting = createForecasting({ dataDir, bus, log: forecastLog, points: metricsStore, synchronous, health, store: forecastStore });
+  const forecasting = createForecasting({
+    ...{ dataDir, bus, log: forecastLog, points: metricsStore, synchronous, health, store: forecastStore },
+    cluster: keeper ? { ownership: keeper } : undefined,
+  });
   closers.push(() => forecasting.close());
   const inventoryStore = pg ? openPostgresInventoryStore(pg.sql, { health }) : openSqliteInventoryStore(join(dataDir, "inventory.db"), { synchronous, health });
   closers.push(() => inventoryStore.close());
