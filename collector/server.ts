@@ -27,6 +27,7 @@ import { startHttpServer } from "./http-server.ts";
 import { SHARE_GROUP } from "./ingest/external-broker.ts";
 import { startIngest } from "./ingest/ingest.ts";
 import { startLeases } from "./cluster/leases.ts";
+import { InventorySync } from "./cluster/inventory-sync.ts";
 import { nodeNameOf } from "./cluster/node-name.ts";
 import { readSecurity, reloadSecurity } from "./security.ts";
 import { startSelfMonitoring } from "./self-monitoring.ts";
@@ -132,6 +133,12 @@ async function startServices(values: OptionValues, ctx: ProgramContext | undefin
   const inventoryStore = pg ? openPostgresInventoryStore(pg.sql, { health }) : openSqliteInventoryStore(join(dataDir, "inventory.db"), { synchronous, health });
   closers.push(() => inventoryStore.close());
   const inventoryEvents = new InventoryEvents((err) => log.error("inventory listener failed", { err: String(err) }));
+  if (pg && keeper) {
+    // Websocket clients of every collector see the inventory changes made through any.
+    const inventorySync = new InventorySync({ sql: pg.sql, owner: keeper.owner, events: inventoryEvents, log: log.child("inventory-sync") });
+    await inventorySync.start();
+    closers.push(() => inventorySync.close());
+  }
   const alertsLog = log.child("alerts");
   const alerting = createAlerting({
     dataDir,

@@ -20,24 +20,56 @@ export type InventoryListener = (e: InventoryEvent) => void;
 
 /**
  * In-process fan-out of committed inventory changes (to websocket clients). Listeners run
- * synchronously after commit; a throwing listener is isolated from the others.
+ * synchronously after commit; a throwing listener is isolated from the others. Listeners say
+ * which tenant they follow, so that producers render payloads only for tenants someone
+ * follows, here or (`remoteInterest`, docs/scale-out.md) on another collector.
  */
 export class InventoryEvents {
-  private readonly listeners = new Set<InventoryListener>();
+  private readonly listeners = new Map<InventoryListener, string | undefined>();
+  /** Listeners per tenant (undefined: every tenant). */
+  private readonly followed = new Map<string | undefined, number>();
+  private readonly taps = new Set<InventoryListener>();
+  /** Tenants followed on other collectors sharing the database. */
+  remoteInterest: (tenant: string) => boolean = () => false;
+
   constructor(private readonly onListenerError: (err: unknown) => void = () => {}) {}
 
-  subscribe(fn: InventoryListener): () => void {
-    this.listeners.add(fn);
-    return () => this.listeners.delete(fn);
+  /** `tenant`: the one tenant the listener wants (undefined: all). */
+  subscribe(fn: InventoryListener, tenant?: string): () => void {
+    if (this.listeners.has(fn)) return () => this.unsubscribe(fn);
+    this.listeners.set(fn, tenant);
+    this.followed.set(tenant, (this.followed.get(tenant) ?? 0) + 1);
+    return () => this.unsubscribe(fn);
   }
 
-  /** False when nobody listens, so producers can skip rendering payloads. */
-  hasListeners(): boolean {
-    return this.listeners.size > 0;
+  private unsubscribe(fn: InventoryListener): void {
+    if (!this.listeners.has(fn)) return;
+    const tenant = this.listeners.get(fn);
+    this.listeners.delete(fn);
+    const n = (this.followed.get(tenant) ?? 1) - 1;
+    if (n > 0) this.followed.set(tenant, n);
+    else this.followed.delete(tenant);
+  }
+
+  /** Sees every event without being a listener (it does not make payloads rendered). */
+  tap(fn: InventoryListener): () => void {
+    this.taps.add(fn);
+    return () => this.taps.delete(fn);
+  }
+
+  /** The tenants local listeners follow (undefined: one follows all). */
+  followedTenants(): (string | undefined)[] {
+    return [...this.followed.keys()];
+  }
+
+  /** False when nobody listens (to `tenant`, when given), so producers can skip rendering payloads. */
+  hasListeners(tenant?: string): boolean {
+    if (tenant === undefined) return this.listeners.size > 0;
+    return this.followed.has(undefined) || this.followed.has(tenant) || this.remoteInterest(tenant);
   }
 
   publish(e: InventoryEvent): void {
-    for (const fn of this.listeners) {
+    for (const fn of [...this.taps, ...this.listeners.keys()]) {
       try {
         fn(e);
       } catch (err) {
