@@ -1,8 +1,12 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { validateCollectorOptions } from "../../collector/config.ts";
 import { startTestCollector, type TestCollector } from "../helpers/collector.ts";
 import { waitFor } from "../helpers/ports.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/postgres.ts";
+import { Running } from "../helpers/program.ts";
 
 /**
  * Two collectors on one PostgreSQL database store their own metrics in the same `_outpost`
@@ -55,6 +59,21 @@ describe("self-metrics of collectors sharing a database", () => {
     }, 10_000, 100).then((defs) => {
       expect(defs.every((d) => d.id.startsWith("collector:node-a:") && d.tags?.collector === "node-a")).toBe(true);
     });
+  });
+
+  it("a collector started with the node name of a running one says so", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "outpost-namesake-"));
+    const urlFile = join(dir, "database-url");
+    writeFileSync(urlFile, `${db.url}\n`, { mode: 0o600 });
+    const p = Running.start("collector", ["--data-dir", join(dir, "data"), "--http-port", "0", "--mqtt-port", "0", "--database-url-file", urlFile, "--node-name", "node-a"]);
+    try {
+      const line = await p.waitForLine(/another collector with this node name/, 30_000);
+      expect(line).toMatch(/WARN .*nodeName=node-a other=node-a:\d+:/);
+      await p.waitForLine(/collector ready/, 30_000);
+    } finally {
+      await p.stop("SIGTERM");
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("refuses a --node-name that is not a plain name", () => {
