@@ -43,8 +43,12 @@ const HISTORY_WINDOWS = 3;
 
 const learnedType = new Set<string>(LEARNED_TYPES);
 
-/** What the store's row holds of a subscription: equal strings, equal rows. */
-const stateOf = (r: SubscriptionRecord): string => `${r.collectionInterval ?? ""}|${JSON.stringify(r.forecaster)}`;
+/**
+ * What the store's row holds of a subscription: equal strings, equal rows. Its revision where
+ * the store counts saves (PostgreSQL), else its whole state.
+ */
+const stateOf = (r: SubscriptionRecord): string =>
+  r.revision !== undefined ? `#${r.revision}` : `${r.collectionInterval ?? ""}|${JSON.stringify(r.forecaster)}`;
 
 /**
  * The forecasting subscriptions of all tenants: kept in memory (a forecast is a few
@@ -102,8 +106,10 @@ export class ForecastingService {
       // A subscription deleted (or replaced) meanwhile is not written back.
       if (this.subs.get(r.tenant)?.get(r.metricId) !== r) return;
       const state = stateOf(r);
+      const before = r.revision;
       await this.deps.store.save(r);
-      this.stored.set(r, state);
+      // A store counting saves has given the record its new revision.
+      this.stored.set(r, r.revision !== before ? stateOf(r) : state);
     });
     // Settles either way: a failed save (reported to the caller through `next`) must not stop
     // the saves queued after it.
@@ -240,17 +246,26 @@ export class ForecastingService {
   async syncWithStore(): Promise<void> {
     const own = this.deps.ownership;
     if (!own) return;
-    const rows = await this.deps.store.all();
+    const store = this.deps.store;
+    // Where the store counts saves, only the subscriptions changed elsewhere are read whole.
+    const listed: { tenant: string; metricId: string; state: string; record?: SubscriptionRecord }[] =
+      store.revisions && store.get
+        ? (await store.revisions()).map((v) => ({ ...v, state: `#${v.revision}` }))
+        : (await store.all()).map((record) => ({ tenant: record.tenant, metricId: record.metricId, state: stateOf(record), record }));
     const present = new Set<string>();
-    for (const s of rows) {
+    for (const s of listed) {
       present.add(`${s.tenant}\u0000${s.metricId}`);
       let r = this.subs.get(s.tenant)?.get(s.metricId);
       // A change of this collector's own in flight: its save is newer than the row read.
       if (r && (this.saving.has(r) || this.backfilling.has(r))) continue;
-      if (!r || this.stored.get(r) !== stateOf(s)) {
-        this.tenantSubs(s.tenant).set(s.metricId, s);
-        this.stored.set(s, stateOf(s));
-        r = s;
+      if (!r || this.stored.get(r) !== s.state) {
+        const fresh = s.record ?? (await store.get?.(s.tenant, s.metricId));
+        if (!fresh) continue; // deleted meanwhile
+        const now = this.subs.get(s.tenant)?.get(s.metricId);
+        if (now !== r) continue; // subscribed or deleted here while it was read
+        this.tenantSubs(s.tenant).set(s.metricId, fresh);
+        this.stored.set(fresh, stateOf(fresh));
+        r = fresh;
       }
       const lease = own.owns(s.tenant);
       if (!lease) continue;

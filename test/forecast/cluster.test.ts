@@ -72,6 +72,10 @@ describe("forecasting services sharing a database", () => {
       await b.syncWithStore();
       expect(b.get("svc", "load").forecaster.learned).toBe(40);
       expect(b.forecast("svc", "load", 3)).toEqual(a.forecast("svc", "load", 3));
+      // Nothing saved since: the round reads revisions only, and keeps the model it has.
+      const kept = b.get("svc", "load");
+      await b.syncWithStore();
+      expect(b.get("svc", "load")).toBe(kept);
 
       // Takeover: b holds the tenant now and goes on from a's last save.
       ha.holds = false;
