@@ -58,6 +58,9 @@ export class InventorySync {
     await migratePostgres(this.o.sql, INVENTORY_LISTENERS_SCHEMA);
     await this.feed.start();
     this.o.events.remoteInterest = (tenant) => this.remote.has(tenant) || this.remote.has(ALL);
+    this.o.events.onNewlyFollowed = () => {
+      void this.refresh().then(() => (this.refreshAgain ? this.refresh() : undefined));
+    };
     this.untap = this.o.events.tap((e) => {
       if (this.relaying) return;
       // One statement for the events of one change (a sync publishes thousands at once).
@@ -75,8 +78,16 @@ export class InventorySync {
     this.feed.noteAll(rows);
   }
 
+  /** Set when a refresh is asked for during one: the round running may have missed the change. */
+  private refreshAgain = false;
+
   private refresh(): Promise<void> {
-    this.round ??= this.noteInterest()
+    if (this.round) {
+      this.refreshAgain = true;
+      return this.round;
+    }
+    this.refreshAgain = false;
+    this.round = this.noteInterest()
       .then(
         () => {
           this.lastError = "";
@@ -120,6 +131,8 @@ export class InventorySync {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
     this.untap?.();
+    this.o.events.onNewlyFollowed = () => {};
+    this.o.events.remoteInterest = () => false;
     this.flush();
     await this.round;
     await this.o.sql.unsafe("DELETE FROM outpost_inventory_listeners WHERE owner = $1", [this.o.owner]).catch(() => undefined);

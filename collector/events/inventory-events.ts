@@ -31,6 +31,8 @@ export class InventoryEvents {
   private readonly taps = new Set<InventoryListener>();
   /** Tenants followed on other collectors sharing the database. */
   remoteInterest: (tenant: string) => boolean = () => false;
+  /** Called when a tenant becomes followed here (the other collectors are told at once). */
+  onNewlyFollowed: () => void = () => {};
 
   constructor(private readonly onListenerError: (err: unknown) => void = () => {}) {}
 
@@ -38,7 +40,9 @@ export class InventoryEvents {
   subscribe(fn: InventoryListener, tenant?: string): () => void {
     if (this.listeners.has(fn)) return () => this.unsubscribe(fn);
     this.listeners.set(fn, tenant);
-    this.followed.set(tenant, (this.followed.get(tenant) ?? 0) + 1);
+    const before = this.followed.get(tenant) ?? 0;
+    this.followed.set(tenant, before + 1);
+    if (before === 0) this.onNewlyFollowed();
     return () => this.unsubscribe(fn);
   }
 
