@@ -1,7 +1,7 @@
 import type { SQL } from "bun";
 import type { Logger } from "../../src/log/logger.ts";
 import { migratePostgres, type PgSchema, pgBaseline } from "../../src/postgres/migrations.ts";
-import type { InventoryEvent, InventoryEvents } from "../events/inventory-events.ts";
+import { type InventoryEvent, type InventoryEvents, interestKey } from "../events/inventory-events.ts";
 import { ChangeFeed, changeFeedSchema } from "./change-feed.ts";
 
 /**
@@ -16,20 +16,22 @@ export const INVENTORY_LISTENERS_SCHEMA: PgSchema = {
   name: "inventory-listeners",
   migrations: [
     pgBaseline("tenants followed by websocket clients", [
-      "CREATE TABLE IF NOT EXISTS outpost_inventory_listeners (owner TEXT NOT NULL, tenant TEXT NOT NULL, seen_at TIMESTAMPTZ NOT NULL, PRIMARY KEY (owner, tenant))",
+      // kind: `<type code>/<action>` followed in the tenant, or * for a listener of everything.
+      "CREATE TABLE IF NOT EXISTS outpost_inventory_listeners (owner TEXT NOT NULL, tenant TEXT NOT NULL, kind TEXT NOT NULL, seen_at TIMESTAMPTZ NOT NULL, PRIMARY KEY (owner, tenant, kind))",
     ]),
   ],
 };
 /** Followed tenants are noted again this often; a note older than 10 s is a collector gone. */
 const INTEREST_MS = 1_000;
-/** Every tenant, for a listener following all of them (none does today, but the API allows it). */
+/** For a listener following everything (none does today, but InventoryEvents allows it). */
 const ALL = "*";
 
 export class InventorySync {
   private readonly feed: ChangeFeed;
   private untap: (() => void) | undefined;
   private relaying = false;
-  private remote = new Set<string>();
+  /** Followed elsewhere: tenants, and interest keys (interestKey); ALL when everything is. */
+  private remote = { tenants: new Set<string>(), keys: new Set<string>() };
   private timer: ReturnType<typeof setInterval> | undefined;
   private round: Promise<void> | undefined;
   private pending: { tenant: string; payload: string }[] = [];
@@ -57,7 +59,10 @@ export class InventorySync {
   async start(): Promise<void> {
     await migratePostgres(this.o.sql, INVENTORY_LISTENERS_SCHEMA);
     await this.feed.start();
-    this.o.events.remoteInterest = (tenant) => this.remote.has(tenant) || this.remote.has(ALL);
+    this.o.events.remoteInterest = {
+      tenant: (tenant) => this.remote.tenants.has(tenant) || this.remote.tenants.has(ALL),
+      change: (key) => this.remote.keys.has(key) || this.remote.tenants.has(ALL),
+    };
     this.o.events.onNewlyFollowed = () => {
       void this.refresh().then(() => (this.refreshAgain ? this.refresh() : undefined));
     };
@@ -106,19 +111,29 @@ export class InventorySync {
 
   /** Notes the tenants followed here, forgets those no longer followed, reads the others'. */
   private async noteInterest(): Promise<void> {
-    const mine = this.o.events.followedTenants().map((t) => t ?? ALL);
+    const mine = this.o.events.followedKeys().map((key) => {
+      if (key === undefined) return [ALL, ALL];
+      const [tenant, type, action] = key.split("\u0000");
+      return [tenant!, `${type}/${action}`];
+    });
     await this.o.sql.begin(async (tx) => {
       await tx.unsafe("DELETE FROM outpost_inventory_listeners WHERE owner = $1", [this.o.owner]);
-      for (const tenant of mine) {
-        await tx.unsafe("INSERT INTO outpost_inventory_listeners (owner, tenant, seen_at) VALUES ($1, $2, clock_timestamp())", [this.o.owner, tenant]);
+      for (const [tenant, kind] of mine) {
+        await tx.unsafe("INSERT INTO outpost_inventory_listeners (owner, tenant, kind, seen_at) VALUES ($1, $2, $3, clock_timestamp())", [this.o.owner, tenant, kind]);
       }
       await tx.unsafe("DELETE FROM outpost_inventory_listeners WHERE seen_at < clock_timestamp() - interval '1 hour'");
     });
     const rows = (await this.o.sql.unsafe(
-      "SELECT DISTINCT tenant FROM outpost_inventory_listeners WHERE owner <> $1 AND seen_at > clock_timestamp() - interval '10 seconds'",
+      "SELECT DISTINCT tenant, kind FROM outpost_inventory_listeners WHERE owner <> $1 AND seen_at > clock_timestamp() - interval '10 seconds'",
       [this.o.owner],
-    )) as { tenant: string }[];
-    this.remote = new Set(rows.map((r) => r.tenant));
+    )) as { tenant: string; kind: string }[];
+    const remote = { tenants: new Set<string>(), keys: new Set<string>() };
+    for (const r of rows) {
+      remote.tenants.add(r.tenant);
+      const [type, action] = r.kind.split("/");
+      if (type !== undefined && action !== undefined) remote.keys.add(interestKey(r.tenant, type, action));
+    }
+    this.remote = remote;
   }
 
   /** For tests and shutdown: a round of both now. */
@@ -132,7 +147,7 @@ export class InventorySync {
     this.timer = undefined;
     this.untap?.();
     this.o.events.onNewlyFollowed = () => {};
-    this.o.events.remoteInterest = () => false;
+    this.o.events.remoteInterest = { tenant: () => false, change: () => false };
     this.flush();
     await this.round;
     await this.o.sql.unsafe("DELETE FROM outpost_inventory_listeners WHERE owner = $1", [this.o.owner]).catch(() => undefined);

@@ -18,58 +18,76 @@ export interface InventoryEvent {
 
 export type InventoryListener = (e: InventoryEvent) => void;
 
+/** What a listener follows: a tenant's changes of one element type and action. */
+export interface InventoryInterest {
+  tenant: string;
+  type: SegmentCode;
+  /** An InventoryAction, or upstream's `copied`, which never happens here. */
+  action: string;
+}
+
+/** The key of an interest, as noted for the other collectors too. */
+export const interestKey = (tenant: string, type: string, action: string): string => `${tenant}\u0000${type}\u0000${action}`;
+
 /**
  * In-process fan-out of committed inventory changes (to websocket clients). Listeners run
  * synchronously after commit; a throwing listener is isolated from the others. Listeners say
- * which tenant they follow, so that producers render payloads only for tenants someone
- * follows, here or (`remoteInterest`, docs/scale-out.md) on another collector.
+ * what they follow, so that producers render payloads only for changes someone follows, here
+ * or (`remoteInterest`, docs/scale-out.md) on another collector.
  */
 export class InventoryEvents {
   private readonly listeners = new Map<InventoryListener, string | undefined>();
-  /** Listeners per tenant (undefined: every tenant). */
+  /** Listeners per interest key (undefined: they follow everything). */
   private readonly followed = new Map<string | undefined, number>();
+  private readonly followedTenants = new Map<string, number>();
   private readonly taps = new Set<InventoryListener>();
-  /** Tenants followed on other collectors sharing the database. */
-  remoteInterest: (tenant: string) => boolean = () => false;
-  /** Called when a tenant becomes followed here (the other collectors are told at once). */
+  /** Followed on other collectors sharing the database: by tenant, and by interest key. */
+  remoteInterest: { tenant(tenant: string): boolean; change(key: string): boolean } = { tenant: () => false, change: () => false };
+  /** Called when something becomes followed here (the other collectors are told at once). */
   onNewlyFollowed: () => void = () => {};
 
   constructor(private readonly onListenerError: (err: unknown) => void = () => {}) {}
 
-  /** `tenant`: the one tenant the listener wants (undefined: all). */
-  subscribe(fn: InventoryListener, tenant?: string): () => void {
+  /** `interest`: what the listener wants (undefined: everything). */
+  subscribe(fn: InventoryListener, interest?: InventoryInterest): () => void {
     if (this.listeners.has(fn)) return () => this.unsubscribe(fn);
-    this.listeners.set(fn, tenant);
-    const before = this.followed.get(tenant) ?? 0;
-    this.followed.set(tenant, before + 1);
+    const key = interest && interestKey(interest.tenant, interest.type, interest.action);
+    this.listeners.set(fn, key);
+    const before = this.followed.get(key) ?? 0;
+    this.followed.set(key, before + 1);
+    if (interest) this.followedTenants.set(interest.tenant, (this.followedTenants.get(interest.tenant) ?? 0) + 1);
     if (before === 0) this.onNewlyFollowed();
     return () => this.unsubscribe(fn);
   }
 
   private unsubscribe(fn: InventoryListener): void {
     if (!this.listeners.has(fn)) return;
-    const tenant = this.listeners.get(fn);
+    const key = this.listeners.get(fn);
     this.listeners.delete(fn);
-    const n = (this.followed.get(tenant) ?? 1) - 1;
-    if (n > 0) this.followed.set(tenant, n);
-    else this.followed.delete(tenant);
+    decrement(this.followed, key);
+    if (key !== undefined) decrement(this.followedTenants, key.split("\u0000")[0]!);
   }
 
-  /** Sees every event without being a listener (it does not make payloads rendered). */
+  /** Sees every event published without being a listener (it does not make payloads rendered). */
   tap(fn: InventoryListener): () => void {
     this.taps.add(fn);
     return () => this.taps.delete(fn);
   }
 
-  /** The tenants local listeners follow (undefined: one follows all). */
-  followedTenants(): (string | undefined)[] {
+  /** The interest keys local listeners follow (undefined: one follows everything). */
+  followedKeys(): (string | undefined)[] {
     return [...this.followed.keys()];
   }
 
-  /** False when nobody listens (to `tenant`, when given), so producers can skip rendering payloads. */
-  hasListeners(tenant?: string): boolean {
-    if (tenant === undefined) return this.listeners.size > 0;
-    return this.followed.has(undefined) || this.followed.has(tenant) || this.remoteInterest(tenant);
+  /**
+   * False when nobody listens to the tenant (or, given them, to its changes of `type` and
+   * `action`), so producers can skip rendering payloads.
+   */
+  hasListeners(tenant?: string, type?: string, action?: string): boolean {
+    if (tenant === undefined || this.followed.has(undefined)) return this.listeners.size > 0;
+    if (type === undefined || action === undefined) return this.followedTenants.has(tenant) || this.remoteInterest.tenant(tenant);
+    const key = interestKey(tenant, type, action);
+    return this.followed.has(key) || this.remoteInterest.change(key);
   }
 
   publish(e: InventoryEvent): void {
@@ -81,4 +99,10 @@ export class InventoryEvents {
       }
     }
   }
+}
+
+function decrement<K>(m: Map<K, number>, k: K): void {
+  const n = (m.get(k) ?? 1) - 1;
+  if (n > 0) m.set(k, n);
+  else m.delete(k);
 }

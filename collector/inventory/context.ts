@@ -33,7 +33,10 @@ export async function mutate<T, R = T>(
     const events = [];
     // Payloads cost reads; render them only when someone listens.
     if (inv.events.hasListeners(tenant)) {
-      for (const p of changes.pending) events.push({ tenant, action: p.action, type: p.type, payload: await p.payload() });
+      for (const p of changes.pending) {
+        // Only what a listener follows: a sync makes thousands of changes of every kind.
+        if (inv.events.hasListeners(tenant, p.type, p.action)) events.push({ tenant, action: p.action, type: p.type, payload: await p.payload() });
+      }
     }
     return { result, events };
   });
