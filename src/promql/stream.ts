@@ -9,6 +9,7 @@ import { type EvalTimes, Evaluator } from "./engine.ts";
 import { GroupAggregator } from "./group-aggregator.ts";
 import { dropName, labelsKey } from "./labels.ts";
 import type { StreamPlan } from "./plan.ts";
+import { RANGE_FUNCTIONS } from "./range-functions.ts";
 import { ExecutionError, type RawSeries, type SeriesRef, type StepSeries, type Value } from "./values.ts";
 
 /** Samples read per batch: large enough to amortise the evaluator's set-up, small in memory. */
@@ -47,12 +48,19 @@ export async function evalStreaming(plan: StreamPlan, refs: readonly SeriesRef[]
   const out: StepSeries[] = [];
   let batch: RawSeries[] = [];
   let samples = 0;
+  const e = plan.expr;
+  // A range function of the selector folded straight into its groups: one scratch series for
+  // all (the selected series never share labels here, so no merge is needed; see independent).
+  const direct = agg && e.kind === "call" && e.name in RANGE_FUNCTIONS && e.args.length === 1 && e.args[0]!.kind === "matrix" ? e.args[0] : undefined;
   const flush = () => {
     if (batch.length === 0) return;
-    const series = new Evaluator(t, new Map([[plan.use.sel, batch]])).evalVector(plan.expr);
-    for (const s of series) {
-      if (agg) agg.add(s);
-      else out.push(s);
+    const ev = new Evaluator(t, new Map([[plan.use.sel, batch]]));
+    if (direct && e.kind === "call") ev.eachRange(e, direct, undefined, false, (s) => agg!.add(s));
+    else {
+      for (const s of ev.evalVector(e)) {
+        if (agg) agg.add(s);
+        else out.push(s);
+      }
     }
     batch = [];
     samples = 0;
