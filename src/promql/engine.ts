@@ -165,14 +165,14 @@ export class Evaluator {
     };
     for (const s of this.series(m.selector)) {
       const len = s.ts.length;
+      if (stepLoop) {
+        const r = target(keepName ? s.labels : dropName(s.labels));
+        if (extrapolatedRateSteps(s.ts, s.vals, ends, m.range, call.name, r)) sink(r);
+        continue;
+      }
       if (counted) {
         if (w.counts.length < len) w.counts = new Int32Array(Math.max(len, w.counts.length * 2));
         prefixCounts(s.vals, counted, w.counts);
-      }
-      if (stepLoop) {
-        const r = target(keepName ? s.labels : dropName(s.labels));
-        if (extrapolatedRateSteps(s.ts, s.vals, w.counts, ends, m.range, call.name, r)) sink(r);
-        continue;
       }
       w.ts = s.ts;
       w.vals = s.vals;

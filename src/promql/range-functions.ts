@@ -31,14 +31,17 @@ export type RangeFunction = (w: Window) => number | undefined;
 
 /** rate, increase and delta: the change over the window, extrapolated to its edges. */
 function extrapolatedRate(w: Window, isCounter: boolean, isRate: boolean): number | undefined {
-  return changeOver(w.ts, w.vals, w.counts, w.lo, w.hi, w.start, w.end, w.range, isCounter, isRate);
+  return changeOver(w.ts, w.vals, isCounter && w.counts[w.hi - 1] !== w.counts[w.lo], w.lo, w.hi, w.start, w.end, w.range, isCounter, isRate);
 }
 
-/** extrapolatedRate of samples lo ≤ i < hi in (start, end] (also used by extrapolatedRateSteps). */
+/**
+ * extrapolatedRate of samples lo ≤ i < hi in (start, end] (also used by extrapolatedRateSteps);
+ * `resets`: a counter whose window holds a reset.
+ */
 function changeOver(
   ts: Float64Array,
   vals: Float64Array,
-  counts: Int32Array,
+  resets: boolean,
   lo: number,
   hi: number,
   start: number,
@@ -53,7 +56,7 @@ function changeOver(
   const lastT = ts[hi - 1]!;
   let result = vals[hi - 1]! - vals[lo]!;
   // Only windows that hold a reset walk their samples; the additions stay in Prometheus' order.
-  if (isCounter && counts[hi - 1] !== counts[lo]) {
+  if (resets) {
     for (let i = lo + 1; i < hi; i++) if (vals[i]! < vals[i - 1]!) result += vals[i - 1]!;
   }
   let durationToStart = (firstT - start) / 1000;
@@ -84,23 +87,32 @@ export interface StepOut {
  * rate, increase or delta of one series at every step, windows (end − range, end] for `ends`:
  * the window walk of Evaluator.applyRange and the arithmetic of extrapolatedRate, without a
  * Window object and a call through RANGE_FUNCTIONS per step (rate is most dashboards' query).
- * `counts` as Window.counts for the counters. Returns whether some step got a value.
+ * Resets are found as the window's end passes them (no prefix counts): the window [lo, hi)
+ * holds one when the latest reset k (vals[k] < vals[k − 1], k < hi) is above lo.
+ * Returns whether some step got a value.
  */
-export function extrapolatedRateSteps(ts: Float64Array, vals: Float64Array, counts: Int32Array, ends: Float64Array, range: number, fn: string, out: StepOut): boolean {
+export function extrapolatedRateSteps(ts: Float64Array, vals: Float64Array, ends: Float64Array, range: number, fn: string, out: StepOut): boolean {
   const isCounter = fn !== "delta";
   const isRate = fn === "rate";
   const len = ts.length;
   let lo = 0;
   let hi = 0;
+  let lastReset = -1;
   let any = false;
   for (let i = 0; i < ends.length; i++) {
     const end = ends[i]!;
     const start = end - range;
-    if (hi > 0 && ts[hi - 1]! > end) lo = hi = 0;
-    while (hi < len && ts[hi]! <= end) hi++;
+    if (hi > 0 && ts[hi - 1]! > end) {
+      lo = hi = 0;
+      lastReset = -1;
+    }
+    while (hi < len && ts[hi]! <= end) {
+      if (hi > 0 && vals[hi]! < vals[hi - 1]!) lastReset = hi;
+      hi++;
+    }
     while (lo < hi && ts[lo]! <= start) lo++;
     if (hi - lo < 2) continue;
-    out.vals[i] = changeOver(ts, vals, counts, lo, hi, start, end, range, isCounter, isRate)!;
+    out.vals[i] = changeOver(ts, vals, isCounter && lastReset > lo, lo, hi, start, end, range, isCounter, isRate)!;
     out.has[i] = 1;
     any = true;
   }

@@ -147,7 +147,7 @@ describe("range functions over a sliding window", () => {
         const counts = new Int32Array(Math.max(1, ts.length));
         if (PREFIX_COUNTS[fn]) prefixCounts(vals, PREFIX_COUNTS[fn], counts);
         const out = { vals: new Float64Array(endTimes.length), has: new Uint8Array(endTimes.length) };
-        const any = extrapolatedRateSteps(ts, vals, counts, endTimes, range, fn, out);
+        const any = extrapolatedRateSteps(ts, vals, endTimes, range, fn, out);
         const expected = Array.from(endTimes, (end) => {
           let lo = 0;
           while (lo < ts.length && ts[lo]! <= end - range) lo++;
