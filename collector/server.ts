@@ -236,6 +236,7 @@ async function startServices(values: OptionValues, ctx: ProgramContext | undefin
     // Collectors on one database share the agents' messages (docs/scale-out.md).
     shareGroup: pg ? SHARE_GROUP : undefined,
     portFallback: ctx?.origin["mqtt-port"] === "default",
+    memory,
   });
   if (ingest) {
     closers.push(() => ingest.close());

@@ -1,7 +1,8 @@
 import { ApiError } from "./errors.ts";
 
 /**
- * Keeps a server's resident memory near a target while it receives request bodies. Why: every
+ * Keeps a server's resident memory near a target while it receives request bodies (and MQTT
+ * batches, counted at the size of the same points in JSON). Why: every
  * JSON body becomes a string and thousands of objects that are garbage once written, and the
  * JavaScript engine sizes its heap by the machine's RAM (on a 24 GB host it lets garbage reach
  * twice the live heap before collecting), so under sustained ingest the resident size saws far
@@ -60,17 +61,8 @@ export class MemoryGovernor {
    */
   admit(bytes: number): void {
     if (!this.enabled) return;
-    this.received(bytes);
-    const { targetBytes, limitBytes } = this.o;
-    let rss = this.rss();
-    // Memory freed since (by the runtime's own collections, or data aged out) lowers the bar again.
-    if (rss < this.floor) this.floor = rss;
-    const overLimit = limitBytes > 0 && rss > limitBytes;
-    // Over the limit, a collection is tried before refusing, but at most once a second.
-    const collectAbove = Math.max(targetBytes, this.floor * 1.25);
-    if ((targetBytes > 0 && rss > collectAbove && this.since >= this.spacing) || (overLimit && this.now() - this.lastCollect >= 1000)) {
-      rss = this.runCollection();
-    }
+    const rss = this.collectIfDue(bytes);
+    const { limitBytes } = this.o;
     if (limitBytes > 0 && rss > limitBytes) {
       this.refused++;
       throw new ApiError(
@@ -80,6 +72,26 @@ export class MemoryGovernor {
         { "Retry-After": String(MEMORY_RETRY_AFTER_S) },
       );
     }
+  }
+
+  /**
+   * Counts `bytes` of input (or their equivalent in JSON for input that is not JSON) and runs a
+   * collection when one is due; returns the resident size then. Never refuses: for input that
+   * cannot be answered with a 503 (MQTT batches).
+   */
+  collectIfDue(bytes: number): number {
+    this.received(bytes);
+    const { targetBytes, limitBytes } = this.o;
+    let rss = this.rss();
+    // Memory freed since (by the runtime's own collections, or data aged out) lowers the bar again.
+    if (rss < this.floor) this.floor = rss;
+    const overLimit = limitBytes > 0 && rss > limitBytes;
+    const collectAbove = Math.max(targetBytes, this.floor * 1.25);
+    // Over the limit, a collection is tried before refusing, but at most once a second.
+    if ((targetBytes > 0 && rss > collectAbove && this.since >= this.spacing) || (overLimit && this.now() - this.lastCollect >= 1000)) {
+      rss = this.runCollection();
+    }
+    return rss;
   }
 
   /** Counts a body whose size was known only once read (chunked). */

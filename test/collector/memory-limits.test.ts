@@ -2,10 +2,16 @@
  * --memory-limit and --memory-target on a real collector (this test process is its process, so
  * its resident size is far above the 1 MB set here): above the limit every write interface
  * refuses bodies with 503, Retry-After and an errorMsg naming the option, while reads go on;
- * above the target, garbage is collected as bodies arrive and counted in /metrics.
+ * above the target, garbage is collected as bodies arrive and counted in /metrics; agents'
+ * MQTT batches count toward the target but are never refused.
  */
+import mqtt from "mqtt";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createDecoder, createEncoder } from "../../src/protocol/cbor.ts";
+import { type Ack, decodeAck, encodeData } from "../../src/protocol/messages.ts";
+import { buildTopic } from "../../src/protocol/topics.ts";
 import { body, startTestCollector, type TestCollector } from "../helpers/collector.ts";
+import { freePort, waitFor } from "../helpers/ports.ts";
 import { REMOTE_WRITE_HEADERS, remoteWriteBody } from "../helpers/remote-write.ts";
 
 const MB = 1024 * 1024;
@@ -68,5 +74,39 @@ describe("--memory-target", () => {
     expect(Number(/^outpost_collector_memory_collections_total (\d+)$/m.exec(after)?.[1])).toBeGreaterThanOrEqual(1);
     const back = (await body(await col.req("/svc/metrics/gauges/m.big/raw?start=0"))) as unknown[];
     expect(back.length).toBe(20_000);
+  });
+});
+
+describe("MQTT batches and the memory options", () => {
+  let col: TestCollector;
+  let port: number;
+  beforeAll(async () => {
+    port = await freePort();
+    col = await startTestCollector({ "mqtt-port": port, "mqtt-host": "127.0.0.1", "memory-target": MB, "memory-limit": MB } as never);
+  });
+  afterAll(() => col.close());
+
+  it("count toward --memory-target at their JSON size, and are never refused by --memory-limit", async () => {
+    const enc = createEncoder();
+    const dec = createDecoder();
+    const c = await mqtt.connectAsync(`mqtt://127.0.0.1:${port}`, { protocolVersion: 4, reconnectPeriod: 0 });
+    const acks: Ack[] = [];
+    c.on("message", (_t, p) => acks.push(decodeAck(dec, p)));
+    await c.subscribeAsync(buildTopic("svc", { tenant: "t1", feed: "f1", kind: "ack" }), { qos: 1 });
+    // 6 batches of 60,000 points: about 20 MB as JSON, over the 16 MB between two collections.
+    const N = 60_000;
+    for (let seq = 1; seq <= 6; seq++) {
+      const writes = [{ type: "gauge", id: `mq.${seq}`, points: Array.from({ length: N }, (_, i) => ({ timestamp: T0 + i * 50, value: i / 3 })) }];
+      const payload = encodeData(enc, { session: 9, seq, sentAt: Date.now(), replay: false, chunks: [enc.encode(writes)] });
+      await c.publishAsync(buildTopic("svc", { tenant: "t1", feed: "f1", kind: "data" }), Buffer.from(payload), { qos: 1 });
+    }
+    await waitFor("six acks", () => (acks.reduce((n, a) => n + a.seqs.length, 0) >= 6 ? true : undefined), 30_000);
+    expect(acks.every((a) => a.rejected === undefined)).toBe(true);
+    await c.endAsync();
+    const metrics = await (await fetch(`${col.url}/metrics`)).text();
+    expect(Number(/^outpost_collector_memory_collections_total (\d+)$/m.exec(metrics)?.[1])).toBeGreaterThanOrEqual(1);
+    expect(metrics).toMatch(/^outpost_collector_memory_refusals_total 0$/m);
+    const back = (await body(await col.req("/svc/metrics/gauges/mq.6/raw?start=0"))) as unknown[];
+    expect(back.length).toBe(N);
   });
 });

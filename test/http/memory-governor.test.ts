@@ -112,4 +112,14 @@ describe("MemoryGovernor", () => {
     expect(state.collections).toBe(2);
     expect(g.refused).toBe(2);
   });
+
+  it("collectIfDue (MQTT batches) collects like admit but never refuses, even above the limit", () => {
+    const { g, state } = sim({ target: 100 * MB, limit: 300 * MB });
+    state.live = 320 * MB;
+    state.rss = 350 * MB;
+    expect(g.collectIfDue(16 * MB)).toBe(320 * MB);
+    expect(state.collections).toBe(1);
+    expect(g.collectIfDue(1024)).toBe(320 * MB);
+    expect(g.refused).toBe(0);
+  });
 });
