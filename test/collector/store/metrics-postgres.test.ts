@@ -178,7 +178,7 @@ describe("PostgreSQL metrics store failures", () => {
     ]);
     await s.seal(true);
     await db.sql.unsafe(
-      "UPDATE metric_chunks SET body = overlay(body placing '\\xff'::bytea from length(body) - 2 for 1) WHERE sid = (SELECT sid FROM metric_series WHERE metric = 'bad')",
+      "UPDATE metric_chunks SET body = set_byte(body, length(body) - 3, get_byte(body, length(body) - 3) # 255) WHERE sid = (SELECT sid FROM metric_series WHERE metric = 'bad')",
     );
     await expect(s.readRaw("t", "gauge", "bad", all)).rejects.toBeInstanceOf(CorruptDataError);
     await expect(s.readSeries("t", "gauge", "bad", 0, NOW + 10)).rejects.toThrow(/gauge metric 'bad' is corrupt/);
@@ -200,7 +200,7 @@ describe("PostgreSQL metrics store failures", () => {
       { type: "gauge", id: "good", points: [{ timestamp: NOW, value: 3 }] },
     ]);
     await db.sql.unsafe(
-      "UPDATE metric_blocks SET body = overlay(body placing '\\xff'::bytea from length(body) - 2 for 1) WHERE sid = (SELECT sid FROM metric_series WHERE metric = 'bad')",
+      "UPDATE metric_blocks SET body = set_byte(body, length(body) - 3, get_byte(body, length(body) - 3) # 255) WHERE sid = (SELECT sid FROM metric_series WHERE metric = 'bad')",
     );
     await expect(s.readRaw("t", "gauge", "bad", all)).rejects.toThrow(/gauge metric 'bad' is corrupt \(block \d+/);
     expect(await s.seal(true)).toBe(1);
