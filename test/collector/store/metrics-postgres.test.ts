@@ -143,6 +143,24 @@ describe("PostgreSQL metrics store: a block per series and write", () => {
     expect(await a.stats()).toEqual({ points: 0, blocks: 0, chunks: 2 });
   });
 
+  it("deletes a metric's and a tenant's blocks with them, and drops at the seal blocks whose series is gone", async () => {
+    const s = await collector();
+    await s.write("t", [
+      { type: "gauge", id: "a", points: [{ timestamp: NOW, value: 1 }] },
+      { type: "gauge", id: "b", points: [{ timestamp: NOW, value: 2 }] },
+    ]);
+    await s.write("u", [{ type: "gauge", id: "a", points: [{ timestamp: NOW, value: 3 }] }]);
+    expect(await s.deleteMetric("t", "gauge", "a")).toBe(true);
+    expect(await s.stats()).toMatchObject({ blocks: 2 });
+    await s.deleteTenant("u");
+    expect(await s.stats()).toMatchObject({ blocks: 1 });
+    expect((await s.readRaw("t", "gauge", "b", all)).values).toEqual([2]);
+    // A block committed by a write that raced the deletion of its series (sids are never reused).
+    await db.sql.unsafe("INSERT INTO metric_blocks (sid, start_ts, end_ts, n, written, expires_at, body) SELECT 999999, 0, 0, 1, 0, 9e15, body FROM metric_blocks LIMIT 1");
+    expect(await s.seal(true)).toBe(1);
+    expect(await s.stats()).toEqual({ points: 0, blocks: 0, chunks: 1 });
+  });
+
   it("gives a block the expiry of its series' retention when written, and drops it at retention", async () => {
     let now = NOW;
     const sql = new SQL(db.url, { max: 2 });

@@ -58,7 +58,11 @@ export function sealSeries(c: PgContext, sid: number): Promise<boolean> {
     const [lock] = await c.rows<{ ok: boolean }>("SELECT pg_try_advisory_xact_lock(?, ?) AS ok", [SEAL_LOCK, sid % 2_147_483_647], t);
     if (!lock?.ok) return false;
     const [series] = await c.rows<{ type: MetricType; tenant: string; metric: string }>("SELECT type, tenant, metric FROM metric_series WHERE sid = ?", [sid], t);
-    if (!series) return false;
+    if (!series) {
+      // Blocks of a write that raced the deletion of their series: never read, dropped here.
+      await c.rows("DELETE FROM metric_blocks WHERE sid = ?", [sid], t);
+      return false;
+    }
     const now = c.now();
     const blocks = (await c.rows<BlockRow>("DELETE FROM metric_blocks WHERE sid = ? RETURNING bid, start_ts, end_ts, n, expires_at, body", [sid], t))
       // Expired blocks go without a chunk (reads already leave them out).
