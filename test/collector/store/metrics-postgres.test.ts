@@ -1,12 +1,12 @@
 import { SQL } from "bun";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { PostgresMetricsStore } from "../../../collector/store/metrics/postgres/store.ts";
 import { createLogger } from "../../../src/log/logger.ts";
 import { CorruptDataError } from "../../../src/sqlite/corrupt-data.ts";
 import { storageFailure } from "../../../src/sqlite/storage-failure.ts";
 import { StorageHealth } from "../../../src/sqlite/storage-health.ts";
 import { body, startTestCollector } from "../../helpers/collector.ts";
-import { createTestDatabase, failPostgresStatements, migrateAll, PostgresProxy, type TestDatabase } from "../../helpers/postgres.ts";
+import { failPostgresStatements, fileTestDatabase, PostgresProxy } from "../../helpers/postgres.ts";
 
 /**
  * What only the PostgreSQL metrics store has to show: several collectors on one database (each
@@ -14,16 +14,12 @@ import { createTestDatabase, failPostgresStatements, migrateAll, PostgresProxy, 
  * losing or doubling one, and refuse corrupt chunks and an unreachable server as the SQLite
  * store refuses its own failures.
  */
-let db: TestDatabase;
-beforeAll(async () => {
-  db = await createTestDatabase();
-  await migrateAll(db.sql);
-});
-afterAll(() => db.drop());
 const cleanups: (() => Promise<unknown>)[] = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-  await db.sql.unsafe("TRUNCATE metric_tenants, metric_series, metric_blocks, metric_chunks");
+const db = fileTestDatabase({
+  truncate: ["metric_tenants", "metric_series", "metric_blocks", "metric_chunks"],
+  async cleanup() {
+    for (const c of cleanups.splice(0).reverse()) await c();
+  },
 });
 
 const NOW = Date.now();

@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SQL } from "bun";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { defaultPlugins } from "../../../collector/alerts/actions/registry.ts";
 import { AlertingService } from "../../../collector/alerts/service.ts";
 import { PostgresAlertsStore } from "../../../collector/store/alerts/postgres.ts";
@@ -17,7 +17,7 @@ import { storageFailure } from "../../../src/sqlite/storage-failure.ts";
 import { StorageHealth } from "../../../src/sqlite/storage-health.ts";
 import { body, startTestCollector } from "../../helpers/collector.ts";
 import { waitFor } from "../../helpers/ports.ts";
-import { createTestDatabase, migrateAll, PostgresProxy, type TestDatabase } from "../../helpers/postgres.ts";
+import { fileTestDatabase, PostgresProxy } from "../../helpers/postgres.ts";
 
 /**
  * Issue 13's storage-failure behaviour on PostgreSQL: a server that cannot be reached (cut
@@ -27,15 +27,11 @@ import { createTestDatabase, migrateAll, PostgresProxy, type TestDatabase } from
  */
 const log = createLogger("silent");
 const cleanups: (() => void | Promise<void>)[] = [];
-let db: TestDatabase;
-beforeAll(async () => {
-  db = await createTestDatabase();
-  await migrateAll(db.sql);
-});
-afterAll(() => db.drop());
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-  await db.sql.unsafe("TRUNCATE triggers, alerts, events, action_definitions, action_history, forecast_subscriptions, inv_entity, inv_relationship");
+const db = fileTestDatabase({
+  truncate: ["triggers", "alerts", "events", "action_definitions", "action_history", "forecast_subscriptions", "inv_entity", "inv_relationship"],
+  async cleanup() {
+    for (const c of cleanups.splice(0).reverse()) await c();
+  },
 });
 
 /** A pool that reaches the test database through a proxy the test can cut. */

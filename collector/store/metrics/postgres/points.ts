@@ -49,7 +49,7 @@ function blocksOf(writes: MetricWrite[]): Blocks {
     const ts = Float64Array.from(sp.points.keys()).sort();
     for (let a = 0; a < ts.length; a += MAX_POINTS) {
       const part = ts.subarray(a, Math.min(ts.length, a + MAX_POINTS));
-      const at = part.length;
+      const count = part.length;
       const pts = Array.from(part, (t) => sp.points.get(t)!);
       const anyTags = pts.some((p) => p.tags && Object.keys(p.tags).length > 0);
       const tags = anyTags ? pts.map((p) => (p.tags && Object.keys(p.tags).length ? p.tags : undefined)) : undefined;
@@ -64,10 +64,10 @@ function blocksOf(writes: MetricWrite[]): Blocks {
       out.type.push(sp.type);
       out.metric.push(sp.id);
       out.lo.push(part[0]!);
-      out.hi.push(part[at - 1]!);
-      out.n.push(at);
+      out.hi.push(part[count - 1]!);
+      out.n.push(count);
       out.body.push(Buffer.from(block.buffer, block.byteOffset, block.byteLength).toString("hex"));
-      out.points += at;
+      out.points += count;
     }
   }
   return out;
