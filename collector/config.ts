@@ -4,6 +4,7 @@ import { readSecretOption, secretOptions } from "../src/config/secret-option.ts"
 import { isPostgresUrl } from "../src/postgres/connect.ts";
 import { parseBrokerUrl } from "../src/protocol/broker-url.ts";
 import { topicPrefixProblem } from "../src/protocol/topics.ts";
+import { nodeNameProblem } from "./cluster/node-name.ts";
 
 export const COLLECTOR_ENV_PREFIX = "OUTPOST";
 
@@ -102,6 +103,11 @@ export const collectorOptions: OptionSpec[] = [
     default: "_outpost",
     help: "tenant under which the collector stores its own metrics (ids collector:<name>); they are also served at /metrics",
   },
+  {
+    name: "node-name",
+    kind: "string",
+    help: "this collector's name among collectors sharing a --database-url (default: the host name): its self-metrics are stored as collector:<node-name>:<name>, tagged collector=<node-name>",
+  },
   { name: "self-metrics-interval", kind: "duration", min: 0, max: 86_400_000, default: "10s", help: "period at which the collector stores its own metrics; 0 stores none" },
   { name: "synchronous", kind: "string", default: "FULL", choices: ["FULL", "NORMAL"], help: "SQLite synchronous mode: FULL (power-loss safe) or NORMAL" },
   {
@@ -169,6 +175,9 @@ export function validateCollectorOptions(values: OptionValues): void {
   const databaseUrl = readSecretOption(values, "database-url");
   // The URL itself is never repeated: it may hold a password.
   if (databaseUrl !== undefined && !isPostgresUrl(databaseUrl)) throw new OptionError("--database-url must be a postgres:// or postgresql:// URL");
+  const nodeName = values["node-name"];
+  const nodeProblem = nodeName === undefined ? undefined : nodeNameProblem(String(nodeName));
+  if (nodeProblem) throw new OptionError(`--node-name ${nodeProblem}`);
   const prefixProblem = topicPrefixProblem(String(values["topic-prefix"] ?? "svc"));
   if (prefixProblem) throw new OptionError(`--topic-prefix ${prefixProblem}`);
 }

@@ -27,6 +27,8 @@ import { startHttpServer } from "./http-server.ts";
 import { SHARE_GROUP } from "./ingest/external-broker.ts";
 import { startIngest } from "./ingest/ingest.ts";
 import { startLeases } from "./cluster/leases.ts";
+import { InventorySync } from "./cluster/inventory-sync.ts";
+import { nodeNameOf } from "./cluster/node-name.ts";
 import { readSecurity, reloadSecurity } from "./security.ts";
 import { startSelfMonitoring } from "./self-monitoring.ts";
 import { PostgresAlertsStore } from "./store/alerts/postgres.ts";
@@ -35,7 +37,7 @@ import { openPostgresInventoryStore } from "./store/inventory/postgres.ts";
 import { openSqliteInventoryStore } from "./store/inventory/sqlite.ts";
 import { openPostgresStorage, type PostgresStorage } from "./store/postgres.ts";
 import { createMetricsStore } from "./store/metrics/open.ts";
-import { servePrometheus, storeSelfMetrics } from "./telemetry.ts";
+import { selfMetricNames, servePrometheus, storeSelfMetrics } from "./telemetry.ts";
 
 /**
  * Clients switch APIs on this: the Hawkular Metrics generation the interfaces are a superset
@@ -114,18 +116,29 @@ async function startServices(values: OptionValues, ctx: ProgramContext | undefin
   const pg = await openSharedStorage(values, log, dataDir);
   if (pg) closers.push(() => pg.close());
   // Work done once among the collectors of one database (docs/scale-out.md).
-  const keeper = pg && (await startLeases(pg.sql, log.child("leases")));
+  // Its name among them: lease owner, self-metrics series (--node-name).
+  const nodeName = pg ? nodeNameOf(values) : undefined;
+  const keeper = pg && nodeName !== undefined ? await startLeases(pg.sql, log.child("leases"), nodeName) : undefined;
   if (keeper) closers.push(() => keeper.stop());
   const chunkCacheBytes = Number(values["chunk-cache"] ?? 64 * 1024 ** 2);
   const metricsStore = createMetricsStore({ dataDir, synchronous, defaultRetentionDays, chunkCacheBytes, log: log.child("metrics-store"), health, sql: pg?.sql });
   closers.push(() => metricsStore.close());
   const forecastLog = log.child("forecast");
   const forecastStore = pg && new PostgresForecastStore({ sql: pg.sql, log: forecastLog, health });
-  const forecasting = createForecasting({ dataDir, bus, log: forecastLog, points: metricsStore, synchronous, health, store: forecastStore });
+  const forecasting = createForecasting({
+    ...{ dataDir, bus, log: forecastLog, points: metricsStore, synchronous, health, store: forecastStore },
+    cluster: keeper ? { ownership: keeper } : undefined,
+  });
   closers.push(() => forecasting.close());
   const inventoryStore = pg ? openPostgresInventoryStore(pg.sql, { health }) : openSqliteInventoryStore(join(dataDir, "inventory.db"), { synchronous, health });
   closers.push(() => inventoryStore.close());
   const inventoryEvents = new InventoryEvents((err) => log.error("inventory listener failed", { err: String(err) }));
+  if (pg && keeper) {
+    // Websocket clients of every collector see the inventory changes made through any.
+    const inventorySync = new InventorySync({ sql: pg.sql, owner: keeper.owner, events: inventoryEvents, log: log.child("inventory-sync") });
+    await inventorySync.start();
+    closers.push(() => inventorySync.close());
+  }
   const alertsLog = log.child("alerts");
   const alerting = createAlerting({
     dataDir,
@@ -224,7 +237,7 @@ async function startServices(values: OptionValues, ctx: ProgramContext | undefin
     closers.push(() => ingest.close());
     ctx?.reload.register({ what: "local trigger push", always: true, apply: () => ingest.repushTriggers() });
   }
-  closers.push(storeSelfMetrics(telemetry, metricsStore, selfTenant, Number(values["self-metrics-interval"] ?? 10_000), log));
+  closers.push(storeSelfMetrics(telemetry, metricsStore, selfTenant, Number(values["self-metrics-interval"] ?? 10_000), log, selfMetricNames(nodeName)));
 
   ready = true;
   log.info("collector ready", { version: OUTPOST_VERSION });

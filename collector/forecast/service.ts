@@ -9,6 +9,7 @@ import {
   typicalStep,
 } from "../../src/forecast/forecaster.ts";
 import type { Logger } from "../../src/log/logger.ts";
+import type { Ownership } from "../../src/partitions.ts";
 import { storageFailure } from "../../src/sqlite/storage-failure.ts";
 import type { WrittenPoints } from "../events/points-bus.ts";
 import type { ForecastStore, SubscriptionRecord } from "../store/forecast/types.ts";
@@ -21,6 +22,11 @@ export interface ForecastingDeps {
   points?: PointSource;
   log: Logger;
   now?: () => number;
+  /**
+   * Collectors sharing a database (docs/scale-out.md): only the holder of a tenant's lease
+   * learns, from the stored points, in `syncWithStore` rounds; the others show what it saved.
+   */
+  ownership?: Ownership;
 }
 
 export interface Blueprint {
@@ -38,6 +44,13 @@ const HISTORY_WINDOWS = 3;
 const learnedType = new Set<string>(LEARNED_TYPES);
 
 /**
+ * What the store's row holds of a subscription: equal strings, equal rows. Its revision where
+ * the store counts saves (PostgreSQL), else its whole state.
+ */
+const stateOf = (r: SubscriptionRecord): string =>
+  r.revision !== undefined ? `#${r.revision}` : `${r.collectionInterval ?? ""}|${JSON.stringify(r.forecaster)}`;
+
+/**
  * The forecasting subscriptions of all tenants: kept in memory (a forecast is a few
  * multiplications on the current state), written through to the store after every change.
  * Learns from the points committed to the metrics store (via `onPoints`) and, on subscribe
@@ -50,6 +63,14 @@ export class ForecastingService {
   /** Per subscription, the last save in flight: saves of one subscription stay in order. */
   private readonly saving = new Map<SubscriptionRecord, Promise<void>>();
   private readonly now: () => number;
+  /** The state each record had when last saved or loaded: another collector's change differs. */
+  private readonly stored = new WeakMap<SubscriptionRecord, string>();
+  /**
+   * Several collectors: the lease generation under which a record last read the stored points
+   * (syncWithStore). Points on the bus are learned at once only then: a new holder first reads
+   * what the others stored, or learning a newer point would make it skip them.
+   */
+  private readonly caughtUp = new WeakMap<SubscriptionRecord, number>();
 
   constructor(private readonly deps: ForecastingDeps) {
     this.now = deps.now ?? Date.now;
@@ -57,7 +78,10 @@ export class ForecastingService {
 
   /** Loads the stored subscriptions. */
   async open(): Promise<void> {
-    for (const r of await this.deps.store.all()) this.tenantSubs(r.tenant).set(r.metricId, r);
+    for (const r of await this.deps.store.all()) {
+      this.tenantSubs(r.tenant).set(r.metricId, r);
+      this.stored.set(r, stateOf(r));
+    }
   }
 
   private tenantSubs(tenant: string): Map<string, SubscriptionRecord> {
@@ -80,7 +104,12 @@ export class ForecastingService {
     const previous = this.saving.get(r) ?? Promise.resolve();
     const next = previous.then(async () => {
       // A subscription deleted (or replaced) meanwhile is not written back.
-      if (this.subs.get(r.tenant)?.get(r.metricId) === r) await this.deps.store.save(r);
+      if (this.subs.get(r.tenant)?.get(r.metricId) !== r) return;
+      const state = stateOf(r);
+      const before = r.revision;
+      await this.deps.store.save(r);
+      // A store counting saves has given the record its new revision.
+      this.stored.set(r, r.revision !== before ? stateOf(r) : state);
     });
     // Settles either way: a failed save (reported to the caller through `next`) must not stop
     // the saves queued after it.
@@ -118,7 +147,15 @@ export class ForecastingService {
       }
     }
     if (!inserted) throw new SubscriptionExistsError(tenant, bp.metricId);
+    this.stored.set(r, stateOf(r));
+    // Elsewhere than on the tenant's lease holder, the holder learns its history (syncWithStore).
+    const lease = this.deps.ownership?.owns(tenant);
+    if (this.deps.ownership && !lease) {
+      this.backfilling.delete(r);
+      return r;
+    }
     await this.backfill(r);
+    if (lease) this.caughtUp.set(r, lease.generation);
     return r;
   }
 
@@ -148,6 +185,7 @@ export class ForecastingService {
 
   /** At start: learns what was stored while the collector was not learning (or crashed before saving). */
   async catchUp(): Promise<void> {
+    if (this.deps.ownership) return; // syncWithStore's rounds do it
     for (const tenantSubs of this.subs.values()) for (const r of tenantSubs.values()) await this.backfill(r);
   }
 
@@ -199,6 +237,50 @@ export class ForecastingService {
     return forecast(r.forecaster, ahead, step ?? 1000);
   }
 
+  /**
+   * One round of collectors sharing the database: subscriptions created, changed, learned or
+   * deleted by another collector are taken as stored, and those of tenants this collector
+   * holds learn the points stored since their newest (by whichever collector), then are saved.
+   * A holder's takeover thus starts from its predecessor's last save.
+   */
+  async syncWithStore(): Promise<void> {
+    const own = this.deps.ownership;
+    if (!own) return;
+    const store = this.deps.store;
+    // Where the store counts saves, only the subscriptions changed elsewhere are read whole.
+    const listed: { tenant: string; metricId: string; state: string; record?: SubscriptionRecord }[] =
+      store.revisions && store.get
+        ? (await store.revisions()).map((v) => ({ ...v, state: `#${v.revision}` }))
+        : (await store.all()).map((record) => ({ tenant: record.tenant, metricId: record.metricId, state: stateOf(record), record }));
+    const present = new Set<string>();
+    for (const s of listed) {
+      present.add(`${s.tenant}\u0000${s.metricId}`);
+      let r = this.subs.get(s.tenant)?.get(s.metricId);
+      // A change of this collector's own in flight: its save is newer than the row read.
+      if (r && (this.saving.has(r) || this.backfilling.has(r))) continue;
+      if (!r || this.stored.get(r) !== s.state) {
+        const fresh = s.record ?? (await store.get?.(s.tenant, s.metricId));
+        if (!fresh) continue; // deleted meanwhile
+        const now = this.subs.get(s.tenant)?.get(s.metricId);
+        if (now !== r) continue; // subscribed or deleted here while it was read
+        this.tenantSubs(s.tenant).set(s.metricId, fresh);
+        this.stored.set(fresh, stateOf(fresh));
+        r = fresh;
+      }
+      const lease = own.owns(s.tenant);
+      if (!lease) continue;
+      await this.backfill(r);
+      this.caughtUp.set(r, lease.generation);
+    }
+    for (const [tenant, tenantSubs] of this.subs) {
+      for (const [metricId, r] of tenantSubs) {
+        if (present.has(`${tenant}\u0000${metricId}`) || this.saving.has(r) || this.backfilling.has(r)) continue;
+        if (!this.stored.has(r)) continue; // being inserted by subscribe
+        tenantSubs.delete(metricId);
+      }
+    }
+  }
+
   /** Waits for the saves in flight (before the store closes). */
   async flush(): Promise<void> {
     await Promise.allSettled([...this.saving.values()]);
@@ -206,11 +288,16 @@ export class ForecastingService {
 
   /** PointsBus listener: subscribed gauges and counters learn the points just committed. */
   readonly onPoints = (p: WrittenPoints): void => {
+    // Several collectors: only the tenant's lease holder learns; the points the others store
+    // it reads back in syncWithStore.
+    const lease = this.deps.ownership?.owns(p.tenant);
+    if (this.deps.ownership && !lease) return;
     const tenantSubs = this.subs.get(p.tenant);
     if (!tenantSubs) return;
     for (const w of p.writes) {
       const r = tenantSubs.get(w.id);
       if (!r || !learnedType.has(w.type)) continue;
+      if (lease && this.caughtUp.get(r) !== lease.generation) continue; // the next round reads them
       const points: LearnPoint[] = [];
       for (const pt of w.points) if (typeof pt.value === "number") points.push({ timestamp: pt.timestamp, value: pt.value });
       const held = this.backfilling.get(r);

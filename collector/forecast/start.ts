@@ -1,4 +1,5 @@
 import type { Logger } from "../../src/log/logger.ts";
+import type { Ownership } from "../../src/partitions.ts";
 import type { StorageHealth } from "../../src/sqlite/storage-health.ts";
 import type { PointsBus } from "../events/points-bus.ts";
 import { SqliteForecastStore } from "../store/forecast/sqlite.ts";
@@ -16,6 +17,11 @@ export interface ForecastingOptions {
   health?: StorageHealth;
   /** Another store than forecast.db in the data folder (PostgreSQL). */
   store?: ForecastStore;
+  /**
+   * Collectors sharing a database: learning is the tenant's lease holder's, from the stored
+   * points, every `syncMs` (default 1 s); the others reload what it saved as often.
+   */
+  cluster?: { ownership: Ownership; syncMs?: number };
 }
 
 export interface Forecasting {
@@ -28,16 +34,43 @@ export interface Forecasting {
 /** The forecasting engine of the collector: its store, its service, its bus subscription. */
 export function createForecasting(opts: ForecastingOptions): Forecasting {
   const store = opts.store ?? new SqliteForecastStore({ dataDir: opts.dataDir, synchronous: opts.synchronous, log: opts.log, health: opts.health });
-  const service = new ForecastingService({ store, points: opts.points, log: opts.log });
+  const service = new ForecastingService({ store, points: opts.points, log: opts.log, ownership: opts.cluster?.ownership });
   let unsubscribe: (() => void) | undefined;
+  let timer: ReturnType<typeof setInterval> | undefined;
+  let round: Promise<void> | undefined;
+  let lastError = "";
+  const sync = () => {
+    round ??= service
+      .syncWithStore()
+      .then(
+        () => {
+          lastError = "";
+        },
+        (e) => {
+          const msg = String(e);
+          if (msg !== lastError) opts.log.warn("forecasting round failed; retrying", { err: msg });
+          lastError = msg;
+        },
+      )
+      .finally(() => {
+        round = undefined;
+      });
+    return round;
+  };
   return {
     service,
     async open() {
       await service.open();
       unsubscribe = opts.bus.subscribe(service.onPoints);
       await service.catchUp();
+      if (opts.cluster) {
+        timer = setInterval(() => void sync(), opts.cluster.syncMs ?? 1000);
+        timer.unref?.();
+      }
     },
     async close() {
+      if (timer) clearInterval(timer);
+      await round;
       unsubscribe?.();
       await service.flush();
       await store.close();

@@ -32,8 +32,11 @@ export async function mutate<T, R = T>(
     const result = finish ? await finish(tx, done) : (done as unknown as R);
     const events = [];
     // Payloads cost reads; render them only when someone listens.
-    if (inv.events.hasListeners()) {
-      for (const p of changes.pending) events.push({ tenant, action: p.action, type: p.type, payload: await p.payload() });
+    if (inv.events.hasListeners(tenant)) {
+      for (const p of changes.pending) {
+        // Only what a listener follows: a sync makes thousands of changes of every kind.
+        if (inv.events.hasListeners(tenant, p.type, p.action)) events.push({ tenant, action: p.action, type: p.type, payload: await p.payload() });
+      }
     }
     return { result, events };
   });

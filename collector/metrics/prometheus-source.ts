@@ -5,7 +5,7 @@
  */
 import type { Matcher } from "../../src/promql/ast.ts";
 import { compareLabels, labelsKey, type Labels } from "../../src/promql/labels.ts";
-import type { RawSeries, SeriesRef, SeriesSource } from "../../src/promql/values.ts";
+import type { RawSeries, ReadBuffers, SeriesRef, SeriesSource } from "../../src/promql/values.ts";
 import { AVAILABILITY_CODE } from "../../src/metrics/model.ts";
 import type { MetricsStore } from "../store/metrics/types.ts";
 import { type IndexedSeries, type LabelIndex, labelIndex } from "./label-index.ts";
@@ -30,15 +30,18 @@ export class StoreSeriesSource implements SeriesSource {
       else groups.set(k, [h]);
     }
     const out: SeriesRef[] = [];
-    for (const g of groups.values()) out.push({ labels: g[0]!.labels, read: () => this.read(g, start, end) });
+    for (const g of groups.values()) out.push({ labels: g[0]!.labels, read: (buffers) => this.read(g, start, end, buffers) });
     return out.sort((a, b) => compareLabels(a.labels, b.labels));
   }
 
-  /** The samples in [start, end] of one series (of the metrics that share its labels). */
-  private async read(g: IndexedSeries[], start: number, end: number): Promise<RawSeries | undefined> {
+  /**
+   * The samples in [start, end] of one series (of the metrics that share its labels). Only a
+   * series of one metric is read into `buffers`: merged ones are copied anyway.
+   */
+  private async read(g: IndexedSeries[], start: number, end: number, buffers?: ReadBuffers): Promise<RawSeries | undefined> {
     const parts: RawSeries[] = [];
     for (const h of g) {
-      const s = await this.store.readSeries(this.tenant, h.entry.type, h.entry.id, start, end + 1);
+      const s = await this.store.readSeries(this.tenant, h.entry.type, h.entry.id, start, end + 1, g.length === 1 ? buffers : undefined);
       if (!s || s.ts.length === 0) continue;
       parts.push(h.entry.type === "availability" ? knownAvailability(h.labels, s.ts, s.values) : { labels: h.labels, ts: s.ts, vals: s.values });
     }

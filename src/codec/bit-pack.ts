@@ -169,6 +169,24 @@ function getWide(w: Uint32Array, o: number, width: number): number {
   return get(w, o + 32, width - 32) * TWO32 + get(w, o, 32);
 }
 
+/**
+ * True when the m packed values at r are all zero written as one run of zero-width groups
+ * (the second differences of regular timestamps): then the header is consumed and the values
+ * are left for the caller to use as zeros; otherwise r is left as it was, for unpack.
+ */
+export function packedZeros(r: ByteReader, m: number): boolean {
+  const groups = (m + GROUP - 1) >>> 5;
+  if (groups === 0 || r.pos >= r.end) return false;
+  const at = r.pos;
+  const b = r.buf[at]!;
+  if ((b & ~RUN) !== 0) return false;
+  r.pos++;
+  const run = b & RUN ? 1 + r.varuint() : 1;
+  if (run === groups) return true;
+  r.pos = at;
+  return false;
+}
+
 let runHeaders = new Uint8Array(64);
 let runGroups = new Int32Array(64);
 

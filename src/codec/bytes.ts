@@ -72,6 +72,8 @@ export class ByteWriter {
 }
 
 let aligned = new Uint32Array(1024);
+/** Its bytes (one view kept: making a view per call measured as much as the copy). */
+let alignedBytes = new Uint8Array(aligned.buffer);
 
 /** Reads what ByteWriter wrote; every read past `end` or malformed varint is a PointCodecError. */
 export class ByteReader {
@@ -91,9 +93,14 @@ export class ByteReader {
   words(): Uint32Array {
     if (this.wordsCopy) return this.wordsCopy;
     const n = ((this.buf.length + 3) >>> 2) + 2;
-    if (aligned.length < n) aligned = new Uint32Array(Math.max(n, aligned.length * 2));
-    aligned.fill(0, n - 3, n);
-    new Uint8Array(aligned.buffer).set(this.buf);
+    if (aligned.length < n) {
+      aligned = new Uint32Array(Math.max(n, aligned.length * 2));
+      alignedBytes = new Uint8Array(aligned.buffer);
+    }
+    aligned[n - 3] = 0;
+    aligned[n - 2] = 0;
+    aligned[n - 1] = 0;
+    alignedBytes.set(this.buf);
     this.wordsCopy = aligned;
     return aligned;
   }

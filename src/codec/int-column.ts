@@ -1,4 +1,4 @@
-import { pack, packedSize, unpack } from "./bit-pack.ts";
+import { pack, packedSize, packedZeros, unpack } from "./bit-pack.ts";
 import { type ByteReader, type ByteWriter, zigzag } from "./bytes.ts";
 import { corrupt } from "./errors.ts";
 
@@ -150,9 +150,13 @@ export function readIntColumn(r: ByteReader, n: number, out: Float64Array, divis
   let d = k === 2 ? r.varint() : 0;
   const base = offset ? r.varint() : 0;
   const g = r.varuint() || 1;
+  const p = divisor;
+  if (k === 2 && packedZeros(r, n - k)) {
+    constantSteps(out, n, v, d, p);
+    return;
+  }
   unpack(r, n - k, out, k, !offset);
   // One pass: scale, sum up to the order, divide (separate loops: a division costs more than the rest).
-  const p = divisor;
   if (k === 0) {
     if (p !== 1) for (let i = 0; i < n; i++) out[i] = (base + out[i]! * g) / p;
     else if (g !== 1 || base !== 0) for (let i = 0; i < n; i++) out[i] = base + out[i]! * g;
@@ -168,4 +172,16 @@ export function readIntColumn(r: ByteReader, n: number, out: Float64Array, divis
     else if (g !== 1) for (let i = 2; i < n; i++) out[i] = v += d += out[i]! * g;
     else for (let i = 2; i < n; i++) out[i] = v += d += out[i]!;
   }
+}
+
+/**
+ * readIntColumn's sums for second differences that are all zero (regular timestamps, values
+ * growing by a constant), without unpacking zeros first: d + 0 × g is d, x / 1 is x (so no
+ * division when p is 1), and d, v are integers, never −0.
+ */
+function constantSteps(out: Float64Array, n: number, v: number, d: number, p: number): void {
+  out[0] = v / p;
+  if (n > 1) out[1] = (v += d) / p;
+  if (p !== 1) for (let i = 2; i < n; i++) out[i] = (v += d) / p;
+  else for (let i = 2; i < n; i++) out[i] = v += d;
 }

@@ -26,8 +26,13 @@ export interface PgSchema {
 const MIGRATION_LOCK = 0x6f757470; // "outp"
 
 export async function pgSchemaVersion(sql: SQL, name: string): Promise<number> {
-  await sql.unsafe("CREATE TABLE IF NOT EXISTS outpost_schema (name TEXT PRIMARY KEY, version INTEGER NOT NULL)");
-  const rows = await sql.unsafe("SELECT version FROM outpost_schema WHERE name = $1", [name]);
+  // Under the lock: CREATE TABLE IF NOT EXISTS run at once by collectors starting together on an
+  // empty database fails in one of them (a duplicate key in PostgreSQL's catalog).
+  const rows = await sql.begin(async (tx) => {
+    await tx.unsafe("SELECT pg_advisory_xact_lock($1)", [MIGRATION_LOCK]);
+    await tx.unsafe("CREATE TABLE IF NOT EXISTS outpost_schema (name TEXT PRIMARY KEY, version INTEGER NOT NULL)");
+    return tx.unsafe("SELECT version FROM outpost_schema WHERE name = $1", [name]);
+  });
   return rows.length === 0 ? 0 : Number(rows[0].version);
 }
 

@@ -18,16 +18,22 @@ function point(w: JsonBytes, t: number, v: number): void {
 }
 
 /**
- * The encoded timestamps of one time column. Series of a range query that have a value at
- * every step share one column, so its timestamps are written once, then copied.
+ * The encoded timestamps of one time column. Series of a range query share the column of step
+ * times (whole, or a view of the steps they have values at), so its timestamps are written
+ * once, then copied.
  */
 class EncodedTimes {
   private col?: Float64Array;
   private bytes = new Uint8Array(0);
   private offsets = new Uint32Array(0);
+  /** Index in the column of the first timestamp of the view given to `of`. */
+  first = 0;
 
-  of(col: Float64Array): this {
-    if (col === this.col) return this;
+  /** The whole column `view` is part of (see columnOf). */
+  of(view: Float64Array): this {
+    const col = columnOf(view)!;
+    this.first = (view.byteOffset - col.byteOffset) >>> 3;
+    if (col.buffer === this.col?.buffer && col.length === this.col.length) return this;
     const w = new JsonBytes(col.length * 16 + 16);
     this.offsets = new Uint32Array(col.length + 1);
     for (let i = 0; i < col.length; i++) {
@@ -40,9 +46,21 @@ class EncodedTimes {
     return this;
   }
 
+  /** Timestamp i of the view. */
   write(w: JsonBytes, i: number): void {
-    w.copy(this.bytes, this.offsets[i]!, this.offsets[i + 1]!);
+    const j = this.first + i;
+    w.copy(this.bytes, this.offsets[j]!, this.offsets[j + 1]!);
   }
+}
+
+/**
+ * The whole column a timestamp view is part of: its buffer as float64s, when that is not much
+ * larger than the view (a view into a larger buffer of other data is not worth encoding whole).
+ */
+function columnOf(view: Float64Array): Float64Array | undefined {
+  const n = view.buffer.byteLength >>> 3;
+  if (n > 2 * view.length + 64) return undefined;
+  return new Float64Array(view.buffer, 0, n);
 }
 
 const metric = (w: JsonBytes, l: Labels) => w.text(`{"metric":${JSON.stringify(labelsToRecord(l))}`);
@@ -82,8 +100,8 @@ export function* successChunks(r: QueryResult, chunkBytes?: number): Generator<U
         if (k > 0) w.byte(COMMA);
         metric(w, s.labels);
         w.ascii(',"values":[');
-        // A column seen twice in a row is worth encoding once.
-        const shared = s.ts === prev ? times.of(s.ts) : undefined;
+        // A column seen twice in a row (whole or in part) is worth encoding once.
+        const shared = prev !== undefined && s.ts.buffer === prev.buffer && columnOf(s.ts) ? times.of(s.ts) : undefined;
         prev = s.ts;
         for (let i = 0; i < s.ts.length; i++) {
           if (i > 0) w.byte(COMMA);

@@ -6,8 +6,8 @@ import type { AtModifier, Call, Expr, MatrixSelector, VectorSelector } from "./a
 import { aggregate } from "./aggregate.ts";
 import { binary } from "./binary.ts";
 import { callFunction } from "./functions.ts";
-import { dropName, labelsKey } from "./labels.ts";
-import { KEEPS_NAME, PREFIX_COUNTS, prefixCounts, RANGE_FUNCTIONS, type Window } from "./range-functions.ts";
+import { dropName, type Labels, labelsKey } from "./labels.ts";
+import { extrapolatedRateSteps, KEEPS_NAME, PREFIX_COUNTS, prefixCounts, RANGE_FUNCTIONS, STEP_LOOP, type Window } from "./range-functions.ts";
 import { ExecutionError, newStepSeries, type RawSeries, type StepSeries, type Value } from "./values.ts";
 
 export interface EvalTimes {
@@ -139,14 +139,37 @@ export class Evaluator {
    * forward while the steps do (O(samples + steps) plus the function's own work).
    */
   applyRange(call: Call, m: MatrixSelector, param?: Float64Array): StepSeries[] {
+    const out: StepSeries[] = [];
+    this.eachRange(call, m, param, true, (s) => out.push(s));
+    return KEEPS_NAME.has(call.name) ? out : this.mergeSameLabels(out);
+  }
+
+  /**
+   * applyRange without merging same-labelled results: `sink` gets each series that has a value
+   * at some step. With fresh = false that is one scratch series reused for the next (the sink
+   * copies what it keeps, as GroupAggregator.add does), which saves an allocation per series.
+   */
+  eachRange(call: Call, m: MatrixSelector, param: Float64Array | undefined, fresh: boolean, sink: (s: StepSeries) => void): void {
     const fn = RANGE_FUNCTIONS[call.name]!;
     const counted = PREFIX_COUNTS[call.name];
     const keepName = KEEPS_NAME.has(call.name);
-    const out: StepSeries[] = [];
+    const stepLoop = STEP_LOOP.has(call.name);
     const ends = this.selectorTimes(m.selector);
     const w: Window = { ts: new Float64Array(0), vals: new Float64Array(0), lo: 0, hi: 0, start: 0, end: 0, range: m.range, param: 0, evalTime: 0, counts: new Int32Array(0) };
+    let scratch: StepSeries | undefined;
+    const target = (labels: Labels): StepSeries => {
+      if (fresh) return newStepSeries(labels, this.n);
+      if (!scratch) return (scratch = newStepSeries(labels, this.n));
+      scratch.has.fill(0);
+      return (scratch = { labels, vals: scratch.vals, has: scratch.has });
+    };
     for (const s of this.series(m.selector)) {
       const len = s.ts.length;
+      if (stepLoop) {
+        const r = target(keepName ? s.labels : dropName(s.labels));
+        if (extrapolatedRateSteps(s.ts, s.vals, ends, m.range, call.name, r)) sink(r);
+        continue;
+      }
       if (counted) {
         if (w.counts.length < len) w.counts = new Int32Array(Math.max(len, w.counts.length * 2));
         prefixCounts(s.vals, counted, w.counts);
@@ -171,13 +194,12 @@ export class Evaluator {
         if (param) w.param = param[i]!;
         const v = fn(w);
         if (v === undefined) continue;
-        r ??= newStepSeries(keepName ? s.labels : dropName(s.labels), this.n);
+        r ??= target(keepName ? s.labels : dropName(s.labels));
         r.vals[i] = v;
         r.has[i] = 1;
       }
-      if (r) out.push(r);
+      if (r) sink(r);
     }
-    return keepName ? out : this.mergeSameLabels(out);
   }
 
   /**

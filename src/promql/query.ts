@@ -118,9 +118,20 @@ export async function rangeQuery(expr: Expr, source: SeriesSource, start: number
   return { resultType: "matrix", result: result.sort((a, b) => compareLabels(a.labels, b.labels)) };
 }
 
-/** The steps where a series has a value, as a matrix series. */
+/**
+ * The steps where a series has a value, as a matrix series. When they are one run of steps
+ * (the usual case: a range function has no value before its window fills), the result views
+ * the step times, so the JSON writer encodes those once for all series (result-json.ts).
+ */
 function presentPoints(s: StepSeries, times: Float64Array): MatrixSeries {
-  if (s.has.indexOf(0) < 0) return { labels: s.labels, ts: times, vals: s.vals };
+  const first = s.has.indexOf(1);
+  if (first < 0) return { labels: s.labels, ts: new Float64Array(0), vals: new Float64Array(0) };
+  const gap = s.has.indexOf(0, first);
+  const end = gap < 0 ? times.length : gap;
+  if (gap < 0 || s.has.indexOf(1, gap) < 0) {
+    if (first === 0 && end === times.length) return { labels: s.labels, ts: times, vals: s.vals };
+    return { labels: s.labels, ts: times.subarray(first, end), vals: s.vals.subarray(first, end) };
+  }
   let n = 0;
   for (let i = 0; i < times.length; i++) n += s.has[i]!;
   const ts = new Float64Array(n);

@@ -31,18 +31,36 @@ export type RangeFunction = (w: Window) => number | undefined;
 
 /** rate, increase and delta: the change over the window, extrapolated to its edges. */
 function extrapolatedRate(w: Window, isCounter: boolean, isRate: boolean): number | undefined {
-  const { ts, vals, lo, hi } = w;
+  return changeOver(w.ts, w.vals, isCounter && w.counts[w.hi - 1] !== w.counts[w.lo], w.lo, w.hi, w.start, w.end, w.range, isCounter, isRate);
+}
+
+/**
+ * extrapolatedRate of samples lo ≤ i < hi in (start, end] (also used by extrapolatedRateSteps);
+ * `resets`: a counter whose window holds a reset.
+ */
+function changeOver(
+  ts: Float64Array,
+  vals: Float64Array,
+  resets: boolean,
+  lo: number,
+  hi: number,
+  start: number,
+  end: number,
+  range: number,
+  isCounter: boolean,
+  isRate: boolean,
+): number | undefined {
   const n = hi - lo;
   if (n < 2) return undefined;
   const firstT = ts[lo]!;
   const lastT = ts[hi - 1]!;
   let result = vals[hi - 1]! - vals[lo]!;
   // Only windows that hold a reset walk their samples; the additions stay in Prometheus' order.
-  if (isCounter && w.counts[hi - 1] !== w.counts[lo]) {
+  if (resets) {
     for (let i = lo + 1; i < hi; i++) if (vals[i]! < vals[i - 1]!) result += vals[i - 1]!;
   }
-  let durationToStart = (firstT - w.start) / 1000;
-  let durationToEnd = (w.end - lastT) / 1000;
+  let durationToStart = (firstT - start) / 1000;
+  let durationToEnd = (end - lastT) / 1000;
   const sampledInterval = (lastT - firstT) / 1000;
   const averageBetween = sampledInterval / (n - 1);
   const threshold = averageBetween * 1.1;
@@ -54,9 +72,55 @@ function extrapolatedRate(w: Window, isCounter: boolean, isRate: boolean): numbe
   }
   if (durationToEnd >= threshold) durationToEnd = averageBetween / 2;
   let factor = (sampledInterval + durationToStart + durationToEnd) / sampledInterval;
-  if (isRate) factor /= w.range / 1000;
+  if (isRate) factor /= range / 1000;
   return result * factor;
 }
+
+/** Where a range function of one series writes its value at each step. */
+export interface StepOut {
+  vals: Float64Array;
+  /** Set to 1 at the steps that get a value (others are left as they are). */
+  has: Uint8Array;
+}
+
+/**
+ * rate, increase or delta of one series at every step, windows (end − range, end] for `ends`:
+ * the window walk of Evaluator.applyRange and the arithmetic of extrapolatedRate, without a
+ * Window object and a call through RANGE_FUNCTIONS per step (rate is most dashboards' query).
+ * Resets are found as the window's end passes them (no prefix counts): the window [lo, hi)
+ * holds one when the latest reset k (vals[k] < vals[k − 1], k < hi) is above lo.
+ * Returns whether some step got a value.
+ */
+export function extrapolatedRateSteps(ts: Float64Array, vals: Float64Array, ends: Float64Array, range: number, fn: string, out: StepOut): boolean {
+  const isCounter = fn !== "delta";
+  const isRate = fn === "rate";
+  const len = ts.length;
+  let lo = 0;
+  let hi = 0;
+  let lastReset = -1;
+  let any = false;
+  for (let i = 0; i < ends.length; i++) {
+    const end = ends[i]!;
+    const start = end - range;
+    if (hi > 0 && ts[hi - 1]! > end) {
+      lo = hi = 0;
+      lastReset = -1;
+    }
+    while (hi < len && ts[hi]! <= end) {
+      if (hi > 0 && vals[hi]! < vals[hi - 1]!) lastReset = hi;
+      hi++;
+    }
+    while (lo < hi && ts[lo]! <= start) lo++;
+    if (hi - lo < 2) continue;
+    out.vals[i] = changeOver(ts, vals, isCounter && lastReset > lo, lo, hi, start, end, range, isCounter, isRate)!;
+    out.has[i] = 1;
+    any = true;
+  }
+  return any;
+}
+
+/** The range functions extrapolatedRateSteps computes. */
+export const STEP_LOOP: ReadonlySet<string> = new Set(["rate", "increase", "delta"]);
 
 /** irate and idelta: from the last two samples. */
 function instantValue(w: Window, isRate: boolean): number | undefined {

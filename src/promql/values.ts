@@ -8,11 +8,21 @@ export interface RawSeries {
   vals: Float64Array;
 }
 
+/**
+ * Where a read may put its samples: an ArrayBuffer of at least `bytes` bytes, which the caller
+ * reuses once it is done with the series read into it (so a scan of many series does not
+ * allocate and zero a buffer per series). Contents need not be zero.
+ */
+export type ReadBuffers = (bytes: number) => ArrayBuffer;
+
 /** A series found by a selector, its samples not read yet. */
 export interface SeriesRef {
   labels: Labels;
-  /** Its samples in the selected span, ascending; undefined when it has none there. */
-  read(): Promise<RawSeries | undefined>;
+  /**
+   * Its samples in the selected span, ascending; undefined when it has none there. With
+   * `buffers`, they may be views of a buffer from it, valid until it hands that buffer out again.
+   */
+  read(buffers?: ReadBuffers): Promise<RawSeries | undefined>;
 }
 
 /**

@@ -29,6 +29,8 @@ export const valueColumn = (n: number) =>
   fc.oneof(
     fc.array(anyValue, { minLength: n, maxLength: n }),
     anyValue.map((v) => new Array<number>(n).fill(v)),
+    // Decimal steps of one size (constant first or second differences, integer or scaled).
+    fc.tuple(fc.integer({ min: -1e9, max: 1e9 }), fc.integer({ min: -5000, max: 5000 }), fc.integer({ min: 0, max: 4 })).map(([c0, step, e]) => Array.from({ length: n }, (_v, i) => (c0 + i * step) / 10 ** e)),
     fc.tuple(fc.integer({ min: 0, max: 2 ** 40 }), fc.array(fc.nat(5000), { minLength: n, maxLength: n }), fc.constantFrom(1, 10, 512, 4096)).map(([start, steps, unit]) => {
       let c = start;
       return steps.map((s) => (c += s * unit));
@@ -52,6 +54,8 @@ export const tsColumn = (n: number) =>
         return jitter.map((j) => (t += 10_000 + j));
       },
     ),
+    // Strictly regular (every second difference zero: readIntColumn's path without unpacking).
+    fc.tuple(fc.integer({ min: -(2 ** 41), max: 2 ** 42 }), fc.integer({ min: 0, max: 3_600_000 })).map(([t0, step]) => Array.from({ length: n }, (_v, i) => t0 + i * step)),
     fc.array(fc.integer({ min: -(2 ** 50), max: 2 ** 50 }), { minLength: n, maxLength: n }),
     fc.array(fc.maxSafeInteger(), { minLength: n, maxLength: n }),
     fc.array(fc.constantFrom(5, 5, 7, -3, 0, 2 ** 50, -(2 ** 50)), { minLength: n, maxLength: n }),

@@ -56,6 +56,23 @@ describe("PostgreSQL schema versions", () => {
     expect(runs).toBe(1);
   });
 
+  it("collectors starting together on an empty database all start (outpost_schema created once)", async () => {
+    const { SQL } = await import("bun");
+    // The race is a matter of timing: several empty databases, four collectors on each.
+    for (let round = 0; round < 4; round++) {
+      const fresh = await createTestDatabase();
+      const pools = Array.from({ length: 4 }, () => new SQL(fresh.url, { max: 1 }));
+      try {
+        const results = await Promise.allSettled(pools.map((p) => migratePostgres(p, { name: "thermo", migrations: [v1] })));
+        expect(results.map((r) => (r.status === "rejected" ? String(r.reason) : "ok"))).toEqual(["ok", "ok", "ok", "ok"]);
+        expect(await pgSchemaVersion(fresh.sql, "thermo")).toBe(1);
+      } finally {
+        for (const p of pools) await p.close();
+        await fresh.drop();
+      }
+    }
+  });
+
   it("a failed step leaves the previous version and nothing of the step; tables of a newer program are refused", async () => {
     const broken: PgMigration = {
       version: 2,

@@ -51,12 +51,26 @@ const matrix = fc.array(
   })),
   { maxLength: 6 },
 );
-/** Series with a value at every step share one time column (as range queries return them). */
+/**
+ * Series of a range query share one time column, whole or as views of the steps they have
+ * values at (as rangeQuery returns them); some have a copy, and some a view into a buffer that
+ * holds other data too (as raw series of an instant query's matrix can).
+ */
 const sharedColumn = fc
-  .record({ ts: fc.array(times, { maxLength: 20 }), series: fc.array(fc.tuple(labels, fc.array(anyNumber, { minLength: 20, maxLength: 20 })), { maxLength: 5 }) })
+  .record({
+    ts: fc.array(times, { maxLength: 20 }),
+    series: fc.array(fc.tuple(labels, fc.array(anyNumber, { minLength: 20, maxLength: 20 }), fc.nat(), fc.nat(), fc.nat(4)), { maxLength: 6 }),
+  })
   .map(({ ts, series }) => {
     const col = Float64Array.from(ts);
-    return series.map(([l, vs], k) => ({ labels: l, ts: k === 2 ? col.slice() : col, vals: Float64Array.from(vs.slice(0, col.length)) }));
+    const big = new Float64Array(col.length * 4 + 100).fill(12345);
+    big.set(col, 70);
+    return series.map(([l, vs, a, b, kind]) => {
+      const from = col.length ? a % col.length : 0;
+      const to = from + (col.length ? b % (col.length - from + 1) : 0);
+      const t = [col, col.subarray(from, to), col.slice(), big.subarray(70 + from, 70 + to), col.subarray(from)][kind]!;
+      return { labels: l, ts: t, vals: Float64Array.from(vs.slice(0, t.length)) };
+    });
   });
 const result: fc.Arbitrary<QueryResult> = fc.oneof(
   matrix.map((result) => ({ resultType: "matrix" as const, result })),

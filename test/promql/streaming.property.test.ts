@@ -9,13 +9,13 @@ import { describe, expect, it } from "vitest";
 import { labelsFromRecord } from "../../src/promql/labels.ts";
 import { parsePromQL } from "../../src/promql/parse.ts";
 import { instantQuery, type QueryResult, rangeQuery } from "../../src/promql/query.ts";
-import { PREFIX_COUNTS, prefixCounts, RANGE_FUNCTIONS, type Window } from "../../src/promql/range-functions.ts";
+import { extrapolatedRateSteps, PREFIX_COUNTS, prefixCounts, RANGE_FUNCTIONS, type Window } from "../../src/promql/range-functions.ts";
 import { MemorySource } from "../helpers/promql.ts";
 
 const STEP = 15_000;
 
 /** A counter-like or gauge-like series: irregular spacing, gaps, resets, repeated values. */
-type SeriesSpec = { host: string; counter: boolean; samples: { gap: number; inc: number; reset: number }[] };
+type SeriesSpec = { host: string; counter: boolean; samples: { gap: number; inc: number; reset: number; nan: number }[] };
 const series: fc.Arbitrary<SeriesSpec> = fc.record({
   host: fc.constantFrom("a", "b", "c"),
   counter: fc.boolean(),
@@ -24,6 +24,8 @@ const series: fc.Arbitrary<SeriesSpec> = fc.record({
       gap: fc.integer({ min: 1, max: 40 }),
       inc: fc.oneof(fc.integer({ min: 0, max: 50 }), fc.double({ min: -100, max: 100, noNaN: true })),
       reset: fc.integer({ min: 0, max: 15 }),
+      /** 0: a NaN sample (as a stale marker would read). */
+      nan: fc.integer({ min: 0, max: 30 }),
     }),
     { maxLength: 120 },
   ),
@@ -40,7 +42,7 @@ function source(list: SeriesSpec[]): MemorySource {
       t += p.gap * 1000;
       v = s.counter ? (p.reset === 0 ? 0 : v + Math.abs(p.inc)) : p.inc;
       ts.push(t);
-      vals.push(v);
+      vals.push(p.nan === 0 ? Number.NaN : v);
     }
     // Even series carry the metric name x, odd ones y: name-dropping can then make twins.
     const name = k % 2 ? "y" : "x";
@@ -66,6 +68,12 @@ const QUERIES = [
   "round(max_over_time(x[1m]), 0.5) > bool 10",
   "sum by (host) ({__name__=~\"x|y\"})",
   "count(last_over_time(x[1m]))",
+  "sum by (host) (increase(x[2m] offset 1m))",
+  "avg(delta(x[1m] offset -30s))",
+  "max by (host) (rate(x[2m] @ 900))",
+  "sum without (idx) (rate({__name__=~\"x|y\"}[30s]))",
+  "count by (host) (present_over_time(x[20s]))",
+  "sum by (host) (rate(x[1m]) * 60)",
 ];
 
 const plain = (r: QueryResult) => (r.resultType === "matrix" ? r.result.map((s) => ({ l: s.labels, t: Array.from(s.ts), v: Array.from(s.vals, String) })) : r);
@@ -119,6 +127,40 @@ describe("range functions over a sliding window", () => {
         }
       }),
       { numRuns: 60 },
+    );
+  });
+
+  it("rate, increase and delta in one loop over the steps equal the per-window function", () => {
+    const value = fc.oneof(fc.integer({ min: 0, max: 9 }), fc.double({ min: -50, max: 50, noNaN: true }), fc.constant(Number.NaN));
+    const sample = fc.tuple(fc.integer({ min: 1, max: 40 }), value);
+    // Window ends: ascending steps (with offsets shifting them), or one time repeated (@).
+    const ends = fc.oneof(
+      fc.tuple(fc.integer({ min: -20, max: 60 }), fc.integer({ min: 1, max: 30 }), fc.integer({ min: 1, max: 80 })).map(([s, step, n]) => Float64Array.from({ length: n }, (_v, i) => (s + i * step) * 1000)),
+      fc.tuple(fc.integer({ min: 0, max: 400 }), fc.integer({ min: 1, max: 5 })).map(([t, n]) => new Float64Array(n).fill(t * 1000)),
+    );
+    fc.assert(
+      fc.property(fc.array(sample, { maxLength: 80 }), ends, fc.integer({ min: 1, max: 120 }), fc.constantFrom("rate", "increase", "delta"), (samples, endTimes, rangeS, fn) => {
+        let t = 0;
+        const ts = Float64Array.from(samples, ([gap]) => (t += gap * 1000));
+        const vals = Float64Array.from(samples, ([, v]) => v);
+        const range = rangeS * 1000;
+        const counts = new Int32Array(Math.max(1, ts.length));
+        if (PREFIX_COUNTS[fn]) prefixCounts(vals, PREFIX_COUNTS[fn], counts);
+        const out = { vals: new Float64Array(endTimes.length), has: new Uint8Array(endTimes.length) };
+        const any = extrapolatedRateSteps(ts, vals, endTimes, range, fn, out);
+        const expected = Array.from(endTimes, (end) => {
+          let lo = 0;
+          while (lo < ts.length && ts[lo]! <= end - range) lo++;
+          let hi = lo;
+          while (hi < ts.length && ts[hi]! <= end) hi++;
+          if (hi === lo) return undefined;
+          return RANGE_FUNCTIONS[fn]!({ ts, vals, lo, hi, start: end - range, end, range, param: 0, evalTime: end, counts });
+        });
+        const got = Array.from(endTimes, (_e, i) => (out.has[i] ? out.vals[i] : undefined));
+        expect(got.map(String)).toEqual(expected.map(String));
+        expect(any).toBe(expected.some((v) => v !== undefined));
+      }),
+      { numRuns: 3000 },
     );
   });
 

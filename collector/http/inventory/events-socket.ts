@@ -68,7 +68,7 @@ export function addEventsSocket(app: Hono<ServiceEnv>, events: InventoryEvents):
           }
           unsubscribe = events.subscribe((e) => {
             if (e.tenant === sub.tenant && e.type === sub.type && e.action === sub.action) ws.send(JSON.stringify(e.payload));
-          });
+          }, sub);
           // A credential revoked while listening closes the socket (1008: policy violation).
           const onRevoked = () => ws.close(1008, "credential revoked");
           revoked?.addEventListener("abort", onRevoked, { once: true });

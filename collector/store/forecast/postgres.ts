@@ -12,6 +12,8 @@ export interface PostgresForecastStoreOptions {
   health?: StorageHealth;
 }
 
+type RevisedRow = SubscriptionRow & { revision: number | string };
+
 /** Subscriptions and forecaster states in PostgreSQL, as SqliteForecastStore keeps them in forecast.db. */
 export class PostgresForecastStore implements ForecastStore {
   private readonly sql: SQL;
@@ -32,8 +34,22 @@ export class PostgresForecastStore implements ForecastStore {
   }
 
   async all(): Promise<SubscriptionRecord[]> {
-    const rows = (await this.sql.unsafe("SELECT * FROM forecast_subscriptions ORDER BY tenant, metric_id")) as SubscriptionRow[];
-    return rows.map((row) => toSubscription(row, this.log));
+    const rows = (await this.sql.unsafe("SELECT * FROM forecast_subscriptions ORDER BY tenant, metric_id")) as RevisedRow[];
+    return rows.map((row) => this.record(row));
+  }
+
+  private record(row: RevisedRow): SubscriptionRecord {
+    return { ...toSubscription(row, this.log), revision: Number(row.revision) };
+  }
+
+  async revisions(): Promise<{ tenant: string; metricId: string; revision: number }[]> {
+    const rows = (await this.sql.unsafe("SELECT tenant, metric_id, revision FROM forecast_subscriptions ORDER BY tenant, metric_id")) as RevisedRow[];
+    return rows.map((r) => ({ tenant: r.tenant, metricId: r.metric_id, revision: Number(r.revision) }));
+  }
+
+  async get(tenant: string, metricId: string): Promise<SubscriptionRecord | undefined> {
+    const rows = (await this.sql.unsafe("SELECT * FROM forecast_subscriptions WHERE tenant = $1 AND metric_id = $2", [tenant, metricId])) as RevisedRow[];
+    return rows[0] && this.record(rows[0]);
   }
 
   async insert(r: SubscriptionRecord): Promise<boolean> {
@@ -42,17 +58,19 @@ export class PostgresForecastStore implements ForecastStore {
        VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (tenant, metric_id) DO NOTHING`,
       [r.tenant, r.metricId, r.collectionInterval ?? null, STATE_VERSION, JSON.stringify(r.forecaster), r.createdAt],
     );
+    if (n === 1) r.revision = 0;
     return n === 1;
   }
 
   async save(r: SubscriptionRecord): Promise<void> {
-    await this.write("UPDATE forecast_subscriptions SET collection_interval = $1, state_version = $2, state = $3 WHERE tenant = $4 AND metric_id = $5", [
-      r.collectionInterval ?? null,
-      STATE_VERSION,
-      JSON.stringify(r.forecaster),
-      r.tenant,
-      r.metricId,
-    ]);
+    const params = [r.collectionInterval ?? null, STATE_VERSION, JSON.stringify(r.forecaster), r.tenant, r.metricId];
+    const rows = (await reportingFailuresAsync(this.health, "forecast", () =>
+      this.sql.unsafe(
+        "UPDATE forecast_subscriptions SET collection_interval = $1, state_version = $2, state = $3, revision = revision + 1 WHERE tenant = $4 AND metric_id = $5 RETURNING revision",
+        params,
+      ),
+    )) as { revision: number | string }[];
+    if (rows[0]) r.revision = Number(rows[0].revision);
   }
 
   async delete(tenant: string, metricId: string): Promise<boolean> {

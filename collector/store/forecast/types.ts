@@ -9,6 +9,8 @@ export interface SubscriptionRecord {
   forecaster: ForecasterState;
   /** ms since the epoch. */
   createdAt: number;
+  /** Stores shared by collectors (PostgreSQL): the row's count of saves when read or last saved. */
+  revision?: number;
 }
 
 /**
@@ -22,6 +24,10 @@ export interface ForecastStore {
   insert(r: SubscriptionRecord): Promise<boolean>;
   /** Replaces the stored subscription; does nothing when it was deleted meanwhile. */
   save(r: SubscriptionRecord): Promise<void>;
+  /** Stores shared by collectors: every subscription's revision, without its state (cheap to poll). */
+  revisions?(): Promise<{ tenant: string; metricId: string; revision: number }[]>;
+  /** With `revisions`: one subscription as stored now; undefined when it is gone. */
+  get?(tenant: string, metricId: string): Promise<SubscriptionRecord | undefined>;
   /** False when there was no such subscription. */
   delete(tenant: string, metricId: string): Promise<boolean>;
   close(): Promise<void>;

@@ -1,4 +1,5 @@
 import type { MetricDefinition, MetricType, MetricWrite, Tags, Tenant } from "../../../src/metrics/model.ts";
+import type { ReadBuffers } from "../../../src/promql/values.ts";
 
 /** Points of one series in column form, sorted by the requested order. */
 export interface PointColumns {
@@ -81,8 +82,12 @@ export interface MetricsStore {
   write(tenant: string, writes: MetricWrite[]): Promise<void>;
   /** Points in [start, end), retention applied, in the requested order and limit. */
   readRaw(tenant: string, type: MetricType, id: string, q: RawQuery): Promise<PointColumns>;
-  /** Numeric points in [start, end), ascending, retention applied; undefined for unknown or string metrics. */
-  readSeries(tenant: string, type: MetricType, id: string, start: number, end: number): Promise<NumericSeries | undefined>;
+  /**
+   * Numeric points in [start, end), ascending, retention applied; undefined for unknown or
+   * string metrics. With `buffers` (a scan of many series), the columns may be views of a
+   * buffer from it (see ReadBuffers; a backend may ignore it).
+   */
+  readSeries(tenant: string, type: MetricType, id: string, start: number, end: number, buffers?: ReadBuffers): Promise<NumericSeries | undefined>;
   /** Removes a metric definition and all its points; false when it does not exist. */
   deleteMetric(tenant: string, type: MetricType, id: string): Promise<boolean>;
 

@@ -1,5 +1,6 @@
 import { decodePoints, decodePointsInto, encodePoints, PointCodecError } from "../../../../src/codec/index.ts";
 import type { Tags } from "../../../../src/metrics/model.ts";
+import type { ReadBuffers } from "../../../../src/promql/values.ts";
 import { CorruptDataError } from "../../../../src/sqlite/corrupt-data.ts";
 import type { CachedChunk } from "../chunk-cache.ts";
 import { decodeChunk } from "../chunk-codec.ts";
@@ -95,7 +96,7 @@ function decodeBlock(s: StoreState, m: SeriesMeta, cid: number, c: CachedChunk):
  * each other in time (the usual case) they come back as a single run over it, with the tail
  * appended when it starts after them, so no merge copies them again.
  */
-export function chunkRuns(s: StoreState, m: SeriesMeta, cids: readonly number[], tail?: Run): Run[] {
+export function chunkRuns(s: StoreState, m: SeriesMeta, cids: readonly number[], tail?: Run, buffers?: ReadBuffers): Run[] {
   const chunks: [number, CachedChunk][] = [];
   let total = 0;
   for (const cid of cids) {
@@ -106,9 +107,10 @@ export function chunkRuns(s: StoreState, m: SeriesMeta, cids: readonly number[],
   }
   const tailRuns = tail ? [tail] : [];
   if (!isNumeric(m.type)) return [...chunks.map(([cid, c]) => c.run ?? decodeBlock(s, m, cid, c)), ...tailRuns];
-  // One allocation for both columns and room for the tail: allocating typed arrays costs as much as decoding them.
+  // One allocation for both columns and room for the tail: allocating typed arrays costs as much
+  // as decoding them; a scan's reused buffer (every position read is written below) costs neither.
   const room = total + (tail?.nums ? tail.ts.length : 0);
-  const buf = new ArrayBuffer(room * 16);
+  const buf = buffers && room > 0 ? buffers(room * 16) : new ArrayBuffer(room * 16);
   const ts = new Float64Array(buf, 0, room);
   const nums = new Float64Array(buf, room * 8, room);
   let tags: (Tags | undefined)[] | undefined;

@@ -1,4 +1,5 @@
 import type { MetricType } from "../../../../src/metrics/model.ts";
+import type { ReadBuffers } from "../../../../src/promql/values.ts";
 import { runColumns } from "../columns.ts";
 import { emptyRun, mergeRuns, type Run, sliceRun } from "../run.ts";
 import type { NumericSeries, PointColumns, RawQuery } from "../types.ts";
@@ -8,7 +9,7 @@ import { isNumeric, key, type SeriesMeta, type StoreState, WINDOW_MS } from "./s
 /** Range reads of the SQLite metrics store: chunks (through the cache) merged with the head. */
 
 /** Stored points of a series in [start, end), ascending; expired chunks are left out. */
-function readRun(s: StoreState, m: SeriesMeta, start: number, end: number): Run {
+function readRun(s: StoreState, m: SeriesMeta, start: number, end: number, buffers?: ReadBuffers): Run {
   const numeric = isNumeric(m.type);
   if (end <= start) return emptyRun(numeric);
   const runs: Run[] = [];
@@ -26,7 +27,7 @@ function readRun(s: StoreState, m: SeriesMeta, start: number, end: number): Run 
     const all = { ts: h.ts.subarray(0, h.length), nums: h.nums?.subarray(0, h.length), strs: h.strs?.slice(0, h.length), tags: h.tags?.slice(0, h.length) };
     tail = sliceRun(all, start, end);
   }
-  for (const r of chunkRuns(s, m, cids, tail)) runs.push(sliceRun(r, start, end));
+  for (const r of chunkRuns(s, m, cids, tail, buffers)) runs.push(sliceRun(r, start, end));
   return mergeRuns(runs, numeric);
 }
 
@@ -36,9 +37,9 @@ export function readRaw(s: StoreState, tenant: string, type: MetricType, id: str
   return runColumns(readRun(s, m, q.start, q.end), type, q);
 }
 
-export function readSeries(s: StoreState, tenant: string, type: MetricType, id: string, start: number, end: number): NumericSeries | undefined {
+export function readSeries(s: StoreState, tenant: string, type: MetricType, id: string, start: number, end: number, buffers?: ReadBuffers): NumericSeries | undefined {
   const m = s.series.get(key(tenant, type, id));
   if (!m || !isNumeric(type)) return undefined;
-  const run = readRun(s, m, start, end);
+  const run = readRun(s, m, start, end, buffers);
   return { ts: run.ts, values: run.nums!, tags: run.tags };
 }

@@ -1,4 +1,5 @@
 import type { MetricDefinition, MetricType, MetricWrite, Tags, Tenant } from "../../../../src/metrics/model.ts";
+import type { ReadBuffers } from "../../../../src/promql/values.ts";
 import type { CreateResult, MetricFilter, MetricsMemory, MetricsStore, NumericSeries, PointColumns, RawQuery, SeriesEntry } from "../types.ts";
 import * as defs from "./definitions.ts";
 import { flushDue } from "./flush.ts";
@@ -133,8 +134,8 @@ export class SqliteMetricsStore implements MetricsStore {
     return readRaw(this.s, tenant, type, id, q);
   }
 
-  async readSeries(tenant: string, type: MetricType, id: string, start: number, end: number): Promise<NumericSeries | undefined> {
-    return readSeries(this.s, tenant, type, id, start, end);
+  async readSeries(tenant: string, type: MetricType, id: string, start: number, end: number, buffers?: ReadBuffers): Promise<NumericSeries | undefined> {
+    return readSeries(this.s, tenant, type, id, start, end, buffers);
   }
 
   /** Flushes heads that are big or old enough (all of them with `force`). */
