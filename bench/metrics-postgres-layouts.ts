@@ -62,7 +62,13 @@ const ways: Record<string, (sql: SQL) => Promise<void>> = {
     const m: string[] = [];
     const ts: number[] = [];
     const v: number[] = [];
-    ids.forEach((id, k) => b.ts.forEach((t, i) => (m.push(id), ts.push(t), v.push(b.values[k]![i]!))));
+    for (let k = 0; k < ids.length; k++) {
+      for (let i = 0; i < b.ts.length; i++) {
+        m.push(ids[k]!);
+        ts.push(b.ts[i]!);
+        v.push(b.values[k]![i]!);
+      }
+    }
     await sql.begin((tx) =>
       tx.unsafe(
         `INSERT INTO metric_points (sid, ts, num, str, tags, expires_at, written)
@@ -75,7 +81,7 @@ const ways: Record<string, (sql: SQL) => Promise<void>> = {
   async copy(sql) {
     const b = nextBatch();
     let text = "";
-    ids.forEach((id, k) => b.ts.forEach((t, i) => (text += `${id}\t${t}\t${b.values[k]![i]}\n`)));
+    for (let k = 0; k < ids.length; k++) for (let i = 0; i < b.ts.length; i++) text += `${ids[k]}\t${b.ts[i]}\t${b.values[k]![i]}\n`;
     await sql.begin(async (tx) => {
       await tx.unsafe("CREATE TEMP TABLE IF NOT EXISTS staging (metric TEXT, ts DOUBLE PRECISION, num DOUBLE PRECISION) ON COMMIT DELETE ROWS");
       const q = tx.unsafe("COPY staging FROM STDIN");
