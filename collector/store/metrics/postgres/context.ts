@@ -1,5 +1,6 @@
 import type { SQL } from "bun";
 import type { Logger } from "../../../../src/log/logger.ts";
+import type { HeldPartitions } from "../../../../src/partitions.ts";
 import { DAY_MS, DEFAULT_RETENTION_DAYS } from "../../../../src/metrics/model.ts";
 import { numbered } from "../../../../src/postgres/connect.ts";
 import { reportingFailuresAsync, type StorageHealth } from "../../../../src/sqlite/storage-health.ts";
@@ -17,6 +18,11 @@ export interface PostgresMetricsStoreOptions {
   maintenanceIntervalMs?: number;
   /** Told of failed writes (server down, disk full), and probes the database until it takes writes again. */
   health?: StorageHealth;
+  /**
+   * Several collectors on the database: this one seals and expires only the series of the
+   * partitions it holds the lease of (their tenants'). Without, it does every partition.
+   */
+  ownership?: HeldPartitions;
   now?: () => number;
 }
 

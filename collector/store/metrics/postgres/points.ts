@@ -4,6 +4,7 @@ import { CorruptDataError } from "../../../../src/sqlite/corrupt-data.ts";
 import { emptyRun, mergeRuns, type Run, sliceRun } from "../run.ts";
 import { type PgContext, numArray, textArray } from "./context.ts";
 import { insertTenantRow } from "./definitions.ts";
+import { seriesPartition } from "./partition-step.ts";
 
 /**
  * Points of the PostgreSQL metrics store. A write commits, before it resolves, one row of
@@ -97,18 +98,18 @@ export async function writePoints(c: PgContext, tenant: string, writes: MetricWr
         await insertTenantRow(c, t, tenant);
         // Only missing series are inserted: the common case neither locks nor burns a sid.
         await c.rows(
-          `INSERT INTO metric_series (tenant, type, metric)
-           SELECT ?, u.type, u.metric FROM unnest(?::text[], ?::text[]) AS u(type, metric)
+          `INSERT INTO metric_series (tenant, part, type, metric)
+           SELECT ?, ?, u.type, u.metric FROM unnest(?::text[], ?::text[]) AS u(type, metric)
            WHERE NOT EXISTS (SELECT 1 FROM metric_series s WHERE s.tenant = ? AND s.type = u.type AND s.metric = u.metric)
            ORDER BY u.type, u.metric
            ON CONFLICT (tenant, type, metric) DO NOTHING`,
-          [tenant, types, ids, tenant],
+          [tenant, seriesPartition(tenant), types, ids, tenant],
           t,
         );
         // Each block carries its expiry, fixed by the retention in force when it is written.
         await c.rows(
-          `INSERT INTO metric_blocks (sid, start_ts, end_ts, n, written, expires_at, body)
-           SELECT s.sid, u.lo, u.hi, u.n, ?, ? + coalesce(s.retention, (tn.retentions::jsonb ->> s.type)::bigint, ?) * ${DAY_MS}, u.body
+          `INSERT INTO metric_blocks (part, sid, start_ts, end_ts, n, written, expires_at, body)
+           SELECT s.part, s.sid, u.lo, u.hi, u.n, ?, ? + coalesce(s.retention, (tn.retentions::jsonb ->> s.type)::bigint, ?) * ${DAY_MS}, u.body
            FROM unnest(?::text[], ?::text[], ?::float8[], ?::float8[], ?::int[], ?::bytea[]) WITH ORDINALITY AS u(type, metric, lo, hi, n, body, o)
            JOIN metric_series s ON s.tenant = ? AND s.type = u.type AND s.metric = u.metric
            LEFT JOIN metric_tenants tn ON tn.id = s.tenant
@@ -181,13 +182,13 @@ export async function readRun(c: PgContext, tenant: string, type: MetricType, id
   // day), then its blocks of the range in write order: every block left is newer than every
   // chunk (it was not committed when they were sealed).
   const rows = await c.rows<ReadRow>(
-    `WITH s AS (SELECT sid FROM metric_series WHERE tenant = ? AND type = ? AND metric = ?)
+    `WITH s AS (SELECT part, sid FROM metric_series WHERE tenant = ? AND type = ? AND metric = ?)
      SELECT 0 AS kind, NULL::bigint AS seq, NULL::int AS n, NULL::bytea AS body FROM s
      UNION ALL
      SELECT 1, c.cid, c.n, c.body FROM s JOIN metric_chunks c ON c.sid = s.sid
        WHERE c.start_ts >= ? AND c.start_ts < ? AND c.end_ts >= ? AND c.expires_at > ?
      UNION ALL
-     SELECT 2, b.bid, b.n, b.body FROM s JOIN metric_blocks b ON b.sid = s.sid
+     SELECT 2, b.bid, b.n, b.body FROM s JOIN metric_blocks b ON b.part = s.part AND b.sid = s.sid
        WHERE b.start_ts < ? AND b.end_ts >= ? AND b.expires_at > ?
      ORDER BY kind, seq`,
     [tenant, type, id, start - DAY_MS, end, start, now, end, start, now],
