@@ -23,6 +23,8 @@ export interface PostgresMetricsStoreOptions {
    * partitions it holds the lease of (their tenants'). Without, it does every partition.
    */
   ownership?: HeldPartitions;
+  /** Small numeric blocks stored raw (small-block.ts); false writes codec blocks only (for measuring). */
+  smallRawBlocks?: boolean;
   now?: () => number;
 }
 
@@ -38,6 +40,7 @@ export class PgContext {
   readonly chunkPoints: number;
   readonly headMaxAgeMs: number;
   readonly maintenanceIntervalMs: number;
+  readonly smallRawBlocks: boolean;
   /** Chunks and blocks found corrupt, "chunk 12" (logged once each). */
   readonly corruptChunks = new Set<string>();
 
@@ -50,6 +53,7 @@ export class PgContext {
     this.chunkPoints = o.chunkPoints ?? 1024;
     this.headMaxAgeMs = o.headMaxAgeMs ?? 3_600_000;
     this.maintenanceIntervalMs = o.maintenanceIntervalMs ?? 5000;
+    this.smallRawBlocks = o.smallRawBlocks ?? true;
   }
 
   get defaultRetentionMs(): number {

@@ -1,10 +1,11 @@
-import { decodePoints, encodePoints, MAX_POINTS, PointCodecError } from "../../../../src/codec/index.ts";
+import { type DecodedBlock, decodePoints, encodePoints, MAX_POINTS, PointCodecError } from "../../../../src/codec/index.ts";
 import { AVAILABILITY_CODE, type Availability, DAY_MS, type MetricType, type MetricWrite, type Tags } from "../../../../src/metrics/model.ts";
 import { CorruptDataError } from "../../../../src/sqlite/corrupt-data.ts";
 import { emptyRun, mergeRuns, type Run, sliceRun } from "../run.ts";
 import { type PgContext, numArray, textArray } from "./context.ts";
 import { insertTenantRow } from "./definitions.ts";
 import { seriesPartition } from "./partition-step.ts";
+import { decodeSmallBlock, encodeSmallBlock, isSmallBlock, SMALL_MAX } from "./small-block.ts";
 
 /**
  * Points of the PostgreSQL metrics store. A write commits, before it resolves, one row of
@@ -35,7 +36,9 @@ interface Blocks {
   points: number;
 }
 
-function blocksOf(writes: MetricWrite[]): Blocks {
+const numberOf = (type: MetricType, v: number | string): number => (type === "availability" ? AVAILABILITY_CODE[v as Availability] : (v as number));
+
+function blocksOf(writes: MetricWrite[], smallRaw: boolean): Blocks {
   const bySeries = new Map<string, SeriesPoints>();
   for (const w of writes) {
     const key = `${w.type}\u0000${w.id}`;
@@ -54,14 +57,13 @@ function blocksOf(writes: MetricWrite[]): Blocks {
       const pts = Array.from(part, (t) => sp.points.get(t)!);
       const anyTags = pts.some((p) => p.tags && Object.keys(p.tags).length > 0);
       const tags = anyTags ? pts.map((p) => (p.tags && Object.keys(p.tags).length ? p.tags : undefined)) : undefined;
-      const block =
-        sp.type === "string"
-          ? encodePoints({ ts: part, strs: pts.map((p) => p.value as string), tags })
-          : encodePoints({
-              ts: part,
-              nums: Float64Array.from(pts, (p) => (sp.type === "availability" ? AVAILABILITY_CODE[p.value as Availability] : (p.value as number))),
-              tags,
-            });
+      let block: Uint8Array;
+      if (sp.type === "string") block = encodePoints({ ts: part, strs: pts.map((p) => p.value as string), tags });
+      else {
+        const nums = Float64Array.from(pts, (p) => numberOf(sp.type, p.value));
+        // A few points (an agent's live batch: one) are stored raw, cheap to write and to seal.
+        block = smallRaw && !tags && count <= SMALL_MAX ? encodeSmallBlock(part, nums) : encodePoints({ ts: part, nums, tags });
+      }
       out.type.push(sp.type);
       out.metric.push(sp.id);
       out.lo.push(part[0]!);
@@ -85,7 +87,7 @@ const retryable = (e: unknown) => {
  * carries its expiry, fixed by the retention in force when it is written.
  */
 export async function writePoints(c: PgContext, tenant: string, writes: MetricWrite[]): Promise<void> {
-  const b = blocksOf(writes);
+  const b = blocksOf(writes, c.smallRawBlocks);
   if (b.points === 0) return;
   const types = textArray(b.type);
   const ids = textArray(b.metric);
@@ -165,7 +167,7 @@ function corrupt(c: PgContext, tenant: string, type: MetricType, id: string, b: 
  */
 export function blockRun(c: PgContext, tenant: string, type: MetricType, id: string, b: StoredBlock): Run {
   try {
-    const d = decodePoints(b.body);
+    const d: DecodedBlock = isSmallBlock(b.body) ? decodeSmallBlock(b.body) : decodePoints(b.body);
     if (d.ts.length !== b.n) corrupt(c, tenant, type, id, b, `the block holds ${d.ts.length} points, the index says ${b.n}`);
     if (isNumeric(type) ? !d.nums : !d.strs) corrupt(c, tenant, type, id, b, "the block holds values of another kind");
     return { ts: d.ts, nums: d.nums, strs: d.strs, tags: d.tags };
