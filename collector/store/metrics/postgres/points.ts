@@ -22,7 +22,8 @@ const isNumeric = (t: MetricType) => t !== "string";
 interface SeriesPoints {
   type: MetricType;
   id: string;
-  points: Map<number, { value: number | string; tags?: Tags }>;
+  /** The series' entries of the write, in order. */
+  writes: MetricWrite[];
 }
 
 /** The write's blocks, one per series (the last point of a timestamp in the write wins), sorted by series. */
@@ -37,26 +38,46 @@ interface Blocks {
 }
 
 const numberOf = (type: MetricType, v: number | string): number => (type === "availability" ? AVAILABILITY_CODE[v as Availability] : (v as number));
+const hasTags = (t: Tags | undefined): boolean => t !== undefined && Object.keys(t).length > 0;
+
+function pushBlock(out: Blocks, sp: SeriesPoints, lo: number, hi: number, n: number, block: Uint8Array): void {
+  out.type.push(sp.type);
+  out.metric.push(sp.id);
+  out.lo.push(lo);
+  out.hi.push(hi);
+  out.n.push(n);
+  out.body.push(Buffer.from(block.buffer, block.byteOffset, block.byteLength).toString("hex"));
+  out.points += n;
+}
 
 function blocksOf(writes: MetricWrite[], smallRaw: boolean): Blocks {
   const bySeries = new Map<string, SeriesPoints>();
   for (const w of writes) {
+    if (w.points.length === 0) continue;
     const key = `${w.type}\u0000${w.id}`;
-    let sp = bySeries.get(key);
-    if (!sp) bySeries.set(key, (sp = { type: w.type, id: w.id, points: new Map() }));
-    for (const p of w.points) sp.points.set(p.timestamp, { value: p.value, tags: p.tags });
+    const sp = bySeries.get(key);
+    if (sp) sp.writes.push(w);
+    else bySeries.set(key, { type: w.type, id: w.id, writes: [w] });
   }
   // Sorted: two writers insert (and take the series rows' key locks) in one order.
   const list = [...bySeries.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)).map((e) => e[1]);
   const out: Blocks = { type: [], metric: [], lo: [], hi: [], n: [], body: [], points: 0 };
   for (const sp of list) {
-    const ts = Float64Array.from(sp.points.keys()).sort();
+    const only = sp.writes.length === 1 && sp.writes[0]!.points.length === 1 ? sp.writes[0]!.points[0]! : undefined;
+    if (only && smallRaw && sp.type !== "string" && !hasTags(only.tags)) {
+      // An agent's live batch: one untagged point per series, stored raw without further ado.
+      const t = only.timestamp;
+      pushBlock(out, sp, t, t, 1, encodeSmallBlock([t], [numberOf(sp.type, only.value)]));
+      continue;
+    }
+    const points = new Map<number, { value: number | string; tags?: Tags }>();
+    for (const w of sp.writes) for (const p of w.points) points.set(p.timestamp, p);
+    const ts = Float64Array.from(points.keys()).sort();
     for (let a = 0; a < ts.length; a += MAX_POINTS) {
       const part = ts.subarray(a, Math.min(ts.length, a + MAX_POINTS));
       const count = part.length;
-      const pts = Array.from(part, (t) => sp.points.get(t)!);
-      const anyTags = pts.some((p) => p.tags && Object.keys(p.tags).length > 0);
-      const tags = anyTags ? pts.map((p) => (p.tags && Object.keys(p.tags).length ? p.tags : undefined)) : undefined;
+      const pts = Array.from(part, (t) => points.get(t)!);
+      const tags = pts.some((p) => hasTags(p.tags)) ? pts.map((p) => (hasTags(p.tags) ? p.tags : undefined)) : undefined;
       let block: Uint8Array;
       if (sp.type === "string") block = encodePoints({ ts: part, strs: pts.map((p) => p.value as string), tags });
       else {
@@ -64,13 +85,7 @@ function blocksOf(writes: MetricWrite[], smallRaw: boolean): Blocks {
         // A few points (an agent's live batch: one) are stored raw, cheap to write and to seal.
         block = smallRaw && !tags && count <= SMALL_MAX ? encodeSmallBlock(part, nums) : encodePoints({ ts: part, nums, tags });
       }
-      out.type.push(sp.type);
-      out.metric.push(sp.id);
-      out.lo.push(part[0]!);
-      out.hi.push(part[count - 1]!);
-      out.n.push(count);
-      out.body.push(Buffer.from(block.buffer, block.byteOffset, block.byteLength).toString("hex"));
-      out.points += count;
+      pushBlock(out, sp, part[0]!, part[count - 1]!, count, block);
     }
   }
   return out;
