@@ -29,6 +29,8 @@ export class PostgresMetricsStore implements MetricsStore {
   private lastRetention = 0;
   /** Partitions held at the last round: one taken over has its retention run at once. */
   private lastParts = "";
+  /** performance.now() at the start of the last background round. */
+  private lastRound = 0;
   private readonly ownership: PostgresMetricsStoreOptions["ownership"];
 
   constructor(opts: PostgresMetricsStoreOptions) {
@@ -45,10 +47,18 @@ export class PostgresMetricsStore implements MetricsStore {
     return this.ownership ? this.ownership.leases().map((l) => l.partition) : ALL_PARTITIONS;
   }
 
-  /** Starts the background sealing; there is no log to replay. */
+  /**
+   * Starts the background sealing; there is no log to replay. Rounds run every
+   * maintenanceIntervalMs, and within a second of a change of the partitions held, so that a
+   * partition taken over is sealed and expired at once.
+   */
   async open(): Promise<void> {
     this.isReady = true;
-    this.timer = setInterval(() => void this.maintain(), this.c.maintenanceIntervalMs);
+    this.lastParts = this.parts().join(",");
+    this.lastRound = performance.now();
+    this.timer = setInterval(() => {
+      if (performance.now() - this.lastRound >= this.c.maintenanceIntervalMs || this.parts().join(",") !== this.lastParts) void this.maintain();
+    }, Math.min(1000, this.c.maintenanceIntervalMs));
     this.timer.unref?.();
   }
 
@@ -64,6 +74,7 @@ export class PostgresMetricsStore implements MetricsStore {
   }
 
   private async maintainOnce(): Promise<void> {
+    this.lastRound = performance.now();
     try {
       const parts = this.parts();
       await sealDue(this.c, parts);
