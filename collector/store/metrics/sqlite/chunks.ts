@@ -51,7 +51,7 @@ function corruptChunk(s: StoreState, m: SeriesMeta, cid: number, why: string): n
 }
 
 /** The chunk from the cache, else from the table (then cached); undefined when it was deleted meanwhile. */
-function loadChunk(s: StoreState, m: SeriesMeta, cid: number): CachedChunk | undefined {
+export function loadChunk(s: StoreState, m: SeriesMeta, cid: number): CachedChunk | undefined {
   const cached = s.hot.get(cid) ?? s.cache.get(cid);
   if (cached) {
     cached.reads = (cached.reads ?? 0) + 1;

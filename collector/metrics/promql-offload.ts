@@ -1,0 +1,126 @@
+/**
+ * Half of a large PromQL query in a second thread (src/promql/offload.ts): the store hands over
+ * the later half's samples undecoded (compressed blocks, the heads' points), one worker decodes
+ * and evaluates them slice by slice while the main thread does the earlier half, then takes
+ * back the slices the worker has not started. One worker, started at the first large query and
+ * kept; a query arriving while it is busy stays on its own thread. A worker that fails or dies
+ * answers "not done", and the main thread evaluates those series.
+ */
+import type { Expr } from "../../src/promql/ast.ts";
+import type { EvalTimes } from "../../src/promql/engine.ts";
+import type { Offload, OffloadJob, OffloadResult } from "../../src/promql/offload.ts";
+import type { SeriesRef } from "../../src/promql/values.ts";
+import type { Logger } from "../../src/log/logger.ts";
+import type { StoreSeriesRef } from "./prometheus-source.ts";
+import { type OffloadReply, type OffloadRequest, packSlice, SLICE_FREE, SLICE_TAKEN_BACK, type SliceSeries } from "./promql-wire.ts";
+
+/** Series a slice (a message to the worker, the unit taken back) holds. */
+const SLICE = 32;
+
+const isStoreRef = (r: SeriesRef): r is StoreSeriesRef => typeof (r as Partial<StoreSeriesRef>).parts === "function";
+
+export class PromqlOffload implements Offload {
+  private worker: Worker | undefined;
+  private pending: { id: number; done: (r: OffloadResult | undefined) => void } | undefined;
+  private nextId = 1;
+  private closed = false;
+  /** Jobs the worker answered with results (for tests and self-metrics). */
+  completed = 0;
+
+  constructor(
+    private readonly log?: Logger,
+    /** The worker's script (tests substitute one that fails). */
+    private readonly script: URL = new URL("./promql-worker.ts", import.meta.url),
+  ) {}
+
+  async start(expr: Expr, refs: readonly SeriesRef[], t: EvalTimes): Promise<OffloadJob | undefined> {
+    if (this.closed || this.pending || !refs.every(isStoreRef)) return undefined;
+    // Claimed before the first await, so that a second query does not hand over work as well.
+    const id = this.nextId++;
+    let done!: (r: OffloadResult | undefined) => void;
+    const result = new Promise<OffloadResult | undefined>((resolve) => (done = resolve));
+    this.pending = { id, done };
+    const slices = Math.ceil(refs.length / SLICE);
+    // Per slice: free, started by the worker, or taken back by this thread (compare-and-swap).
+    const state = new Int32Array(new SharedArrayBuffer(slices * 4));
+    try {
+      // Handed over slice by slice, so the worker starts on the first while the rest are gathered.
+      let series: SliceSeries[] = [];
+      let first = true;
+      const send = (last: boolean, cancel?: boolean) => {
+        const request: OffloadRequest = { id, job: first ? { expr, t, state } : undefined, series: packSlice(series), last, cancel };
+        this.ensureWorker().postMessage(request, [request.series.bytes]);
+        first = false;
+        series = [];
+      };
+      for (const r of refs) {
+        const parts = await r.parts();
+        if (!parts || this.closed || this.pending?.id !== id) {
+          if (!first && this.worker) send(true, true);
+          return this.settle(id, undefined);
+        }
+        series.push({ labels: r.labels, parts });
+        if (series.length === SLICE) send(false);
+      }
+      send(true);
+    } catch (e) {
+      this.settle(id, undefined);
+      throw e;
+    }
+    return {
+      slices,
+      sliceSize: SLICE,
+      steal: (k) => Atomics.compareExchange(state, k, SLICE_FREE, SLICE_TAKEN_BACK) === SLICE_FREE,
+      result,
+    };
+  }
+
+  /** Ends the job `id` with `r` (when it is still the pending one); undefined, for start's returns. */
+  private settle(id: number, r: OffloadResult | undefined): undefined {
+    const p = this.pending;
+    if (p?.id !== id) return undefined;
+    this.pending = undefined;
+    if (r) this.completed++;
+    p.done(r);
+    return undefined;
+  }
+
+  private ensureWorker(): Worker {
+    if (this.worker) return this.worker;
+    const w = new Worker(this.script);
+    // An idle worker does not keep the process alive; close() ends it.
+    w.unref();
+    w.onmessage = (ev: MessageEvent<OffloadReply>) => {
+      const m = ev.data;
+      if (m.ok) this.settle(m.id, { slices: m.slices, series: m.series, samples: m.samples });
+      else {
+        this.log?.warn("PromQL worker failed on a query; its part was evaluated on the main thread", { err: m.error });
+        this.settle(m.id, undefined);
+      }
+    };
+    const lost = (why: string) => {
+      if (this.worker !== w) return;
+      this.worker = undefined;
+      w.terminate();
+      if (!this.closed) this.log?.warn("PromQL worker ended; the next large query starts another", { err: why });
+      if (this.pending) this.settle(this.pending.id, undefined);
+    };
+    w.onerror = (ev) => lost(ev.message ?? "error");
+    w.addEventListener("close", () => lost("exited"));
+    this.worker = w;
+    return w;
+  }
+
+  /** Ends the worker; a pending job answers "not done" (its query finishes on the main thread). */
+  async close(): Promise<void> {
+    this.closed = true;
+    const w = this.worker;
+    this.worker = undefined;
+    if (this.pending) this.settle(this.pending.id, undefined);
+    if (w) {
+      const exited = new Promise<void>((resolve) => w.addEventListener("close", () => resolve()));
+      w.terminate();
+      await exited;
+    }
+  }
+}
