@@ -171,7 +171,7 @@ async function startServices(values: OptionValues, ctx: ProgramContext | undefin
   const bodies = { maxBytes: maxBody, budget: new BodyBudget(4 * maxBody), option: "--max-request-body" };
   telemetry.gauge("outpost_collector_request_body_bytes", "bytes of HTTP request bodies being received or handled now (at most 4 × --max-request-body)", () => bodies.budget.inUse);
   const selfTenant = String(values["self-metrics-tenant"] ?? "_outpost");
-  const promqlOffload = new PromqlOffload(log.child("promql"));
+  const promqlOffload = new PromqlOffload({ log: log.child("promql") });
   closers.push(() => promqlOffload.close());
   const consoleApp =
     values.console === false

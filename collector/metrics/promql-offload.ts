@@ -24,14 +24,26 @@ export class PromqlOffload implements Offload {
   private pending: { id: number; done: (r: OffloadResult | undefined) => void } | undefined;
   private nextId = 1;
   private closed = false;
-  /** Jobs the worker answered with results (for tests and self-metrics). */
-  completed = 0;
+  /** Slices of series the worker evaluated (for tests). */
+  slicesDone = 0;
+
+  private readonly log?: Logger;
+  private readonly script: URL;
+  private readonly takeBack: boolean;
 
   constructor(
-    private readonly log?: Logger,
-    /** The worker's script (tests substitute one that fails). */
-    private readonly script: URL = new URL("./promql-worker.ts", import.meta.url),
-  ) {}
+    o: {
+      log?: Logger;
+      /** The worker's script (tests substitute one that fails). */
+      script?: URL;
+      /** false: the main thread never takes slices back, the worker does all it was handed (tests). */
+      takeBack?: boolean;
+    } = {},
+  ) {
+    this.log = o.log;
+    this.script = o.script ?? new URL("./promql-worker.ts", import.meta.url);
+    this.takeBack = o.takeBack ?? true;
+  }
 
   async start(expr: Expr, refs: readonly SeriesRef[], t: EvalTimes): Promise<OffloadJob | undefined> {
     if (this.closed || this.pending || !refs.every(isStoreRef)) return undefined;
@@ -64,13 +76,14 @@ export class PromqlOffload implements Offload {
       }
       send(true);
     } catch (e) {
-      this.settle(id, undefined);
-      throw e;
+      // The query goes on on one thread, whose own read reports a store error as it should.
+      this.log?.warn("PromQL worker not used for a query", { err: String(e) });
+      return this.settle(id, undefined);
     }
     return {
       slices,
       sliceSize: SLICE,
-      steal: (k) => Atomics.compareExchange(state, k, SLICE_FREE, SLICE_TAKEN_BACK) === SLICE_FREE,
+      steal: (k) => this.takeBack && Atomics.compareExchange(state, k, SLICE_FREE, SLICE_TAKEN_BACK) === SLICE_FREE,
       result,
     };
   }
@@ -80,7 +93,7 @@ export class PromqlOffload implements Offload {
     const p = this.pending;
     if (p?.id !== id) return undefined;
     this.pending = undefined;
-    if (r) this.completed++;
+    if (r) this.slicesDone += r.slices;
     p.done(r);
     return undefined;
   }
@@ -109,6 +122,11 @@ export class PromqlOffload implements Offload {
     w.addEventListener("close", () => lost("exited"));
     this.worker = w;
     return w;
+  }
+
+  /** True while a worker thread exists. */
+  get running(): boolean {
+    return this.worker !== undefined;
   }
 
   /** Ends the worker; a pending job answers "not done" (its query finishes on the main thread). */
