@@ -6,6 +6,7 @@
  * readable; the ack latency is therefore the time until queryable. Prints the sustained rate
  * per second, p50/p99 time to queryable, and the collector's RSS and CPU.
  * Env: DURATION (ms, default 60000), GENERATORS (2), AGENTS (per generator, 5), WINDOW (8),
+ * BENCH_COLLECTOR_ARGS (options passed to the collector),
  * BROKER=mosquitto to use a private Mosquitto (on an ephemeral port) instead of the embedded broker.
  */
 import { join } from "node:path";
@@ -22,7 +23,7 @@ const dir = tempDir("outpost-bench-mqtt-");
 const mqttPort = await freePort();
 const mosquitto = useMosquitto ? await startMosquitto() : undefined;
 const brokerArgs = mosquitto ? ["--mqtt-port", "0", "--broker", mosquitto.url] : ["--mqtt-port", String(mqttPort), "--mqtt-host", "127.0.0.1"];
-const { proc, url } = await startCollectorProcess(["--data-dir", dir.path, ...brokerArgs]);
+const { proc, url } = await startCollectorProcess(["--data-dir", dir.path, ...brokerArgs, ...(process.env.BENCH_COLLECTOR_ARGS?.split(" ").filter(Boolean) ?? [])]);
 const brokerUrl = mosquitto?.url ?? `mqtt://127.0.0.1:${mqttPort}`;
 
 console.log(

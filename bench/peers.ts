@@ -3,14 +3,15 @@
  * Side by side: the same ingest and query workload against Outpost and, when installed from
  * Debian's packages, VictoriaMetrics (victoria-metrics) and InfluxDB 1.x (influxd).
  * Workload: SERIES × POINTS points at 10 s spacing, sent over HTTP in batches of 5,000 with
- * CONCURRENCY requests in flight, counted until the last series reads back complete; then
+ * CONCURRENCY requests in flight, counted until the last series reads back complete (with the
+ * CPU seconds the system's process used meanwhile, steadier than rates on a shared machine); then
  * p50/p99 of a 60-bucket min/avg/max query over the 1,000 points of one series; then each
  * system is stopped cleanly and its data folder's size is divided by the points written.
  * Each system gets its own process, data folder and ports; the client runs here.
  */
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { fmt, folderBytes, freePort, latency, peakRssMB, rssMB, startCollectorProcess, tempDir } from "./_lib.ts";
+import { cpuSeconds, fmt, folderBytes, freePort, latency, peakRssMB, rssMB, startCollectorProcess, tempDir } from "./_lib.ts";
 
 const SERIES = Number(process.env.SERIES ?? 1000);
 const POINTS = Number(process.env.POINTS ?? 1000);
@@ -90,7 +91,7 @@ const outpost: Target = {
   name: "Outpost",
   async start() {
     const dir = tempDir("peer-outpost-");
-    const { proc, url } = await startCollectorProcess(["--data-dir", dir.path, "--mqtt-port", "0"]);
+    const { proc, url } = await startCollectorProcess(["--data-dir", dir.path, "--mqtt-port", "0", ...(process.env.BENCH_COLLECTOR_ARGS?.split(" ").filter(Boolean) ?? [])]);
     // Uncompressed answers, as these figures were taken before the collector compressed (gzip is timed in collector-http).
     const H = { "Content-Type": "application/json", "Hawkular-Tenant": "bench", "Accept-Encoding": "identity" };
     return {
@@ -226,6 +227,8 @@ interface Result {
   p99: number;
   rss: number;
   peakRss: number;
+  /** CPU seconds the system's process used from the first batch until the data was queryable. */
+  ingestCpu: number;
   /** Data folder after a clean stop, per point written. */
   bytesPerPoint: number;
 }
@@ -237,6 +240,7 @@ async function run(t: Target): Promise<Result> {
     const all = batches();
     let next = 0;
     const started = performance.now();
+    const cpu0 = cpuSeconds(sys.pid);
     await Promise.all(
       Array.from({ length: CONCURRENCY }, async () => {
         while (next < all.length) await sys.send(all[next++]!);
@@ -251,12 +255,13 @@ async function run(t: Target): Promise<Result> {
       await Bun.sleep(20);
     }
     const queryable = (performance.now() - started) / 1000;
+    const ingestCpu = cpuSeconds(sys.pid) - cpu0;
     const lat = await latency(() => sys.query(QUERY_SERIES), 200, 10);
     const rss = rssMB(sys.pid);
     const peakRss = peakRssMB(sys.pid);
     stopped = true;
     const bytes = await sys.stop();
-    return { name: t.name, ingest: (SERIES * POINTS) / queryable, queryable: queryable - sent, p50: lat.p50, p99: lat.p99, rss, peakRss, bytesPerPoint: bytes / (SERIES * POINTS) };
+    return { name: t.name, ingest: (SERIES * POINTS) / queryable, queryable: queryable - sent, p50: lat.p50, p99: lat.p99, rss, peakRss, ingestCpu, bytesPerPoint: bytes / (SERIES * POINTS) };
   } finally {
     if (!stopped) await sys.stop();
   }
@@ -280,11 +285,11 @@ for (const t of targets) {
 for (const t of targets) if (t.note) console.log(`note: ${t.note}`);
 const base = results.find((r) => r.name === "Outpost");
 console.log(
-  `\n${"system".padEnd(18)}${"ingest points/s".padStart(18)}${"lag to queryable".padStart(18)}${"query p50".padStart(12)}${"query p99".padStart(12)}${"RSS".padStart(10)}${"peak RSS".padStart(10)}${"disk B/pt".padStart(11)}`,
+  `\n${"system".padEnd(18)}${"ingest points/s".padStart(18)}${"lag to queryable".padStart(18)}${"query p50".padStart(12)}${"query p99".padStart(12)}${"RSS".padStart(10)}${"peak RSS".padStart(10)}${"disk B/pt".padStart(11)}${"ingest CPU s".padStart(14)}`,
 );
 for (const r of results) {
   console.log(
-    `${r.name.padEnd(18)}${fmt(r.ingest).padStart(18)}${`${(r.queryable * 1000).toFixed(0)} ms`.padStart(18)}${`${r.p50.toFixed(2)} ms`.padStart(12)}${`${r.p99.toFixed(2)} ms`.padStart(12)}${`${fmt(r.rss)} MB`.padStart(10)}${`${fmt(r.peakRss)} MB`.padStart(10)}${r.bytesPerPoint.toFixed(2).padStart(11)}`,
+    `${r.name.padEnd(18)}${fmt(r.ingest).padStart(18)}${`${(r.queryable * 1000).toFixed(0)} ms`.padStart(18)}${`${r.p50.toFixed(2)} ms`.padStart(12)}${`${r.p99.toFixed(2)} ms`.padStart(12)}${`${fmt(r.rss)} MB`.padStart(10)}${`${fmt(r.peakRss)} MB`.padStart(10)}${r.bytesPerPoint.toFixed(2).padStart(11)}${r.ingestCpu.toFixed(2).padStart(14)}`,
   );
 }
 if (base) {

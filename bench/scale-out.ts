@@ -112,7 +112,7 @@ async function measure(label: string, brokerUrl: string, collectors: { proc: Pro
 async function checkDatabase(url: string): Promise<boolean> {
   const sql = new SQL(url, { max: 1 });
   try {
-    const [r] = await sql.unsafe("SELECT to_regclass('metric_points') IS NOT NULL AS ok");
+    const [r] = await sql.unsafe("SELECT to_regclass('metric_series') IS NOT NULL AS ok");
     return Boolean(r.ok);
   } finally {
     await sql.close();

@@ -89,6 +89,22 @@ export const collectorOptions: OptionSpec[] = [
     help: "largest HTTP request body accepted (413 beyond); bodies being received at once hold at most 4 times this in memory (503 beyond)",
   },
   {
+    name: "memory-target",
+    kind: "size",
+    min: 0,
+    max: 1024 ** 4,
+    default: "200MB",
+    help: "resident memory above which the collector collects garbage eagerly while HTTP bodies and MQTT batches arrive (at most once per 16 MB of them, as JSON); 0 leaves it to the runtime",
+  },
+  {
+    name: "memory-limit",
+    kind: "size",
+    min: 0,
+    max: 1024 ** 4,
+    default: "0",
+    help: "resident memory above which HTTP request bodies are refused with 503 and Retry-After (after a garbage collection was tried); 0: no limit",
+  },
+  {
     name: "mqtt-max-packet",
     kind: "size",
     min: 1024,

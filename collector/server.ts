@@ -5,6 +5,7 @@ import { OUTPOST_VERSION } from "../src/config/version.ts";
 import { readSecretOption } from "../src/config/secret-option.ts";
 import { ensureWritableDir } from "../src/config/writable-dir.ts";
 import { BodyBudget, limitBodies } from "../src/http/body-limit.ts";
+import { MemoryGovernor } from "../src/http/memory-governor.ts";
 import { createLogger, isLogLevel, type Logger } from "../src/log/logger.ts";
 import { StorageHealth } from "../src/sqlite/storage-health.ts";
 import { Telemetry } from "../src/telemetry/registry.ts";
@@ -168,7 +169,10 @@ async function startServices(values: OptionValues, ctx: ProgramContext | undefin
   const monitoring = startSelfMonitoring({ telemetry, bus, dataDir, metricsMemory: metricsStore.memory && (() => metricsStore.memory!()) });
   closers.push(monitoring.stop);
   const maxBody = Number(values["max-request-body"] ?? 32 * 1024 ** 2);
-  const bodies = { maxBytes: maxBody, budget: new BodyBudget(4 * maxBody), option: "--max-request-body" };
+  const memory = new MemoryGovernor({ targetBytes: Number(values["memory-target"] ?? 200 * 1024 ** 2), limitBytes: Number(values["memory-limit"] ?? 0) });
+  const bodies = { maxBytes: maxBody, budget: new BodyBudget(4 * maxBody), option: "--max-request-body", memory };
+  telemetry.counterFrom("outpost_collector_memory_collections_total", "garbage collections run because resident memory was above --memory-target", () => memory.collections);
+  telemetry.counterFrom("outpost_collector_memory_refusals_total", "HTTP request bodies refused with 503 because resident memory was above --memory-limit", () => memory.refused);
   telemetry.gauge("outpost_collector_request_body_bytes", "bytes of HTTP request bodies being received or handled now (at most 4 × --max-request-body)", () => bodies.budget.inUse);
   const selfTenant = String(values["self-metrics-tenant"] ?? "_outpost");
   const promqlOffload = new PromqlOffload({ log: log.child("promql") });
@@ -235,6 +239,7 @@ async function startServices(values: OptionValues, ctx: ProgramContext | undefin
     // Collectors on one database share the agents' messages (docs/scale-out.md).
     shareGroup: pg ? SHARE_GROUP : undefined,
     portFallback: ctx?.origin["mqtt-port"] === "default",
+    memory,
   });
   if (ingest) {
     closers.push(() => ingest.close());

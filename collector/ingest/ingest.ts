@@ -17,6 +17,7 @@ import { registerIngestCounters } from "./ingest-telemetry.ts";
 import { MessageHandler } from "./message-handler.ts";
 import type { IngestTransport } from "./transport.ts";
 import { type TriggerDefinitionsSource, TriggerPublisher } from "./trigger-push.ts";
+import type { MemoryGovernor } from "../../src/http/memory-governor.ts";
 
 export interface Ingest {
   /** Ports of the embedded broker, when it runs (plain and TLS). */
@@ -61,6 +62,8 @@ export interface IngestDeps {
    * database (--database-url), each message then consumed by one of them.
    */
   shareGroup?: string;
+  /** Collects garbage as batches arrive when memory is above --memory-target. */
+  memory?: MemoryGovernor;
 }
 
 /**
@@ -120,6 +123,7 @@ export async function startIngest(values: OptionValues, deps: IngestDeps): Promi
     counters,
     clockWindow: DEFAULT_CLOCK_WINDOW,
     log,
+    memory: deps.memory,
   });
   const offRecovered = deps.health?.onRecovered(() => void handler.storageRecovered());
   await transport.start([kindFilter(prefix, "data"), kindFilter(prefix, "status"), kindFilter(prefix, "inventory"), kindFilter(prefix, "events")], (topic, payload) => void handler.handle(topic, payload));

@@ -12,6 +12,7 @@ import { buildTopic, parseTopic, type TopicAddress } from "../../src/protocol/to
 import type { PointsBus } from "../events/points-bus.ts";
 import type { Inventory } from "../inventory/context.ts";
 import { writePoints } from "../metrics/write-points.ts";
+import type { MemoryGovernor } from "../../src/http/memory-governor.ts";
 import type { MetricsStore } from "../store/metrics/types.ts";
 import { applyAgentInventory, InventoryRefused } from "./agent-inventory.ts";
 import { DeferredBatches } from "./deferred-batches.ts";
@@ -34,8 +35,16 @@ export interface HandlerDeps {
   counters: IngestCounters;
   clockWindow: ClockWindow;
   log: Logger;
+  /** Collects garbage as batches arrive when memory is above --memory-target. */
+  memory?: MemoryGovernor;
   now?: () => number;
 }
+
+/**
+ * What a point costs in the JSON write bodies the memory governor counts: a decoded MQTT
+ * batch leaves as much garbage per point as one parsed from JSON, whatever its compact size.
+ */
+const JSON_BYTES_PER_POINT = 56;
 
 /**
  * Handles every message from agents: data batches are decoded, validated, committed, then
@@ -104,6 +113,7 @@ export class MessageHandler {
       return this.reject(topic, e, addr);
     }
     const origin = `mqtt:${addr.feed}`;
+    if (this.d.memory?.enabled) this.d.memory.collectIfDue(batch.points * JSON_BYTES_PER_POINT);
     try {
       await writePoints(this.d, addr.tenant, batch.writes, origin);
     } catch (e) {

@@ -8,6 +8,14 @@ export class BitWriter {
     this.words = new Uint32Array(capacityWords);
   }
 
+  /** Empties the writer for reuse, with room for at least `capacityWords` words. */
+  reset(capacityWords: number): void {
+    if (this.words.length < capacityWords) this.words = new Uint32Array(capacityWords);
+    else this.words.fill(0, 0, Math.min(this.words.length, this.k + 2));
+    this.k = 0;
+    this.s = 0;
+  }
+
   /** Writes the low `n` bits of `v`, 1 <= n <= 32. */
   write(v: number, n: number): void {
     let w = this.words;

@@ -40,8 +40,17 @@ function writeWindow(b: BitWriter, hi: number, lo: number, tz: number, m: number
   } else b.write(l, m);
 }
 
+/**
+ * One writer reused by every call (encoding is synchronous): a sealing round of 1,000 chunks
+ * otherwise left 18 KB of words per chunk to the garbage collector. One that grew for a very
+ * large block is not kept.
+ */
+let scratch = new BitWriter(1024);
+const SCRATCH_KEEP_WORDS = 64 * 1024;
+
 export function writeXor(out: ByteWriter, v: Float64Array, n: number): void {
-  const b = new BitWriter(((n * 9) >>> 2) + 4);
+  const b = scratch;
+  b.reset(((n * 9) >>> 2) + 4);
   if (n > 0) {
     const u = words(v);
     let pl = u[0]!;
@@ -77,6 +86,7 @@ export function writeXor(out: ByteWriter, v: Float64Array, n: number): void {
     }
   }
   out.bytes(b.bytes());
+  if (b.words.length > SCRATCH_KEEP_WORDS) scratch = new BitWriter(1024);
 }
 
 export function readXor(r: ByteReader, n: number, out: Float64Array): void {

@@ -7,6 +7,8 @@ export class ApiError extends Error {
     readonly status: 400 | 401 | 403 | 404 | 405 | 406 | 409 | 413 | 415 | 422 | 429 | 500 | 503 | 507,
     message: string,
     readonly details?: unknown,
+    /** Response headers to send with it (a Retry-After). */
+    readonly headers?: Record<string, string>,
   ) {
     super(message);
   }

@@ -120,7 +120,7 @@ export function requireReady(r: Readiness): MiddlewareHandler {
  * by full storage is a 507 (an I/O failure a 503): the storage health has logged it already.
  */
 export function errorResponse(err: unknown, c: Context, log?: Logger): Response {
-  if (err instanceof ApiError) return c.json(err.details === undefined ? { errorMsg: err.message } : { errorMsg: err.message, details: err.details }, err.status);
+  if (err instanceof ApiError) return c.json(err.details === undefined ? { errorMsg: err.message } : { errorMsg: err.message, details: err.details }, err.status, err.headers);
   const storage = storageFailure(err);
   if (storage) return c.json({ errorMsg: storageFailureMessage(storage) }, storage === "full" ? 507 : 503);
   // Damaged stored data: refused (the store has logged which metric), never answered with wrong points.

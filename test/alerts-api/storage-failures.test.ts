@@ -1,7 +1,7 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { defaultPlugins } from "../../collector/alerts/actions/registry.ts";
 import { AlertingService } from "../../collector/alerts/service.ts";
 import { PostgresAlertsStore } from "../../collector/store/alerts/postgres.ts";
@@ -13,7 +13,7 @@ import { createLogger } from "../../src/log/logger.ts";
 import { StorageHealth } from "../../src/sqlite/storage-health.ts";
 import { failStatements, SmallDisk } from "../helpers/full-disk.ts";
 import { waitFor } from "../helpers/ports.ts";
-import { createTestDatabase, failPostgresStatements, migrateAll, type TestDatabase } from "../helpers/postgres.ts";
+import { failPostgresStatements, fileTestDatabase } from "../helpers/postgres.ts";
 
 /**
  * What the alerting service does when its commits fail: nothing is announced or acted on
@@ -22,15 +22,11 @@ import { createTestDatabase, failPostgresStatements, migrateAll, type TestDataba
  */
 const log = createLogger("silent");
 const cleanups: (() => void | Promise<void>)[] = [];
-let pg: TestDatabase;
-beforeAll(async () => {
-  pg = await createTestDatabase();
-  await migrateAll(pg.sql);
-});
-afterAll(() => pg.drop());
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-  await pg.sql.unsafe("TRUNCATE triggers, alerts, events, action_definitions, action_history");
+const pg = fileTestDatabase({
+  truncate: ["triggers", "alerts", "events", "action_definitions", "action_history"],
+  async cleanup() {
+    for (const c of cleanups.splice(0).reverse()) await c();
+  },
 });
 
 /** Where the service's store lives, and how one kind of statement on one table is made to fail there. */

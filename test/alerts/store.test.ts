@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { PostgresAlertsStore } from "../../collector/store/alerts/postgres.ts";
 import { SqliteAlertsStore } from "../../collector/store/alerts/sqlite.ts";
 import type { AlertsStore, StoredAction } from "../../collector/store/alerts/types.ts";
@@ -9,20 +9,16 @@ import type { Action, Alert, Event, FullTrigger } from "../../src/alerts/model.t
 import { completeFullTrigger } from "../../src/alerts/complete.ts";
 import { fullTriggerSchema } from "../../src/alerts/schemas.ts";
 import { createLogger } from "../../src/log/logger.ts";
-import { createTestDatabase, migrateAll, type TestDatabase } from "../helpers/postgres.ts";
+import { fileTestDatabase } from "../helpers/postgres.ts";
 
 /** The alerts store's contract, run on SQLite and on PostgreSQL alike. */
 const log = createLogger("silent");
 const dirs: string[] = [];
-let pg: TestDatabase;
-beforeAll(async () => {
-  pg = await createTestDatabase();
-  await migrateAll(pg.sql);
-});
-afterAll(() => pg.drop());
-afterEach(async () => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-  await pg.sql.unsafe("TRUNCATE triggers, alerts, events, action_definitions, action_history");
+const pg = fileTestDatabase({
+  truncate: ["triggers", "alerts", "events", "action_definitions", "action_history"],
+  async cleanup() {
+    for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+  },
 });
 
 /** Opens a store on one place; calling it again reopens the same data. */

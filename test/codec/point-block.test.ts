@@ -83,6 +83,22 @@ describe("point codec", () => {
     expect(d.tags![2]).toBeUndefined();
   });
 
+  it("blocks encoded one after another are independent of the writers reused inside, after a very large block too", () => {
+    const peers = (n: number, s: number) => Float64Array.from({ length: n }, (_, j) => (s % 100) + Math.sin(j / 10) * 10);
+    const a = encodePoints({ ts: grid(2000), nums: peers(2000, 1) });
+    const aCopy = a.slice();
+    const huge = encodePoints({ ts: grid(300_000), nums: peers(300_000, 2) }); // beyond what the writers keep
+    const b = encodePoints({ ts: grid(7), nums: peers(7, 3) });
+    const c = encodePoints({ ts: grid(2000), nums: Float64Array.from({ length: 2000 }, (_, i) => i / 4) }); // decimal
+    expect(a).toEqual(aCopy);
+    expect(a.buffer).not.toBe(b.buffer);
+    expect(sameBits(decodePoints(a).nums!, peers(2000, 1))).toBe(true);
+    expect(sameBits(decodePoints(huge).nums!, peers(300_000, 2))).toBe(true);
+    expect(sameBits(decodePoints(b).nums!, peers(7, 3))).toBe(true);
+    expect(sameBits(decodePoints(c).ts, grid(2000))).toBe(true);
+    expect(a.byteLength).toBe(a.buffer.byteLength); // exact size: nothing of the scratch kept alive by a chunk
+  });
+
   it("refuses inconsistent columns with a TypeError", () => {
     const ts = grid(2);
     expect(() => encodePoints({ ts, nums: new Float64Array(1) })).toThrow(/2 timestamps but 1 values/);

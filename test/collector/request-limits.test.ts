@@ -72,6 +72,34 @@ describe("request body limit", () => {
   });
 });
 
+describe("body decoding", () => {
+  // Bodies with a Content-Length are read as text by Bun, others as bytes then decoded: the same UTF-8 either way.
+  const bytes = (t0: number) =>
+    new Uint8Array([0xef, 0xbb, 0xbf, ...new TextEncoder().encode(`[{"timestamp":${t0},"value":"a`), 0xff, 0xc3, 0x28, ...new TextEncoder().encode(`é"}]`)]);
+  const readBack = async (id: string) => (await body(await col.req(`/svc/metrics/strings/${id}/raw?start=0`))) as { value: string }[];
+
+  it("drops a BOM and replaces invalid UTF-8 the same way with and without Content-Length", async () => {
+    const t0 = Date.now() - 60_000;
+    const sized = await col.req("/svc/metrics/strings/dec.sized/raw", { method: "POST", body: bytes(t0), headers: { "Content-Type": "application/json" } });
+    expect(sized.status).toBe(200);
+    const stream = new ReadableStream<Uint8Array>({
+      start(c) {
+        c.enqueue(bytes(t0));
+        c.close();
+      },
+    });
+    const chunked = await fetch(`${col.url}/svc/metrics/strings/dec.chunked/raw`, {
+      method: "POST",
+      body: stream,
+      headers: { "Content-Type": "application/json", "Svc-Tenant": "t1" },
+      duplex: "half",
+    } as RequestInit);
+    expect(chunked.status).toBe(200);
+    expect((await readBack("dec.sized"))[0]!.value).toBe("a\uFFFD\uFFFD(é");
+    expect((await readBack("dec.chunked"))[0]!.value).toBe("a\uFFFD\uFFFD(é");
+  });
+});
+
 describe("embedded broker packet limit", () => {
   it("disconnects a client that sends a packet over --mqtt-max-packet, and keeps serving others", async () => {
     const big = mqtt.connect(`mqtt://127.0.0.1:${mqttPort}`, { reconnectPeriod: 0 });

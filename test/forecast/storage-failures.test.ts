@@ -1,26 +1,22 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ForecastingService } from "../../collector/forecast/service.ts";
 import { PostgresForecastStore } from "../../collector/store/forecast/postgres.ts";
 import { SqliteForecastStore } from "../../collector/store/forecast/sqlite.ts";
 import type { ForecastStore } from "../../collector/store/forecast/types.ts";
 import { createLogger } from "../../src/log/logger.ts";
 import { failStatements } from "../helpers/full-disk.ts";
-import { createTestDatabase, failPostgresStatements, migrateAll, type TestDatabase } from "../helpers/postgres.ts";
+import { failPostgresStatements, fileTestDatabase } from "../helpers/postgres.ts";
 
 const log = createLogger("silent");
 const cleanups: (() => void | Promise<void>)[] = [];
-let pg: TestDatabase;
-beforeAll(async () => {
-  pg = await createTestDatabase();
-  await migrateAll(pg.sql);
-});
-afterAll(() => pg.drop());
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-  await pg.sql.unsafe("TRUNCATE forecast_subscriptions");
+const pg = fileTestDatabase({
+  truncate: ["forecast_subscriptions"],
+  async cleanup() {
+    for (const c of cleanups.splice(0).reverse()) await c();
+  },
 });
 
 type Op = "UPDATE" | "DELETE";

@@ -2,25 +2,21 @@ import { Database } from "bun:sqlite";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { PostgresForecastStore } from "../../collector/store/forecast/postgres.ts";
 import { SqliteForecastStore } from "../../collector/store/forecast/sqlite.ts";
 import type { ForecastStore, SubscriptionRecord } from "../../collector/store/forecast/types.ts";
 import { learn, newForecaster } from "../../src/forecast/forecaster.ts";
 import { createLogger } from "../../src/log/logger.ts";
-import { createTestDatabase, migrateAll, type TestDatabase } from "../helpers/postgres.ts";
+import { fileTestDatabase } from "../helpers/postgres.ts";
 
 const log = createLogger("silent");
 const dirs: string[] = [];
-let pg: TestDatabase;
-beforeAll(async () => {
-  pg = await createTestDatabase();
-  await migrateAll(pg.sql);
-});
-afterAll(() => pg.drop());
-afterEach(async () => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-  await pg.sql.unsafe("TRUNCATE forecast_subscriptions");
+const pg = fileTestDatabase({
+  truncate: ["forecast_subscriptions"],
+  async cleanup() {
+    for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+  },
 });
 
 /** One place (a data folder, or the test database) that stores are opened on and reopened. */

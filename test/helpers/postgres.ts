@@ -7,6 +7,7 @@
  */
 import { SQL } from "bun";
 import { createConnection, createServer, type Server, type Socket } from "node:net";
+import { afterAll, afterEach, beforeAll } from "vitest";
 import { openPostgres } from "../../src/postgres/connect.ts";
 import { migratePostgres } from "../../src/postgres/migrations.ts";
 import { POSTGRES_SCHEMAS } from "../../collector/store/postgres.ts";
@@ -60,6 +61,42 @@ export async function createTestDatabase(): Promise<TestDatabase> {
 /** The tables of every PostgreSQL store, at their current version, in `sql`'s database. */
 export async function migrateAll(sql: SQL): Promise<void> {
   for (const schema of POSTGRES_SCHEMAS) await migratePostgres(sql, schema);
+}
+
+/**
+ * The database of a test file, with its hooks registered: created with every store's tables
+ * before the file's tests, dropped after them, and after each test `cleanup` (the file's own:
+ * closing its collectors and stores, which must not hold the tables) then a TRUNCATE of
+ * `truncate`. The result reads through to the database once beforeAll has created it.
+ */
+export function fileTestDatabase(o: { truncate: readonly string[]; cleanup?: () => Promise<unknown> | unknown }): TestDatabase {
+  let db: TestDatabase | undefined;
+  const get = (): TestDatabase => {
+    if (!db) throw new Error("the test database is created in beforeAll: use it inside hooks and tests");
+    return db;
+  };
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    await migrateAll(db.sql);
+  });
+  afterAll(() => db?.drop());
+  afterEach(async () => {
+    await o.cleanup?.();
+    if (o.truncate.length > 0) await get().sql.unsafe(`TRUNCATE ${o.truncate.join(", ")}`);
+  });
+  return {
+    get name() {
+      return get().name;
+    },
+    get url() {
+      return get().url;
+    },
+    get sql() {
+      return get().sql;
+    },
+    urlVia: (port) => get().urlVia(port),
+    drop: () => get().drop(),
+  };
 }
 
 /**

@@ -16,8 +16,8 @@ import { resolveTenant } from "../prometheus/tenant.ts";
 
 export const INFLUX_PREFIXES = ["/influx/:tenant", ""] as const;
 
-function influxError(message: string, status: 400 | 413 | 415 | 500 = 400): Response {
-  return new Response(JSON.stringify({ error: message, errorMsg: message }), { status, headers: { "Content-Type": "application/json" } });
+function influxError(message: string, status: 400 | 413 | 415 | 500 | 503 = 400, headers?: Record<string, string>): Response {
+  return new Response(JSON.stringify({ error: message, errorMsg: message }), { status, headers: { "Content-Type": "application/json", ...headers } });
 }
 
 export function createInfluxApp(deps: WriteDeps & { now?: () => number }, log: Logger): Hono {
@@ -60,6 +60,8 @@ export function createInfluxApp(deps: WriteDeps & { now?: () => number }, log: L
   app.onError((err, c) => {
     if (err instanceof LineProtocolError) return influxError(err.message);
     if (err instanceof PromApiError || (err instanceof ApiError && err.status < 500)) return influxError(err.message, err instanceof ApiError ? (err.status as 400) : 400);
+    // Refusals to retry (bodies over the memory budget or limit) keep their 503 and Retry-After.
+    if (err instanceof ApiError && err.status === 503) return influxError(err.message, 503, err.headers);
     log.error("influx write failed", { path: c.req.path, err: (err as Error)?.stack ?? String(err) });
     return influxError(`internal error: ${(err as Error)?.message ?? String(err)}`, 500);
   });

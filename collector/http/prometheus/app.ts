@@ -28,6 +28,8 @@ export function createPrometheusApp(deps: PrometheusDeps, log: Logger): Hono {
       if (err.status === 415 || err.status === 401 || err.status === 403 || err.status === 429) {
         return c.json({ status: "error", errorType: "bad_data", error: err.message, errorMsg: err.message }, err.status);
       }
+      // Refusals to retry (request bodies over the memory budget or limit) stay 503, with their Retry-After.
+      if (err.status === 503) return respondError(c, "unavailable", err.message, err.headers);
       return respondError(c, err.status >= 500 ? "internal" : "bad_data", err.message);
     }
     log.error("prometheus API request failed", { path: c.req.path, err: (err as Error)?.stack ?? String(err) });

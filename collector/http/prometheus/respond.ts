@@ -23,9 +23,9 @@ export function errorBody(type: ErrorType, message: string): { status: number; b
   return { status: STATUS[type], body: JSON.stringify({ status: "error", errorType: type, error: message, errorMsg: message }) };
 }
 
-export function respondError(c: Context, type: ErrorType, message: string): Response {
+export function respondError(c: Context, type: ErrorType, message: string, headers?: Record<string, string>): Response {
   const { status, body } = errorBody(type, message);
-  return c.body(body, status as 400, { "Content-Type": "application/json" });
+  return c.body(body, status as 400, { "Content-Type": "application/json", ...headers });
 }
 
 /** A success envelope around already-serialized `data`. */

@@ -24,7 +24,7 @@ describe.each<Backend>(["sqlite", "postgres"])("metrics store on %s", (backend) 
   };
   afterEach(async () => {
     for (const b of opened.splice(0)) await b.close();
-    await db.sql.unsafe("TRUNCATE metric_tenants, metric_series, metric_points, metric_chunks");
+    await db.sql.unsafe("TRUNCATE metric_tenants, metric_series, metric_blocks, metric_chunks");
   });
 
   it("reads back what was written, in both orders and with a limit", async () => {

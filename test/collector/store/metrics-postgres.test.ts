@@ -1,12 +1,12 @@
 import { SQL } from "bun";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { PostgresMetricsStore } from "../../../collector/store/metrics/postgres/store.ts";
 import { createLogger } from "../../../src/log/logger.ts";
 import { CorruptDataError } from "../../../src/sqlite/corrupt-data.ts";
 import { storageFailure } from "../../../src/sqlite/storage-failure.ts";
 import { StorageHealth } from "../../../src/sqlite/storage-health.ts";
 import { body, startTestCollector } from "../../helpers/collector.ts";
-import { createTestDatabase, failPostgresStatements, migrateAll, PostgresProxy, type TestDatabase } from "../../helpers/postgres.ts";
+import { failPostgresStatements, fileTestDatabase, PostgresProxy } from "../../helpers/postgres.ts";
 
 /**
  * What only the PostgreSQL metrics store has to show: several collectors on one database (each
@@ -14,16 +14,12 @@ import { createTestDatabase, failPostgresStatements, migrateAll, PostgresProxy, 
  * losing or doubling one, and refuse corrupt chunks and an unreachable server as the SQLite
  * store refuses its own failures.
  */
-let db: TestDatabase;
-beforeAll(async () => {
-  db = await createTestDatabase();
-  await migrateAll(db.sql);
-});
-afterAll(() => db.drop());
 const cleanups: (() => Promise<unknown>)[] = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-  await db.sql.unsafe("TRUNCATE metric_tenants, metric_series, metric_points, metric_chunks");
+const db = fileTestDatabase({
+  truncate: ["metric_tenants", "metric_series", "metric_blocks", "metric_chunks"],
+  async cleanup() {
+    for (const c of cleanups.splice(0).reverse()) await c();
+  },
 });
 
 const NOW = Date.now();
@@ -95,11 +91,91 @@ describe("PostgreSQL metrics store shared by several collectors", () => {
       expect(new Set(r.ts).size).toBe(total);
       expect(r.values).toEqual(r.ts);
     }
-    const [sum] = await db.sql.unsafe("SELECT (SELECT coalesce(sum(n), 0) FROM metric_chunks)::int AS n, (SELECT count(*) FROM metric_points)::int AS p");
+    const [sum] = await db.sql.unsafe("SELECT (SELECT coalesce(sum(n), 0) FROM metric_chunks)::int AS n, (SELECT count(*) FROM metric_blocks)::int AS p");
     // Every point is in exactly one chunk (a rewritten one in two, the later winning on read).
     expect(sum.p).toBe(0);
     expect(sum.n).toBeGreaterThanOrEqual(series.length * total);
     expect(sum.n).toBeLessThanOrEqual(series.length * total + stores.length * (rounds - 1));
+  });
+});
+
+describe("PostgreSQL metrics store: a block per series and write", () => {
+  it("stores a write as one block per series, and reads the points of each", async () => {
+    const s = await collector();
+    await s.write("t", [
+      { type: "gauge", id: "a", points: [1, 2, 3].map((i) => ({ timestamp: NOW + i, value: i })) },
+      { type: "gauge", id: "b", points: [{ timestamp: NOW, value: 5, tags: { k: "v" } }] },
+      { type: "string", id: "a", points: [{ timestamp: NOW, value: "x" }] },
+      { type: "availability", id: "a", points: [{ timestamp: NOW, value: "down" }] },
+      // The same series again in one write: the same block, the later point winning.
+      { type: "gauge", id: "a", points: [{ timestamp: NOW + 2, value: 20 }] },
+    ]);
+    expect(await s.stats()).toEqual({ points: 6, blocks: 4, chunks: 0 });
+    expect((await s.readRaw("t", "gauge", "a", all)).values).toEqual([1, 20, 3]);
+    expect(await s.readRaw("t", "gauge", "b", all)).toEqual({ ts: [NOW], values: [5], tags: [{ k: "v" }] });
+    expect((await s.readRaw("t", "string", "a", all)).values).toEqual(["x"]);
+    expect((await s.readRaw("t", "availability", "a", all)).values).toEqual(["down"]);
+    expect(await s.getMetric("t", "gauge", "a")).toMatchObject({ minTimestamp: NOW + 1, maxTimestamp: NOW + 3 });
+  });
+
+  it("reads a point written twice through two collectors once, the last write winning, before and after sealing", async () => {
+    const a = await collector();
+    const b = await collector();
+    const write = (s: PostgresMetricsStore, v: number, dt = 0) => s.write("t", [{ type: "gauge", id: "g", points: [{ timestamp: NOW + dt, value: v }] }]);
+    await write(a, 1);
+    await write(b, 1);
+    expect(await a.readRaw("t", "gauge", "g", all)).toEqual({ ts: [NOW], values: [1] });
+    await write(a, 2);
+    expect((await b.readRaw("t", "gauge", "g", all)).values).toEqual([2]);
+    expect(await b.seal(true)).toBe(1);
+    expect(await a.stats()).toEqual({ points: 0, blocks: 0, chunks: 1 });
+    expect((await a.readRaw("t", "gauge", "g", all)).values).toEqual([2]);
+    // Written after the seal: newer than the chunk, whichever collector writes or reads.
+    await write(b, 3);
+    await write(a, 4, 1);
+    expect(await a.readRaw("t", "gauge", "g", all)).toEqual({ ts: [NOW, NOW + 1], values: [3, 4] });
+    await a.seal(true);
+    expect(await b.readRaw("t", "gauge", "g", all)).toEqual({ ts: [NOW, NOW + 1], values: [3, 4] });
+    expect(await a.stats()).toEqual({ points: 0, blocks: 0, chunks: 2 });
+  });
+
+  it("deletes a metric's and a tenant's blocks with them, and drops at the seal blocks whose series is gone", async () => {
+    const s = await collector();
+    await s.write("t", [
+      { type: "gauge", id: "a", points: [{ timestamp: NOW, value: 1 }] },
+      { type: "gauge", id: "b", points: [{ timestamp: NOW, value: 2 }] },
+    ]);
+    await s.write("u", [{ type: "gauge", id: "a", points: [{ timestamp: NOW, value: 3 }] }]);
+    expect(await s.deleteMetric("t", "gauge", "a")).toBe(true);
+    expect(await s.stats()).toMatchObject({ blocks: 2 });
+    await s.deleteTenant("u");
+    expect(await s.stats()).toMatchObject({ blocks: 1 });
+    expect((await s.readRaw("t", "gauge", "b", all)).values).toEqual([2]);
+    // A block committed by a write that raced the deletion of its series (sids are never reused).
+    await db.sql.unsafe("INSERT INTO metric_blocks (sid, start_ts, end_ts, n, written, expires_at, body) SELECT 999999, 0, 0, 1, 0, 9e15, body FROM metric_blocks LIMIT 1");
+    expect(await s.seal(true)).toBe(1);
+    expect(await s.stats()).toEqual({ points: 0, blocks: 0, chunks: 1 });
+  });
+
+  it("gives a block the expiry of its series' retention when written, and drops it at retention", async () => {
+    let now = NOW;
+    const sql = new SQL(db.url, { max: 2 });
+    const s = new PostgresMetricsStore({ sql, maintenanceIntervalMs: 3_600_000, now: () => now });
+    await s.open();
+    cleanups.push(async () => {
+      await s.close();
+      await sql.close({ timeout: 1 });
+    });
+    await s.createMetric({ tenantId: "t", id: "short", type: "gauge", dataRetention: 1 }, false);
+    await s.write("t", [
+      { type: "gauge", id: "short", points: [{ timestamp: NOW, value: 1 }] },
+      { type: "gauge", id: "long", points: [{ timestamp: NOW, value: 2 }] },
+    ]);
+    now = NOW + 86_400_000 + 1;
+    expect((await s.readRaw("t", "gauge", "short", all)).values).toEqual([]);
+    expect((await s.readRaw("t", "gauge", "long", all)).values).toEqual([2]);
+    await s.enforceRetention();
+    expect(await s.stats()).toEqual({ points: 1, blocks: 1, chunks: 0 });
   });
 });
 
@@ -116,7 +192,7 @@ describe("PostgreSQL metrics store failures", () => {
     ]);
     await s.seal(true);
     await db.sql.unsafe(
-      "UPDATE metric_chunks SET body = overlay(body placing '\\xff'::bytea from length(body) - 2 for 1) WHERE sid = (SELECT sid FROM metric_series WHERE metric = 'bad')",
+      "UPDATE metric_chunks SET body = set_byte(body, length(body) - 3, get_byte(body, length(body) - 3) # 255) WHERE sid = (SELECT sid FROM metric_series WHERE metric = 'bad')",
     );
     await expect(s.readRaw("t", "gauge", "bad", all)).rejects.toBeInstanceOf(CorruptDataError);
     await expect(s.readSeries("t", "gauge", "bad", 0, NOW + 10)).rejects.toThrow(/gauge metric 'bad' is corrupt/);
@@ -125,6 +201,26 @@ describe("PostgreSQL metrics store failures", () => {
     expect((await s.readRaw("t", "gauge", "bad", { ...all, start: NOW + 2 * 86_400_000 })).values).toEqual([]);
     expect(lines.filter((l) => l.includes("corrupt chunk")).length).toBe(1);
     expect(lines.join("\n")).toContain('"metric":"bad"');
+  });
+
+  it("refuses reads of a corrupt unsealed block, and seals the other series around it", async () => {
+    const lines: string[] = [];
+    const log = createLogger("error", "metrics-store", (l) => lines.push(l), "json");
+    const s = new PostgresMetricsStore({ sql: db.sql, log, maintenanceIntervalMs: 3_600_000 });
+    await s.open();
+    cleanups.push(() => s.close());
+    await s.write("t", [
+      { type: "gauge", id: "bad", points: [{ timestamp: NOW, value: 1 }] },
+      { type: "gauge", id: "good", points: [{ timestamp: NOW, value: 3 }] },
+    ]);
+    await db.sql.unsafe(
+      "UPDATE metric_blocks SET body = set_byte(body, length(body) - 3, get_byte(body, length(body) - 3) # 255) WHERE sid = (SELECT sid FROM metric_series WHERE metric = 'bad')",
+    );
+    await expect(s.readRaw("t", "gauge", "bad", all)).rejects.toThrow(/gauge metric 'bad' is corrupt \(block \d+/);
+    expect(await s.seal(true)).toBe(1);
+    expect(await s.stats()).toEqual({ points: 1, blocks: 1, chunks: 1 });
+    expect((await s.readRaw("t", "gauge", "good", all)).values).toEqual([3]);
+    expect(lines.filter((l) => l.includes("corrupt block")).length).toBe(1);
   });
 
   it("refuses writes as 'unavailable' while the server cannot be reached, and takes them again when it is back", async () => {
@@ -152,22 +248,22 @@ describe("PostgreSQL metrics store failures", () => {
     expect((await s.readRaw("t", "gauge", "g", all)).values).toEqual([1, 2]);
   });
 
-  it("keeps the rows when a seal fails, and seals them later: no acknowledged point is lost or doubled", async () => {
+  it("keeps the blocks when a seal fails, and seals them later: no acknowledged point is lost or doubled", async () => {
     const s = await collector();
     await s.write("t", [{ type: "gauge", id: "g", points: [1, 2, 3].map((i) => ({ timestamp: NOW + i, value: i })) }]);
     const restore = await failPostgresStatements(db.sql, "metric_chunks");
     await expect(s.seal(true)).rejects.toThrow(/injected failure/);
-    expect(await s.stats()).toEqual({ points: 3, chunks: 0 });
+    expect(await s.stats()).toEqual({ points: 3, blocks: 1, chunks: 0 });
     expect((await s.readRaw("t", "gauge", "g", all)).values).toEqual([1, 2, 3]);
     await restore();
     expect(await s.seal(true)).toBe(1);
-    expect(await s.stats()).toEqual({ points: 0, chunks: 1 });
+    expect(await s.stats()).toEqual({ points: 0, blocks: 0, chunks: 1 });
     expect((await s.readRaw("t", "gauge", "g", all)).values).toEqual([1, 2, 3]);
   });
 
   it("creates no tenant or series when the write's transaction fails", async () => {
     const s = await collector();
-    const restore = await failPostgresStatements(db.sql, "metric_points");
+    const restore = await failPostgresStatements(db.sql, "metric_blocks");
     await expect(s.write("new-tenant", [{ type: "gauge", id: "g", points: [{ timestamp: NOW, value: 1 }] }])).rejects.toThrow(/injected failure/);
     await restore();
     expect(await s.listTenants()).toEqual([]);
@@ -181,14 +277,14 @@ describe("PostgreSQL metrics store failures", () => {
     expect((await write(1)).status).toBe(200);
     await db.sql.unsafe(`CREATE FUNCTION test_disk_full() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN RAISE EXCEPTION 'could not extend file: No space left on device' USING ERRCODE = 'disk_full'; END $$`);
-    await db.sql.unsafe("CREATE TRIGGER test_disk_full BEFORE INSERT ON metric_points FOR EACH ROW EXECUTE FUNCTION test_disk_full()");
+    await db.sql.unsafe("CREATE TRIGGER test_disk_full BEFORE INSERT ON metric_blocks FOR EACH ROW EXECUTE FUNCTION test_disk_full()");
     const full = await write(2);
     expect(full.status).toBe(507);
     expect((await body(full)).errorMsg).toBeTruthy();
     const read = await col.req("/svc/metrics/gauges/g/raw?order=asc");
     expect(read.status).toBe(200);
     expect(await body(read)).toEqual([{ timestamp: NOW + 1, value: 1 }]);
-    await db.sql.unsafe("DROP TRIGGER test_disk_full ON metric_points");
+    await db.sql.unsafe("DROP TRIGGER test_disk_full ON metric_blocks");
     await db.sql.unsafe("DROP FUNCTION test_disk_full()");
     expect((await write(2)).status).toBe(200);
     expect((await body(await col.req("/svc/metrics/gauges/g/raw?order=asc"))).map((p: { value: number }) => p.value)).toEqual([1, 2]);

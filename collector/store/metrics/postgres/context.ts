@@ -32,8 +32,8 @@ export class PgContext {
   readonly chunkPoints: number;
   readonly headMaxAgeMs: number;
   readonly maintenanceIntervalMs: number;
-  /** Chunks found corrupt (logged once each). */
-  readonly corruptChunks = new Set<number>();
+  /** Chunks and blocks found corrupt, "chunk 12" (logged once each). */
+  readonly corruptChunks = new Set<string>();
 
   constructor(o: PostgresMetricsStoreOptions) {
     this.sql = o.sql;

@@ -21,9 +21,9 @@ interface SeriesRow {
 
 const tagsText = (t: Tags | undefined) => (t && Object.keys(t).length ? JSON.stringify(t) : null);
 
-// Bounds are those of the sealed chunks (kept on the series row) and of the unsealed points.
+// Bounds are those of the sealed chunks (kept on the series row) and of the unsealed blocks.
 const SERIES_SELECT = `SELECT s.type, s.metric, s.tags, s.retention, least(s.min_ts, p.lo) AS lo, greatest(s.max_ts, p.hi) AS hi
-  FROM metric_series s LEFT JOIN LATERAL (SELECT min(ts) AS lo, max(ts) AS hi FROM metric_points WHERE sid = s.sid) p ON true`;
+  FROM metric_series s LEFT JOIN LATERAL (SELECT min(start_ts) AS lo, max(end_ts) AS hi FROM metric_blocks WHERE sid = s.sid) p ON true`;
 
 function toDefinition(c: PgContext, tenant: string, r: SeriesRow): MetricDefinition {
   const def: MetricDefinition = {
@@ -71,10 +71,10 @@ export async function getTenant(c: PgContext, id: string): Promise<Tenant | unde
   return rows[0] && toTenant(rows[0]);
 }
 
-/** The series go with their points and chunks (ON DELETE CASCADE). */
+/** The series go with their chunks (ON DELETE CASCADE) and blocks. */
 export async function deleteTenant(c: PgContext, id: string): Promise<void> {
   await c.tx(async (t) => {
-    await c.rows("DELETE FROM metric_series WHERE tenant = ?", [id], t);
+    await c.rows("WITH d AS (DELETE FROM metric_series WHERE tenant = ? RETURNING sid) DELETE FROM metric_blocks WHERE sid IN (SELECT sid FROM d)", [id], t);
     await c.rows("DELETE FROM metric_tenants WHERE id = ?", [id], t);
   });
 }
@@ -180,8 +180,15 @@ export async function deleteTags(c: PgContext, tenant: string, type: MetricType,
   return rows.length > 0;
 }
 
-/** Removes a metric; its points and chunks go with it (ON DELETE CASCADE). */
+/** Removes a metric; its chunks go with it (ON DELETE CASCADE), its blocks in the same statement. */
 export async function deleteMetric(c: PgContext, tenant: string, type: MetricType, id: string): Promise<boolean> {
-  const rows = await c.writing(() => c.rows("DELETE FROM metric_series WHERE tenant = ? AND type = ? AND metric = ? RETURNING sid", [tenant, type, id]));
+  const rows = await c.writing(() =>
+    c.rows(
+      `WITH d AS (DELETE FROM metric_series WHERE tenant = ? AND type = ? AND metric = ? RETURNING sid),
+         b AS (DELETE FROM metric_blocks WHERE sid IN (SELECT sid FROM d))
+       SELECT sid FROM d`,
+      [tenant, type, id],
+    ),
+  );
   return rows.length > 0;
 }

@@ -1,4 +1,4 @@
-import { decodePoints, PointCodecError } from "../../../../src/codec/index.ts";
+import { decodePoints, encodePoints, MAX_POINTS, PointCodecError } from "../../../../src/codec/index.ts";
 import { AVAILABILITY_CODE, type Availability, DAY_MS, type MetricType, type MetricWrite, type Tags } from "../../../../src/metrics/model.ts";
 import { CorruptDataError } from "../../../../src/sqlite/corrupt-data.ts";
 import { emptyRun, mergeRuns, type Run, sliceRun } from "../run.ts";
@@ -6,41 +6,71 @@ import { type PgContext, numArray, textArray } from "./context.ts";
 import { insertTenantRow } from "./definitions.ts";
 
 /**
- * Points of the PostgreSQL metrics store: a write commits its points as rows of metric_points
- * before it resolves, so any collector reads them at once; a read merges the series' sealed
- * chunks with its unsealed rows in one statement (one snapshot: a seal committing meanwhile
- * can neither hide a point nor show it twice).
+ * Points of the PostgreSQL metrics store. A write commits, before it resolves, one row of
+ * metric_blocks per series it touches: that series' points of the write as one point-codec
+ * block (so a write of 25 points × 200 series is 200 rows, not 5,000), which any collector
+ * reads at once. Blocks are not deduplicated when written: a read (and the seal) merges the
+ * series' chunks, then its blocks in the order they were written (bid), the later winning a
+ * timestamp. All in one statement, one snapshot: a seal committing meanwhile can neither hide
+ * a point nor show it twice.
  */
 
 const isNumeric = (t: MetricType) => t !== "string";
 
-interface Flat {
-  type: string[];
-  metric: string[];
-  ts: number[];
-  num: number[];
-  str: (string | null)[];
-  tags: (string | null)[];
+interface SeriesPoints {
+  type: MetricType;
+  id: string;
+  points: Map<number, { value: number | string; tags?: Tags }>;
 }
 
-/** One row per (type, metric, timestamp), the last written winning, sorted (fixed lock order). */
-function flatten(writes: MetricWrite[]): Flat {
-  const last = new Map<string, { type: MetricType; id: string; ts: number; value: number | string; tags?: Tags }>();
+/** The write's blocks, one per series (the last point of a timestamp in the write wins), sorted by series. */
+interface Blocks {
+  type: string[];
+  metric: string[];
+  lo: number[];
+  hi: number[];
+  n: number[];
+  body: string[];
+  points: number;
+}
+
+function blocksOf(writes: MetricWrite[]): Blocks {
+  const bySeries = new Map<string, SeriesPoints>();
   for (const w of writes) {
-    for (const p of w.points) last.set(`${w.type}\u0000${w.id}\u0000${p.timestamp}`, { type: w.type, id: w.id, ts: p.timestamp, value: p.value, tags: p.tags });
+    const key = `${w.type}\u0000${w.id}`;
+    let sp = bySeries.get(key);
+    if (!sp) bySeries.set(key, (sp = { type: w.type, id: w.id, points: new Map() }));
+    for (const p of w.points) sp.points.set(p.timestamp, { value: p.value, tags: p.tags });
   }
-  const rows = [...last.values()].sort((a, b) => (a.type < b.type ? -1 : a.type > b.type ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : a.ts - b.ts));
-  const f: Flat = { type: [], metric: [], ts: [], num: [], str: [], tags: [] };
-  for (const r of rows) {
-    f.type.push(r.type);
-    f.metric.push(r.id);
-    f.ts.push(r.ts);
-    const str = r.type === "string";
-    f.num.push(str ? Number.NaN : r.type === "availability" ? AVAILABILITY_CODE[r.value as Availability] : (r.value as number));
-    f.str.push(str ? (r.value as string) : null);
-    f.tags.push(r.tags && Object.keys(r.tags).length ? JSON.stringify(r.tags) : null);
+  // Sorted: two writers insert (and take the series rows' key locks) in one order.
+  const list = [...bySeries.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)).map((e) => e[1]);
+  const out: Blocks = { type: [], metric: [], lo: [], hi: [], n: [], body: [], points: 0 };
+  for (const sp of list) {
+    const ts = Float64Array.from(sp.points.keys()).sort();
+    for (let a = 0; a < ts.length; a += MAX_POINTS) {
+      const part = ts.subarray(a, Math.min(ts.length, a + MAX_POINTS));
+      const count = part.length;
+      const pts = Array.from(part, (t) => sp.points.get(t)!);
+      const anyTags = pts.some((p) => p.tags && Object.keys(p.tags).length > 0);
+      const tags = anyTags ? pts.map((p) => (p.tags && Object.keys(p.tags).length ? p.tags : undefined)) : undefined;
+      const block =
+        sp.type === "string"
+          ? encodePoints({ ts: part, strs: pts.map((p) => p.value as string), tags })
+          : encodePoints({
+              ts: part,
+              nums: Float64Array.from(pts, (p) => (sp.type === "availability" ? AVAILABILITY_CODE[p.value as Availability] : (p.value as number))),
+              tags,
+            });
+      out.type.push(sp.type);
+      out.metric.push(sp.id);
+      out.lo.push(part[0]!);
+      out.hi.push(part[count - 1]!);
+      out.n.push(count);
+      out.body.push(Buffer.from(block.buffer, block.byteOffset, block.byteLength).toString("hex"));
+      out.points += count;
+    }
   }
-  return f;
+  return out;
 }
 
 /** Deadlock or serialization failure: the transaction changed nothing and can run again. */
@@ -54,12 +84,12 @@ const retryable = (e: unknown) => {
  * carries its expiry, fixed by the retention in force when it is written.
  */
 export async function writePoints(c: PgContext, tenant: string, writes: MetricWrite[]): Promise<void> {
-  const f = flatten(writes);
-  if (f.ts.length === 0) return;
-  const series = new Map<string, [string, string]>();
-  for (let i = 0; i < f.ts.length; i++) series.set(`${f.type[i]}\u0000${f.metric[i]}`, [f.type[i]!, f.metric[i]!]);
-  const sTypes = textArray([...series.values()].map((x) => x[0]));
-  const sIds = textArray([...series.values()].map((x) => x[1]));
+  const b = blocksOf(writes);
+  if (b.points === 0) return;
+  const types = textArray(b.type);
+  const ids = textArray(b.metric);
+  // bytea[] as hex literals: `{"\\x0a0b…",…}`.
+  const bodies = `{${b.body.map((h) => `"\\\\x${h}"`).join(",")}}`;
   for (let attempt = 1; ; attempt++) {
     const now = c.now();
     try {
@@ -72,31 +102,18 @@ export async function writePoints(c: PgContext, tenant: string, writes: MetricWr
            WHERE NOT EXISTS (SELECT 1 FROM metric_series s WHERE s.tenant = ? AND s.type = u.type AND s.metric = u.metric)
            ORDER BY u.type, u.metric
            ON CONFLICT (tenant, type, metric) DO NOTHING`,
-          [tenant, sTypes, sIds, tenant],
+          [tenant, types, ids, tenant],
           t,
         );
+        // Each block carries its expiry, fixed by the retention in force when it is written.
         await c.rows(
-          `INSERT INTO metric_points (sid, ts, num, str, tags, expires_at, written)
-           SELECT s.sid, u.ts, u.num, u.str, u.tags,
-             ? + coalesce(s.retention, (tn.retentions::jsonb ->> s.type)::bigint, ?) * ${DAY_MS}, ?
-           FROM unnest(?::text[], ?::text[], ?::float8[], ?::float8[], ?::text[], ?::text[]) WITH ORDINALITY AS u(type, metric, ts, num, str, tags, o)
+          `INSERT INTO metric_blocks (sid, start_ts, end_ts, n, written, expires_at, body)
+           SELECT s.sid, u.lo, u.hi, u.n, ?, ? + coalesce(s.retention, (tn.retentions::jsonb ->> s.type)::bigint, ?) * ${DAY_MS}, u.body
+           FROM unnest(?::text[], ?::text[], ?::float8[], ?::float8[], ?::int[], ?::bytea[]) WITH ORDINALITY AS u(type, metric, lo, hi, n, body, o)
            JOIN metric_series s ON s.tenant = ? AND s.type = u.type AND s.metric = u.metric
            LEFT JOIN metric_tenants tn ON tn.id = s.tenant
-           ORDER BY u.o
-           ON CONFLICT (sid, ts) DO UPDATE SET num = excluded.num, str = excluded.str, tags = excluded.tags,
-             expires_at = excluded.expires_at, written = excluded.written`,
-          [
-            now,
-            c.defaultRetentionDays,
-            now,
-            textArray(f.type),
-            textArray(f.metric),
-            numArray(f.ts),
-            numArray(f.num),
-            textArray(f.str),
-            textArray(f.tags),
-            tenant,
-          ],
+           ORDER BY u.o`,
+          [now, now, c.defaultRetentionDays, types, ids, numArray(b.lo), numArray(b.hi), numArray(b.n), bodies, tenant],
           t,
         );
       });
@@ -108,41 +125,51 @@ export async function writePoints(c: PgContext, tenant: string, writes: MetricWr
 }
 
 interface ReadRow {
+  /** 0: the series exists; 1: a chunk; 2: a block. */
   kind: number;
-  cid: string | null;
+  /** The chunk's cid or the block's bid. */
+  seq: string | null;
   n: number | null;
   body: Uint8Array | null;
-  ts: number | null;
-  num: number | null;
-  str: string | null;
-  tags: string | null;
 }
 
-function corrupt(c: PgContext, tenant: string, type: MetricType, id: string, cid: number, why: string): never {
-  if (!c.corruptChunks.has(cid)) {
-    c.corruptChunks.add(cid);
-    c.log?.error("corrupt chunk in PostgreSQL: reads of its range are refused until it is restored from a backup or the metric is deleted", {
+/** A stored block: a sealed chunk (its cid) or an unsealed block (its bid). */
+export interface StoredBlock {
+  kind: "chunk" | "block";
+  seq: number;
+  n: number;
+  body: Uint8Array;
+}
+
+function corrupt(c: PgContext, tenant: string, type: MetricType, id: string, b: StoredBlock, why: string): never {
+  const key = `${b.kind} ${b.seq}`;
+  if (!c.corruptChunks.has(key)) {
+    c.corruptChunks.add(key);
+    c.log?.error(`corrupt ${b.kind} in PostgreSQL: reads of its range are refused until it is restored from a backup or the metric is deleted`, {
       tenant,
       type,
       metric: id,
-      chunk: cid,
+      [b.kind]: b.seq,
       err: why,
     });
   }
   throw new CorruptDataError(
-    `Stored data of ${type} metric '${id}' is corrupt (chunk ${cid}: ${why}); reads of this time range fail until it is restored from a backup`,
+    `Stored data of ${type} metric '${id}' is corrupt (${key}: ${why}); reads of this time range fail until it is restored from a backup`,
   );
 }
 
-function chunkRun(c: PgContext, tenant: string, type: MetricType, id: string, r: ReadRow): Run {
-  const cid = Number(r.cid);
+/**
+ * The points of a stored block, checked: one that fails its checksum or holds another count
+ * or kind of values is logged once and refused with CorruptDataError.
+ */
+export function blockRun(c: PgContext, tenant: string, type: MetricType, id: string, b: StoredBlock): Run {
   try {
-    const d = decodePoints(r.body!);
-    if (d.ts.length !== r.n) corrupt(c, tenant, type, id, cid, `the block holds ${d.ts.length} points, the index says ${r.n}`);
-    if (isNumeric(type) ? !d.nums : !d.strs) corrupt(c, tenant, type, id, cid, "the block holds values of another kind");
+    const d = decodePoints(b.body);
+    if (d.ts.length !== b.n) corrupt(c, tenant, type, id, b, `the block holds ${d.ts.length} points, the index says ${b.n}`);
+    if (isNumeric(type) ? !d.nums : !d.strs) corrupt(c, tenant, type, id, b, "the block holds values of another kind");
     return { ts: d.ts, nums: d.nums, strs: d.strs, tags: d.tags };
   } catch (e) {
-    if (e instanceof PointCodecError || e instanceof RangeError || e instanceof TypeError) corrupt(c, tenant, type, id, cid, e.message);
+    if (e instanceof PointCodecError || e instanceof RangeError || e instanceof TypeError) corrupt(c, tenant, type, id, b, e.message);
     throw e;
   }
 }
@@ -150,37 +177,29 @@ function chunkRun(c: PgContext, tenant: string, type: MetricType, id: string, r:
 /** The series' points in [start, end), ascending, expired ones left out; undefined when the series does not exist. */
 export async function readRun(c: PgContext, tenant: string, type: MetricType, id: string, start: number, end: number): Promise<Run | undefined> {
   const now = c.now();
-  // kind 0: the series exists; 1: its chunks that may hold points of the range, in seal
-  // order; 2: its unsealed points of the range. Chunks span at most a UTC day.
+  // Its chunks that may hold points of the range in seal order (a chunk spans at most a UTC
+  // day), then its blocks of the range in write order: every block left is newer than every
+  // chunk (it was not committed when they were sealed).
   const rows = await c.rows<ReadRow>(
     `WITH s AS (SELECT sid FROM metric_series WHERE tenant = ? AND type = ? AND metric = ?)
-     SELECT 0 AS kind, NULL::bigint AS cid, NULL::int AS n, NULL::bytea AS body, NULL::float8 AS ts, NULL::float8 AS num, NULL::text AS str, NULL::text AS tags FROM s
+     SELECT 0 AS kind, NULL::bigint AS seq, NULL::int AS n, NULL::bytea AS body FROM s
      UNION ALL
-     SELECT 1, c.cid, c.n, c.body, NULL, NULL, NULL, NULL FROM s JOIN metric_chunks c ON c.sid = s.sid
+     SELECT 1, c.cid, c.n, c.body FROM s JOIN metric_chunks c ON c.sid = s.sid
        WHERE c.start_ts >= ? AND c.start_ts < ? AND c.end_ts >= ? AND c.expires_at > ?
      UNION ALL
-     SELECT 2, NULL, NULL, NULL, p.ts, p.num, p.str, p.tags FROM s JOIN metric_points p ON p.sid = s.sid
-       WHERE p.ts >= ? AND p.ts < ? AND p.expires_at > ?
-     ORDER BY kind, cid, ts`,
-    [tenant, type, id, start - DAY_MS, end, start, now, start, end, now],
+     SELECT 2, b.bid, b.n, b.body FROM s JOIN metric_blocks b ON b.sid = s.sid
+       WHERE b.start_ts < ? AND b.end_ts >= ? AND b.expires_at > ?
+     ORDER BY kind, seq`,
+    [tenant, type, id, start - DAY_MS, end, start, now, end, start, now],
   );
   if (rows.length === 0) return undefined;
   const numeric = isNumeric(type);
   if (end <= start) return emptyRun(numeric);
   const runs: Run[] = [];
-  const recent: ReadRow[] = [];
   for (const r of rows) {
-    if (r.kind === 1) runs.push(sliceRun(chunkRun(c, tenant, type, id, r), start, end));
-    else if (r.kind === 2) recent.push(r);
-  }
-  if (recent.length > 0) {
-    const anyTags = recent.some((r) => r.tags !== null);
-    runs.push({
-      ts: Float64Array.from(recent, (r) => r.ts!),
-      nums: numeric ? Float64Array.from(recent, (r) => r.num!) : undefined,
-      strs: numeric ? undefined : recent.map((r) => r.str ?? ""),
-      tags: anyTags ? recent.map((r) => (r.tags ? (JSON.parse(r.tags) as Tags) : undefined)) : undefined,
-    });
+    if (r.kind === 0) continue;
+    const b: StoredBlock = { kind: r.kind === 1 ? "chunk" : "block", seq: Number(r.seq), n: r.n!, body: r.body! };
+    runs.push(sliceRun(blockRun(c, tenant, type, id, b), start, end));
   }
   return mergeRuns(runs, numeric);
 }

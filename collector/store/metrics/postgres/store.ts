@@ -14,7 +14,7 @@ const RETENTION_PERIOD_MS = 60_000;
 
 /**
  * The metrics store in PostgreSQL, shared by every collector on the database: writes commit
- * rows of recent points (points.ts), a background task seals them into compressed chunks and
+ * blocks of recent points, one per series and write (points.ts), a background task seals them into compressed chunks and
  * applies retention (seal.ts), tenants and definitions are rows read afresh by each call
  * (definitions.ts). Nothing a read needs is kept in one collector's memory. See
  * docs/scale-out.md, "Metrics".
@@ -58,7 +58,7 @@ export class PostgresMetricsStore implements MetricsStore {
         await enforceRetention(this.c);
       }
     } catch (e) {
-      // Unsealed points stay rows, readable; the next run retries.
+      // Unsealed points stay in their blocks, readable; the next run retries.
       if (this.c.health?.report(e, "metrics") === undefined) this.c.log?.error("metrics maintenance failed", { err: String(e) });
     }
   }
@@ -137,10 +137,12 @@ export class PostgresMetricsStore implements MetricsStore {
     return enforceRetention(this.c);
   }
 
-  /** Unsealed rows and chunks, for tests. */
-  async stats(): Promise<{ points: number; chunks: number }> {
-    const [r] = await this.c.rows<{ p: string; c: string }>("SELECT (SELECT count(*) FROM metric_points) AS p, (SELECT count(*) FROM metric_chunks) AS c");
-    return { points: Number(r!.p), chunks: Number(r!.c) };
+  /** Points in unsealed blocks (a point written twice counts twice), blocks and chunks, for tests. */
+  async stats(): Promise<{ points: number; blocks: number; chunks: number }> {
+    const [r] = await this.c.rows<{ p: string; b: string; c: string }>(
+      "SELECT (SELECT coalesce(sum(n), 0) FROM metric_blocks) AS p, (SELECT count(*) FROM metric_blocks) AS b, (SELECT count(*) FROM metric_chunks) AS c",
+    );
+    return { points: Number(r!.p), blocks: Number(r!.b), chunks: Number(r!.c) };
   }
 
   /** Stops the background task; every acknowledged point is already in PostgreSQL. */

@@ -61,9 +61,11 @@ function commitPending(s: StoreState): void {
   }
   for (const t of newTenants) s.tenants.set(t, { id: t });
   for (const m of newSeries.values()) s.register(m);
-  applyBody(s, body!, seq, s.now());
+  const full = applyBody(s, body!, seq, s.now()).full;
   for (const g of group) g.resolve();
-  if (s.headPoints > s.opts.maxHeadPoints && !s.flushScheduled) {
+  // A head about to outgrow the largest chunk is sealed now rather than at the next maintenance
+  // round: under fast ingest a second's points would double its arrays again (issue 16's peak RSS).
+  if ((s.headPoints > s.opts.maxHeadPoints || full) && !s.flushScheduled) {
     s.flushScheduled = true;
     setImmediate(() => {
       s.flushScheduled = false;
@@ -72,12 +74,22 @@ function commitPending(s: StoreState): void {
   }
 }
 
+/**
+ * Head length at which a flush is due at once: nearly the largest piece chunkPieces cuts
+ * (2 × chunkPoints − 1), so chunks stay as large, and as well compressed, as under the
+ * maintenance round, while the head's arrays stay within 2 × chunkPoints.
+ */
+export function sealAt(chunkPoints: number): number {
+  return 2 * chunkPoints - Math.ceil(chunkPoints / 16);
+}
+
 /** Appends the points of a log body to the series heads; skips series flushed past `seq`. */
-function applyBody(s: StoreState, b: LogBody, seq: number, now: number): number {
+function applyBody(s: StoreState, b: LogBody, seq: number, now: number): { applied: number; full: boolean } {
   const tags = b.tags.length ? new Map(b.tags) : undefined;
   let o = 0;
   let si = 0;
   let applied = 0;
+  let full = false;
   for (let k = 0; k < b.sids.length; k++) {
     const n = b.counts[k]!;
     const meta = s.bySid.get(b.sids[k]!);
@@ -107,9 +119,10 @@ function applyBody(s: StoreState, b: LogBody, seq: number, now: number): number 
     meta.maxTs = max;
     s.headPoints += head.length - before;
     s.dirty.add(meta);
+    if (head.length >= sealAt(s.opts.chunkPoints)) full = true;
     applied += n;
   }
-  return applied;
+  return { applied, full };
 }
 
 /**
@@ -126,7 +139,7 @@ export async function replayLog(s: StoreState, started: number): Promise<{ batch
     if (rows.length === 0) break;
     for (const row of rows) {
       batches++;
-      points += applyBody(s, decodeLogBody(row.body), row.seq, started);
+      points += applyBody(s, decodeLogBody(row.body), row.seq, started).applied;
       after = row.seq;
     }
     await new Promise<void>((r) => setImmediate(r));

@@ -1,0 +1,110 @@
+import { ApiError } from "./errors.ts";
+
+/**
+ * Keeps a server's resident memory near a target while it receives request bodies (and MQTT
+ * batches, counted at the size of the same points in JSON). Why: every
+ * JSON body becomes a string and thousands of objects that are garbage once written, and the
+ * JavaScript engine sizes its heap by the machine's RAM (on a 24 GB host it lets garbage reach
+ * twice the live heap before collecting), so under sustained ingest the resident size saws far
+ * above what is live. Above `targetBytes` a full collection runs, at most once per `spacing`
+ * bytes of bodies received; when the live memory itself is above the target, only once the size
+ * has grown by a quarter over what the last collection left (so a large live set does not make
+ * every request pay a collection: the cost stays proportional to the garbage). Above
+ * `limitBytes` (0: none) bodies are refused with a 503 and Retry-After until memory is back
+ * under it, after a collection has been tried.
+ */
+export interface MemoryGovernorOptions {
+  /** Resident size above which garbage is collected eagerly; 0 disables collections. */
+  targetBytes: number;
+  /** Resident size above which request bodies are refused (503); 0 refuses none. */
+  limitBytes: number;
+  /** Bytes of bodies received between two collections at least (default 16 MiB). */
+  spacingBytes?: number;
+  /** The resident size now (default: the process's). */
+  rss?: () => number;
+  /** Runs a full, synchronous collection (default: Bun.gc(true)). */
+  collect?: () => void;
+  now?: () => number;
+}
+
+const DEFAULT_SPACING = 16 * 1024 * 1024;
+/** Seconds a refused client is told to wait. */
+export const MEMORY_RETRY_AFTER_S = 1;
+
+export class MemoryGovernor {
+  private readonly spacing: number;
+  private since = 0;
+  /** Resident size the last collection left. */
+  private floor = 0;
+  private lastCollect = Number.NEGATIVE_INFINITY;
+  private readonly rss: () => number;
+  private readonly collect: () => void;
+  private readonly now: () => number;
+  /** Collections run, and bodies refused, since the start (for the collector's own metrics). */
+  collections = 0;
+  refused = 0;
+
+  constructor(private readonly o: MemoryGovernorOptions) {
+    this.spacing = o.spacingBytes ?? DEFAULT_SPACING;
+    this.rss = o.rss ?? (() => process.memoryUsage.rss());
+    this.collect = o.collect ?? (() => Bun.gc(true));
+    this.now = o.now ?? Date.now;
+  }
+
+  get enabled(): boolean {
+    return this.o.targetBytes > 0 || this.o.limitBytes > 0;
+  }
+
+  /**
+   * Called before a body of (about) `bytes` is read: may collect garbage first, and throws a
+   * 503 when memory stays above the limit.
+   */
+  admit(bytes: number): void {
+    if (!this.enabled) return;
+    const rss = this.collectIfDue(bytes);
+    const { limitBytes } = this.o;
+    if (limitBytes > 0 && rss > limitBytes) {
+      this.refused++;
+      throw new ApiError(
+        503,
+        `The collector's memory (${Math.round(rss / 2 ** 20)} MB) is above --memory-limit (${Math.round(limitBytes / 2 ** 20)} MB); retry in ${MEMORY_RETRY_AFTER_S} s`,
+        undefined,
+        { "Retry-After": String(MEMORY_RETRY_AFTER_S) },
+      );
+    }
+  }
+
+  /**
+   * Counts `bytes` of input (or their equivalent in JSON for input that is not JSON) and runs a
+   * collection when one is due; returns the resident size then. Never refuses: for input that
+   * cannot be answered with a 503 (MQTT batches).
+   */
+  collectIfDue(bytes: number): number {
+    this.received(bytes);
+    const { targetBytes, limitBytes } = this.o;
+    let rss = this.rss();
+    // Memory freed since (by the runtime's own collections, or data aged out) lowers the bar again.
+    if (rss < this.floor) this.floor = rss;
+    const overLimit = limitBytes > 0 && rss > limitBytes;
+    const collectAbove = Math.max(targetBytes, this.floor * 1.25);
+    // Over the limit, a collection is tried before refusing, but at most once a second.
+    if ((targetBytes > 0 && rss > collectAbove && this.since >= this.spacing) || (overLimit && this.now() - this.lastCollect >= 1000)) {
+      rss = this.runCollection();
+    }
+    return rss;
+  }
+
+  /** Counts a body whose size was known only once read (chunked). */
+  received(bytes: number): void {
+    this.since += bytes;
+  }
+
+  private runCollection(): number {
+    this.collect();
+    this.collections++;
+    this.since = 0;
+    this.lastCollect = this.now();
+    this.floor = this.rss();
+    return this.floor;
+  }
+}

@@ -1,0 +1,75 @@
+/**
+ * Heads about to outgrow the largest chunk are sealed right after the commit that filled them,
+ * without waiting for the maintenance round (issue 16: under fast ingest a second of points
+ * doubled the heads' arrays again); smaller heads stay in memory until then.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Database } from "bun:sqlite";
+import { afterEach, describe, expect, it } from "vitest";
+import { openSqliteMetricsStore, type SqliteMetricsStore } from "../../../collector/store/metrics/sqlite/store.ts";
+import { sealAt } from "../../../collector/store/metrics/sqlite/writes.ts";
+
+const CHUNK = 64;
+let dir: string;
+let store: SqliteMetricsStore | undefined;
+afterEach(async () => {
+  if (store?.ready()) await store.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const T0 = Date.now() - 3_600_000;
+const tick = () => new Promise<void>((r) => setImmediate(r));
+
+function chunkRows(): { sid: number; n: number }[] {
+  const db = new Database(join(dir, "metrics.db"), { readonly: true });
+  try {
+    return db.query("SELECT sid, n FROM chunks ORDER BY start_ts").all() as { sid: number; n: number }[];
+  } finally {
+    db.close();
+  }
+}
+
+describe("eager sealing of full heads", () => {
+  it("seals a head once it reaches sealAt points, in one chunk, before any maintenance round", async () => {
+    dir = mkdtempSync(join(tmpdir(), "outpost-seal-"));
+    store = await openSqliteMetricsStore({ dataDir: dir, synchronous: "NORMAL", maintenanceIntervalMs: 3_600_000, chunkPoints: CHUNK });
+    const limit = sealAt(CHUNK);
+    expect(limit).toBeGreaterThan(CHUNK);
+    expect(limit).toBeLessThan(2 * CHUNK);
+    // Two points per write, as ingest batches bring a few points of each series.
+    let written = 0;
+    while (written + 2 < limit) {
+      await store.write("t", [{ type: "gauge", id: "a", points: [0, 1].map((k) => ({ timestamp: T0 + (written + k) * 1000, value: written + k })) }]);
+      written += 2;
+      await tick();
+    }
+    expect(store.memory().headPoints).toBe(written);
+    expect(chunkRows()).toEqual([]);
+    await store.write("t", [{ type: "gauge", id: "a", points: [0, 1].map((k) => ({ timestamp: T0 + (written + k) * 1000, value: written + k })) }]);
+    written += 2;
+    await tick();
+    await tick();
+    expect(store.memory().headPoints).toBe(0);
+    const rows = chunkRows();
+    expect(rows.map((r) => r.n)).toEqual([written]);
+    const back = await store.readRaw("t", "gauge", "a", { start: 0, end: Number.MAX_SAFE_INTEGER, order: "asc" });
+    expect(back.ts.length).toBe(written);
+    expect(back.values).toEqual(Array.from({ length: written }, (_, i) => i));
+  });
+
+  it("leaves heads below the mark, of other series too, in memory", async () => {
+    dir = mkdtempSync(join(tmpdir(), "outpost-seal-"));
+    store = await openSqliteMetricsStore({ dataDir: dir, synchronous: "NORMAL", maintenanceIntervalMs: 3_600_000, chunkPoints: CHUNK });
+    const n = sealAt(CHUNK) - 1;
+    await store.write("t", [
+      { type: "gauge", id: "a", points: Array.from({ length: n }, (_, i) => ({ timestamp: T0 + i * 1000, value: i })) },
+      { type: "gauge", id: "b", points: [{ timestamp: T0, value: 1 }] },
+    ]);
+    await tick();
+    await tick();
+    expect(store.memory().headPoints).toBe(n + 1);
+    expect(chunkRows()).toEqual([]);
+  });
+});

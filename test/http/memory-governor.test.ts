@@ -1,0 +1,125 @@
+/**
+ * The memory governor (--memory-target, --memory-limit): collections above the target at most
+ * once per spacing of bodies, a raised bar when the live memory itself is above the target, and
+ * 503 with Retry-After above the limit after a collection was tried. The resident size is given
+ * by the test so that each rule is exercised at the size it names.
+ */
+import { describe, expect, it } from "vitest";
+import { ApiError } from "../../src/http/errors.ts";
+import { MEMORY_RETRY_AFTER_S, MemoryGovernor } from "../../src/http/memory-governor.ts";
+
+const MB = 1024 * 1024;
+
+/** A governor over a simulated process: `rss` is what it reads; a collection sets it to `live`. */
+function sim(o: { target: number; limit?: number; spacing?: number }) {
+  const state = { rss: 0, live: 0, now: 0, collections: 0 };
+  const g = new MemoryGovernor({
+    targetBytes: o.target,
+    limitBytes: o.limit ?? 0,
+    spacingBytes: o.spacing ?? 16 * MB,
+    rss: () => state.rss,
+    collect: () => {
+      state.collections++;
+      state.rss = state.live;
+    },
+    now: () => state.now,
+  });
+  return { g, state };
+}
+
+function refusal(f: () => void): ApiError | undefined {
+  try {
+    f();
+  } catch (e) {
+    if (e instanceof ApiError) return e;
+    throw e;
+  }
+  return undefined;
+}
+
+describe("MemoryGovernor", () => {
+  it("does nothing when both target and limit are 0", () => {
+    const { g, state } = sim({ target: 0 });
+    state.rss = 10_000 * MB;
+    for (let i = 0; i < 100; i++) g.admit(32 * MB);
+    expect(g.enabled).toBe(false);
+    expect(state.collections).toBe(0);
+  });
+
+  it("collects above the target, at most once per spacing of bodies, and not below it", () => {
+    const { g, state } = sim({ target: 200 * MB });
+    state.live = 120 * MB;
+    state.rss = 150 * MB;
+    for (let i = 0; i < 10; i++) g.admit(8 * MB);
+    expect(state.collections).toBe(0);
+    state.rss = 210 * MB;
+    g.admit(8 * MB); // 88 MB of bodies since the start: over the spacing
+    expect(state.collections).toBe(1);
+    expect(state.rss).toBe(120 * MB);
+    state.rss = 230 * MB;
+    g.admit(8 * MB); // above the target but only 8 MB since the collection
+    expect(state.collections).toBe(1);
+    g.admit(8 * MB);
+    expect(state.collections).toBe(2);
+    expect(g.collections).toBe(2);
+  });
+
+  it("when the live memory is above the target, collects only once it grew by a quarter", () => {
+    const { g, state } = sim({ target: 100 * MB });
+    state.live = 400 * MB;
+    state.rss = 450 * MB;
+    g.admit(16 * MB);
+    expect(state.collections).toBe(1);
+    state.rss = 490 * MB; // under 400 × 1.25
+    for (let i = 0; i < 10; i++) g.admit(16 * MB);
+    expect(state.collections).toBe(1);
+    state.rss = 510 * MB;
+    g.admit(16 * MB);
+    expect(state.collections).toBe(2);
+    // Memory freed meanwhile lowers the bar back to the target.
+    state.live = 50 * MB;
+    state.rss = 60 * MB;
+    g.admit(16 * MB);
+    state.rss = 110 * MB;
+    g.admit(16 * MB);
+    expect(state.collections).toBe(3);
+  });
+
+  it("above the limit, tries a collection and accepts when it brought memory back under", () => {
+    const { g, state } = sim({ target: 0, limit: 300 * MB });
+    state.live = 200 * MB;
+    state.rss = 350 * MB;
+    expect(refusal(() => g.admit(1024))).toBeUndefined();
+    expect(state.collections).toBe(1);
+    expect(g.refused).toBe(0);
+  });
+
+  it("refuses with 503 and Retry-After while memory stays above the limit, collecting at most once a second", () => {
+    const { g, state } = sim({ target: 0, limit: 300 * MB });
+    state.live = 320 * MB;
+    state.rss = 350 * MB;
+    const e = refusal(() => g.admit(1024));
+    expect(e?.status).toBe(503);
+    expect(e?.headers).toEqual({ "Retry-After": String(MEMORY_RETRY_AFTER_S) });
+    expect(e?.message).toBe("The collector's memory (320 MB) is above --memory-limit (300 MB); retry in 1 s");
+    expect(state.collections).toBe(1);
+    state.now = 500;
+    expect(refusal(() => g.admit(1024))?.status).toBe(503);
+    expect(state.collections).toBe(1);
+    state.now = 1000;
+    state.live = 250 * MB;
+    expect(refusal(() => g.admit(1024))).toBeUndefined();
+    expect(state.collections).toBe(2);
+    expect(g.refused).toBe(2);
+  });
+
+  it("collectIfDue (MQTT batches) collects like admit but never refuses, even above the limit", () => {
+    const { g, state } = sim({ target: 100 * MB, limit: 300 * MB });
+    state.live = 320 * MB;
+    state.rss = 350 * MB;
+    expect(g.collectIfDue(16 * MB)).toBe(320 * MB);
+    expect(state.collections).toBe(1);
+    expect(g.collectIfDue(1024)).toBe(320 * MB);
+    expect(g.refused).toBe(0);
+  });
+});
