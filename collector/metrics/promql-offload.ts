@@ -30,6 +30,7 @@ export class PromqlOffload implements Offload {
   private readonly log?: Logger;
   private readonly script: URL;
   private readonly takeBack: boolean;
+  private readonly timeoutMs: number;
 
   constructor(
     o: {
@@ -38,8 +39,11 @@ export class PromqlOffload implements Offload {
       script?: URL;
       /** false: the main thread never takes slices back, the worker does all it was handed (tests). */
       takeBack?: boolean;
+      /** A worker that has not answered this long after its last slice is ended (a bug's endless loop). */
+      timeoutMs?: number;
     } = {},
   ) {
+    this.timeoutMs = o.timeoutMs ?? 60_000;
     this.log = o.log;
     this.script = o.script ?? new URL("./promql-worker.ts", import.meta.url);
     this.takeBack = o.takeBack ?? true;
@@ -75,6 +79,12 @@ export class PromqlOffload implements Offload {
         if (series.length === SLICE) send(false);
       }
       send(true);
+      const w = this.worker;
+      const timer = setTimeout(() => {
+        if (w && this.pending?.id === id && this.worker === w) this.lost(w, `no answer within ${this.timeoutMs} ms`);
+      }, this.timeoutMs);
+      timer.unref?.();
+      void result.then(() => clearTimeout(timer));
     } catch (e) {
       // The query goes on on one thread, whose own read reports a store error as it should.
       this.log?.warn("PromQL worker not used for a query", { err: String(e) });
@@ -111,17 +121,19 @@ export class PromqlOffload implements Offload {
         this.settle(m.id, undefined);
       }
     };
-    const lost = (why: string) => {
-      if (this.worker !== w) return;
-      this.worker = undefined;
-      w.terminate();
-      if (!this.closed) this.log?.warn("PromQL worker ended; the next large query starts another", { err: why });
-      if (this.pending) this.settle(this.pending.id, undefined);
-    };
-    w.onerror = (ev) => lost(ev.message ?? "error");
-    w.addEventListener("close", () => lost("exited"));
+    w.onerror = (ev) => this.lost(w, ev.message ?? "error");
+    w.addEventListener("close", () => this.lost(w, "exited"));
     this.worker = w;
     return w;
+  }
+
+  /** The worker failed, died or hangs: it is ended, its job answers "not done". */
+  private lost(w: Worker, why: string): void {
+    if (this.worker !== w) return;
+    this.worker = undefined;
+    w.terminate();
+    if (!this.closed) this.log?.warn("PromQL worker ended; the next large query starts another", { err: why });
+    if (this.pending) this.settle(this.pending.id, undefined);
   }
 
   /** True while a worker thread exists. */

@@ -1,8 +1,8 @@
 /**
  * PromQL evaluation in a worker thread when things go wrong: a worker that throws, one that
- * dies, one that cannot start, a corrupt chunk only the worker decodes — each query still
- * answers exactly what one thread answers (or its error), never hangs; and closing ends the
- * worker, in process and for a real collector stopped by SIGTERM.
+ * dies, one that cannot start, one that hangs, a corrupt chunk only the worker decodes — each
+ * query still answers exactly what one thread answers (or its error), never hangs; and closing
+ * ends the worker, in process and for a real collector stopped by SIGTERM.
  */
 import { Database } from "bun:sqlite";
 import { join } from "node:path";
@@ -50,6 +50,17 @@ describe("a failing worker", () => {
         expect(one).not.toHaveProperty("error");
       }
       expect(off.slicesDone).toBe(0);
+    } finally {
+      await off.close();
+    }
+  });
+
+  test("one that never answers is ended after its timeout: the main thread evaluates its half", async () => {
+    const off = new PromqlOffload({ script: helper("promql-worker-hangs.ts"), takeBack: false, timeoutMs: 300 });
+    try {
+      const [one, two] = await bothWays(st.store, off, Q, T0, END, 60_000);
+      expect(two).toEqual(one);
+      expect(off.running).toBe(false);
     } finally {
       await off.close();
     }

@@ -46,7 +46,7 @@ export function readParts(s: StoreState, tenant: string, type: MetricType, id: s
   const pieces: SeriesParts["pieces"] = [];
   if (end > start) {
     for (const cid of chunkIds(s, m, start, end)) {
-      const c = loadChunk(s, m, cid);
+      const c = loadChunk(s, m, cid, true);
       if (c) pieces.push(c.block ? { block: c.block, n: c.n } : { ts: c.run.ts, nums: c.run.nums! });
     }
     const tail = headRun(m, start, end);
