@@ -16,6 +16,8 @@ import { type OffloadReply, type OffloadRequest, packSlice, SLICE_FREE, SLICE_TA
 
 /** Series a slice (a message to the worker, the unit taken back) holds. */
 const SLICE = 32;
+/** Slices handed over ahead of the worker: more are gathered only as it starts them, so a worker without a core of its own costs the main thread little. */
+const AHEAD = 2;
 
 const isStoreRef = (r: SeriesRef): r is StoreSeriesRef => typeof (r as Partial<StoreSeriesRef>).parts === "function";
 
@@ -59,41 +61,67 @@ export class PromqlOffload implements Offload {
     const slices = Math.ceil(refs.length / SLICE);
     // Per slice: free, started by the worker, or taken back by this thread (compare-and-swap).
     const state = new Int32Array(new SharedArrayBuffer(slices * 4));
-    try {
-      // Handed over slice by slice, so the worker starts on the first while the rest are gathered.
-      let series: SliceSeries[] = [];
-      let first = true;
-      const send = (last: boolean, cancel?: boolean) => {
-        const request: OffloadRequest = { id, job: first ? { expr, t, state } : undefined, series: packSlice(series), last, cancel };
-        this.ensureWorker().postMessage(request, [request.series.bytes]);
-        first = false;
-        series = [];
-      };
-      for (const r of refs) {
+    let sent = 0;
+    let started = 0;
+    let stopped = false;
+    /** Gathers and sends slice `sent`; false when this job hands over nothing more. */
+    const sendNext = async (): Promise<boolean> => {
+      if (stopped || sent === slices || this.closed || this.pending?.id !== id) return false;
+      const series: SliceSeries[] = [];
+      for (const r of refs.slice(sent * SLICE, (sent + 1) * SLICE)) {
         const parts = await r.parts();
-        if (!parts || this.closed || this.pending?.id !== id) {
-          if (!first && this.worker) send(true, true);
-          return this.settle(id, undefined);
+        // A series that cannot be handed over: it and the rest stay with the main thread.
+        if (!parts || this.pending?.id !== id) {
+          stopped = true;
+          return false;
         }
         series.push({ labels: r.labels, parts });
-        if (series.length === SLICE) send(false);
       }
-      send(true);
-      const w = this.worker;
-      const timer = setTimeout(() => {
-        if (w && this.pending?.id === id && this.worker === w) this.lost(w, `no answer within ${this.timeoutMs} ms`);
-      }, this.timeoutMs);
-      timer.unref?.();
-      void result.then(() => clearTimeout(timer));
-    } catch (e) {
-      // The query goes on on one thread, whose own read reports a store error as it should.
-      this.log?.warn("PromQL worker not used for a query", { err: String(e) });
-      return this.settle(id, undefined);
-    }
+      const request: OffloadRequest = { id, job: sent === 0 ? { expr, t, state } : undefined, series: packSlice(series) };
+      this.ensureWorker().postMessage(request, [request.series!.bytes]);
+      sent++;
+      return true;
+    };
+    const guarded = async <T>(f: () => Promise<T>, otherwise: T): Promise<T> => {
+      try {
+        return await f();
+      } catch (e) {
+        // The query goes on on one thread, whose own read reports a store error as it should.
+        this.log?.warn("PromQL worker not used for a query", { err: String(e) });
+        stopped = true;
+        return otherwise;
+      }
+    };
+    const all = !this.takeBack;
+    for (let i = 0; i < (all ? slices : AHEAD); i++) if (!(await guarded(sendNext, false))) break;
+    if (sent === 0) return this.settle(id, undefined);
     return {
-      slices,
       sliceSize: SLICE,
-      steal: (k) => this.takeBack && Atomics.compareExchange(state, k, SLICE_FREE, SLICE_TAKEN_BACK) === SLICE_FREE,
+      feed: async () => {
+        // Keep AHEAD slices waiting for the worker (it takes them in order).
+        while (started < sent && Atomics.load(state, started) !== SLICE_FREE) started++;
+        while (sent - started < AHEAD && (await guarded(sendNext, false))) {}
+      },
+      finish: () => {
+        let k = sent;
+        while (this.takeBack && k > 0 && Atomics.compareExchange(state, k - 1, SLICE_FREE, SLICE_TAKEN_BACK) === SLICE_FREE) k--;
+        if (k === 0) {
+          // Nothing for it: the worker drops the job at the slice taken back.
+          this.settle(id, undefined);
+          return 0;
+        }
+        const w = this.worker;
+        if (w && this.pending?.id === id) {
+          const end: OffloadRequest = { id, end: true };
+          w.postMessage(end);
+          const timer = setTimeout(() => {
+            if (this.pending?.id === id && this.worker === w) this.lost(w, `no answer within ${this.timeoutMs} ms`);
+          }, this.timeoutMs);
+          timer.unref?.();
+          void result.then(() => clearTimeout(timer));
+        }
+        return k;
+      },
       result,
     };
   }

@@ -13,15 +13,13 @@ export const SLICE_FREE = 0;
 export const SLICE_STARTED = 1;
 export const SLICE_TAKEN_BACK = 2;
 
-/** One slice of a job's series; the first carries the job, the last says so. */
+/** One slice of a job's series (the first carries the job), or the job's end: answer now. */
 export interface OffloadRequest {
   id: number;
   /** `state`: one entry per slice, SLICE_FREE until the worker starts it or the main thread takes it back. */
   job?: { expr: Expr; t: EvalTimes; state: Int32Array };
-  series: PackedSlice;
-  last: boolean;
-  /** The job is abandoned: drop it, answer nothing. */
-  cancel?: boolean;
+  series?: PackedSlice;
+  end?: boolean;
 }
 
 export type OffloadReply =

@@ -1,7 +1,7 @@
 /**
  * The worker thread of promql-offload.ts: decodes the series handed to it, slice by slice as
  * they arrive, and evaluates the per-series expression over them with the evaluator of
- * src/promql. It stops at the first slice the main thread took back (or after the last) and
+ * src/promql. It stops at the first slice the main thread took back (or at the job's end) and
  * answers the results of the slices before it, in series order — or the error, after which the
  * main thread evaluates those series itself.
  */
@@ -26,10 +26,7 @@ self.onmessage = (ev: MessageEvent<OffloadRequest>) => {
   if (m.job) job = { id: m.id, ev: new PerSeriesEval(m.job.expr, m.job.t), state: m.job.state, slice: 0, samples: 0 };
   const j = job;
   if (!j || j.id !== m.id) return;
-  if (m.cancel) {
-    job = undefined;
-    return;
-  }
+  if (m.end || !m.series) return answer(j);
   try {
     if (Atomics.compareExchange(j.state, j.slice, SLICE_FREE, SLICE_STARTED) !== SLICE_FREE) return answer(j);
     for (const { labels, parts } of unpackSlice(m.series)) {
@@ -38,7 +35,6 @@ self.onmessage = (ev: MessageEvent<OffloadRequest>) => {
       j.ev.add({ labels, ts: c.ts, vals: c.nums });
     }
     j.slice++;
-    if (m.last) answer(j);
   } catch (e) {
     job = undefined;
     reply({ id: m.id, ok: false, error: e instanceof Error ? e.message : String(e) });

@@ -20,18 +20,21 @@ export interface OffloadResult {
 }
 
 /**
- * A job handed to the other thread: its refs cut into `slices` slices of `sliceSize` series,
- * which the other thread starts in order, each unless the caller took it back first.
+ * A job handed to the other thread: its refs in slices of `sliceSize` series, handed over in
+ * order as the other thread takes them; the caller does what is not handed over or taken back.
  */
 export interface OffloadJob {
-  readonly slices: number;
   readonly sliceSize: number;
-  /** Takes slice k back unless the other thread has started it; true when taken back. */
-  steal(k: number): boolean;
+  /** Hands over more slices if the other thread has started those it has. */
+  feed(): Promise<void>;
   /**
-   * The slices the other thread did (those before the first taken back); undefined when the
-   * evaluation failed there (the caller then evaluates them itself, which reports any error
-   * as one thread would). Never rejects.
+   * No more slices: takes back, from the end, those the other thread has not started, and
+   * returns how many it does (the first ones); the caller evaluates the refs after them.
+   */
+  finish(): number;
+  /**
+   * The slices the other thread did; undefined when the evaluation failed there (the caller
+   * then evaluates them itself, which reports any error as one thread would). Never rejects.
    */
   readonly result: Promise<OffloadResult | undefined>;
 }

@@ -95,11 +95,13 @@ export async function evalStreaming(plan: StreamPlan, refs: readonly SeriesRef[]
     await evalHere(refs);
     return { type: "vector", series: agg ? agg.result() : out };
   }
-  await evalHere(refs.slice(0, half));
-  // The slices the other thread has not started (it takes them in order; a busy machine may
-  // not have run it at all) are taken back from the end and done here, held until its are in.
-  let k = job.slices;
-  while (k > 0 && job.steal(k - 1)) k--;
+  // This thread's half in slices, handing the other thread more as it takes them; then the
+  // slices it has not started are taken back and done here, held until its results are in.
+  for (let i = 0; i < half; i += job.sliceSize) {
+    await evalHere(refs.slice(i, Math.min(half, i + job.sliceSize)));
+    await job.feed();
+  }
+  const k = job.finish();
   held = [];
   await evalHere(tail.slice(k * job.sliceSize));
   const mine = held;
