@@ -1,8 +1,8 @@
 /**
  * Half of a large PromQL query in a second thread (src/promql/offload.ts): the store hands over
  * the later half's samples undecoded (compressed blocks, the heads' points), one worker decodes
- * and evaluates them slice by slice while the main thread does the earlier half, then takes
- * back the slices the worker has not started. One worker, started at the first large query and
+ * and evaluates them slice by slice while the main thread does the earlier half (handing over
+ * more slices as the worker starts them), then takes back the slices the worker has not started. One worker, started at the first large query and
  * kept; a query arriving while it is busy stays on its own thread. A worker that fails or dies
  * answers "not done", and the main thread evaluates those series.
  */
@@ -16,7 +16,10 @@ import { type OffloadReply, type OffloadRequest, packSlice, SLICE_FREE, SLICE_TA
 
 /** Series a slice (a message to the worker, the unit taken back) holds. */
 const SLICE = 32;
-/** Slices handed over ahead of the worker: more are gathered only as it starts them, so a worker without a core of its own costs the main thread little. */
+/**
+ * Slices waiting for the worker: more are gathered only as it starts them, so a worker without
+ * a core of its own costs the main thread little gathering.
+ */
 const AHEAD = 2;
 
 const isStoreRef = (r: SeriesRef): r is StoreSeriesRef => typeof (r as Partial<StoreSeriesRef>).parts === "function";
