@@ -79,6 +79,23 @@ export function cpuSeconds(pid: number): number {
   return ticks / 100;
 }
 
+/** CPU-seconds of every `postgres` process of this machine so far. */
+export function postgresServerCpu(): number {
+  let total = 0;
+  for (const line of Bun.spawnSync(["pgrep", "-x", "postgres"]).stdout.toString().split("\n")) {
+    try {
+      if (Number(line)) total += cpuSeconds(Number(line));
+    } catch {}
+  }
+  return total;
+}
+
+/** CPU-seconds of this process so far. */
+export function ownCpu(): number {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1e6;
+}
+
 export function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return Number.NaN;
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;

@@ -12,7 +12,7 @@
  */
 import { SQL } from "bun";
 import { encodePoints } from "../src/codec/index.ts";
-import { cpuSeconds, fmt, row } from "./_lib.ts";
+import { fmt, ownCpu, postgresServerCpu, row } from "./_lib.ts";
 
 const SERIES = Number(process.env.SERIES ?? 200);
 const PER = Number(process.env.PER_SERIES ?? 25);
@@ -20,19 +20,6 @@ const BATCHES = Number(process.env.BATCHES ?? 40);
 const ROUNDS = Number(process.env.ROUNDS ?? 3);
 const ADMIN_URL = process.env.TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 
-function serverCpu(): number {
-  let total = 0;
-  for (const line of Bun.spawnSync(["pgrep", "-x", "postgres"]).stdout.toString().split("\n")) {
-    try {
-      if (Number(line)) total += cpuSeconds(Number(line));
-    } catch {}
-  }
-  return total;
-}
-const selfCpu = () => {
-  const u = process.cpuUsage();
-  return (u.user + u.system) / 1e6;
-};
 
 const DDL = [
   "CREATE TABLE metric_series (sid BIGSERIAL PRIMARY KEY, tenant TEXT NOT NULL, type TEXT NOT NULL, metric TEXT NOT NULL, retention BIGINT, UNIQUE (tenant, type, metric))",
@@ -128,11 +115,11 @@ try {
   for (let r = 0; r < ROUNDS; r++) {
     for (const [way, write] of Object.entries(ways)) {
       const t = (totals[way] ??= { pg: 0, self: 0, secs: 0, points: 0 });
-      const [pg0, self0, a] = [serverCpu(), selfCpu(), performance.now()];
+      const [pg0, self0, a] = [postgresServerCpu(), ownCpu(), performance.now()];
       for (let i = 0; i < BATCHES; i++) await write(sql);
       t.secs += (performance.now() - a) / 1000;
-      t.pg += serverCpu() - pg0;
-      t.self += selfCpu() - self0;
+      t.pg += postgresServerCpu() - pg0;
+      t.self += ownCpu() - self0;
       t.points += BATCHES * SERIES * PER;
     }
   }

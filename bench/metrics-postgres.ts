@@ -14,22 +14,8 @@ import type { MetricsStore } from "../collector/store/metrics/types.ts";
 import { METRICS_PG } from "../collector/store/metrics/postgres/schema.ts";
 import { openPostgres } from "../src/postgres/connect.ts";
 import { migratePostgres } from "../src/postgres/migrations.ts";
-import { cpuSeconds, fmt, folderBytes, latency, row, tempDir } from "./_lib.ts";
+import { fmt, folderBytes, latency, ownCpu, postgresServerCpu, row, tempDir } from "./_lib.ts";
 
-/** CPU-seconds of every `postgres` process so far (0 for SQLite runs, where none is asked). */
-function serverCpu(): number {
-  let total = 0;
-  for (const line of Bun.spawnSync(["pgrep", "-x", "postgres"]).stdout.toString().split("\n")) {
-    try {
-      if (Number(line)) total += cpuSeconds(Number(line));
-    } catch {}
-  }
-  return total;
-}
-const selfCpu = () => {
-  const u = process.cpuUsage();
-  return (u.user + u.system) / 1e6;
-};
 
 const SERIES = Number(process.env.SERIES ?? 500);
 const WRITES = Number(process.env.WRITES ?? 60);
@@ -38,7 +24,7 @@ const T0 = Date.now() - WRITES * PER_WRITE * 10_000;
 
 async function load(label: string, s: MetricsStore, seal: () => Promise<unknown>, bytes: () => Promise<number>) {
   const a = performance.now();
-  const cpu0 = [selfCpu(), serverCpu()];
+  const cpu0 = [ownCpu(), postgresServerCpu()];
   for (let w = 0; w < WRITES; w++) {
     const base = T0 + w * PER_WRITE * 10_000;
     await s.write(
@@ -54,15 +40,15 @@ async function load(label: string, s: MetricsStore, seal: () => Promise<unknown>
   const points = SERIES * WRITES * PER_WRITE;
   row(`${label}: write ${fmt(points)} points (${SERIES} per write × ${PER_WRITE})`, `${fmt(points / secs)} points/s`);
   const m = points / 1e6;
-  row(`${label}: write CPU-s per M points (this process / postgres)`, `${fmt((selfCpu() - cpu0[0]!) / m, 2)} / ${fmt((serverCpu() - cpu0[1]!) / m, 2)}`);
+  row(`${label}: write CPU-s per M points (this process / postgres)`, `${fmt((ownCpu() - cpu0[0]!) / m, 2)} / ${fmt((postgresServerCpu() - cpu0[1]!) / m, 2)}`);
   const range = { start: T0 + (WRITES * PER_WRITE - 360) * 10_000, end: Number.MAX_SAFE_INTEGER, order: "asc" as const };
   const before = await latency(() => s.readRaw("bench", "gauge", "s7", range), 50);
   row(`${label}: read 1 h of one series, unsealed (p50 / p99)`, `${fmt(before.p50, 2)} / ${fmt(before.p99, 2)} ms`);
   const b = performance.now();
-  const cpu1 = [selfCpu(), serverCpu()];
+  const cpu1 = [ownCpu(), postgresServerCpu()];
   await seal();
   row(`${label}: seal everything`, `${fmt(performance.now() - b)} ms`);
-  row(`${label}: seal CPU-s per M points (this process / postgres)`, `${fmt((selfCpu() - cpu1[0]!) / m, 2)} / ${fmt((serverCpu() - cpu1[1]!) / m, 2)}`);
+  row(`${label}: seal CPU-s per M points (this process / postgres)`, `${fmt((ownCpu() - cpu1[0]!) / m, 2)} / ${fmt((postgresServerCpu() - cpu1[1]!) / m, 2)}`);
   const after = await latency(() => s.readRaw("bench", "gauge", "s7", range), 50);
   row(`${label}: read 1 h of one series, sealed (p50 / p99)`, `${fmt(after.p50, 2)} / ${fmt(after.p99, 2)} ms`);
   row(`${label}: stored bytes per point after sealing`, fmt((await bytes()) / points, 2));

@@ -1,10 +1,8 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../helpers/ports.ts";
-import { createTestDatabase, type TestDatabase } from "../helpers/postgres.ts";
-import { portOf, Running, run } from "../helpers/program.ts";
+import { Running, run } from "../helpers/program.ts";
+import { DatabaseCluster, tenantRequest } from "./database-cluster.ts";
 
 /**
  * A real collector process on its own PostgreSQL database (--database-url-file): what it stores
@@ -13,46 +11,19 @@ import { portOf, Running, run } from "../helpers/program.ts";
  * neighbours could read it: not in the process's command line, not in its log.
  */
 const PASSWORD = "pg-secret-b7c1e9";
-const dirs: string[] = [];
-const procs: Running[] = [];
-let db: TestDatabase;
-beforeAll(async () => {
-  db = await createTestDatabase();
-});
-afterAll(async () => {
-  for (const p of procs) await p.stop();
-  await db.drop();
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-});
+const cluster = new DatabaseCluster("pg-e2e");
+beforeAll(() => cluster.setUp({ broker: false }));
+afterAll(() => cluster.tearDown());
 
-function folder(): string {
-  const d = mkdtempSync(join(tmpdir(), "outpost-pg-e2e-"));
-  dirs.push(d);
-  return d;
-}
-
-async function startCollector(urlFile: string): Promise<{ p: Running; url: string }> {
-  const p = Running.start("collector", ["--data-dir", folder(), "--http-port", "0", "--mqtt-port", "0", "--log-level", "info", "--database-url-file", urlFile]);
-  procs.push(p);
-  const line = await p.waitForLine(/HTTP listening/);
-  await p.waitForLine(/collector ready/);
-  return { p, url: `http://127.0.0.1:${portOf(line)}` };
-}
-
-const req = (base: string, path: string, init: { method?: string; json?: unknown } = {}) =>
-  fetch(base + path, {
-    method: init.method ?? "GET",
-    headers: { "Svc-Tenant": "acme", ...(init.json === undefined ? {} : { "Content-Type": "application/json" }) },
-    ...(init.json === undefined ? {} : { body: JSON.stringify(init.json) }),
-  });
+const startCollector = (urlFile: string) => cluster.startCollector({ urlFile });
+const req = tenantRequest("acme");
 
 describe("a collector on PostgreSQL, restarted", () => {
   it("keeps points, triggers and inventory entities in the database, and never shows the URL's password", async () => {
     // Trust authentication accepts any password: the URL carries one, as in production.
-    const u = new URL(db.url);
+    const u = new URL(cluster.db.url);
     u.password = PASSWORD;
-    const urlFile = join(folder(), "database-url");
-    writeFileSync(urlFile, `${u.toString()}\n`, { mode: 0o600 });
+    const urlFile = cluster.writeUrlFile(u.toString());
 
     const first = await startCollector(urlFile);
     expect(first.p.lines.join("\n")).toMatch(/INFO .*metrics, alerts, inventory and forecasting are stored in PostgreSQL/);
@@ -83,16 +54,16 @@ describe("a collector on PostgreSQL, restarted", () => {
   });
 
   it("refuses the URL as a flag, and stops with one line when the database cannot be reached", async () => {
-    const flag = Running.start("collector", ["--data-dir", folder(), "--http-port", "0", "--mqtt-port", "0", "--database-url", db.url]);
-    procs.push(flag);
+    const flag = Running.start("collector", ["--data-dir", cluster.folder(), "--http-port", "0", "--mqtt-port", "0", "--database-url", cluster.db.url]);
+    cluster.procs.push(flag);
     expect(await flag.exited).toBe(2);
     expect(flag.lines.join("\n")).toMatch(/--database-url is not accepted on the command line.*OUTPOST_DATABASE_URL.*--database-url-file/);
 
     const port = await freePort();
-    const down = Running.start("collector", ["--data-dir", folder(), "--http-port", "0", "--mqtt-port", "0"], {
+    const down = Running.start("collector", ["--data-dir", cluster.folder(), "--http-port", "0", "--mqtt-port", "0"], {
       env: { OUTPOST_DATABASE_URL: `postgres://outpost:${PASSWORD}@127.0.0.1:${port}/outpost` },
     });
-    procs.push(down);
+    cluster.procs.push(down);
     expect(await down.exited).toBe(2);
     const out = down.lines.filter((l) => l.trim() !== "");
     expect(out.join("\n")).toMatch(new RegExp(`--database-url: cannot use the database at postgres://outpost@127\\.0\\.0\\.1:${port}/outpost`));
@@ -103,8 +74,8 @@ describe("a collector on PostgreSQL, restarted", () => {
     expect(check.stdout).toMatch(/database-url +\(set\) +\[env\]/);
     expect(check.stdout).not.toContain(PASSWORD);
 
-    const wrong = Running.start("collector", ["--data-dir", folder(), "--http-port", "0", "--mqtt-port", "0"], { env: { OUTPOST_DATABASE_URL: "mysql://x@y/z" } });
-    procs.push(wrong);
+    const wrong = Running.start("collector", ["--data-dir", cluster.folder(), "--http-port", "0", "--mqtt-port", "0"], { env: { OUTPOST_DATABASE_URL: "mysql://x@y/z" } });
+    cluster.procs.push(wrong);
     expect(await wrong.exited).toBe(2);
     expect(wrong.lines.join("\n")).toContain("--database-url must be a postgres:// or postgresql:// URL");
   });

@@ -1,13 +1,9 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { partitionOf } from "../../src/partitions.ts";
-import { type PrivateMosquitto, startMosquitto } from "../helpers/mosquitto.ts";
 import { freePort, waitFor } from "../helpers/ports.ts";
-import { createTestDatabase, type TestDatabase } from "../helpers/postgres.ts";
-import { portOf, Running } from "../helpers/program.ts";
-import { expectedPoints, METRICS, metricId, PER_METRIC, readRaw, REQUESTS } from "./harness.ts";
+import { Running } from "../helpers/program.ts";
+import { type CollectorProcess, DatabaseCluster, ownerPid, tenantRequest } from "./database-cluster.ts";
+import { expectedPoints, METRICS, metricId, PER_METRIC, REQUESTS, readRaw } from "./harness.ts";
 
 /**
  * Issue 20's whole system: three collector processes on one PostgreSQL database and one
@@ -19,57 +15,21 @@ import { expectedPoints, METRICS, metricId, PER_METRIC, readRaw, REQUESTS } from
 const TENANT = "e2e";
 const AGENTS = 4;
 const PER_REQUEST = (METRICS * PER_METRIC) / REQUESTS;
-const dirs: string[] = [];
-const procs: Running[] = [];
-let db: TestDatabase;
-let mosquitto: PrivateMosquitto;
-let urlFile: string;
+const cluster = new DatabaseCluster("three");
+beforeAll(() => cluster.setUp({ broker: true }));
+afterAll(() => cluster.tearDown());
 
-beforeAll(async () => {
-  db = await createTestDatabase();
-  mosquitto = await startMosquitto();
-  urlFile = join(folder(), "database-url");
-  writeFileSync(urlFile, `${db.url}\n`, { mode: 0o600 });
-});
-afterAll(async () => {
-  for (const p of procs) await p.stop();
-  await mosquitto?.stop();
-  await db?.drop();
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-});
-
-function folder(): string {
-  const d = mkdtempSync(join(tmpdir(), "outpost-three-"));
-  dirs.push(d);
-  return d;
-}
-
-interface Collector {
-  p: Running;
-  url: string;
-  dataDir: string;
-}
-
-async function startCollector(dataDir = folder()): Promise<Collector> {
-  const p = Running.start("collector", [
-    ...["--data-dir", dataDir, "--http-port", "0", "--mqtt-port", "0", "--log-level", "info"],
-    ...["--broker", mosquitto.url, "--database-url-file", urlFile, "--self-metrics-interval", "0"],
-  ]);
-  procs.push(p);
-  const line = await p.waitForLine(/HTTP listening/, 30_000);
-  await p.waitForLine(/collector ready/, 30_000);
-  return { p, url: `http://127.0.0.1:${portOf(line)}`, dataDir };
-}
+const startCollector = (dataDir?: string) => cluster.startCollector({ dataDir, args: ["--self-metrics-interval", "0"] });
 
 async function startAgent(feed: string): Promise<string> {
   const port = await freePort();
   const p = Running.start("agent", [
-    ...["--broker", mosquitto.url, "--tenant", TENANT, "--feed", feed, "--data-dir", folder(), "--listen", `127.0.0.1:${port}`],
+    ...["--broker", cluster.mosquitto!.url, "--tenant", TENANT, "--feed", feed, "--data-dir", cluster.folder(), "--listen", `127.0.0.1:${port}`],
     // Short waits: a batch lost with a killed collector is sent again after 2 s.
     ...["--interval", "2s", "--ack-timeout", "2s", "--reconnect-min", "200ms", "--reconnect-max", "1s", "--replay-rate", "0"],
     ...["--host-metrics", "false", "--inventory", "false", "--log-level", "info"],
   ]);
-  procs.push(p);
+  cluster.procs.push(p);
   const url = `http://127.0.0.1:${port}`;
   await waitFor(`agent ${feed}`, async () => {
     if (!p.running) throw new Error(`agent ${feed} exited:\n${p.lines.slice(-20).join("\n")}`);
@@ -78,17 +38,11 @@ async function startAgent(feed: string): Promise<string> {
   return url;
 }
 
-const req = (base: string, path: string, init: { method?: string; json?: unknown } = {}) =>
-  fetch(base + path, {
-    method: init.method ?? "GET",
-    headers: { "Svc-Tenant": TENANT, ...(init.json === undefined ? {} : { "Content-Type": "application/json" }) },
-    ...(init.json === undefined ? {} : { body: JSON.stringify(init.json) }),
-  });
+const req = tenantRequest(TENANT);
 
-/** Live leases: partition → owner's pid (owners are host:pid:random). */
-async function leaseOwners(): Promise<Map<number, number>> {
-  const rows = (await db.sql.unsafe("SELECT partition, owner FROM outpost_leases WHERE owner IS NOT NULL AND expires_at > clock_timestamp()")) as { partition: number; owner: string }[];
-  return new Map(rows.map((r) => [r.partition, Number(r.owner.split(":")[1])]));
+/** Live leases: partition → owner's pid. */
+async function leaseOwners(): Promise<Map<number, number | undefined>> {
+  return new Map([...(await cluster.leaseOwners())].map(([partition, owner]) => [partition, ownerPid(owner)]));
 }
 
 /** Posts points to an agent's local write API until it takes them (200). */
@@ -102,7 +56,7 @@ async function post(agentUrl: string, id: string, dataPoints: { timestamp: numbe
   }
 }
 
-async function alertsAt(c: Collector): Promise<{ id: string; trigger: { id: string } }[]> {
+async function alertsAt(c: CollectorProcess): Promise<{ id: string; trigger: { id: string } }[]> {
   const res = await req(c.url, "/svc/alerts?triggerIds=hot");
   expect(res.status, `alerts at ${c.url}`).toBe(200);
   return (await res.json()) as { id: string; trigger: { id: string } }[];

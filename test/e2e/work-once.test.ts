@@ -1,13 +1,8 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Agent, startAgent } from "../../agent/agent.ts";
 import { partitionOf } from "../../src/partitions.ts";
-import { type PrivateMosquitto, startMosquitto } from "../helpers/mosquitto.ts";
 import { waitFor } from "../helpers/ports.ts";
-import { createTestDatabase, type TestDatabase } from "../helpers/postgres.ts";
-import { portOf, Running } from "../helpers/program.ts";
+import { DatabaseCluster, tenantRequest } from "./database-cluster.ts";
 
 /**
  * Two collector processes on one PostgreSQL database and one Mosquitto, with separate data
@@ -15,54 +10,17 @@ import { portOf, Running } from "../helpers/program.ts";
  * released); the other takes the tenant over within 15 s, and the data the agent sent across the
  * takeover fires its trigger exactly once.
  */
-const dirs: string[] = [];
-const procs: Running[] = [];
+const cluster = new DatabaseCluster("work-once");
 const agents: Agent[] = [];
-let db: TestDatabase;
-let mosquitto: PrivateMosquitto;
-let urlFile: string;
-beforeAll(async () => {
-  db = await createTestDatabase();
-  mosquitto = await startMosquitto();
-  urlFile = join(folder(), "database-url");
-  writeFileSync(urlFile, `${db.url}\n`, { mode: 0o600 });
-});
+beforeAll(() => cluster.setUp({ broker: true }));
 afterAll(async () => {
   for (const a of agents) await a.stop();
-  for (const p of procs) await p.stop();
-  await mosquitto.stop();
-  await db.drop();
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  await cluster.tearDown();
 });
 
-function folder(): string {
-  const d = mkdtempSync(join(tmpdir(), "outpost-work-once-"));
-  dirs.push(d);
-  return d;
-}
-
-async function startCollector(): Promise<{ p: Running; url: string }> {
-  const p = Running.start("collector", [
-    ...["--data-dir", folder(), "--http-port", "0", "--mqtt-port", "0", "--log-level", "info"],
-    ...["--broker", mosquitto.url, "--database-url-file", urlFile],
-  ]);
-  procs.push(p);
-  const line = await p.waitForLine(/HTTP listening/);
-  await p.waitForLine(/collector ready/);
-  return { p, url: `http://127.0.0.1:${portOf(line)}` };
-}
-
-const req = (base: string, path: string, init: { method?: string; json?: unknown } = {}) =>
-  fetch(base + path, {
-    method: init.method ?? "GET",
-    headers: { "Svc-Tenant": "t1", ...(init.json === undefined ? {} : { "Content-Type": "application/json" }) },
-    ...(init.json === undefined ? {} : { body: JSON.stringify(init.json) }),
-  });
-
-async function leaseOwners(): Promise<Map<number, string>> {
-  const rows = (await db.sql.unsafe("SELECT partition, owner FROM outpost_leases WHERE owner IS NOT NULL AND expires_at > clock_timestamp()")) as { partition: number; owner: string }[];
-  return new Map(rows.map((r) => [r.partition, r.owner]));
-}
+const startCollector = () => cluster.startCollector();
+const req = tenantRequest("t1");
+const leaseOwners = () => cluster.leaseOwners();
 
 describe("work done once, across a collector's death", () => {
   it("SIGKILL of the tenant's owner: the other collector takes over within 15 s and the trigger fires exactly once", async () => {
@@ -90,10 +48,10 @@ describe("work done once, across a collector's death", () => {
     expect(victim.p.pid).toBe(ownerPid);
 
     const agent = await startAgent({
-      broker: mosquitto.url,
+      broker: cluster.mosquitto!.url,
       tenant: "t1",
       feed: "edge-1",
-      "data-dir": folder(),
+      "data-dir": cluster.folder(),
       listen: "127.0.0.1:0",
       "log-level": "warn",
       interval: 60_000,
