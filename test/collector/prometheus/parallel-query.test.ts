@@ -6,7 +6,10 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { PromqlOffload } from "../../../collector/metrics/promql-offload.ts";
-import { bothWays, storeWith, type TestSeries } from "../../helpers/offload-store.ts";
+import { StoreSeriesSource } from "../../../collector/metrics/prometheus-source.ts";
+import { parsePromQL } from "../../../src/promql/parse.ts";
+import { rangeQuery } from "../../../src/promql/query.ts";
+import { bothWays, exactly, storeWith, TENANT, type TestSeries } from "../../helpers/offload-store.ts";
 import { uniform } from "../../helpers/series.ts";
 
 const T0 = 1_700_000_000_000;
@@ -75,6 +78,15 @@ describe("queries over a real SQLite store", () => {
       const [one, two] = await bothWays(st.store, stealing, q, T0, T0 + 402 * STEP, 30_000);
       expect(two).toEqual(one);
     }
+  });
+
+  test("queries at the same time: one uses the worker, the others stay on their thread; all exact", async () => {
+    const qs = QUERIES.slice(0, 3);
+    const single = await Promise.all(qs.map((q) => bothWays(st.store, whole, q, T0, T0 + 402 * STEP, 60_000)));
+    const together = await Promise.all(
+      qs.map((q) => exactly(rangeQuery(parsePromQL(q), new StoreSeriesSource(st.store, TENANT), T0, T0 + 402 * STEP, 60_000, { offload: whole }))),
+    );
+    together.forEach((r, i) => expect(r).toEqual(single[i]![0]));
   });
 
   test("a query of fewer than 200 series, or one with availability series, stays on one thread", async () => {
