@@ -38,6 +38,7 @@ import { openPostgresInventoryStore } from "./store/inventory/postgres.ts";
 import { openSqliteInventoryStore } from "./store/inventory/sqlite.ts";
 import { openPostgresStorage, type PostgresStorage } from "./store/postgres.ts";
 import { createMetricsStore } from "./store/metrics/open.ts";
+import { PromqlOffload } from "./metrics/promql-offload.ts";
 import { selfMetricNames, servePrometheus, storeSelfMetrics } from "./telemetry.ts";
 
 /**
@@ -174,6 +175,8 @@ async function startServices(values: OptionValues, ctx: ProgramContext | undefin
   telemetry.counterFrom("outpost_collector_memory_refusals_total", "HTTP request bodies refused with 503 because resident memory was above --memory-limit", () => memory.refused);
   telemetry.gauge("outpost_collector_request_body_bytes", "bytes of HTTP request bodies being received or handled now (at most 4 × --max-request-body)", () => bodies.budget.inUse);
   const selfTenant = String(values["self-metrics-tenant"] ?? "_outpost");
+  const promqlOffload = new PromqlOffload({ log: log.child("promql") });
+  closers.push(() => promqlOffload.close());
   const consoleApp =
     values.console === false
       ? undefined
@@ -191,7 +194,7 @@ async function startServices(values: OptionValues, ctx: ProgramContext | undefin
       servePrometheus(root, telemetry, selfTenant);
     },
     mounts: [
-      { prefixes: PROMETHEUS_PREFIXES, app: createPrometheusApp({ store: metricsStore, bus, version: OUTPOST_VERSION }, log.child("prometheus")) },
+      { prefixes: PROMETHEUS_PREFIXES, app: createPrometheusApp({ store: metricsStore, bus, version: OUTPOST_VERSION, offload: promqlOffload }, log.child("prometheus")) },
       { prefixes: INFLUX_PREFIXES, app: createInfluxApp({ store: metricsStore, bus }, log.child("influx")) },
       ...(consoleApp ? [{ prefixes: [""], app: consoleApp }] : []),
     ],

@@ -7,8 +7,15 @@ import type { Matcher } from "../../src/promql/ast.ts";
 import { compareLabels, labelsKey, type Labels } from "../../src/promql/labels.ts";
 import type { RawSeries, ReadBuffers, SeriesRef, SeriesSource } from "../../src/promql/values.ts";
 import { AVAILABILITY_CODE } from "../../src/metrics/model.ts";
+import type { SeriesParts } from "../store/metrics/parts.ts";
 import type { MetricsStore } from "../store/metrics/types.ts";
 import { type IndexedSeries, type LabelIndex, labelIndex } from "./label-index.ts";
+
+/** A selected series that can also hand over its samples undecoded. */
+export interface StoreSeriesRef extends SeriesRef {
+  /** Undefined when this series' samples cannot be handed over (see StoreSeriesSource.parts). */
+  parts(): Promise<SeriesParts | undefined>;
+}
 
 export class StoreSeriesSource implements SeriesSource {
   private index?: Promise<LabelIndex>;
@@ -29,9 +36,21 @@ export class StoreSeriesSource implements SeriesSource {
       if (g) g.push(h);
       else groups.set(k, [h]);
     }
-    const out: SeriesRef[] = [];
-    for (const g of groups.values()) out.push({ labels: g[0]!.labels, read: (buffers) => this.read(g, start, end, buffers) });
+    const out: StoreSeriesRef[] = [];
+    for (const g of groups.values()) {
+      out.push({ labels: g[0]!.labels, read: (buffers) => this.read(g, start, end, buffers), parts: () => this.parts(g, start, end) });
+    }
     return out.sort((a, b) => compareLabels(a.labels, b.labels));
+  }
+
+  /**
+   * The samples of one series undecoded, for a worker (promql-offload.ts): only of a series of
+   * one gauge or counter (availability and merged series are converted on read).
+   */
+  private async parts(g: IndexedSeries[], start: number, end: number): Promise<SeriesParts | undefined> {
+    const h = g[0]!;
+    if (g.length !== 1 || h.entry.type === "availability" || !this.store.readParts) return undefined;
+    return this.store.readParts(this.tenant, h.entry.type, h.entry.id, start, end + 1);
   }
 
   /**

@@ -6,6 +6,7 @@
 import type { Expr, VectorSelector } from "./ast.ts";
 import { type EvalTimes, Evaluator } from "./engine.ts";
 import { compareLabels, type Labels } from "./labels.ts";
+import type { Offload } from "./offload.ts";
 import { type SelectorUse, selectors, streamPlan } from "./plan.ts";
 import { evalStreaming, independent, SampleBudget } from "./stream.ts";
 import { typeOf } from "./types.ts";
@@ -22,6 +23,8 @@ export interface QueryOptions {
   maxSamples?: number;
   /** false: always load every selector's samples first (the reference the tests compare with). */
   streaming?: boolean;
+  /** Where half of a large series-by-series query may be evaluated (another thread). */
+  offload?: Offload;
 }
 
 export interface MatrixSeries {
@@ -65,7 +68,7 @@ async function evaluate(e: Expr, source: SeriesSource, t: EvalTimes, o: QueryOpt
   const data = new Map<VectorSelector, RawSeries[]>();
   if (plan) {
     const refs = await find(plan.use, source, t);
-    if (independent(refs)) return evalStreaming(plan, refs, t, budget);
+    if (independent(refs)) return evalStreaming(plan, refs, t, budget, o.offload);
     data.set(plan.use.sel, await readInto(refs, budget));
   } else {
     for (const use of selectors(e)) data.set(use.sel, await readInto(await find(use, source, t), budget));

@@ -5,15 +5,23 @@
  * in memory at a time, and the per-series code is the evaluator's own, so results are the same
  * as evaluating everything at once.
  */
+import { BATCH_SAMPLES, BatchBuffers } from "./batch-buffers.ts";
 import { type EvalTimes, Evaluator } from "./engine.ts";
 import { GroupAggregator } from "./group-aggregator.ts";
 import { dropName, labelsKey } from "./labels.ts";
+import type { Offload } from "./offload.ts";
 import type { StreamPlan } from "./plan.ts";
 import { RANGE_FUNCTIONS } from "./range-functions.ts";
-import { ExecutionError, type RawSeries, type ReadBuffers, type SeriesRef, type StepSeries, type Value } from "./values.ts";
+import { ExecutionError, type RawSeries, type SeriesRef, type StepSeries, type Value } from "./values.ts";
 
-/** Samples read per batch: large enough to amortise the evaluator's set-up, small in memory. */
-const BATCH_SAMPLES = 65_536;
+
+/** Series a query selects before half of them are evaluated in another thread (Offload). */
+export const OFFLOAD_MIN_SERIES = 200;
+/**
+ * Most step values the other thread may hand back for an aggregation (its per-series results
+ * are held until folded: 9 bytes a value); larger queries stay on one thread.
+ */
+const OFFLOAD_MAX_VALUES = 8_000_000;
 
 /** Prometheus' --query.max-samples: the samples a query may load. */
 export class SampleBudget {
@@ -42,29 +50,8 @@ export function independent(refs: readonly SeriesRef[]): boolean {
   return true;
 }
 
-/**
- * Buffers for the raw samples of one batch, handed out again for the next batch (whose
- * evaluation starts only after the previous batch's results were folded or copied).
- */
-class BatchBuffers {
-  private readonly pool: ArrayBuffer[] = [];
-  private next = 0;
-
-  readonly take: ReadBuffers = (bytes) => {
-    let b = this.pool[this.next];
-    if (!b || b.byteLength < bytes) this.pool[this.next] = b = new ArrayBuffer(bytes);
-    this.next++;
-    return b;
-  };
-
-  /** The batch is done with: its buffers may be handed out again. */
-  reuse(): void {
-    this.next = 0;
-  }
-}
-
 /** Evaluates a plan over its selector's series, batch by batch. */
-export async function evalStreaming(plan: StreamPlan, refs: readonly SeriesRef[], t: EvalTimes, budget: SampleBudget): Promise<Value> {
+export async function evalStreaming(plan: StreamPlan, refs: readonly SeriesRef[], t: EvalTimes, budget: SampleBudget, offload?: Offload): Promise<Value> {
   const agg = plan.agg ? new GroupAggregator(plan.agg, t.times.length) : undefined;
   const out: StepSeries[] = [];
   let batch: RawSeries[] = [];
@@ -74,28 +61,56 @@ export async function evalStreaming(plan: StreamPlan, refs: readonly SeriesRef[]
   // all (the selected series never share labels here, so no merge is needed; see independent).
   const direct = agg && e.kind === "call" && e.name in RANGE_FUNCTIONS && e.args.length === 1 && e.args[0]!.kind === "matrix" ? e.args[0] : undefined;
   const buffers = new BatchBuffers();
+  // While set, each series' results are kept here (fresh, not the scratch) to be folded later.
+  let held: StepSeries[] | undefined;
+  const keep = (s: StepSeries) => (agg ? agg.add(s) : out.push(s));
   const flush = () => {
     if (batch.length === 0) return;
     const ev = new Evaluator(t, new Map([[plan.use.sel, batch]]));
-    if (direct && e.kind === "call") ev.eachRange(e, direct, undefined, false, (s) => agg!.add(s));
-    else {
-      for (const s of ev.evalVector(e)) {
-        if (agg) agg.add(s);
-        else out.push(s);
-      }
-    }
+    if (held) for (const s of ev.evalVector(e)) held.push(s);
+    else if (direct && e.kind === "call") ev.eachRange(e, direct, undefined, false, keep);
+    else for (const s of ev.evalVector(e)) keep(s);
     batch = [];
     samples = 0;
     buffers.reuse();
   };
-  for (const ref of refs) {
-    const s = await ref.read(buffers.take);
-    if (!s || s.ts.length === 0) continue;
-    budget.take(s.ts.length);
-    batch.push(s);
-    samples += s.ts.length;
-    if (samples >= BATCH_SAMPLES) flush();
+  const evalHere = async (part: readonly SeriesRef[]) => {
+    for (const ref of part) {
+      const s = await ref.read(buffers.take);
+      if (!s || s.ts.length === 0) continue;
+      budget.take(s.ts.length);
+      batch.push(s);
+      samples += s.ts.length;
+      if (samples >= BATCH_SAMPLES) flush();
+    }
+    flush();
+  };
+  // The later half goes to the other thread while this one does the earlier half; results
+  // are folded in series order, as on one thread.
+  const half = Math.ceil(refs.length / 2);
+  const bounded = !agg || (refs.length - half) * t.times.length <= OFFLOAD_MAX_VALUES;
+  const tail = refs.slice(half);
+  const job = offload && refs.length >= OFFLOAD_MIN_SERIES && bounded ? await offload.start(e, tail, t) : undefined;
+  if (!job) {
+    await evalHere(refs);
+    return { type: "vector", series: agg ? agg.result() : out };
   }
-  flush();
+  // This thread's half in slices, handing the other thread more as it takes them; then the
+  // slices it has not started are taken back and done here, held until its results are in.
+  for (let i = 0; i < half; i += job.sliceSize) {
+    await evalHere(refs.slice(i, Math.min(half, i + job.sliceSize)));
+    await job.feed();
+  }
+  const k = job.finish();
+  held = [];
+  await evalHere(tail.slice(k * job.sliceSize));
+  const mine = held;
+  held = undefined;
+  const far = k > 0 ? await job.result : { slices: 0, series: [], samples: 0 };
+  if (far && far.slices === k) {
+    budget.take(far.samples);
+    for (const s of far.series) keep(s);
+  } else await evalHere(tail.slice(0, k * job.sliceSize));
+  for (const s of mine) keep(s);
   return { type: "vector", series: agg ? agg.result() : out };
 }

@@ -36,7 +36,7 @@ export function queryRoutes(app: Hono, deps: PrometheusDeps): void {
     const expr = parseQuery(p.get("query"));
     const time = parseTime("time", p.get("time"), now());
     if (p.get("timeout") !== undefined) parseDurationParam("timeout", p.get("timeout"));
-    const r = await run(() => instantQuery(expr, new StoreSeriesSource(deps.store, tenant), time));
+    const r = await run(() => instantQuery(expr, new StoreSeriesSource(deps.store, tenant), time, { offload: deps.offload }));
     return respondResult(c, r);
   };
   const range = async (c: Context) => {
@@ -52,7 +52,7 @@ export function queryRoutes(app: Hono, deps: PrometheusDeps): void {
     }
     if (p.get("timeout") !== undefined) parseDurationParam("timeout", p.get("timeout"));
     const expr = parseQuery(p.get("query"));
-    const r = await run(() => rangeQuery(expr, new StoreSeriesSource(deps.store, tenant), start, end, step));
+    const r = await run(() => rangeQuery(expr, new StoreSeriesSource(deps.store, tenant), start, end, step, { offload: deps.offload }));
     return respondResult(c, r);
   };
   app.get("/api/v1/query", instant);

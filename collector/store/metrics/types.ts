@@ -1,5 +1,6 @@
 import type { MetricDefinition, MetricType, MetricWrite, Tags, Tenant } from "../../../src/metrics/model.ts";
 import type { ReadBuffers } from "../../../src/promql/values.ts";
+import type { SeriesParts } from "./parts.ts";
 
 /** Points of one series in column form, sorted by the requested order. */
 export interface PointColumns {
@@ -88,6 +89,11 @@ export interface MetricsStore {
    * buffer from it (see ReadBuffers; a backend may ignore it).
    */
   readSeries(tenant: string, type: MetricType, id: string, start: number, end: number, buffers?: ReadBuffers): Promise<NumericSeries | undefined>;
+  /**
+   * The same points as readSeries, undecoded, for decoding in a worker thread (parts.ts).
+   * Optional: a store without it has queries evaluated on one thread.
+   */
+  readParts?(tenant: string, type: MetricType, id: string, start: number, end: number): Promise<SeriesParts | undefined>;
   /** Removes a metric definition and all its points; false when it does not exist. */
   deleteMetric(tenant: string, type: MetricType, id: string): Promise<boolean>;
 

@@ -50,9 +50,12 @@ function corruptChunk(s: StoreState, m: SeriesMeta, cid: number, why: string): n
   );
 }
 
-/** The chunk from the cache, else from the table (then cached); undefined when it was deleted meanwhile. */
-function loadChunk(s: StoreState, m: SeriesMeta, cid: number): CachedChunk | undefined {
-  const cached = s.hot.get(cid) ?? s.cache.get(cid);
+/**
+ * The chunk from the cache, else from the table (then cached); undefined when it was deleted
+ * meanwhile. `compressed`: the block rather than a decoded copy (smaller to hand over).
+ */
+export function loadChunk(s: StoreState, m: SeriesMeta, cid: number, compressed = false): CachedChunk | undefined {
+  const cached = compressed ? s.cache.get(cid) : (s.hot.get(cid) ?? s.cache.get(cid));
   if (cached) {
     cached.reads = (cached.reads ?? 0) + 1;
     return cached;

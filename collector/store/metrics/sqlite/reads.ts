@@ -2,8 +2,9 @@ import type { MetricType } from "../../../../src/metrics/model.ts";
 import type { ReadBuffers } from "../../../../src/promql/values.ts";
 import { runColumns } from "../columns.ts";
 import { emptyRun, mergeRuns, type Run, sliceRun } from "../run.ts";
+import type { SeriesParts } from "../parts.ts";
 import type { NumericSeries, PointColumns, RawQuery } from "../types.ts";
-import { chunkRuns } from "./chunks.ts";
+import { chunkRuns, loadChunk } from "./chunks.ts";
 import { isNumeric, key, type SeriesMeta, type StoreState, WINDOW_MS } from "./state.ts";
 
 /** Range reads of the SQLite metrics store: chunks (through the cache) merged with the head. */
@@ -13,22 +14,45 @@ function readRun(s: StoreState, m: SeriesMeta, start: number, end: number, buffe
   const numeric = isNumeric(m.type);
   if (end <= start) return emptyRun(numeric);
   const runs: Run[] = [];
+  const tail = headRun(m, start, end);
+  for (const r of chunkRuns(s, m, chunkIds(s, m, start, end), tail, buffers)) runs.push(sliceRun(r, start, end));
+  return mergeRuns(runs, numeric);
+}
+
+/** The ids of the unexpired chunks that may hold points in [start, end), in write order. */
+function chunkIds(s: StoreState, m: SeriesMeta, start: number, end: number): number[] {
   if (m.chunkMaxTs === undefined) m.chunkMaxTs = (s.st.selectChunkMax.get(m.sid) as { m: number | null }).m;
   // No chunk ends at or after `start`: only the head can hold points of the range.
-  const ids =
-    m.chunkMaxTs !== null && m.chunkMaxTs >= start
-      ? (s.st.selectChunkIds.values(m.sid, start - WINDOW_MS, end, start, s.retentionMs(m), s.now()) as [number][])
-      : [];
-  const cids = ids.map((x) => x[0]);
+  if (m.chunkMaxTs === null || m.chunkMaxTs < start) return [];
+  return (s.st.selectChunkIds.values(m.sid, start - WINDOW_MS, end, start, s.retentionMs(m), s.now()) as [number][]).map((x) => x[0]);
+}
+
+/** The head's points in [start, end) (views of it). */
+function headRun(m: SeriesMeta, start: number, end: number): Run | undefined {
   const h = m.head;
-  let tail: Run | undefined;
-  if (h && h.length > 0) {
-    h.normalize();
-    const all = { ts: h.ts.subarray(0, h.length), nums: h.nums?.subarray(0, h.length), strs: h.strs?.slice(0, h.length), tags: h.tags?.slice(0, h.length) };
-    tail = sliceRun(all, start, end);
+  if (!h || h.length === 0) return undefined;
+  h.normalize();
+  const all = { ts: h.ts.subarray(0, h.length), nums: h.nums?.subarray(0, h.length), strs: h.strs?.slice(0, h.length), tags: h.tags?.slice(0, h.length) };
+  return sliceRun(all, start, end);
+}
+
+/**
+ * A numeric series' points in [start, end) undecoded (see SeriesParts); the head's are copied,
+ * as later writes change the head. Undefined for unknown or string metrics.
+ */
+export function readParts(s: StoreState, tenant: string, type: MetricType, id: string, start: number, end: number): SeriesParts | undefined {
+  const m = s.series.get(key(tenant, type, id));
+  if (!m || !isNumeric(type)) return undefined;
+  const pieces: SeriesParts["pieces"] = [];
+  if (end > start) {
+    for (const cid of chunkIds(s, m, start, end)) {
+      const c = loadChunk(s, m, cid, true);
+      if (c) pieces.push(c.block ? { block: c.block, n: c.n } : { ts: c.run.ts, nums: c.run.nums! });
+    }
+    const tail = headRun(m, start, end);
+    if (tail && tail.ts.length > 0) pieces.push({ ts: tail.ts.slice(), nums: tail.nums!.slice() });
   }
-  for (const r of chunkRuns(s, m, cids, tail, buffers)) runs.push(sliceRun(r, start, end));
-  return mergeRuns(runs, numeric);
+  return { start, end, pieces };
 }
 
 export function readRaw(s: StoreState, tenant: string, type: MetricType, id: string, q: RawQuery): PointColumns {

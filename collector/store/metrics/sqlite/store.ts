@@ -3,7 +3,8 @@ import type { ReadBuffers } from "../../../../src/promql/values.ts";
 import type { CreateResult, MetricFilter, MetricsMemory, MetricsStore, NumericSeries, PointColumns, RawQuery, SeriesEntry } from "../types.ts";
 import * as defs from "./definitions.ts";
 import { flushDue } from "./flush.ts";
-import { readRaw, readSeries } from "./reads.ts";
+import type { SeriesParts } from "../parts.ts";
+import { readParts, readRaw, readSeries } from "./reads.ts";
 import { enforceRetention, maintain } from "./retention.ts";
 import { key, type SqliteMetricsStoreOptions, StoreState } from "./state.ts";
 import { replayLog, write } from "./writes.ts";
@@ -136,6 +137,10 @@ export class SqliteMetricsStore implements MetricsStore {
 
   async readSeries(tenant: string, type: MetricType, id: string, start: number, end: number, buffers?: ReadBuffers): Promise<NumericSeries | undefined> {
     return readSeries(this.s, tenant, type, id, start, end, buffers);
+  }
+
+  async readParts(tenant: string, type: MetricType, id: string, start: number, end: number): Promise<SeriesParts | undefined> {
+    return readParts(this.s, tenant, type, id, start, end);
   }
 
   /** Flushes heads that are big or old enough (all of them with `force`). */

@@ -1,0 +1,187 @@
+/**
+ * Half of a large PromQL query in a second thread (src/promql/offload.ts): the store hands over
+ * the later half's samples undecoded (compressed blocks, the heads' points), one worker decodes
+ * and evaluates them slice by slice while the main thread does the earlier half (handing over
+ * more slices as the worker starts them), then takes back the slices the worker has not started. One worker, started at the first large query and
+ * kept; a query arriving while it is busy stays on its own thread. A worker that fails or dies
+ * answers "not done", and the main thread evaluates those series.
+ */
+import type { Expr } from "../../src/promql/ast.ts";
+import type { EvalTimes } from "../../src/promql/engine.ts";
+import type { Offload, OffloadJob, OffloadResult } from "../../src/promql/offload.ts";
+import type { SeriesRef } from "../../src/promql/values.ts";
+import type { Logger } from "../../src/log/logger.ts";
+import type { StoreSeriesRef } from "./prometheus-source.ts";
+import { type OffloadReply, type OffloadRequest, packSlice, SLICE_FREE, SLICE_TAKEN_BACK, type SliceSeries } from "./promql-wire.ts";
+
+/** Series a slice (a message to the worker, the unit taken back) holds. */
+const SLICE = 32;
+/**
+ * Slices waiting for the worker: more are gathered only as it starts them, so a worker without
+ * a core of its own costs the main thread little gathering.
+ */
+const AHEAD = 2;
+
+const isStoreRef = (r: SeriesRef): r is StoreSeriesRef => typeof (r as Partial<StoreSeriesRef>).parts === "function";
+
+export class PromqlOffload implements Offload {
+  private worker: Worker | undefined;
+  private pending: { id: number; done: (r: OffloadResult | undefined) => void } | undefined;
+  private nextId = 1;
+  private closed = false;
+  /** Slices of series the worker evaluated (for tests). */
+  slicesDone = 0;
+
+  private readonly log?: Logger;
+  private readonly script: URL;
+  private readonly takeBack: boolean;
+  private readonly timeoutMs: number;
+
+  constructor(
+    o: {
+      log?: Logger;
+      /** The worker's script (tests substitute one that fails). */
+      script?: URL;
+      /** false: the main thread never takes slices back, the worker does all it was handed (tests). */
+      takeBack?: boolean;
+      /** A worker that has not answered this long after its last slice is ended (a bug's endless loop). */
+      timeoutMs?: number;
+    } = {},
+  ) {
+    this.timeoutMs = o.timeoutMs ?? 60_000;
+    this.log = o.log;
+    this.script = o.script ?? new URL("./promql-worker.ts", import.meta.url);
+    this.takeBack = o.takeBack ?? true;
+  }
+
+  async start(expr: Expr, refs: readonly SeriesRef[], t: EvalTimes): Promise<OffloadJob | undefined> {
+    if (this.closed || this.pending || !refs.every(isStoreRef)) return undefined;
+    // Claimed before the first await, so that a second query does not hand over work as well.
+    const id = this.nextId++;
+    let done!: (r: OffloadResult | undefined) => void;
+    const result = new Promise<OffloadResult | undefined>((resolve) => (done = resolve));
+    this.pending = { id, done };
+    const slices = Math.ceil(refs.length / SLICE);
+    // Per slice: free, started by the worker, or taken back by this thread (compare-and-swap).
+    const state = new Int32Array(new SharedArrayBuffer(slices * 4));
+    let sent = 0;
+    let started = 0;
+    let stopped = false;
+    /** Gathers and sends slice `sent`; false when this job hands over nothing more. */
+    const sendNext = async (): Promise<boolean> => {
+      if (stopped || sent === slices || this.closed || this.pending?.id !== id) return false;
+      const series: SliceSeries[] = [];
+      for (const r of refs.slice(sent * SLICE, (sent + 1) * SLICE)) {
+        const parts = await r.parts();
+        // A series that cannot be handed over: it and the rest stay with the main thread.
+        if (!parts || this.pending?.id !== id) {
+          stopped = true;
+          return false;
+        }
+        series.push({ labels: r.labels, parts });
+      }
+      const request: OffloadRequest = { id, job: sent === 0 ? { expr, t, state } : undefined, series: packSlice(series) };
+      this.ensureWorker().postMessage(request, [request.series!.bytes]);
+      sent++;
+      return true;
+    };
+    const guarded = async <T>(f: () => Promise<T>, otherwise: T): Promise<T> => {
+      try {
+        return await f();
+      } catch (e) {
+        // The query goes on on one thread, whose own read reports a store error as it should.
+        this.log?.warn("PromQL worker not used for a query", { err: String(e) });
+        stopped = true;
+        return otherwise;
+      }
+    };
+    const all = !this.takeBack;
+    for (let i = 0; i < (all ? slices : AHEAD); i++) if (!(await guarded(sendNext, false))) break;
+    if (sent === 0) return this.settle(id, undefined);
+    return {
+      sliceSize: SLICE,
+      feed: async () => {
+        // Keep AHEAD slices waiting for the worker (it takes them in order).
+        while (started < sent && Atomics.load(state, started) !== SLICE_FREE) started++;
+        while (sent - started < AHEAD && (await guarded(sendNext, false))) {}
+      },
+      finish: () => {
+        let k = sent;
+        while (this.takeBack && k > 0 && Atomics.compareExchange(state, k - 1, SLICE_FREE, SLICE_TAKEN_BACK) === SLICE_FREE) k--;
+        if (k === 0) {
+          // Nothing for it: the worker drops the job at the slice taken back.
+          this.settle(id, undefined);
+          return 0;
+        }
+        const w = this.worker;
+        if (w && this.pending?.id === id) {
+          const end: OffloadRequest = { id, end: true };
+          w.postMessage(end);
+          const timer = setTimeout(() => {
+            if (this.pending?.id === id && this.worker === w) this.lost(w, `no answer within ${this.timeoutMs} ms`);
+          }, this.timeoutMs);
+          timer.unref?.();
+          void result.then(() => clearTimeout(timer));
+        }
+        return k;
+      },
+      result,
+    };
+  }
+
+  /** Ends the job `id` with `r` (when it is still the pending one); undefined, for start's returns. */
+  private settle(id: number, r: OffloadResult | undefined): undefined {
+    const p = this.pending;
+    if (p?.id !== id) return undefined;
+    this.pending = undefined;
+    if (r) this.slicesDone += r.slices;
+    p.done(r);
+    return undefined;
+  }
+
+  private ensureWorker(): Worker {
+    if (this.worker) return this.worker;
+    const w = new Worker(this.script);
+    // An idle worker does not keep the process alive; close() ends it.
+    w.unref();
+    w.onmessage = (ev: MessageEvent<OffloadReply>) => {
+      const m = ev.data;
+      if (m.ok) this.settle(m.id, { slices: m.slices, series: m.series, samples: m.samples });
+      else {
+        this.log?.warn("PromQL worker failed on a query; its part was evaluated on the main thread", { err: m.error });
+        this.settle(m.id, undefined);
+      }
+    };
+    w.onerror = (ev) => this.lost(w, ev.message ?? "error");
+    w.addEventListener("close", () => this.lost(w, "exited"));
+    this.worker = w;
+    return w;
+  }
+
+  /** The worker failed, died or hangs: it is ended, its job answers "not done". */
+  private lost(w: Worker, why: string): void {
+    if (this.worker !== w) return;
+    this.worker = undefined;
+    w.terminate();
+    if (!this.closed) this.log?.warn("PromQL worker ended; the next large query starts another", { err: why });
+    if (this.pending) this.settle(this.pending.id, undefined);
+  }
+
+  /** True while a worker thread exists. */
+  get running(): boolean {
+    return this.worker !== undefined;
+  }
+
+  /** Ends the worker; a pending job answers "not done" (its query finishes on the main thread). */
+  async close(): Promise<void> {
+    this.closed = true;
+    const w = this.worker;
+    this.worker = undefined;
+    if (this.pending) this.settle(this.pending.id, undefined);
+    if (w) {
+      const exited = new Promise<void>((resolve) => w.addEventListener("close", () => resolve()));
+      w.terminate();
+      await exited;
+    }
+  }
+}

@@ -1,0 +1,58 @@
+import { decodePointsInto } from "../../../src/codec/index.ts";
+import type { ReadBuffers } from "../../../src/promql/values.ts";
+import { mergeRuns, sliceRun } from "./run.ts";
+
+/**
+ * A numeric series' stored points in [start, end) as the store keeps them (compressed blocks
+ * are not decoded), to be decoded elsewhere — in a worker thread evaluating part of a PromQL
+ * query. Plain data: it survives postMessage.
+ */
+export interface SeriesParts {
+  /** ms, inclusive */
+  start: number;
+  /** ms, exclusive */
+  end: number;
+  /** In write order (sealed chunks, then the head's points): codec blocks of n points, or columns. */
+  pieces: ({ block: Uint8Array; n: number } | { ts: Float64Array; nums: Float64Array })[];
+}
+
+/**
+ * The points of `p`, ascending, as the store's own read returns them (the latest write of a
+ * timestamp wins), decoded into one buffer (from `take` when given, as sqlite/chunks.ts does).
+ * Throws on a block that does not decode or holds other than n numbers.
+ */
+export function partsColumns(p: SeriesParts, take?: ReadBuffers): { ts: Float64Array; nums: Float64Array } {
+  let room = 0;
+  for (const piece of p.pieces) room += "block" in piece ? piece.n : piece.ts.length;
+  const buf = take && room > 0 ? take(room * 16) : new ArrayBuffer(room * 16);
+  const ts = new Float64Array(buf, 0, room);
+  const nums = new Float64Array(buf, room * 8, room);
+  const starts: number[] = [];
+  let sorted = true;
+  let at = 0;
+  for (const piece of p.pieces) {
+    let n: number;
+    if ("block" in piece) {
+      n = decodePointsInto(piece.block, ts, nums, at).points;
+      if (n !== piece.n) throw new Error(`a chunk holds ${n} points, the index says ${piece.n}`);
+    } else {
+      n = piece.ts.length;
+      ts.set(piece.ts, at);
+      nums.set(piece.nums, at);
+    }
+    if (at > 0 && n > 0 && ts[at]! <= ts[at - 1]!) sorted = false;
+    starts.push(at);
+    at += n;
+  }
+  if (sorted) {
+    const r = sliceRun({ ts, nums }, p.start, p.end);
+    return { ts: r.ts, nums: r.nums! };
+  }
+  // Overlapping pieces (rewritten timestamps): merged as the store's read merges them.
+  const runs = starts.map((a, k) => {
+    const b = k + 1 < starts.length ? starts[k + 1]! : at;
+    return sliceRun({ ts: ts.subarray(a, b), nums: nums.subarray(a, b) }, p.start, p.end);
+  });
+  const r = mergeRuns(runs, true);
+  return { ts: r.ts, nums: r.nums! };
+}

@@ -1,0 +1,90 @@
+/**
+ * Evaluating part of a series-by-series query in another thread (a worker): the caller hands
+ * over the per-series expression and the later part of the selected series, evaluates the
+ * earlier part itself meanwhile (and takes back what the other thread has not started when it
+ * is done), then folds the other thread's per-series results in series order — so every
+ * aggregation sees its inputs in the same order as on one thread, and results are
+ * bit-identical (a sum's rounding depends on its order).
+ */
+import type { Expr, VectorSelector } from "./ast.ts";
+import { BATCH_SAMPLES, BatchBuffers } from "./batch-buffers.ts";
+import { type EvalTimes, Evaluator } from "./engine.ts";
+import { selectors } from "./plan.ts";
+import type { RawSeries, ReadBuffers, SeriesRef, StepSeries } from "./values.ts";
+
+/** What the other thread evaluated: its first `slices` slices' per-series results, in order, and the samples read. */
+export interface OffloadResult {
+  slices: number;
+  series: StepSeries[];
+  samples: number;
+}
+
+/**
+ * A job handed to the other thread: its refs in slices of `sliceSize` series, handed over in
+ * order as the other thread takes them; the caller does what is not handed over or taken back.
+ */
+export interface OffloadJob {
+  readonly sliceSize: number;
+  /** Hands over more slices if the other thread has started those it has. */
+  feed(): Promise<void>;
+  /**
+   * No more slices: takes back, from the end, those the other thread has not started, and
+   * returns how many it does (the first ones); the caller evaluates the refs after them.
+   */
+  finish(): number;
+  /**
+   * The slices the other thread did; undefined when the evaluation failed there (the caller
+   * then evaluates them itself, which reports any error as one thread would). Never rejects.
+   */
+  readonly result: Promise<OffloadResult | undefined>;
+}
+
+export interface Offload {
+  /**
+   * Starts evaluating `expr` (one selector, each result from one series) over `refs` elsewhere;
+   * undefined when it cannot (busy, or the refs' samples cannot be handed over).
+   */
+  start(expr: Expr, refs: readonly SeriesRef[], t: EvalTimes): Promise<OffloadJob | undefined>;
+}
+
+/**
+ * The per-series results of an expression over series given one by one (in order; those with
+ * a value at some step): what the evaluating thread of an Offload runs, with the evaluator of
+ * one thread, in batches as stream.ts reads them. A series may be read into `take`'s buffers,
+ * which are handed out again once its batch is evaluated.
+ */
+export class PerSeriesEval {
+  private readonly sel: VectorSelector;
+  private readonly buffers = new BatchBuffers();
+  private readonly out: StepSeries[] = [];
+  private batch: RawSeries[] = [];
+  private samples = 0;
+  readonly take: ReadBuffers = this.buffers.take;
+
+  constructor(
+    private readonly expr: Expr,
+    private readonly t: EvalTimes,
+  ) {
+    this.sel = selectors(expr)[0]!.sel;
+  }
+
+  add(s: RawSeries): void {
+    if (s.ts.length === 0) return;
+    this.batch.push(s);
+    this.samples += s.ts.length;
+    if (this.samples >= BATCH_SAMPLES) this.flush();
+  }
+
+  private flush(): void {
+    if (this.batch.length === 0) return;
+    for (const s of new Evaluator(this.t, new Map([[this.sel, this.batch]])).evalVector(this.expr)) this.out.push(s);
+    this.batch = [];
+    this.samples = 0;
+    this.buffers.reuse();
+  }
+
+  finish(): StepSeries[] {
+    this.flush();
+    return this.out;
+  }
+}

@@ -1,0 +1,5 @@
+/** A PromQL worker that fails on every message with an uncaught error (promql-offload tests). */
+declare const self: Worker;
+self.onmessage = () => {
+  throw new Error("worker bug");
+};
