@@ -9,7 +9,7 @@ import { corrupt } from "../../../../src/codec/errors.ts";
  *
  *   0xb1 | n (1..SMALL_MAX) | ts[0..n) f64 LE | values[0..n) f64 LE | crc32 LE of what precedes
  *
- * 6 + 16 n bytes (22 for one point, against 13–16 for a codec block). The marker can never be a codec
+ * 6 + 16 n bytes (22 for one point; a codec block of one point is 21–24). The marker can never be a codec
  * block's first byte (its version, 1). Only unsealed blocks use it: chunks stay codec blocks.
  */
 export const SMALL_MARK = 0xb1;
