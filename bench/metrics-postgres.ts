@@ -5,7 +5,8 @@
  * before and after sealing, the seal itself, and the sealed bytes per point. PostgreSQL: a
  * database of its own on the server of TEST_POSTGRES_URL (default: local, trust auth),
  * created and dropped here. Env: SERIES (default 500), WRITES (default 60), PER_WRITE (points
- * per series and write, default 10). SKIP_SQLITE=1 runs PostgreSQL alone.
+ * per series and write, default 10). SKIP_SQLITE=1 runs PostgreSQL alone; BLOCKS=codec,raw and
+ * REPEAT=n compare small blocks stored raw and as codec blocks in one run.
  */
 import { SQL } from "bun";
 import { PostgresMetricsStore } from "../collector/store/metrics/postgres/store.ts";
@@ -65,23 +66,36 @@ if (!process.env.SKIP_SQLITE) try {
   dir.remove();
 }
 
-const admin = new SQL(process.env.TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres", { max: 1 });
-const name = `outpost_bench_${crypto.randomUUID().replace(/-/g, "").slice(0, 12)}`;
-await admin.unsafe(`CREATE DATABASE ${name}`);
-const u = new URL(process.env.TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres");
-u.pathname = `/${name}`;
-const sql = openPostgres(u.toString());
-try {
-  await migratePostgres(sql, METRICS_PG);
-  const pg = new PostgresMetricsStore({ sql, maintenanceIntervalMs: 3_600_000 });
-  await pg.open();
-  await load("PostgreSQL", pg, () => pg.seal(true), async () => {
-    const [r] = await sql.unsafe("SELECT pg_total_relation_size('metric_chunks') AS b");
-    return Number(r.b);
-  });
-  await pg.close();
-} finally {
-  await sql.close({ timeout: 1 });
-  await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-  await admin.close();
+/**
+ * PostgreSQL, once per variant of BLOCKS (comma-separated, default "raw"): "raw" stores small
+ * numeric blocks raw (the store's default), "codec" as point-codec blocks, so that both are
+ * measured in one run (alternating, REPEAT times each).
+ */
+const ADMIN_URL = process.env.TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+const variants = (process.env.BLOCKS ?? "raw").split(",");
+for (let r = 0; r < Number(process.env.REPEAT ?? 1); r++) {
+  for (const v of variants) await postgresRun(v === "codec" ? "PostgreSQL, codec blocks" : "PostgreSQL", v !== "codec");
+}
+
+async function postgresRun(label: string, smallRawBlocks: boolean): Promise<void> {
+  const admin = new SQL(ADMIN_URL, { max: 1 });
+  const name = `outpost_bench_${crypto.randomUUID().replace(/-/g, "").slice(0, 12)}`;
+  await admin.unsafe(`CREATE DATABASE ${name}`);
+  const u = new URL(ADMIN_URL);
+  u.pathname = `/${name}`;
+  const sql = openPostgres(u.toString());
+  try {
+    await migratePostgres(sql, METRICS_PG);
+    const pg = new PostgresMetricsStore({ sql, maintenanceIntervalMs: 3_600_000, smallRawBlocks });
+    await pg.open();
+    await load(label, pg, () => pg.seal(true), async () => {
+      const [r] = await sql.unsafe("SELECT pg_total_relation_size('metric_chunks') AS b");
+      return Number(r.b);
+    });
+    await pg.close();
+  } finally {
+    await sql.close({ timeout: 1 });
+    await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await admin.close();
+  }
 }

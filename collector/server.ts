@@ -123,7 +123,7 @@ async function startServices(values: OptionValues, ctx: ProgramContext | undefin
   const keeper = pg && nodeName !== undefined ? await startLeases(pg.sql, log.child("leases"), nodeName) : undefined;
   if (keeper) closers.push(() => keeper.stop());
   const chunkCacheBytes = Number(values["chunk-cache"] ?? 64 * 1024 ** 2);
-  const metricsStore = createMetricsStore({ dataDir, synchronous, defaultRetentionDays, chunkCacheBytes, log: log.child("metrics-store"), health, sql: pg?.sql });
+  const metricsStore = createMetricsStore({ dataDir, synchronous, defaultRetentionDays, chunkCacheBytes, log: log.child("metrics-store"), health, sql: pg?.sql, ownership: keeper });
   closers.push(() => metricsStore.close());
   const forecastLog = log.child("forecast");
   const forecastStore = pg && new PostgresForecastStore({ sql: pg.sql, log: forecastLog, health });

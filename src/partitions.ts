@@ -27,3 +27,10 @@ export interface Ownership {
 
 /** A collector alone (SQLite, no --database-url): it owns every key, for ever. */
 export const SOLE_OWNER: Ownership = { owns: () => ({ partition: 0, generation: 1 }) };
+
+/** The partitions whose lease a collector holds now (a LeaseKeeper), for work done per partition. */
+export interface HeldPartitions {
+  /** How many partitions the work is divided into. */
+  readonly partitions: number;
+  leases(): Lease[];
+}

@@ -1,5 +1,6 @@
 import type { SQL } from "bun";
 import type { Logger } from "../../../src/log/logger.ts";
+import type { HeldPartitions } from "../../../src/partitions.ts";
 import type { StorageHealth } from "../../../src/sqlite/storage-health.ts";
 import { PostgresMetricsStore } from "./postgres/store.ts";
 import { SqliteMetricsStore } from "./sqlite/store.ts";
@@ -15,6 +16,8 @@ export interface MetricsStoreConfig {
   health?: StorageHealth;
   /** With --database-url: the metrics live in this database (migrated before), not in the data folder. */
   sql?: SQL;
+  /** With leases (several collectors on the database): sealing and retention of the partitions held only. */
+  ownership?: HeldPartitions;
 }
 
 /** The collector's metrics store, either backend: opened by `open()`, which SQLite needs to replay its log. */
@@ -29,6 +32,6 @@ export interface OpenableMetricsStore extends MetricsStore {
  * folder. It is created closed: call `open()`; `ready()` is false until then.
  */
 export function createMetricsStore(cfg: MetricsStoreConfig): OpenableMetricsStore {
-  if (cfg.sql) return new PostgresMetricsStore({ sql: cfg.sql, defaultRetentionDays: cfg.defaultRetentionDays, log: cfg.log, health: cfg.health });
+  if (cfg.sql) return new PostgresMetricsStore({ sql: cfg.sql, defaultRetentionDays: cfg.defaultRetentionDays, log: cfg.log, health: cfg.health, ownership: cfg.ownership });
   return new SqliteMetricsStore(cfg);
 }

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { METRICS_PG } from "../../../collector/store/metrics/postgres/schema.ts";
 import { PostgresMetricsStore } from "../../../collector/store/metrics/postgres/store.ts";
+import { partitionOf } from "../../../src/partitions.ts";
 import { migratePostgres, pgSchemaVersion } from "../../../src/postgres/migrations.ts";
 import { createTestDatabase, type TestDatabase } from "../../helpers/postgres.ts";
 
@@ -38,7 +39,7 @@ describe("metrics schema version 1 → 2 on PostgreSQL", () => {
         ((SELECT sid FROM metric_series WHERE metric = 'old'), $1, 1, NULL, NULL, $3, $1)`,
       [NOW, exp, NOW - 1],
     );
-    expect(await migratePostgres(db.sql, METRICS_PG)).toEqual({ from: 1, to: 2 });
+    expect(await migratePostgres(db.sql, METRICS_PG)).toEqual({ from: 1, to: 3 });
     const [t] = await db.sql.unsafe("SELECT to_regclass('metric_points') AS p, (SELECT sum(n) FROM metric_chunks)::int AS n, (SELECT max(expires_at) FROM metric_chunks WHERE n = 1500)::bigint AS e");
     expect(t.p).toBeNull();
     expect(t.n).toBe(1503);
@@ -61,6 +62,69 @@ describe("metrics schema version 1 → 2 on PostgreSQL", () => {
       expect(await s.stats()).toEqual({ points: 1, blocks: 1, chunks: 3 });
     } finally {
       await s.close();
+    }
+  });
+});
+
+describe("metrics schema version 2 → 3 on PostgreSQL", () => {
+  it("gives every series and block the partition of its tenant, and keeps every point readable and sealable", async () => {
+    const d = await createTestDatabase();
+    try {
+      await migratePostgres(d.sql, { name: "metrics", migrations: METRICS_PG.migrations.slice(0, 2) });
+      expect(await pgSchemaVersion(d.sql, "metrics")).toBe(2);
+      const tenants = Array.from({ length: 12 }, (_, i) => `tenant-${i}`);
+      // Blocks as version 2 wrote them (bodies made by the store itself): one per series, and one whose series is gone.
+      const blocks: { tenant: string; body: Uint8Array }[] = [];
+      const scratch = await createTestDatabase();
+      try {
+        await migratePostgres(scratch.sql, METRICS_PG);
+        const w = new PostgresMetricsStore({ sql: scratch.sql, maintenanceIntervalMs: 3_600_000 });
+        await w.open();
+        for (const t of tenants) await w.write(t, [{ type: "gauge", id: "g", points: [{ timestamp: NOW, value: t.length }] }]);
+        await w.close();
+        for (const r of (await scratch.sql.unsafe("SELECT s.tenant, b.body FROM metric_blocks b JOIN metric_series s USING (sid)")) as { tenant: string; body: Uint8Array }[]) blocks.push(r);
+      } finally {
+        await scratch.drop();
+      }
+      for (const t of tenants) {
+        await d.sql.unsafe("INSERT INTO metric_tenants (id, retentions, created) VALUES ($1, NULL, 0)", [t]);
+        await d.sql.unsafe("INSERT INTO metric_series (tenant, type, metric) VALUES ($1, 'gauge', 'g')", [t]);
+      }
+      for (const b of blocks) {
+        await d.sql.unsafe(
+          `INSERT INTO metric_blocks (sid, start_ts, end_ts, n, written, expires_at, body)
+           SELECT sid, $2, $2, 1, $2, $3, $4 FROM metric_series WHERE tenant = $1`,
+          [b.tenant, NOW, NOW + DAY, b.body],
+        );
+      }
+      await d.sql.unsafe("INSERT INTO metric_blocks (sid, start_ts, end_ts, n, written, expires_at, body) VALUES (999999, $1, $1, 1, $1, $2, $3)", [NOW, NOW + DAY, blocks[0]!.body]);
+
+      expect(await migratePostgres(d.sql, METRICS_PG)).toEqual({ from: 2, to: 3 });
+      const series = (await d.sql.unsafe("SELECT tenant, part FROM metric_series")) as { tenant: string; part: number }[];
+      expect(series).toHaveLength(12);
+      for (const r of series) expect(r.part).toBe(partitionOf(r.tenant, 16));
+      expect(new Set(series.map((r) => r.part)).size).toBeGreaterThan(3);
+      const [m] = await d.sql.unsafe(
+        `SELECT count(*)::int AS n, count(*) FILTER (WHERE b.part = s.part)::int AS same, count(*) FILTER (WHERE s.sid IS NULL AND b.part = 0)::int AS orphans
+         FROM metric_blocks b LEFT JOIN metric_series s USING (sid)`,
+      );
+      expect(m).toEqual({ n: 13, same: 12, orphans: 1 });
+      const [pk] = await d.sql.unsafe("SELECT pg_get_constraintdef(oid) AS def FROM pg_constraint WHERE conname = 'metric_blocks_pkey'");
+      expect(pk.def).toBe("PRIMARY KEY (part, sid, bid) INCLUDE (n, written)");
+
+      const s = new PostgresMetricsStore({ sql: d.sql, maintenanceIntervalMs: 3_600_000 });
+      await s.open();
+      try {
+        for (const t of tenants) expect((await s.readRaw(t, "gauge", "g", all)).values).toEqual([t.length]);
+        await s.write("tenant-0", [{ type: "gauge", id: "g", points: [{ timestamp: NOW + 1, value: 5 }] }]);
+        expect(await s.seal(true)).toBe(12);
+        expect(await s.stats()).toEqual({ points: 0, blocks: 0, chunks: 12 });
+        expect((await s.readRaw("tenant-0", "gauge", "g", all)).values).toEqual([8, 5]);
+      } finally {
+        await s.close();
+      }
+    } finally {
+      await d.drop();
     }
   });
 });

@@ -152,7 +152,7 @@ describe("PostgreSQL metrics store: a block per series and write", () => {
     expect(await s.stats()).toMatchObject({ blocks: 1 });
     expect((await s.readRaw("t", "gauge", "b", all)).values).toEqual([2]);
     // A block committed by a write that raced the deletion of its series (sids are never reused).
-    await db.sql.unsafe("INSERT INTO metric_blocks (sid, start_ts, end_ts, n, written, expires_at, body) SELECT 999999, 0, 0, 1, 0, 9e15, body FROM metric_blocks LIMIT 1");
+    await db.sql.unsafe("INSERT INTO metric_blocks (part, sid, start_ts, end_ts, n, written, expires_at, body) SELECT 0, 999999, 0, 0, 1, 0, 9e15, body FROM metric_blocks LIMIT 1");
     expect(await s.seal(true)).toBe(1);
     expect(await s.stats()).toEqual({ points: 0, blocks: 0, chunks: 1 });
   });

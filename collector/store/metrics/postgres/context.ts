@@ -1,5 +1,6 @@
 import type { SQL } from "bun";
 import type { Logger } from "../../../../src/log/logger.ts";
+import type { HeldPartitions } from "../../../../src/partitions.ts";
 import { DAY_MS, DEFAULT_RETENTION_DAYS } from "../../../../src/metrics/model.ts";
 import { numbered } from "../../../../src/postgres/connect.ts";
 import { reportingFailuresAsync, type StorageHealth } from "../../../../src/sqlite/storage-health.ts";
@@ -17,6 +18,13 @@ export interface PostgresMetricsStoreOptions {
   maintenanceIntervalMs?: number;
   /** Told of failed writes (server down, disk full), and probes the database until it takes writes again. */
   health?: StorageHealth;
+  /**
+   * Several collectors on the database: this one seals and expires only the series of the
+   * partitions it holds the lease of (their tenants'). Without, it does every partition.
+   */
+  ownership?: HeldPartitions;
+  /** Small numeric blocks stored raw (small-block.ts); false writes codec blocks only (for measuring). */
+  smallRawBlocks?: boolean;
   now?: () => number;
 }
 
@@ -32,6 +40,7 @@ export class PgContext {
   readonly chunkPoints: number;
   readonly headMaxAgeMs: number;
   readonly maintenanceIntervalMs: number;
+  readonly smallRawBlocks: boolean;
   /** Chunks and blocks found corrupt, "chunk 12" (logged once each). */
   readonly corruptChunks = new Set<string>();
 
@@ -44,6 +53,7 @@ export class PgContext {
     this.chunkPoints = o.chunkPoints ?? 1024;
     this.headMaxAgeMs = o.headMaxAgeMs ?? 3_600_000;
     this.maintenanceIntervalMs = o.maintenanceIntervalMs ?? 5000;
+    this.smallRawBlocks = o.smallRawBlocks ?? true;
   }
 
   get defaultRetentionMs(): number {

@@ -2,6 +2,7 @@ import type { SQL } from "bun";
 import type { MetricDefinition, MetricType, Tags, Tenant } from "../../../../src/metrics/model.ts";
 import type { CreateResult, MetricFilter, SeriesEntry } from "../types.ts";
 import { type PgContext, textArray } from "./context.ts";
+import { seriesPartition } from "./partition-step.ts";
 
 /**
  * Tenants and metric definitions of the PostgreSQL metrics store. Nothing is cached: every
@@ -23,7 +24,7 @@ const tagsText = (t: Tags | undefined) => (t && Object.keys(t).length ? JSON.str
 
 // Bounds are those of the sealed chunks (kept on the series row) and of the unsealed blocks.
 const SERIES_SELECT = `SELECT s.type, s.metric, s.tags, s.retention, least(s.min_ts, p.lo) AS lo, greatest(s.max_ts, p.hi) AS hi
-  FROM metric_series s LEFT JOIN LATERAL (SELECT min(start_ts) AS lo, max(end_ts) AS hi FROM metric_blocks WHERE sid = s.sid) p ON true`;
+  FROM metric_series s LEFT JOIN LATERAL (SELECT min(start_ts) AS lo, max(end_ts) AS hi FROM metric_blocks WHERE part = s.part AND sid = s.sid) p ON true`;
 
 function toDefinition(c: PgContext, tenant: string, r: SeriesRow): MetricDefinition {
   const def: MetricDefinition = {
@@ -74,7 +75,11 @@ export async function getTenant(c: PgContext, id: string): Promise<Tenant | unde
 /** The series go with their chunks (ON DELETE CASCADE) and blocks. */
 export async function deleteTenant(c: PgContext, id: string): Promise<void> {
   await c.tx(async (t) => {
-    await c.rows("WITH d AS (DELETE FROM metric_series WHERE tenant = ? RETURNING sid) DELETE FROM metric_blocks WHERE sid IN (SELECT sid FROM d)", [id], t);
+    await c.rows(
+      "WITH d AS (DELETE FROM metric_series WHERE tenant = ? RETURNING part, sid) DELETE FROM metric_blocks WHERE (part, sid) IN (SELECT part, sid FROM d)",
+      [id],
+      t,
+    );
     await c.rows("DELETE FROM metric_tenants WHERE id = ?", [id], t);
   });
 }
@@ -88,9 +93,9 @@ export function createMetric(c: PgContext, def: MetricDefinition, overwrite: boo
     await insertTenantRow(c, t, def.tenantId);
     const conflict = overwrite ? "DO UPDATE SET tags = excluded.tags, retention = excluded.retention" : "DO NOTHING";
     const rows = await c.rows<{ inserted: boolean }>(
-      `INSERT INTO metric_series (tenant, type, metric, tags, retention) VALUES (?, ?, ?, ?, ?)
+      `INSERT INTO metric_series (tenant, part, type, metric, tags, retention) VALUES (?, ?, ?, ?, ?, ?)
        ON CONFLICT (tenant, type, metric) ${conflict} RETURNING (xmax = 0) AS inserted`,
-      [def.tenantId, def.type, def.id, tags, retention],
+      [def.tenantId, seriesPartition(def.tenantId), def.type, def.id, tags, retention],
       t,
     );
     if (rows.length === 0) return "exists";
@@ -140,10 +145,10 @@ export async function updateTags(c: PgContext, tenant: string, type: MetricType,
   await c.tx(async (t) => {
     await insertTenantRow(c, t, tenant);
     await c.rows(
-      `INSERT INTO metric_series (tenant, type, metric, tags) VALUES (?, ?, ?, ?)
+      `INSERT INTO metric_series (tenant, part, type, metric, tags) VALUES (?, ?, ?, ?, ?)
        ON CONFLICT (tenant, type, metric) DO UPDATE
          SET tags = nullif((coalesce(metric_series.tags::jsonb, '{}') || coalesce(excluded.tags::jsonb, '{}'))::text, '{}')`,
-      [tenant, type, id, tagsText(tags)],
+      [tenant, seriesPartition(tenant), type, id, tagsText(tags)],
       t,
     );
   });
@@ -159,11 +164,11 @@ export async function ensureTags(c: PgContext, tenant: string, items: { type: Me
   await c.tx(async (t) => {
     await insertTenantRow(c, t, tenant);
     await c.rows(
-      `INSERT INTO metric_series (tenant, type, metric, tags)
-       SELECT ?, u.type, u.metric, u.tags FROM unnest(?::text[], ?::text[], ?::text[]) WITH ORDINALITY AS u(type, metric, tags, o) ORDER BY u.o
+      `INSERT INTO metric_series (tenant, part, type, metric, tags)
+       SELECT ?, ?, u.type, u.metric, u.tags FROM unnest(?::text[], ?::text[], ?::text[]) WITH ORDINALITY AS u(type, metric, tags, o) ORDER BY u.o
        ON CONFLICT (tenant, type, metric) DO UPDATE SET tags = excluded.tags
          WHERE metric_series.tags::jsonb IS DISTINCT FROM excluded.tags::jsonb`,
-      [tenant, textArray(list.map((x) => x.type)), textArray(list.map((x) => x.id)), textArray(list.map((x) => x.tags))],
+      [tenant, seriesPartition(tenant), textArray(list.map((x) => x.type)), textArray(list.map((x) => x.id)), textArray(list.map((x) => x.tags))],
       t,
     );
   });
@@ -184,8 +189,8 @@ export async function deleteTags(c: PgContext, tenant: string, type: MetricType,
 export async function deleteMetric(c: PgContext, tenant: string, type: MetricType, id: string): Promise<boolean> {
   const rows = await c.writing(() =>
     c.rows(
-      `WITH d AS (DELETE FROM metric_series WHERE tenant = ? AND type = ? AND metric = ? RETURNING sid),
-         b AS (DELETE FROM metric_blocks WHERE sid IN (SELECT sid FROM d))
+      `WITH d AS (DELETE FROM metric_series WHERE tenant = ? AND type = ? AND metric = ? RETURNING part, sid),
+         b AS (DELETE FROM metric_blocks WHERE (part, sid) IN (SELECT part, sid FROM d))
        SELECT sid FROM d`,
       [tenant, type, id],
     ),

@@ -3,6 +3,7 @@ import type { MetricType, Tags } from "../../../../src/metrics/model.ts";
 import { type PgSchema, pgBaseline } from "../../../../src/postgres/migrations.ts";
 import type { Run } from "../run.ts";
 import { insertChunks } from "./chunks.ts";
+import { partitionStep } from "./partition-step.ts";
 
 /**
  * The metrics tables in PostgreSQL (docs/scale-out.md, "Metrics"). Version 2 on: a write
@@ -103,5 +104,6 @@ export const METRICS_PG: PgSchema = {
   migrations: [
     pgBaseline("tenants, series, recent points and sealed chunks", DDL),
     { version: 2, description: "unsealed points as one block per series and write (metric_blocks); rows of metric_points sealed", up: blocksStep },
+    { version: 3, description: "work partition of each series and block (sealing and retention by lease holders)", up: partitionStep },
   ],
 };

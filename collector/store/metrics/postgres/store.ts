@@ -5,7 +5,8 @@ import type { CreateResult, MetricFilter, MetricsStore, NumericSeries, PointColu
 import { PgContext, type PostgresMetricsStoreOptions } from "./context.ts";
 import * as defs from "./definitions.ts";
 import { readRun, writePoints } from "./points.ts";
-import { enforceRetention, sealDue } from "./seal.ts";
+import { METRIC_PARTITIONS } from "./partition-step.ts";
+import { ALL_PARTITIONS, enforceRetention, sealDue } from "./seal.ts";
 
 export type { PostgresMetricsStoreOptions } from "./context.ts";
 
@@ -15,7 +16,7 @@ const RETENTION_PERIOD_MS = 60_000;
 /**
  * The metrics store in PostgreSQL, shared by every collector on the database: writes commit
  * blocks of recent points, one per series and write (points.ts), a background task seals them into compressed chunks and
- * applies retention (seal.ts), tenants and definitions are rows read afresh by each call
+ * applies retention (seal.ts), for the partitions whose lease this collector holds, tenants and definitions are rows read afresh by each call
  * (definitions.ts). Nothing a read needs is kept in one collector's memory. See
  * docs/scale-out.md, "Metrics".
  */
@@ -26,16 +27,38 @@ export class PostgresMetricsStore implements MetricsStore {
   /** The background round running now, which close() waits for before the pool ends. */
   private maintaining: Promise<void> | undefined;
   private lastRetention = 0;
+  /** Partitions held at the last round: one taken over has its retention run at once. */
+  private lastParts = "";
+  /** performance.now() at the start of the last background round. */
+  private lastRound = 0;
+  private readonly ownership: PostgresMetricsStoreOptions["ownership"];
 
   constructor(opts: PostgresMetricsStoreOptions) {
+    if (opts.ownership && opts.ownership.partitions !== METRIC_PARTITIONS) {
+      throw new Error(`the metrics store divides its work into ${METRIC_PARTITIONS} partitions, the leases into ${opts.ownership.partitions}`);
+    }
     this.c = new PgContext(opts);
+    this.ownership = opts.ownership;
     opts.health?.registerTarget("metrics", postgresProbe(opts.sql, "metrics"));
   }
 
-  /** Starts the background sealing; there is no log to replay. */
+  /** The partitions whose sealing and retention are this collector's now. */
+  private parts(): readonly number[] {
+    return this.ownership ? this.ownership.leases().map((l) => l.partition) : ALL_PARTITIONS;
+  }
+
+  /**
+   * Starts the background sealing; there is no log to replay. Rounds run every
+   * maintenanceIntervalMs, and within a second of a change of the partitions held, so that a
+   * partition taken over is sealed and expired at once.
+   */
   async open(): Promise<void> {
     this.isReady = true;
-    this.timer = setInterval(() => void this.maintain(), this.c.maintenanceIntervalMs);
+    this.lastParts = this.parts().join(",");
+    this.lastRound = performance.now();
+    this.timer = setInterval(() => {
+      if (performance.now() - this.lastRound >= this.c.maintenanceIntervalMs || this.parts().join(",") !== this.lastParts) void this.maintain();
+    }, Math.min(1000, this.c.maintenanceIntervalMs));
     this.timer.unref?.();
   }
 
@@ -51,11 +74,15 @@ export class PostgresMetricsStore implements MetricsStore {
   }
 
   private async maintainOnce(): Promise<void> {
+    this.lastRound = performance.now();
     try {
-      await sealDue(this.c);
-      if (this.c.now() - this.lastRetention >= RETENTION_PERIOD_MS) {
+      const parts = this.parts();
+      await sealDue(this.c, parts);
+      const key = parts.join(",");
+      if (this.c.now() - this.lastRetention >= RETENTION_PERIOD_MS || key !== this.lastParts) {
         this.lastRetention = this.c.now();
-        await enforceRetention(this.c);
+        this.lastParts = key;
+        await enforceRetention(this.c, parts);
       }
     } catch (e) {
       // Unsealed points stay in their blocks, readable; the next run retries.
@@ -127,14 +154,14 @@ export class PostgresMetricsStore implements MetricsStore {
     return run && { ts: run.ts, values: run.nums!, tags: run.tags };
   }
 
-  /** Seals the series that are due (all with `force`) now; the background task does it every few seconds. */
+  /** Seals the series of this collector's partitions that are due (all with `force`) now; the background task does it every few seconds. */
   seal(force = false): Promise<number> {
-    return sealDue(this.c, force);
+    return sealDue(this.c, this.parts(), force);
   }
 
-  /** Deletes expired chunks now (the background task does it every minute). */
+  /** Deletes this collector's partitions' expired chunks now (the background task does it every minute). */
   enforceRetention(): Promise<number> {
-    return enforceRetention(this.c);
+    return enforceRetention(this.c, this.parts());
   }
 
   /** Points in unsealed blocks (a point written twice counts twice), blocks and chunks, for tests. */
