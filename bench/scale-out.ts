@@ -144,7 +144,8 @@ async function onPostgres(label: string, n: number): Promise<Result> {
     const collectors: { proc: Proc; url: string }[] = [];
     try {
       // One after the other: the first runs the migrations.
-      for (const d of dirs) collectors.push(await startCollectorProcess(["--data-dir", d.path, "--mqtt-port", "0", "--broker", mosquitto.url, "--database-url-file", urlFile]));
+      // Each its own --node-name: they share this host, and their self-metrics must not collide.
+      for (const [i, d] of dirs.entries()) collectors.push(await startCollectorProcess(["--data-dir", d.path, "--mqtt-port", "0", "--broker", mosquitto.url, "--database-url-file", urlFile, "--node-name", `bench-${i + 1}`]));
       const tables = await checkDatabase(databaseUrl);
       if (!tables) throw new Error("the collectors did not create their tables in the database");
       await Bun.sleep(2000); // every collector subscribed to the shared group

@@ -39,7 +39,7 @@ describe("metrics schema version 1 → 2 on PostgreSQL", () => {
         ((SELECT sid FROM metric_series WHERE metric = 'old'), $1, 1, NULL, NULL, $3, $1)`,
       [NOW, exp, NOW - 1],
     );
-    expect(await migratePostgres(db.sql, METRICS_PG)).toEqual({ from: 1, to: 3 });
+    expect(await migratePostgres(db.sql, METRICS_PG)).toEqual({ from: 1, to: 4 });
     const [t] = await db.sql.unsafe("SELECT to_regclass('metric_points') AS p, (SELECT sum(n) FROM metric_chunks)::int AS n, (SELECT max(expires_at) FROM metric_chunks WHERE n = 1500)::bigint AS e");
     expect(t.p).toBeNull();
     expect(t.n).toBe(1503);
@@ -66,7 +66,7 @@ describe("metrics schema version 1 → 2 on PostgreSQL", () => {
   });
 });
 
-describe("metrics schema version 2 → 3 on PostgreSQL", () => {
+describe("metrics schema version 2 → 4 on PostgreSQL", () => {
   it("gives every series and block the partition of its tenant, and keeps every point readable and sealable", async () => {
     const d = await createTestDatabase();
     try {
@@ -99,7 +99,7 @@ describe("metrics schema version 2 → 3 on PostgreSQL", () => {
       }
       await d.sql.unsafe("INSERT INTO metric_blocks (sid, start_ts, end_ts, n, written, expires_at, body) VALUES (999999, $1, $1, 1, $1, $2, $3)", [NOW, NOW + DAY, blocks[0]!.body]);
 
-      expect(await migratePostgres(d.sql, METRICS_PG)).toEqual({ from: 2, to: 3 });
+      expect(await migratePostgres(d.sql, METRICS_PG)).toEqual({ from: 2, to: 4 });
       const series = (await d.sql.unsafe("SELECT tenant, part FROM metric_series")) as { tenant: string; part: number }[];
       expect(series).toHaveLength(12);
       for (const r of series) expect(r.part).toBe(partitionOf(r.tenant, 16));
@@ -111,6 +111,8 @@ describe("metrics schema version 2 → 3 on PostgreSQL", () => {
       expect(m).toEqual({ n: 13, same: 12, orphans: 1 });
       const [pk] = await d.sql.unsafe("SELECT pg_get_constraintdef(oid) AS def FROM pg_constraint WHERE conname = 'metric_blocks_pkey'");
       expect(pk.def).toBe("PRIMARY KEY (part, sid, bid) INCLUDE (n, written)");
+      const [chunkKey] = await d.sql.unsafe("SELECT pg_get_constraintdef(oid) AS def FROM pg_constraint WHERE conname = 'metric_chunks_pkey'");
+      expect(chunkKey.def).toBe("PRIMARY KEY (sid, cid)");
 
       const s = new PostgresMetricsStore({ sql: d.sql, maintenanceIntervalMs: 3_600_000 });
       await s.open();

@@ -99,11 +99,22 @@ async function blocksStep(tx: SQL): Promise<void> {
   await tx.unsafe("DROP TABLE metric_points");
 }
 
+/**
+ * Version 4: the chunks' primary key (sid, cid) instead of (cid), so that every unique key of the
+ * point tables (blocks and chunks) holds `sid`: what Citus requires of a distribution column
+ * (docs/scale-out.md, "Citus"). Chunk lookups by series can use it as well.
+ */
+async function chunkKeyStep(tx: SQL): Promise<void> {
+  await tx.unsafe("ALTER TABLE metric_chunks DROP CONSTRAINT metric_chunks_pkey");
+  await tx.unsafe("ALTER TABLE metric_chunks ADD PRIMARY KEY (sid, cid)");
+}
+
 export const METRICS_PG: PgSchema = {
   name: "metrics",
   migrations: [
     pgBaseline("tenants, series, recent points and sealed chunks", DDL),
     { version: 2, description: "unsealed points as one block per series and write (metric_blocks); rows of metric_points sealed", up: blocksStep },
     { version: 3, description: "work partition of each series and block (sealing and retention by lease holders)", up: partitionStep },
+    { version: 4, description: "sealed chunks keyed by (sid, cid): every key of the point tables holds sid (a Citus distribution column)", up: chunkKeyStep },
   ],
 };
