@@ -8,7 +8,7 @@ import { compareLabels, labelsKey, type Labels } from "../../src/promql/labels.t
 import type { RawSeries, ReadBuffers, SeriesRef, SeriesSource } from "../../src/promql/values.ts";
 import { AVAILABILITY_CODE } from "../../src/metrics/model.ts";
 import type { SeriesParts } from "../store/metrics/parts.ts";
-import type { MetricsStore } from "../store/metrics/types.ts";
+import type { MetricsStore, NumericSeries } from "../store/metrics/types.ts";
 import { type IndexedSeries, type LabelIndex, labelIndex } from "./label-index.ts";
 
 /** A selected series that can also hand over its samples undecoded. */
@@ -36,21 +36,37 @@ export class StoreSeriesSource implements SeriesSource {
       if (g) g.push(h);
       else groups.set(k, [h]);
     }
-    const out: StoreSeriesRef[] = [];
-    for (const g of groups.values()) {
-      out.push({ labels: g[0]!.labels, read: (buffers) => this.read(g, start, end, buffers), parts: () => this.parts(g, start, end) });
-    }
-    return out.sort((a, b) => compareLabels(a.labels, b.labels));
+    const sorted = [...groups.values()].sort((a, b) => compareLabels(a[0]!.labels, b[0]!.labels));
+    // The series of one metric each are read through one reader in this order (the store may
+    // look up several series' chunks at a time); merged ones are read metric by metric.
+    const single = sorted.filter((g) => g.length === 1);
+    const reader = single.length > 1 ? this.store.seriesReader?.(this.tenant, single.map((g) => g[0]!.entry), start, end + 1) : undefined;
+    const at = new Map(single.map((g, i) => [g, i]));
+    return sorted.map((g): StoreSeriesRef => {
+      const i = reader ? at.get(g) : undefined;
+      return {
+        labels: g[0]!.labels,
+        read: (buffers) => (i === undefined ? this.read(g, start, end, buffers) : this.readOne(g[0]!, reader!.readSeries(i, buffers))),
+        parts: () => this.parts(g, start, end, i === undefined ? undefined : () => reader!.readParts(i)),
+      };
+    });
   }
 
   /**
    * The samples of one series undecoded, for a worker (promql-offload.ts): only of a series of
    * one gauge or counter (availability and merged series are converted on read).
    */
-  private async parts(g: IndexedSeries[], start: number, end: number): Promise<SeriesParts | undefined> {
+  private async parts(g: IndexedSeries[], start: number, end: number, viaReader?: () => Promise<SeriesParts | undefined>): Promise<SeriesParts | undefined> {
     const h = g[0]!;
     if (g.length !== 1 || h.entry.type === "availability" || !this.store.readParts) return undefined;
-    return this.store.readParts(this.tenant, h.entry.type, h.entry.id, start, end + 1);
+    return viaReader ? viaReader() : this.store.readParts(this.tenant, h.entry.type, h.entry.id, start, end + 1);
+  }
+
+  /** A series of one metric from its read (availability converted). */
+  private async readOne(h: IndexedSeries, read: Promise<NumericSeries | undefined>): Promise<RawSeries | undefined> {
+    const s = await read;
+    if (!s || s.ts.length === 0) return undefined;
+    return h.entry.type === "availability" ? knownAvailability(h.labels, s.ts, s.values) : { labels: h.labels, ts: s.ts, vals: s.values };
   }
 
   /**

@@ -1,8 +1,9 @@
 /**
- * Half of a large PromQL query in a second thread (src/promql/offload.ts): the store hands over
- * the later half's samples undecoded (compressed blocks, the heads' points), one worker decodes
- * and evaluates them slice by slice while the main thread does the earlier half (handing over
- * more slices as the worker starts them), then takes back the slices the worker has not started. One worker, started at the first large query and
+ * Part of a large PromQL query in a second thread (src/promql/offload.ts): the main thread
+ * evaluates slices of the series from the first on and hands the worker slices from the last
+ * one backwards, undecoded (compressed blocks, the heads' points), as the worker starts them;
+ * where the two meet, the main thread takes back the slices handed over but not started, so
+ * each thread does what its speed allows. One worker, started at the first large query and
  * kept; a query arriving while it is busy stays on its own thread. A worker that fails or dies
  * answers "not done", and the main thread evaluates those series.
  */
@@ -54,24 +55,30 @@ export class PromqlOffload implements Offload {
     this.takeBack = o.takeBack ?? true;
   }
 
-  async start(expr: Expr, refs: readonly SeriesRef[], t: EvalTimes): Promise<OffloadJob | undefined> {
+  async start(expr: Expr, refs: readonly SeriesRef[], t: EvalTimes, maxSeries: number): Promise<OffloadJob | undefined> {
     if (this.closed || this.pending || !refs.every(isStoreRef)) return undefined;
+    const slices = Math.ceil(refs.length / SLICE);
+    // The worker's results are held until folded: at most `maxSeries` series (whole slices).
+    const lowest = Math.max(1, slices - Math.floor(maxSeries / SLICE));
+    if (lowest >= slices) return undefined;
     // Claimed before the first await, so that a second query does not hand over work as well.
     const id = this.nextId++;
     let done!: (r: OffloadResult | undefined) => void;
     const result = new Promise<OffloadResult | undefined>((resolve) => (done = resolve));
     this.pending = { id, done };
-    const slices = Math.ceil(refs.length / SLICE);
     // Per slice: free, started by the worker, or taken back by this thread (compare-and-swap).
     const state = new Int32Array(new SharedArrayBuffer(slices * 4));
-    let sent = 0;
-    let started = 0;
+    /** Slices [from, slices) are handed over, from the last one down. */
+    let from = slices;
+    let first = true;
     let stopped = false;
-    /** Gathers and sends slice `sent`; false when this job hands over nothing more. */
-    const sendNext = async (): Promise<boolean> => {
-      if (stopped || sent === slices || this.closed || this.pending?.id !== id) return false;
+    /** Gathers and sends slice from - 1 if it is above `next`; false when this job hands over nothing more. */
+    const sendNext = async (next: number): Promise<boolean> => {
+      const at = from - 1;
+      if (stopped || at <= next || at < lowest || this.closed || this.pending?.id !== id) return false;
       const series: SliceSeries[] = [];
-      for (const r of refs.slice(sent * SLICE, (sent + 1) * SLICE)) {
+      for (let i = at * SLICE; i < Math.min(refs.length, (at + 1) * SLICE); i++) {
+        const r = refs[i] as StoreSeriesRef;
         const parts = await r.parts();
         // A series that cannot be handed over: it and the rest stay with the main thread.
         if (!parts || this.pending?.id !== id) {
@@ -80,38 +87,46 @@ export class PromqlOffload implements Offload {
         }
         series.push({ labels: r.labels, parts });
       }
-      const request: OffloadRequest = { id, job: sent === 0 ? { expr, t, state } : undefined, series: packSlice(series) };
+      const request: OffloadRequest = { id, job: first ? { expr, t, state } : undefined, at, series: packSlice(series) };
       this.ensureWorker().postMessage(request, [request.series!.bytes]);
-      sent++;
+      first = false;
+      from = at;
       return true;
     };
-    const guarded = async <T>(f: () => Promise<T>, otherwise: T): Promise<T> => {
+    const guarded = async (next: number): Promise<boolean> => {
       try {
-        return await f();
+        return await sendNext(next);
       } catch (e) {
         // The query goes on on one thread, whose own read reports a store error as it should.
         this.log?.warn("PromQL worker not used for a query", { err: String(e) });
         stopped = true;
-        return otherwise;
+        return false;
       }
     };
-    const all = !this.takeBack;
-    for (let i = 0; i < (all ? slices : AHEAD); i++) if (!(await guarded(sendNext, false))) break;
-    if (sent === 0) return this.settle(id, undefined);
+    // Without taking back (tests): the later half of the slices, all handed over now.
+    const whole = !this.takeBack;
+    if (whole) while (from > slices - Math.floor(slices / 2) && (await guarded(0))) {}
+    else for (let i = 0; i < AHEAD && (await guarded(0)); i++) {}
+    if (from === slices) return this.settle(id, undefined);
     return {
       sliceSize: SLICE,
-      feed: async () => {
-        // Keep AHEAD slices waiting for the worker (it takes them in order).
-        while (started < sent && Atomics.load(state, started) !== SLICE_FREE) started++;
-        while (sent - started < AHEAD && (await guarded(sendNext, false))) {}
+      get from() {
+        return from;
+      },
+      feed: async (next: number) => {
+        if (whole) return;
+        // Keep AHEAD slices waiting for the worker (it takes them from the last down).
+        let waiting = 0;
+        while (from + waiting < slices && waiting < AHEAD && Atomics.load(state, from + waiting) === SLICE_FREE) waiting++;
+        for (; waiting < AHEAD && (await guarded(next)); waiting++) {}
       },
       finish: () => {
-        let k = sent;
-        while (this.takeBack && k > 0 && Atomics.compareExchange(state, k - 1, SLICE_FREE, SLICE_TAKEN_BACK) === SLICE_FREE) k--;
-        if (k === 0) {
+        let k = from;
+        while (!whole && k < slices && Atomics.compareExchange(state, k, SLICE_FREE, SLICE_TAKEN_BACK) === SLICE_FREE) k++;
+        if (k === slices) {
           // Nothing for it: the worker drops the job at the slice taken back.
           this.settle(id, undefined);
-          return 0;
+          return k;
         }
         const w = this.worker;
         if (w && this.pending?.id === id) {

@@ -13,11 +13,13 @@ export const SLICE_FREE = 0;
 export const SLICE_STARTED = 1;
 export const SLICE_TAKEN_BACK = 2;
 
-/** One slice of a job's series (the first carries the job), or the job's end: answer now. */
+/** One slice of a job's series (the first carries the job; slices come last first), or the job's end: answer now. */
 export interface OffloadRequest {
   id: number;
   /** `state`: one entry per slice, SLICE_FREE until the worker starts it or the main thread takes it back. */
   job?: { expr: Expr; t: EvalTimes; state: Int32Array };
+  /** The slice's index (its entry in `state`). */
+  at?: number;
   series?: PackedSlice;
   end?: boolean;
 }
@@ -36,6 +38,14 @@ export interface PackedSlice {
 export type SliceSeries = { labels: Labels; parts: SeriesParts };
 
 const align8 = (n: number) => (n + 7) & ~7;
+
+/** One piece's entry in `meta` (without an array per piece). */
+function put(meta: Float64Array, m: number, kind: number, at: number, bytes: number, n: number): void {
+  meta[m] = kind;
+  meta[m + 1] = at;
+  meta[m + 2] = bytes;
+  meta[m + 3] = n;
+}
 
 export function packSlice(series: readonly SliceSeries[]): PackedSlice {
   let bytes = 0;
@@ -56,13 +66,13 @@ export function packSlice(series: readonly SliceSeries[]): PackedSlice {
     for (const p of parts.pieces) {
       if ("block" in p) {
         u8.set(p.block, at);
-        meta.set([0, at, p.block.byteLength, p.n], m);
+        put(meta, m, 0, at, p.block.byteLength, p.n);
         at += align8(p.block.byteLength);
       } else {
         const n = p.ts.length;
         new Float64Array(buf, at, n).set(p.ts);
         new Float64Array(buf, at + n * 8, n).set(p.nums);
-        meta.set([1, at, n * 16, n], m);
+        put(meta, m, 1, at, n * 16, n);
         at += n * 16;
       }
       m += 4;

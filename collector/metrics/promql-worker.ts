@@ -1,9 +1,9 @@
 /**
  * The worker thread of promql-offload.ts: decodes the series handed to it, slice by slice as
- * they arrive, and evaluates the per-series expression over them with the evaluator of
- * src/promql. It stops at the first slice the main thread took back (or at the job's end) and
- * answers the results of the slices before it, in series order — or the error, after which the
- * main thread evaluates those series itself.
+ * they arrive (the last slice first, then downwards), and evaluates the per-series expression
+ * over them with the evaluator of src/promql. It stops at the first slice the main thread took
+ * back (or at the job's end) and answers the results of the slices it did, in series order —
+ * or the error, after which the main thread evaluates those series itself.
  */
 import { PerSeriesEval } from "../../src/promql/offload.ts";
 import { partsColumns } from "../store/metrics/parts.ts";
@@ -11,7 +11,7 @@ import { type OffloadReply, type OffloadRequest, SLICE_FREE, SLICE_STARTED, unpa
 
 declare const self: Worker;
 
-let job: { id: number; ev: PerSeriesEval; state: Int32Array; slice: number; samples: number } | undefined;
+let job: { id: number; ev: PerSeriesEval; state: Int32Array; slices: number; samples: number } | undefined;
 const reply = (r: OffloadReply, transfer: ArrayBuffer[] = []) => self.postMessage(r, transfer);
 const answer = (j: NonNullable<typeof job>) => {
   job = undefined;
@@ -19,22 +19,23 @@ const answer = (j: NonNullable<typeof job>) => {
   // Hand the results' memory over instead of copying it (a buffer may back several series).
   const buffers = new Set<ArrayBuffer>();
   for (const s of out) buffers.add(s.vals.buffer as ArrayBuffer).add(s.has.buffer as ArrayBuffer);
-  reply({ id: j.id, ok: true, slices: j.slice, series: out.map((s) => ({ labels: s.labels, vals: s.vals, has: s.has })), samples: j.samples }, [...buffers]);
+  reply({ id: j.id, ok: true, slices: j.slices, series: out.map((s) => ({ labels: s.labels, vals: s.vals, has: s.has })), samples: j.samples }, [...buffers]);
 };
 self.onmessage = (ev: MessageEvent<OffloadRequest>) => {
   const m = ev.data;
-  if (m.job) job = { id: m.id, ev: new PerSeriesEval(m.job.expr, m.job.t), state: m.job.state, slice: 0, samples: 0 };
+  if (m.job) job = { id: m.id, ev: new PerSeriesEval(m.job.expr, m.job.t), state: m.job.state, slices: 0, samples: 0 };
   const j = job;
   if (!j || j.id !== m.id) return;
-  if (m.end || !m.series) return answer(j);
+  if (m.end || !m.series || m.at === undefined) return answer(j);
   try {
-    if (Atomics.compareExchange(j.state, j.slice, SLICE_FREE, SLICE_STARTED) !== SLICE_FREE) return answer(j);
+    if (Atomics.compareExchange(j.state, m.at, SLICE_FREE, SLICE_STARTED) !== SLICE_FREE) return answer(j);
     for (const { labels, parts } of unpackSlice(m.series)) {
       const c = partsColumns(parts, j.ev.take);
       j.samples += c.ts.length;
       j.ev.add({ labels, ts: c.ts, vals: c.nums });
     }
-    j.slice++;
+    j.ev.endSlice();
+    j.slices++;
   } catch (e) {
     job = undefined;
     reply({ id: m.id, ok: false, error: e instanceof Error ? e.message : String(e) });

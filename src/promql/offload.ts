@@ -12,7 +12,7 @@ import { type EvalTimes, Evaluator } from "./engine.ts";
 import { selectors } from "./plan.ts";
 import type { RawSeries, ReadBuffers, SeriesRef, StepSeries } from "./values.ts";
 
-/** What the other thread evaluated: its first `slices` slices' per-series results, in order, and the samples read. */
+/** What the other thread evaluated: its slices' per-series results, in series order, and the samples read. */
 export interface OffloadResult {
   slices: number;
   series: StepSeries[];
@@ -20,16 +20,20 @@ export interface OffloadResult {
 }
 
 /**
- * A job handed to the other thread: its refs in slices of `sliceSize` series, handed over in
- * order as the other thread takes them; the caller does what is not handed over or taken back.
+ * A job shared with the other thread: the refs in slices of `sliceSize` series. The caller
+ * evaluates slices from the first on; the other thread is handed slices from the last one
+ * backwards, as it takes them, so the two meet wherever their speeds make them meet.
  */
 export interface OffloadJob {
   readonly sliceSize: number;
-  /** Hands over more slices if the other thread has started those it has. */
-  feed(): Promise<void>;
+  /** The first slice handed over: the caller evaluates the slices before it. Falls as feed hands over more. */
+  readonly from: number;
+  /** Hands over more slices (never slice `next`, the caller's next, or one before) if the other thread has started those it has. */
+  feed(next: number): Promise<void>;
   /**
-   * No more slices: takes back, from the end, those the other thread has not started, and
-   * returns how many it does (the first ones); the caller evaluates the refs after them.
+   * No more slices: takes back those the other thread has not started (the lowest handed over)
+   * and returns the first slice it does (the slice count when none); the caller evaluates the
+   * slices from `from` up to it.
    */
   finish(): number;
   /**
@@ -41,22 +45,26 @@ export interface OffloadJob {
 
 export interface Offload {
   /**
-   * Starts evaluating `expr` (one selector, each result from one series) over `refs` elsewhere;
-   * undefined when it cannot (busy, or the refs' samples cannot be handed over).
+   * Starts evaluating `expr` (one selector, each result from one series) over the later slices
+   * of `refs` elsewhere, at most `maxSeries` of them; undefined when it cannot (busy, or the
+   * refs' samples cannot be handed over).
    */
-  start(expr: Expr, refs: readonly SeriesRef[], t: EvalTimes): Promise<OffloadJob | undefined>;
+  start(expr: Expr, refs: readonly SeriesRef[], t: EvalTimes, maxSeries: number): Promise<OffloadJob | undefined>;
 }
 
 /**
- * The per-series results of an expression over series given one by one (in order; those with
- * a value at some step): what the evaluating thread of an Offload runs, with the evaluator of
- * one thread, in batches as stream.ts reads them. A series may be read into `take`'s buffers,
- * which are handed out again once its batch is evaluated.
+ * The per-series results of an expression over series given one by one, in slices (in order
+ * within a slice, the slices last first; series with a value at some step): what the
+ * evaluating thread of an Offload runs, with the evaluator of one thread, in batches as
+ * stream.ts reads them. A series may be read into `take`'s buffers, which are handed out again
+ * once its batch is evaluated.
  */
 export class PerSeriesEval {
   private readonly sel: VectorSelector;
   private readonly buffers = new BatchBuffers();
-  private readonly out: StepSeries[] = [];
+  /** Each slice's results; slices come from the last one backwards. */
+  private readonly slices: StepSeries[][] = [];
+  private out: StepSeries[] = [];
   private batch: RawSeries[] = [];
   private samples = 0;
   readonly take: ReadBuffers = this.buffers.take;
@@ -83,8 +91,15 @@ export class PerSeriesEval {
     this.buffers.reuse();
   }
 
-  finish(): StepSeries[] {
+  /** The end of a slice: its series are evaluated, kept apart from the next slice's. */
+  endSlice(): void {
     this.flush();
-    return this.out;
+    this.slices.push(this.out);
+    this.out = [];
+  }
+
+  /** The results of the slices ended, in series order (slices were given last first). */
+  finish(): StepSeries[] {
+    return this.slices.reverse().flat();
   }
 }

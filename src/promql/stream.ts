@@ -15,11 +15,11 @@ import { RANGE_FUNCTIONS } from "./range-functions.ts";
 import { ExecutionError, type RawSeries, type SeriesRef, type StepSeries, type Value } from "./values.ts";
 
 
-/** Series a query selects before half of them are evaluated in another thread (Offload). */
+/** Series a query selects before part of them is evaluated in another thread (Offload). */
 export const OFFLOAD_MIN_SERIES = 200;
 /**
  * Most step values the other thread may hand back for an aggregation (its per-series results
- * are held until folded: 9 bytes a value); larger queries stay on one thread.
+ * are held until folded: 9 bytes a value): it is handed no more series than that.
  */
 const OFFLOAD_MAX_VALUES = 8_000_000;
 
@@ -61,14 +61,11 @@ export async function evalStreaming(plan: StreamPlan, refs: readonly SeriesRef[]
   // all (the selected series never share labels here, so no merge is needed; see independent).
   const direct = agg && e.kind === "call" && e.name in RANGE_FUNCTIONS && e.args.length === 1 && e.args[0]!.kind === "matrix" ? e.args[0] : undefined;
   const buffers = new BatchBuffers();
-  // While set, each series' results are kept here (fresh, not the scratch) to be folded later.
-  let held: StepSeries[] | undefined;
   const keep = (s: StepSeries) => (agg ? agg.add(s) : out.push(s));
   const flush = () => {
     if (batch.length === 0) return;
     const ev = new Evaluator(t, new Map([[plan.use.sel, batch]]));
-    if (held) for (const s of ev.evalVector(e)) held.push(s);
-    else if (direct && e.kind === "call") ev.eachRange(e, direct, undefined, false, keep);
+    if (direct && e.kind === "call") ev.eachRange(e, direct, undefined, false, keep);
     else for (const s of ev.evalVector(e)) keep(s);
     batch = [];
     samples = 0;
@@ -85,32 +82,30 @@ export async function evalStreaming(plan: StreamPlan, refs: readonly SeriesRef[]
     }
     flush();
   };
-  // The later half goes to the other thread while this one does the earlier half; results
-  // are folded in series order, as on one thread.
-  const half = Math.ceil(refs.length / 2);
-  const bounded = !agg || (refs.length - half) * t.times.length <= OFFLOAD_MAX_VALUES;
-  const tail = refs.slice(half);
-  const job = offload && refs.length >= OFFLOAD_MIN_SERIES && bounded ? await offload.start(e, tail, t) : undefined;
+  // The other thread takes slices from the end while this one does them from the start; then
+  // this one does those handed over but not started, and folds the other's results last, i.e.
+  // in series order, as on one thread.
+  const job =
+    offload && refs.length >= OFFLOAD_MIN_SERIES
+      ? await offload.start(e, refs, t, agg ? Math.floor(OFFLOAD_MAX_VALUES / Math.max(1, t.times.length)) : refs.length)
+      : undefined;
   if (!job) {
     await evalHere(refs);
     return { type: "vector", series: agg ? agg.result() : out };
   }
-  // This thread's half in slices, handing the other thread more as it takes them; then the
-  // slices it has not started are taken back and done here, held until its results are in.
-  for (let i = 0; i < half; i += job.sliceSize) {
-    await evalHere(refs.slice(i, Math.min(half, i + job.sliceSize)));
-    await job.feed();
+  const size = job.sliceSize;
+  let next = 0;
+  while (next < job.from) {
+    await evalHere(refs.slice(next * size, (next + 1) * size));
+    next++;
+    await job.feed(next);
   }
   const k = job.finish();
-  held = [];
-  await evalHere(tail.slice(k * job.sliceSize));
-  const mine = held;
-  held = undefined;
-  const far = k > 0 ? await job.result : { slices: 0, series: [], samples: 0 };
-  if (far && far.slices === k) {
+  await evalHere(refs.slice(next * size, k * size));
+  const far = k * size < refs.length ? await job.result : { slices: 0, series: [], samples: 0 };
+  if (far && far.slices === Math.ceil(refs.length / size) - k) {
     budget.take(far.samples);
     for (const s of far.series) keep(s);
-  } else await evalHere(tail.slice(0, k * job.sliceSize));
-  for (const s of mine) keep(s);
+  } else await evalHere(refs.slice(k * size));
   return { type: "vector", series: agg ? agg.result() : out };
 }

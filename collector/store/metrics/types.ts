@@ -94,10 +94,22 @@ export interface MetricsStore {
    * Optional: a store without it has queries evaluated on one thread.
    */
   readParts?(tenant: string, type: MetricType, id: string, start: number, end: number): Promise<SeriesParts | undefined>;
+  /**
+   * Reads of `series` over [start, end) as readSeries and readParts answer them, by index; the
+   * store may look up what they need for several series at a time, so reading them in about
+   * the order given is cheapest. Optional: without it, each series is read on its own.
+   */
+  seriesReader?(tenant: string, series: readonly { type: MetricType; id: string }[], start: number, end: number): SeriesReader;
   /** Removes a metric definition and all its points; false when it does not exist. */
   deleteMetric(tenant: string, type: MetricType, id: string): Promise<boolean>;
 
   close(): Promise<void>;
+}
+
+/** See MetricsStore.seriesReader. */
+export interface SeriesReader {
+  readSeries(i: number, buffers?: ReadBuffers): Promise<NumericSeries | undefined>;
+  readParts(i: number): Promise<SeriesParts | undefined>;
 }
 
 /** What a metrics store holds in memory, for the self-metrics. */

@@ -36,6 +36,7 @@ export function flushDue(s: StoreState, force = false): void {
  * their points stay in memory and in the log, and a later flush writes them.
  */
 function flush(s: StoreState, due: SeriesMeta[]): void {
+  s.chunkEpoch++;
   s.db.transaction(() => {
     for (const m of due) {
       const h = m.head!;

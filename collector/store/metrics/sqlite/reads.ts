@@ -9,22 +9,29 @@ import { isNumeric, key, type SeriesMeta, type StoreState, WINDOW_MS } from "./s
 
 /** Range reads of the SQLite metrics store: chunks (through the cache) merged with the head. */
 
+/** The ids of the unexpired chunks that may hold points in [start, end), in write order. */
+export type ChunkIds = (s: StoreState, m: SeriesMeta, start: number, end: number) => number[];
+
+/** False when no chunk of `m` ends at or after `start`: only the head can hold points of the range. */
+export function mayHaveChunks(s: StoreState, m: SeriesMeta, start: number): boolean {
+  if (m.chunkMaxTs === undefined) m.chunkMaxTs = (s.st.selectChunkMax.get(m.sid) as { m: number | null }).m;
+  return m.chunkMaxTs !== null && m.chunkMaxTs >= start;
+}
+
+/** ChunkIds of one series, one statement. */
+const chunkIds: ChunkIds = (s, m, start, end) => {
+  if (!mayHaveChunks(s, m, start)) return [];
+  return (s.st.selectChunkIds.values(m.sid, start - WINDOW_MS, end, start, s.retentionMs(m), s.now()) as [number][]).map((x) => x[0]);
+};
+
 /** Stored points of a series in [start, end), ascending; expired chunks are left out. */
-function readRun(s: StoreState, m: SeriesMeta, start: number, end: number, buffers?: ReadBuffers): Run {
+function readRun(s: StoreState, m: SeriesMeta, start: number, end: number, buffers?: ReadBuffers, ids = chunkIds): Run {
   const numeric = isNumeric(m.type);
   if (end <= start) return emptyRun(numeric);
   const runs: Run[] = [];
   const tail = headRun(m, start, end);
-  for (const r of chunkRuns(s, m, chunkIds(s, m, start, end), tail, buffers)) runs.push(sliceRun(r, start, end));
+  for (const r of chunkRuns(s, m, ids(s, m, start, end), tail, buffers)) runs.push(sliceRun(r, start, end));
   return mergeRuns(runs, numeric);
-}
-
-/** The ids of the unexpired chunks that may hold points in [start, end), in write order. */
-function chunkIds(s: StoreState, m: SeriesMeta, start: number, end: number): number[] {
-  if (m.chunkMaxTs === undefined) m.chunkMaxTs = (s.st.selectChunkMax.get(m.sid) as { m: number | null }).m;
-  // No chunk ends at or after `start`: only the head can hold points of the range.
-  if (m.chunkMaxTs === null || m.chunkMaxTs < start) return [];
-  return (s.st.selectChunkIds.values(m.sid, start - WINDOW_MS, end, start, s.retentionMs(m), s.now()) as [number][]).map((x) => x[0]);
 }
 
 /** The head's points in [start, end) (views of it). */
@@ -40,12 +47,12 @@ function headRun(m: SeriesMeta, start: number, end: number): Run | undefined {
  * A numeric series' points in [start, end) undecoded (see SeriesParts); the head's are copied,
  * as later writes change the head. Undefined for unknown or string metrics.
  */
-export function readParts(s: StoreState, tenant: string, type: MetricType, id: string, start: number, end: number): SeriesParts | undefined {
+export function readParts(s: StoreState, tenant: string, type: MetricType, id: string, start: number, end: number, ids = chunkIds): SeriesParts | undefined {
   const m = s.series.get(key(tenant, type, id));
   if (!m || !isNumeric(type)) return undefined;
   const pieces: SeriesParts["pieces"] = [];
   if (end > start) {
-    for (const cid of chunkIds(s, m, start, end)) {
+    for (const cid of ids(s, m, start, end)) {
       const c = loadChunk(s, m, cid, true);
       if (c) pieces.push(c.block ? { block: c.block, n: c.n } : { ts: c.run.ts, nums: c.run.nums! });
     }
@@ -61,9 +68,18 @@ export function readRaw(s: StoreState, tenant: string, type: MetricType, id: str
   return runColumns(readRun(s, m, q.start, q.end), type, q);
 }
 
-export function readSeries(s: StoreState, tenant: string, type: MetricType, id: string, start: number, end: number, buffers?: ReadBuffers): NumericSeries | undefined {
+export function readSeries(
+  s: StoreState,
+  tenant: string,
+  type: MetricType,
+  id: string,
+  start: number,
+  end: number,
+  buffers?: ReadBuffers,
+  ids = chunkIds,
+): NumericSeries | undefined {
   const m = s.series.get(key(tenant, type, id));
   if (!m || !isNumeric(type)) return undefined;
-  const run = readRun(s, m, start, end, buffers);
+  const run = readRun(s, m, start, end, buffers, ids);
   return { ts: run.ts, values: run.nums!, tags: run.tags };
 }

@@ -30,6 +30,7 @@ export function maintain(s: StoreState): void {
 export function enforceRetention(s: StoreState): void {
   const now = s.now();
   s.lastRetentionRun = now;
+  s.chunkEpoch++;
   const touched = new Set<number>();
   const bounds: [SeriesMeta, Bounds][] = [];
   let legacyLeft = s.legacyChunks;

@@ -61,6 +61,9 @@ export const WINDOW_MS = DAY_MS;
 export const isNumeric = (t: MetricType) => t !== "string";
 export const key = (tenant: string, type: MetricType, id: string) => `${tenant}\u0000${type}\u0000${id}`;
 
+/** Series whose chunk lists one statement looks up (selectChunkLists). */
+export const LIST_BATCH = 32;
+
 type ResolvedOptions = Required<Omit<SqliteMetricsStoreOptions, "log" | "now" | "health">> & { log?: Logger; health?: StorageHealth };
 
 function prepare(db: Database) {
@@ -77,6 +80,11 @@ function prepare(db: Database) {
     // A chunk from before version 2 (no expires_at) expires by its newest timestamp, as it did.
     selectChunkIds: q(
       "SELECT cid FROM chunks WHERE sid = ? AND start_ts >= ? AND start_ts < ? AND end_ts >= ? AND coalesce(expires_at, end_ts + ?) > ? ORDER BY cid",
+    ),
+    // The chunk lists of LIST_BATCH series at once (padded with sid -1): one statement instead
+    // of one a series; the expiry is checked by the reader (batch-reads.ts).
+    selectChunkLists: q(
+      `SELECT sid, cid, end_ts, expires_at FROM chunks WHERE sid IN (${Array(LIST_BATCH).fill("?").join(", ")}) AND start_ts >= ? AND start_ts < ? AND end_ts >= ? ORDER BY sid, cid`,
     ),
     selectChunkMax: q("SELECT max(end_ts) AS m FROM chunks WHERE sid = ?"),
     selectChunk: q("SELECT format, n, body, ts, vals, tags FROM chunks WHERE cid = ?"),
@@ -113,6 +121,8 @@ export class StoreState {
   lastRetentionRun = 0;
   /** Chunks found corrupt (logged once each). */
   readonly corruptChunks = new Set<number>();
+  /** Changes whenever chunks are added or deleted: chunk lists looked up before are stale. */
+  chunkEpoch = 0;
   /** Whether chunks written before schema version 2 (no expires_at) may remain. */
   legacyChunks = false;
   readonly now: () => number;

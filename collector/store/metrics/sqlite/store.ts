@@ -1,9 +1,10 @@
 import type { MetricDefinition, MetricType, MetricWrite, Tags, Tenant } from "../../../../src/metrics/model.ts";
 import type { ReadBuffers } from "../../../../src/promql/values.ts";
-import type { CreateResult, MetricFilter, MetricsMemory, MetricsStore, NumericSeries, PointColumns, RawQuery, SeriesEntry } from "../types.ts";
+import type { CreateResult, MetricFilter, MetricsMemory, MetricsStore, NumericSeries, PointColumns, RawQuery, SeriesEntry, SeriesReader } from "../types.ts";
 import * as defs from "./definitions.ts";
 import { flushDue } from "./flush.ts";
 import type { SeriesParts } from "../parts.ts";
+import { seriesReader } from "./batch-reads.ts";
 import { readParts, readRaw, readSeries } from "./reads.ts";
 import { enforceRetention, maintain } from "./retention.ts";
 import { key, type SqliteMetricsStoreOptions, StoreState } from "./state.ts";
@@ -141,6 +142,10 @@ export class SqliteMetricsStore implements MetricsStore {
 
   async readParts(tenant: string, type: MetricType, id: string, start: number, end: number): Promise<SeriesParts | undefined> {
     return readParts(this.s, tenant, type, id, start, end);
+  }
+
+  seriesReader(tenant: string, series: readonly { type: MetricType; id: string }[], start: number, end: number): SeriesReader {
+    return seriesReader(this.s, tenant, series, start, end);
   }
 
   /** Flushes heads that are big or old enough (all of them with `force`). */
