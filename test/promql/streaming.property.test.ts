@@ -11,39 +11,16 @@ import { parsePromQL } from "../../src/promql/parse.ts";
 import { instantQuery, type QueryResult, rangeQuery } from "../../src/promql/query.ts";
 import { extrapolatedRateSteps, PREFIX_COUNTS, prefixCounts, RANGE_FUNCTIONS, type Window } from "../../src/promql/range-functions.ts";
 import { MemorySource } from "../helpers/promql.ts";
+import { type RandomSeries, randomSamples, randomSeries } from "../helpers/random-series.ts";
 
 const STEP = 15_000;
 
-/** A counter-like or gauge-like series: irregular spacing, gaps, resets, repeated values. */
-type SeriesSpec = { host: string; counter: boolean; samples: { gap: number; inc: number; reset: number; nan: number }[] };
-const series: fc.Arbitrary<SeriesSpec> = fc.record({
-  host: fc.constantFrom("a", "b", "c"),
-  counter: fc.boolean(),
-  samples: fc.array(
-    fc.record({
-      gap: fc.integer({ min: 1, max: 40 }),
-      inc: fc.oneof(fc.integer({ min: 0, max: 50 }), fc.double({ min: -100, max: 100, noNaN: true })),
-      reset: fc.integer({ min: 0, max: 15 }),
-      /** 0: a NaN sample (as a stale marker would read). */
-      nan: fc.integer({ min: 0, max: 30 }),
-    }),
-    { maxLength: 120 },
-  ),
-});
+const series = randomSeries(0, 120);
 
-function source(list: SeriesSpec[]): MemorySource {
+function source(list: RandomSeries[]): MemorySource {
   const src = new MemorySource();
   list.forEach((s, k) => {
-    let t = 0;
-    let v = 0;
-    const ts: number[] = [];
-    const vals: number[] = [];
-    for (const p of s.samples) {
-      t += p.gap * 1000;
-      v = s.counter ? (p.reset === 0 ? 0 : v + Math.abs(p.inc)) : p.inc;
-      ts.push(t);
-      vals.push(p.nan === 0 ? Number.NaN : v);
-    }
+    const { ts, vals } = randomSamples(s, 0);
     // Even series carry the metric name x, odd ones y: name-dropping can then make twins.
     const name = k % 2 ? "y" : "x";
     src.series.push({ labels: labelsFromRecord({ __name__: name, host: s.host, idx: String(k >> 1) }), ts: Float64Array.from(ts), vals: Float64Array.from(vals) });

@@ -12,6 +12,7 @@ import { rangeQuery } from "../../../src/promql/query.ts";
 import type { SeriesSource } from "../../../src/promql/values.ts";
 import { bothWays, exactly, storeWith, TENANT, type TestSeries } from "../../helpers/offload-store.ts";
 import { uniform } from "../../helpers/series.ts";
+import { randomSamples, randomSeries } from "../../helpers/random-series.ts";
 
 const T0 = 1_700_000_000_000;
 const STEP = 15_000;
@@ -124,20 +125,9 @@ describe("queries over a real SQLite store", () => {
 });
 
 /** Random series (irregular spacing, resets, NaN, rewrites after sealing), 240–260 of them. */
-const spec = fc.record({
-  host: fc.constantFrom("a", "b", "c"),
-  counter: fc.boolean(),
-  samples: fc.array(
-    fc.record({
-      gap: fc.integer({ min: 1, max: 40 }),
-      inc: fc.oneof(fc.integer({ min: 0, max: 50 }), fc.double({ min: -100, max: 100, noNaN: true })),
-      reset: fc.integer({ min: 0, max: 15 }),
-      nan: fc.integer({ min: 0, max: 30 }),
-    }),
-    { minLength: 1, maxLength: 40 },
-  ),
-  rewrite: fc.option(fc.record({ at: fc.nat(), v: fc.double({ noNaN: true, min: -1e9, max: 1e9 }) }), { nil: undefined }),
-});
+const spec = randomSeries(1, 40).chain((base) =>
+  fc.record({ rewrite: fc.option(fc.record({ at: fc.nat(), v: fc.double({ noNaN: true, min: -1e9, max: 1e9 }) }), { nil: undefined }) }).map((r) => ({ ...base, ...r })),
+);
 
 test("random series: the parallel path equals the single-threaded one (fast-check)", async () => {
   const off = new PromqlOffload({ takeBack: false });
@@ -145,16 +135,7 @@ test("random series: the parallel path equals the single-threaded one (fast-chec
     await fc.assert(
       fc.asyncProperty(fc.array(spec, { minLength: 240, maxLength: 260 }), fc.constantFrom(...QUERIES), async (specs, q) => {
         const list: TestSeries[] = specs.map((s, k) => {
-          let t = T0;
-          let v = 0;
-          const ts: number[] = [];
-          const vals: number[] = [];
-          for (const p of s.samples) {
-            t += p.gap * 1000;
-            v = s.counter ? (p.reset === 0 ? 0 : v + Math.abs(p.inc)) : p.inc;
-            ts.push(t);
-            vals.push(p.nan === 0 ? Number.NaN : v);
-          }
+          const { ts, vals } = randomSamples(s, T0);
           const late = s.rewrite && ts.length > 0 ? [{ ts: ts[s.rewrite.at % ts.length]!, v: s.rewrite.v }] : undefined;
           return { name: k % 20 ? "x" : "y", labels: { host: s.host, idx: String(k) }, type: s.counter ? "counter" : "gauge", ts, vals, late };
         });
