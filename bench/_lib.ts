@@ -79,15 +79,69 @@ export function cpuSeconds(pid: number): number {
   return ticks / 100;
 }
 
+/** CPU-seconds of every process named `postgres` (server, backends, background workers), by pid. */
+export function postgresCpuByPid(): Map<number, number> {
+  const out = new Map<number, number>();
+  for (const line of Bun.spawnSync(["pgrep", "-x", "postgres"]).stdout.toString().split("\n")) {
+    const pid = Number(line);
+    if (!pid) continue;
+    try {
+      out.set(pid, cpuSeconds(pid));
+    } catch {} // the process ended meanwhile
+  }
+  return out;
+}
+
 /** CPU-seconds of every `postgres` process of this machine so far. */
 export function postgresServerCpu(): number {
   let total = 0;
-  for (const line of Bun.spawnSync(["pgrep", "-x", "postgres"]).stdout.toString().split("\n")) {
-    try {
-      if (Number(line)) total += cpuSeconds(Number(line));
-    } catch {}
-  }
+  for (const s of postgresCpuByPid().values()) total += s;
   return total;
+}
+
+/** CPU-seconds `postgres` processes spent since `before` (processes started since count whole). */
+export function postgresCpuSince(before: Map<number, number>): number {
+  let total = 0;
+  for (const [pid, s] of postgresCpuByPid()) total += s - (before.get(pid) ?? 0);
+  return total;
+}
+
+/** One JSON line a load generator (bench/_mqtt-load.ts) prints: per second, then once at the end. */
+// biome-ignore lint/suspicious/noExplicitAny: the generator's own line format, read by each bench
+export type LoadLine = Record<string, any>;
+
+/**
+ * Runs `generators` processes of bench/_mqtt-load.ts against `brokerUrl` (each `agents` agents,
+ * `window` batches in flight, for `duration` ms) and hands every line they print to `onLine`
+ * with the generator's index; resolves when all have exited.
+ */
+export async function runMqttLoad(
+  o: { brokerUrl: string; generators: number; agents: number; window: number; duration: number },
+  onLine: (line: LoadLine, generator: number) => void,
+): Promise<void> {
+  const gens = Array.from({ length: o.generators }, (_, g) =>
+    Bun.spawn([BUN, join(ROOT, "bench/_mqtt-load.ts")], {
+      env: { ...process.env, BROKER_URL: o.brokerUrl, GEN: `g${g}`, AGENTS: String(o.agents), WINDOW: String(o.window), DURATION: String(o.duration) },
+      stdout: "pipe",
+      stderr: "inherit",
+    }),
+  );
+  await Promise.all(
+    gens.map(async (p, g) => {
+      const decoder = new TextDecoder();
+      let buf = "";
+      for await (const chunk of p.stdout as unknown as AsyncIterable<Uint8Array>) {
+        buf += decoder.decode(chunk, { stream: true });
+        let nl = buf.indexOf("\n");
+        while (nl >= 0) {
+          onLine(JSON.parse(buf.slice(0, nl)), g);
+          buf = buf.slice(nl + 1);
+          nl = buf.indexOf("\n");
+        }
+      }
+      await p.exited;
+    }),
+  );
 }
 
 /** CPU-seconds of this process so far. */

@@ -9,9 +9,8 @@
  * BENCH_COLLECTOR_ARGS (options passed to the collector),
  * BROKER=mosquitto to use a private Mosquitto (on an ephemeral port) instead of the embedded broker.
  */
-import { join } from "node:path";
 import { startMosquitto } from "../test/helpers/mosquitto.ts";
-import { BUN, cpuSeconds, fmt, freePort, percentile, ROOT, row, rssMB, startCollectorProcess, tempDir } from "./_lib.ts";
+import { cpuSeconds, fmt, freePort, percentile, row, rssMB, runMqttLoad, startCollectorProcess, tempDir } from "./_lib.ts";
 
 const DURATION = Number(process.env.DURATION ?? 60_000);
 const GENERATORS = Number(process.env.GENERATORS ?? 2);
@@ -37,38 +36,19 @@ let peakRss = 0;
 let perSeriesPoints = 0;
 const roundsByGen = new Map<string, number[]>();
 
-const gens = Array.from({ length: GENERATORS }, (_, g) =>
-  Bun.spawn([BUN, join(ROOT, "bench/_mqtt-load.ts")], {
-    env: { ...process.env, BROKER_URL: brokerUrl, GEN: `g${g}`, AGENTS: String(AGENTS), WINDOW: String(WINDOW), DURATION: String(DURATION) },
-    stdout: "pipe",
-    stderr: "inherit",
-  }),
-);
-await Promise.all(
-  gens.map(async (p) => {
-    let second = 0;
-    let buf = "";
-    for await (const chunk of p.stdout as unknown as AsyncIterable<Uint8Array>) {
-      buf += new TextDecoder().decode(chunk);
-      let nl = buf.indexOf("\n");
-      while (nl >= 0) {
-        const line = JSON.parse(buf.slice(0, nl));
-        buf = buf.slice(nl + 1);
-        if (line.done) {
-          perSeriesPoints = line.perSeriesPoints;
-          roundsByGen.set(line.gen, line.rounds);
-        } else {
-          perSecond[second] = (perSecond[second] ?? 0) + line.acked;
-          second++;
-          for (const l of line.latencies) lat.push(l);
-          peakRss = Math.max(peakRss, rssMB(proc.pid));
-        }
-        nl = buf.indexOf("\n");
-      }
-    }
-    await p.exited;
-  }),
-);
+const secondOf: number[] = [];
+await runMqttLoad({ brokerUrl, generators: GENERATORS, agents: AGENTS, window: WINDOW, duration: DURATION }, (line, g) => {
+  if (line.done) {
+    perSeriesPoints = line.perSeriesPoints;
+    roundsByGen.set(line.gen, line.rounds);
+    return;
+  }
+  const second = secondOf[g] ?? 0;
+  secondOf[g] = second + 1;
+  perSecond[second] = (perSecond[second] ?? 0) + line.acked;
+  for (const l of line.latencies) lat.push(l);
+  peakRss = Math.max(peakRss, rssMB(proc.pid));
+});
 const secs = (performance.now() - t0) / 1000;
 const cpu = cpuSeconds(proc.pid) - cpu0;
 const total = perSecond.reduce((a, b) => a + b, 0);

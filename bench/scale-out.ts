@@ -14,10 +14,10 @@
  * (2), AGENTS (per generator, 5), WINDOW (8).
  */
 import { SQL } from "bun";
-import { readFileSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startMosquitto } from "../test/helpers/mosquitto.ts";
-import { BUN, cpuSeconds, fmt, freePort, latency, type Proc, ROOT, startCollectorProcess, tempDir } from "./_lib.ts";
+import { cpuSeconds, fmt, freePort, latency, type Proc, postgresCpuByPid, postgresCpuSince, runMqttLoad, startCollectorProcess, tempDir } from "./_lib.ts";
 
 const DURATION = Number(process.env.DURATION ?? 20_000);
 const GENERATORS = Number(process.env.GENERATORS ?? 2);
@@ -25,58 +25,16 @@ const AGENTS = Number(process.env.AGENTS ?? 5);
 const WINDOW = Number(process.env.WINDOW ?? 8);
 const ADMIN_URL = process.env.TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 
-/** CPU-seconds of every process named `postgres` (server, backends, background workers), by pid. */
-function postgresCpu(): Map<number, number> {
-  const out = new Map<number, number>();
-  const r = Bun.spawnSync(["pgrep", "-x", "postgres"]);
-  for (const line of r.stdout.toString().split("\n")) {
-    const pid = Number(line);
-    if (!pid) continue;
-    try {
-      readFileSync(`/proc/${pid}/stat`);
-      out.set(pid, cpuSeconds(pid));
-    } catch {}
-  }
-  return out;
-}
-
-function postgresCpuSince(before: Map<number, number>): number {
-  let total = 0;
-  for (const [pid, s] of postgresCpu()) total += s - (before.get(pid) ?? 0);
-  return total;
-}
-
 /** Runs the load against `brokerUrl`; resolves with the points acked and the seconds it took. */
 async function load(brokerUrl: string): Promise<{ points: number; secs: number; p50Ack: number }> {
   const t0 = performance.now();
   let points = 0;
   const lat: number[] = [];
-  const gens = Array.from({ length: GENERATORS }, (_, g) =>
-    Bun.spawn([BUN, join(ROOT, "bench/_mqtt-load.ts")], {
-      env: { ...process.env, BROKER_URL: brokerUrl, GEN: `g${g}`, AGENTS: String(AGENTS), WINDOW: String(WINDOW), DURATION: String(DURATION) },
-      stdout: "pipe",
-      stderr: "inherit",
-    }),
-  );
-  await Promise.all(
-    gens.map(async (p) => {
-      let buf = "";
-      for await (const chunk of p.stdout as unknown as AsyncIterable<Uint8Array>) {
-        buf += new TextDecoder().decode(chunk);
-        let nl = buf.indexOf("\n");
-        while (nl >= 0) {
-          const line = JSON.parse(buf.slice(0, nl));
-          buf = buf.slice(nl + 1);
-          if (!line.done) {
-            points += line.acked;
-            for (const l of line.latencies) lat.push(l);
-          }
-          nl = buf.indexOf("\n");
-        }
-      }
-      await p.exited;
-    }),
-  );
+  await runMqttLoad({ brokerUrl, generators: GENERATORS, agents: AGENTS, window: WINDOW, duration: DURATION }, (line) => {
+    if (line.done) return;
+    points += line.acked;
+    for (const l of line.latencies) lat.push(l);
+  });
   lat.sort((a, b) => a - b);
   return { points, secs: (performance.now() - t0) / 1000, p50Ack: lat[Math.floor(lat.length / 2)] ?? Number.NaN };
 }
@@ -93,7 +51,7 @@ interface Result {
 }
 
 async function measure(label: string, brokerUrl: string, collectors: { proc: Proc; url: string }[], pg: boolean): Promise<Result> {
-  const pgBefore = postgresCpu();
+  const pgBefore = postgresCpuByPid();
   const cpu0 = collectors.map((c) => cpuSeconds(c.proc.pid));
   const r = await load(brokerUrl);
   const collectorCpu = collectors.reduce((sum, c, i) => sum + cpuSeconds(c.proc.pid) - cpu0[i]!, 0);
