@@ -165,3 +165,18 @@ export async function failPostgresStatements(sql: SQL, table: string, op: "INSER
     await sql.unsafe(`DROP FUNCTION IF EXISTS ${name}()`);
   };
 }
+
+/**
+ * fileTestDatabase for the PostgreSQL metrics store's tests: after each test the closers pushed
+ * onto `cleanups` run, newest first, then the metrics tables (and `alsoTruncate`) are emptied.
+ */
+export function metricsTestDatabase(alsoTruncate: readonly string[] = []): { db: TestDatabase; cleanups: (() => Promise<unknown>)[] } {
+  const cleanups: (() => Promise<unknown>)[] = [];
+  const db = fileTestDatabase({
+    truncate: ["metric_tenants", "metric_series", "metric_blocks", "metric_chunks", ...alsoTruncate],
+    async cleanup() {
+      for (const c of cleanups.splice(0).reverse()) await c();
+    },
+  });
+  return { db, cleanups };
+}

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { PostgresMetricsStore } from "../../../collector/store/metrics/postgres/store.ts";
 import { partitionOf } from "../../../src/partitions.ts";
 import { LeaseKeeper } from "../../../src/postgres/leases.ts";
-import { fileTestDatabase } from "../../helpers/postgres.ts";
+import { metricsTestDatabase } from "../../helpers/postgres.ts";
 
 /**
  * Sealing and retention of the PostgreSQL metrics store done once among collectors: each
@@ -11,13 +11,7 @@ import { fileTestDatabase } from "../../helpers/postgres.ts";
  * series of the tenants whose partitions it holds, and the survivor takes over the rest when
  * one stops renewing.
  */
-const cleanups: (() => Promise<unknown>)[] = [];
-const db = fileTestDatabase({
-  truncate: ["metric_tenants", "metric_series", "metric_blocks", "metric_chunks", "outpost_leases", "outpost_collectors"],
-  async cleanup() {
-    for (const c of cleanups.splice(0).reverse()) await c();
-  },
-});
+const { db, cleanups } = metricsTestDatabase(["outpost_leases", "outpost_collectors"]);
 
 const NOW = Date.now();
 const DAY = 86_400_000;

@@ -6,20 +6,14 @@ import { PostgresMetricsStore } from "../../../collector/store/metrics/postgres/
 import { encodePoints, PointCodecError } from "../../../src/codec/index.ts";
 import type { MetricType } from "../../../src/metrics/model.ts";
 import { CorruptDataError } from "../../../src/sqlite/corrupt-data.ts";
-import { fileTestDatabase } from "../../helpers/postgres.ts";
+import { metricsTestDatabase } from "../../helpers/postgres.ts";
 
 /**
  * Small numeric blocks stored raw in metric_blocks (small-block.ts): every float64 kept bit for
  * bit (NaN, ±Infinity, -0), a damaged one refused, and reads and seals of series mixing raw
  * blocks, codec blocks, strings and tags answering exactly what was written.
  */
-const cleanups: (() => Promise<unknown>)[] = [];
-const db = fileTestDatabase({
-  truncate: ["metric_tenants", "metric_series", "metric_blocks", "metric_chunks"],
-  async cleanup() {
-    for (const c of cleanups.splice(0).reverse()) await c();
-  },
-});
+const { db, cleanups } = metricsTestDatabase();
 
 const NOW = Date.now();
 const all = { start: 0, end: Number.MAX_SAFE_INTEGER, order: "asc" as const };

@@ -6,7 +6,7 @@ import { CorruptDataError } from "../../../src/sqlite/corrupt-data.ts";
 import { storageFailure } from "../../../src/sqlite/storage-failure.ts";
 import { StorageHealth } from "../../../src/sqlite/storage-health.ts";
 import { body, startTestCollector } from "../../helpers/collector.ts";
-import { failPostgresStatements, fileTestDatabase, PostgresProxy } from "../../helpers/postgres.ts";
+import { failPostgresStatements, metricsTestDatabase, PostgresProxy } from "../../helpers/postgres.ts";
 
 /**
  * What only the PostgreSQL metrics store has to show: several collectors on one database (each
@@ -14,13 +14,7 @@ import { failPostgresStatements, fileTestDatabase, PostgresProxy } from "../../h
  * losing or doubling one, and refuse corrupt chunks and an unreachable server as the SQLite
  * store refuses its own failures.
  */
-const cleanups: (() => Promise<unknown>)[] = [];
-const db = fileTestDatabase({
-  truncate: ["metric_tenants", "metric_series", "metric_blocks", "metric_chunks"],
-  async cleanup() {
-    for (const c of cleanups.splice(0).reverse()) await c();
-  },
-});
+const { db, cleanups } = metricsTestDatabase();
 
 const NOW = Date.now();
 const all = { start: 0, end: Number.MAX_SAFE_INTEGER, order: "asc" as const };
