@@ -22,6 +22,12 @@ export interface SqliteMetricsStoreOptions {
   maxHeadPoints?: number;
   /** Memory for decoded chunks kept between reads, in bytes (0 disables). */
   chunkCacheBytes?: number;
+  /**
+   * Told, chunk by chunk, of the bytes a sealing round leaves as garbage (each block and the
+   * head arrays it empties), so that the memory governor can collect during the round: the
+   * heads of a steady workload fill, and are sealed, together (tens of MB at a time).
+   */
+  released?: (bytes: number) => void;
   /** Period of the background flush and retention work. */
   maintenanceIntervalMs?: number;
   /** Told of failed writes (full disk...), and probes this database until it takes writes again. */
@@ -64,7 +70,11 @@ export const key = (tenant: string, type: MetricType, id: string) => `${tenant}\
 /** Series whose chunk lists one statement looks up (selectChunkLists). */
 export const LIST_BATCH = 32;
 
-type ResolvedOptions = Required<Omit<SqliteMetricsStoreOptions, "log" | "now" | "health">> & { log?: Logger; health?: StorageHealth };
+type ResolvedOptions = Required<Omit<SqliteMetricsStoreOptions, "log" | "now" | "health" | "released">> & {
+  log?: Logger;
+  health?: StorageHealth;
+  released?: (bytes: number) => void;
+};
 
 function prepare(db: Database) {
   const q = (sql: string) => db.prepare(sql);
