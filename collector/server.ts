@@ -38,6 +38,7 @@ import { openPostgresInventoryStore } from "./store/inventory/postgres.ts";
 import { openSqliteInventoryStore } from "./store/inventory/sqlite.ts";
 import { openPostgresStorage, type PostgresStorage } from "./store/postgres.ts";
 import { createMetricsStore } from "./store/metrics/open.ts";
+import { JsonOffload } from "./metrics/json-offload.ts";
 import { PromqlOffload } from "./metrics/promql-offload.ts";
 import { selfMetricNames, servePrometheus, storeSelfMetrics } from "./telemetry.ts";
 
@@ -155,8 +156,12 @@ async function startServices(values: OptionValues, ctx: ProgramContext | undefin
   closers.push(() => alerting.close());
 
   const inventory = { store: inventoryStore, events: inventoryEvents };
+  // Closed after the HTTP server stops (closers run in reverse): requests in flight fall back to the main thread.
+  const workerMin = Number(values["ingest-worker-min-body"] ?? 16 * 1024);
+  const jsonOffload = workerMin > 0 ? new JsonOffload({ log: log.child("ingest"), minChars: workerMin }) : undefined;
+  if (jsonOffload) closers.push(() => jsonOffload.close());
   const services: ServiceApps = {
-    metrics: createMetricsApp({ store: metricsStore, bus, version: VERSION, defaultRetentionDays }),
+    metrics: createMetricsApp({ store: metricsStore, bus, version: VERSION, defaultRetentionDays, jsonOffload }),
     datamining: createDataminingApp({ forecasting: forecasting.service }),
     inventory: createInventoryApp({ inventory, log }),
     alerts: createAlertsApp({ alerting: alerting.service, heartbeatMs: Number(values["watch-heartbeat"] ?? 10_000), version: VERSION }),

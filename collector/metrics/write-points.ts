@@ -1,4 +1,5 @@
 import type { MetricWrite } from "../../src/metrics/model.ts";
+import { columnsToWrites, type WriteColumns } from "../../src/metrics/write-columns.ts";
 import type { PointsBus } from "../events/points-bus.ts";
 import type { MetricsStore } from "../store/metrics/types.ts";
 
@@ -18,5 +19,26 @@ export async function writePoints(deps: WriteDeps, tenant: string, writes: Metri
   deps.bus.publish({ tenant, writes: nonEmpty, origin });
   let n = 0;
   for (const w of nonEmpty) n += w.points.length;
+  return n;
+}
+
+/**
+ * writePoints for a columnar body (the JSON worker's): the listeners get MetricWrite[] whose
+ * points are made only if a listener reads them.
+ */
+export async function writeColumns(deps: WriteDeps, tenant: string, cols: WriteColumns, origin: string): Promise<number> {
+  const n = cols.ts.length;
+  if (n === 0) return 0;
+  await deps.store.writeColumns(tenant, cols);
+  let writes: MetricWrite[] | undefined;
+  deps.bus.publish({
+    tenant,
+    origin,
+    points: n,
+    // Made only if a listener asks (most ingest has none that looks at every write).
+    get writes() {
+      return (writes ??= columnsToWrites(cols));
+    },
+  });
   return n;
 }

@@ -1,4 +1,5 @@
 import type { PointsBus } from "../../events/points-bus.ts";
+import type { JsonOffload } from "../../metrics/json-offload.ts";
 import type { MetricsStore } from "../../store/metrics/types.ts";
 
 export interface MetricsDeps {
@@ -7,4 +8,6 @@ export interface MetricsDeps {
   version: string;
   defaultRetentionDays: number;
   now?: () => number;
+  /** Parses large gauge and counter write bodies in a worker thread (absent: on the main thread). */
+  jsonOffload?: JsonOffload;
 }

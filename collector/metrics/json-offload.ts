@@ -1,0 +1,169 @@
+/**
+ * JSON.parse of large metric write bodies in a second thread (json-worker.ts): the main thread
+ * receives the body's columns (src/metrics/write-columns.ts) instead of parsing it and making an
+ * object per point, so ingest uses both cores. Only bodies of at least `minChars` are handed
+ * over (a small body costs less to parse than to pass). The worker answers "not columns" for
+ * anything but the normalized form, and a worker that fails, dies or does not answer in time
+ * answers the same for the bodies it held, so the main thread then parses them as before: a
+ * request is never lost and every 4xx stays as it was. One worker, started at the first large
+ * body and kept; after one was lost, the next starts no sooner than `retryMs` later.
+ */
+import type { Logger } from "../../src/log/logger.ts";
+import type { ColumnType, WriteColumns } from "../../src/metrics/write-columns.ts";
+
+export interface JsonRequest {
+  id: number;
+  type: ColumnType;
+  text: string;
+}
+
+export interface JsonReply {
+  id: number;
+  cols: WriteColumns | undefined;
+}
+
+/** Bodies shorter than this (characters) are parsed on the main thread (see docs/storage.md). */
+export const JSON_OFFLOAD_MIN_CHARS = 16 * 1024;
+
+/** Longest an answer is held for the answers of the bodies handed over after it (see settle). */
+const HOLD_MS = 2;
+
+interface Waiting {
+  done: (c: WriteColumns | undefined) => void;
+  timer: ReturnType<typeof setTimeout>;
+}
+
+export class JsonOffload {
+  private worker: Worker | undefined;
+  private readonly waiting = new Map<number, Waiting>();
+  private nextId = 1;
+  private closed = false;
+  private warned = false;
+  private retryAt = 0;
+  private readonly held: (() => void)[] = [];
+  private holdTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Bodies the worker answered with columns, and workers lost (for tests and metrics). */
+  parsed = 0;
+  lost = 0;
+
+  private readonly log?: Logger;
+  private readonly script: URL;
+  private readonly timeoutMs: number;
+  private readonly retryMs: number;
+  private readonly maxWaiting: number;
+  readonly minChars: number;
+
+  constructor(
+    o: {
+      log?: Logger;
+      /** The worker's script (tests substitute one that fails). */
+      script?: URL;
+      /** A body not answered this long after it was handed over ends the worker (a hang). */
+      timeoutMs?: number;
+      /** After a worker was lost, no new one before this many ms. */
+      retryMs?: number;
+      minChars?: number;
+      /** Bodies handed over at once; beyond, the main thread parses (it is idle then). */
+      maxWaiting?: number;
+    } = {},
+  ) {
+    this.log = o.log;
+    this.script = o.script ?? new URL("./json-worker.ts", import.meta.url);
+    this.timeoutMs = o.timeoutMs ?? 10_000;
+    this.retryMs = o.retryMs ?? 10_000;
+    this.minChars = o.minChars ?? JSON_OFFLOAD_MIN_CHARS;
+    this.maxWaiting = o.maxWaiting ?? 8;
+  }
+
+  /** The columns of `text`, or undefined: parse it on this thread (too small, not normalized, worker lost). */
+  parse(type: ColumnType, text: string): Promise<WriteColumns | undefined> {
+    if (this.closed || text.length < this.minChars || this.waiting.size >= this.maxWaiting) return Promise.resolve(undefined);
+    const w = this.ensureWorker();
+    if (!w) return Promise.resolve(undefined);
+    const id = this.nextId++;
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        if (this.waiting.has(id)) this.lose(w, `no answer within ${this.timeoutMs} ms`);
+      }, this.timeoutMs);
+      this.waiting.set(id, { done: resolve, timer });
+      try {
+        const req: JsonRequest = { id, type, text };
+        w.postMessage(req);
+      } catch (e) {
+        this.lose(w, String(e));
+      }
+    });
+  }
+
+  private settle(id: number, cols: WriteColumns | undefined): void {
+    const p = this.waiting.get(id);
+    if (!p) return;
+    this.waiting.delete(id);
+    clearTimeout(p.timer);
+    if (cols) this.parsed++;
+    this.held.push(() => p.done(cols));
+    // Answers are released together once the worker has answered every body it holds: their
+    // writes then share one group commit (one fsync) instead of one each as they trickle in.
+    if (this.waiting.size === 0) this.release();
+    else this.holdTimer ??= setTimeout(() => this.release(), HOLD_MS);
+  }
+
+  private release(): void {
+    if (this.holdTimer) clearTimeout(this.holdTimer);
+    this.holdTimer = undefined;
+    for (const done of this.held.splice(0)) done();
+  }
+
+  private ensureWorker(): Worker | undefined {
+    if (this.worker) return this.worker;
+    if (Date.now() < this.retryAt) return undefined;
+    let w: Worker;
+    try {
+      w = new Worker(this.script, { smol: true });
+    } catch (e) {
+      this.lose(undefined, String(e));
+      return undefined;
+    }
+    // An idle worker does not keep the process alive; close() ends it.
+    w.unref();
+    w.onmessage = (ev: MessageEvent<JsonReply>) => this.settle(ev.data.id, ev.data.cols);
+    w.onerror = (ev) => this.lose(w, ev.message ?? "error");
+    w.addEventListener("close", () => this.lose(w, "exited"));
+    this.worker = w;
+    return w;
+  }
+
+  /** The worker failed, died or hangs: it is ended, and the bodies it held are parsed on the main thread. */
+  private lose(w: Worker | undefined, why: string): void {
+    if (w && this.worker !== w) return;
+    this.worker = undefined;
+    w?.terminate();
+    if (!this.closed) {
+      this.lost++;
+      this.retryAt = Date.now() + this.retryMs;
+      // Once at warn: a worker that keeps failing would otherwise log at every retry.
+      if (!this.warned) this.log?.warn("JSON ingest worker ended; large bodies are parsed on the main thread meanwhile", { err: why });
+      else this.log?.debug("JSON ingest worker ended again", { err: why });
+      this.warned = true;
+    }
+    for (const id of [...this.waiting.keys()]) this.settle(id, undefined);
+  }
+
+  /** True while a worker thread exists. */
+  get running(): boolean {
+    return this.worker !== undefined;
+  }
+
+  /** Ends the worker; bodies it held are parsed on the main thread. */
+  async close(): Promise<void> {
+    this.closed = true;
+    const w = this.worker;
+    this.worker = undefined;
+    for (const id of [...this.waiting.keys()]) this.settle(id, undefined);
+    if (w) {
+      const exited = new Promise<void>((resolve) => w.addEventListener("close", () => resolve()));
+      w.terminate();
+      await exited;
+    }
+  }
+}
