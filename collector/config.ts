@@ -101,7 +101,7 @@ export const collectorOptions: OptionSpec[] = [
     kind: "size",
     min: 0,
     max: 4 * 1024 ** 3,
-    default: "16KB",
+    default: "32KB",
     help: "gauge and counter JSON write bodies at least this large are parsed in a second thread (docs/storage.md, ingest); 0 parses every body on the main thread",
   },
   {

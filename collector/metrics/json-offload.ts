@@ -23,7 +23,7 @@ export interface JsonReply {
 }
 
 /** Bodies shorter than this (characters) are parsed on the main thread (see docs/storage.md). */
-export const JSON_OFFLOAD_MIN_CHARS = 16 * 1024;
+export const JSON_OFFLOAD_MIN_CHARS = 32 * 1024;
 
 /** Longest an answer is held for the answers of the bodies handed over after it (see settle). */
 const HOLD_MS = 2;

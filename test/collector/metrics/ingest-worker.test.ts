@@ -11,7 +11,7 @@ import { Hono } from "hono";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PointsBus } from "../../../collector/events/points-bus.ts";
 import { createMetricsApp } from "../../../collector/http/metrics/app.ts";
-import { JsonOffload } from "../../../collector/metrics/json-offload.ts";
+import { JSON_OFFLOAD_MIN_CHARS, JsonOffload } from "../../../collector/metrics/json-offload.ts";
 import { openSqliteMetricsStore, type SqliteMetricsStore } from "../../../collector/store/metrics/sqlite/store.ts";
 import { OPEN_ACCESS } from "../../../src/http/access.ts";
 import { errorResponse, mountService, type ServiceEnv } from "../../../src/http/service.ts";
@@ -113,8 +113,8 @@ describe("the worker thread", () => {
     root.onError((err, c) => errorResponse(err, c));
     return root;
   };
-  /** 400 series × 10 points: about 28 KB, over the default threshold. */
-  const large = (from: number) => JSON.stringify(Array.from({ length: 400 }, (_, s) => ({ id: `w${s}`, data: Array.from({ length: 10 }, (_, i) => ({ timestamp: from + i, value: s + i / 10 })) })));
+  /** 400 series × 20 points: about 56 KB, over the default threshold. */
+  const large = (from: number) => JSON.stringify(Array.from({ length: 400 }, (_, s) => ({ id: `w${s}`, data: Array.from({ length: 20 }, (_, i) => ({ timestamp: from + i, value: s + i / 10 })) })));
   const post = (app: ReturnType<typeof appWith>, tenant: string, text: string) =>
     app.request("http://localhost/svc/metrics/gauges/raw", { method: "POST", body: text, headers: { "Content-Type": "application/json", "Hawkular-Tenant": tenant } });
   const stored = async (tenant: string) => {
@@ -130,11 +130,11 @@ describe("the worker thread", () => {
       const app = appWith(off);
       expect((await post(app, "big", large(T0))).status).toBe(200);
       expect(off.parsed).toBe(1);
-      expect(await stored("big")).toBe(4000);
+      expect(await stored("big")).toBe(8000);
       const small = JSON.stringify([{ id: "w0", data: [{ timestamp: T0 + 500, value: 1 }] }]);
       expect((await post(app, "big", small)).status).toBe(200);
       expect(off.parsed).toBe(1);
-      expect(await stored("big")).toBe(4001);
+      expect(await stored("big")).toBe(8001);
     } finally {
       await off.close();
     }
@@ -152,7 +152,7 @@ describe("the worker thread", () => {
     try {
       const app = appWith(off);
       for (let i = 0; i < 2; i++) expect((await post(app, tenant, large(T0 + i * 100))).status).toBe(200);
-      expect(await stored(tenant)).toBe(8000);
+      expect(await stored(tenant)).toBe(16000);
       expect(off.parsed).toBe(0);
       expect(off.lost).toBeGreaterThanOrEqual(1);
       expect(warnings.filter((l) => l.includes("JSON ingest worker ended"))).toHaveLength(1);
@@ -170,7 +170,7 @@ describe("the worker thread", () => {
     await off.close();
     expect(off.running).toBe(false);
     expect((await pending).status).toBe(200);
-    expect(await stored("closing")).toBe(4000);
+    expect(await stored("closing")).toBe(8000);
     // Closed: later bodies are parsed on the main thread, no new worker.
     expect((await post(app, "closing", large(T0 + 100))).status).toBe(200);
     expect(off.running).toBe(false);
@@ -181,16 +181,16 @@ describe("a collector that has used its worker", () => {
   it("stops cleanly, and its points are there after a restart", async () => {
     const dir = mkdtempSync(join(tmpdir(), "outpost-json-worker-stop-"));
     try {
-      const text = JSON.stringify(Array.from({ length: 300 }, (_, s) => ({ id: `c${s}`, data: [{ timestamp: T0, value: s }] })));
-      expect(text.length).toBeGreaterThan(16 * 1024);
+      const text = JSON.stringify(Array.from({ length: 600 }, (_, s) => ({ id: `c${s}`, data: [{ timestamp: T0, value: s }] })));
+      expect(text.length).toBeGreaterThan(JSON_OFFLOAD_MIN_CHARS);
       const col = await startTestCollector({}, dir);
       expect((await col.req("/svc/metrics/gauges/raw", { method: "POST", body: text, headers: { "Content-Type": "application/json" } })).status).toBe(200);
       expect(await (await col.req("/metrics")).text()).toMatch(/^outpost_collector_ingest_worker_bodies_total 1$/m);
       await col.close();
       const again = await startTestCollector({}, dir);
       try {
-        const res = await again.req(`/svc/metrics/gauges/c299/raw?start=0&end=${T0 + 1}`);
-        expect(await res.json()).toEqual([{ timestamp: T0, value: 299 }]);
+        const res = await again.req(`/svc/metrics/gauges/c599/raw?start=0&end=${T0 + 1}`);
+        expect(await res.json()).toEqual([{ timestamp: T0, value: 599 }]);
       } finally {
         await again.close();
       }
