@@ -25,9 +25,6 @@ export interface JsonReply {
 /** Bodies shorter than this (characters) are parsed on the main thread (see docs/storage.md). */
 export const JSON_OFFLOAD_MIN_CHARS = 32 * 1024;
 
-/** Longest an answer is held for the answers of the bodies handed over after it (see settle). */
-const HOLD_MS = 2;
-
 interface Waiting {
   done: (c: WriteColumns | undefined) => void;
   timer: ReturnType<typeof setTimeout>;
@@ -40,8 +37,6 @@ export class JsonOffload {
   private closed = false;
   private warned = false;
   private retryAt = 0;
-  private readonly held: (() => void)[] = [];
-  private holdTimer: ReturnType<typeof setTimeout> | undefined;
   /** Bodies the worker answered with columns, and workers lost (for tests and metrics). */
   parsed = 0;
   lost = 0;
@@ -101,17 +96,9 @@ export class JsonOffload {
     this.waiting.delete(id);
     clearTimeout(p.timer);
     if (cols) this.parsed++;
-    this.held.push(() => p.done(cols));
-    // Answers are released together once the worker has answered every body it holds: their
-    // writes then share one group commit (one fsync) instead of one each as they trickle in.
-    if (this.waiting.size === 0) this.release();
-    else this.holdTimer ??= setTimeout(() => this.release(), HOLD_MS);
-  }
-
-  private release(): void {
-    if (this.holdTimer) clearTimeout(this.holdTimer);
-    this.holdTimer = undefined;
-    for (const done of this.held.splice(0)) done();
+    // Answered at once: holding answers back for a shared group commit (fewer fsyncs) was
+    // measured slower, the main thread idling meanwhile (docs/storage.md).
+    p.done(cols);
   }
 
   private ensureWorker(): Worker | undefined {
@@ -119,6 +106,8 @@ export class JsonOffload {
     if (Date.now() < this.retryAt) return undefined;
     let w: Worker;
     try {
+      // A small heap: the worker's garbage is beyond the main thread's memory governor, and the
+      // default heap added 10–20 MB to the peak RSS of the peers benchmark.
       w = new Worker(this.script, { smol: true });
     } catch (e) {
       this.lose(undefined, String(e));

@@ -183,7 +183,7 @@ describe("a collector that has used its worker", () => {
     try {
       const text = JSON.stringify(Array.from({ length: 600 }, (_, s) => ({ id: `c${s}`, data: [{ timestamp: T0, value: s }] })));
       expect(text.length).toBeGreaterThan(JSON_OFFLOAD_MIN_CHARS);
-      const col = await startTestCollector({}, dir);
+      const col = await startTestCollector({ "ingest-worker-min-body": JSON_OFFLOAD_MIN_CHARS }, dir);
       expect((await col.req("/svc/metrics/gauges/raw", { method: "POST", body: text, headers: { "Content-Type": "application/json" } })).status).toBe(200);
       expect(await (await col.req("/metrics")).text()).toMatch(/^outpost_collector_ingest_worker_bodies_total 1$/m);
       await col.close();
