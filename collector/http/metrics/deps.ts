@@ -1,10 +1,7 @@
-import type { PointsBus } from "../../events/points-bus.ts";
 import type { JsonOffload } from "../../metrics/json-offload.ts";
-import type { MetricsStore } from "../../store/metrics/types.ts";
+import type { WriteDeps } from "../../metrics/write-points.ts";
 
-export interface MetricsDeps {
-  store: MetricsStore;
-  bus: PointsBus;
+export interface MetricsDeps extends WriteDeps {
   version: string;
   defaultRetentionDays: number;
   now?: () => number;

@@ -88,6 +88,24 @@ describe("a collector parsing in the worker and one parsing on the main thread",
   });
 });
 
+describe("with --value-precision", () => {
+  it("the worker's columns are rounded as the main thread's points are", async () => {
+    const [worker, main] = await Promise.all([
+      startTestCollector({ "ingest-worker-min-body": 1, "value-precision": 3 }),
+      startTestCollector({ "ingest-worker-min-body": 0, "value-precision": 3 }),
+    ]);
+    try {
+      const text = JSON.stringify(IDS.map((id, s) => ({ id, data: Array.from({ length: 5 }, (_, i) => ({ timestamp: T0 + i * 1000, value: Math.PI * 10 ** (s - i) * (i % 2 ? -1 : 1) })) })));
+      for (const c of [worker, main]) expect((await c.req("/svc/metrics/gauges/raw", { method: "POST", tenant: "vp", body: text, headers: { "Content-Type": "application/json" } })).status).toBe(200);
+      const a = await readAll(worker, "vp", "gauge");
+      expect(a).toEqual(await readAll(main, "vp", "gauge"));
+      expect((a.m as { value: number }[])[0]!.value).toBe(3.14);
+    } finally {
+      await Promise.all([worker.close(), main.close()]);
+    }
+  });
+});
+
 describe("the worker thread", () => {
   let dir: string;
   let store: SqliteMetricsStore;
