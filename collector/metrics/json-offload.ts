@@ -6,10 +6,12 @@
  * anything but the normalized form, and a worker that fails, dies or does not answer in time
  * answers the same for the bodies it held, so the main thread then parses them as before: a
  * request is never lost and every 4xx stays as it was. One worker, started at the first large
- * body and kept; after one was lost, the next starts no sooner than `retryMs` later.
+ * body and kept (worker-slot.ts, shared with the PromQL offload); after one was lost, the next
+ * starts no sooner than `retryMs` later.
  */
 import type { Logger } from "../../src/log/logger.ts";
 import type { ColumnType, WriteColumns } from "../../src/metrics/write-columns.ts";
+import { WorkerSlot } from "./worker-slot.ts";
 
 export interface JsonRequest {
   id: number;
@@ -31,18 +33,17 @@ interface Waiting {
 }
 
 export class JsonOffload {
-  private worker: Worker | undefined;
+  private readonly slot: WorkerSlot<JsonReply>;
   private readonly waiting = new Map<number, Waiting>();
   private nextId = 1;
   private closed = false;
   private warned = false;
   private retryAt = 0;
-  /** Bodies the worker answered with columns, and workers lost (for tests and metrics). */
+  /** Bodies the worker answered with columns (for tests and the self-metrics). */
   parsed = 0;
-  lost = 0;
+  private lostCount = 0;
 
   private readonly log?: Logger;
-  private readonly script: URL;
   private readonly timeoutMs: number;
   private readonly retryMs: number;
   private readonly maxWaiting: number;
@@ -63,7 +64,14 @@ export class JsonOffload {
     } = {},
   ) {
     this.log = o.log;
-    this.script = o.script ?? new URL("./json-worker.ts", import.meta.url);
+    this.slot = new WorkerSlot<JsonReply>({
+      script: o.script ?? new URL("./json-worker.ts", import.meta.url),
+      // A small heap: the worker's garbage is beyond the main thread's memory governor, and the
+      // default heap added 10–20 MB to the peak RSS of the peers benchmark.
+      options: { smol: true },
+      onMessage: (m) => this.settle(m.id, m.cols),
+      onLost: (why) => this.workerLost(why),
+    });
     this.timeoutMs = o.timeoutMs ?? 10_000;
     this.retryMs = o.retryMs ?? 10_000;
     this.minChars = o.minChars ?? JSON_OFFLOAD_MIN_CHARS;
@@ -78,14 +86,14 @@ export class JsonOffload {
     const id = this.nextId++;
     return new Promise((resolve) => {
       const timer = setTimeout(() => {
-        if (this.waiting.has(id)) this.lose(w, `no answer within ${this.timeoutMs} ms`);
+        if (this.waiting.has(id)) this.slot.lose(w, `no answer within ${this.timeoutMs} ms`);
       }, this.timeoutMs);
       this.waiting.set(id, { done: resolve, timer });
       try {
         const req: JsonRequest = { id, type, text };
         w.postMessage(req);
       } catch (e) {
-        this.lose(w, String(e));
+        this.slot.lose(w, String(e));
       }
     });
   }
@@ -102,57 +110,41 @@ export class JsonOffload {
   }
 
   private ensureWorker(): Worker | undefined {
-    if (this.worker) return this.worker;
+    if (this.slot.current) return this.slot.current;
     if (Date.now() < this.retryAt) return undefined;
-    let w: Worker;
     try {
-      // A small heap: the worker's garbage is beyond the main thread's memory governor, and the
-      // default heap added 10–20 MB to the peak RSS of the peers benchmark.
-      w = new Worker(this.script, { smol: true });
+      return this.slot.get();
     } catch (e) {
-      this.lose(undefined, String(e));
+      this.workerLost(String(e));
       return undefined;
     }
-    // An idle worker does not keep the process alive; close() ends it.
-    w.unref();
-    w.onmessage = (ev: MessageEvent<JsonReply>) => this.settle(ev.data.id, ev.data.cols);
-    w.onerror = (ev) => this.lose(w, ev.message ?? "error");
-    w.addEventListener("close", () => this.lose(w, "exited"));
-    this.worker = w;
-    return w;
   }
 
-  /** The worker failed, died or hangs: it is ended, and the bodies it held are parsed on the main thread. */
-  private lose(w: Worker | undefined, why: string): void {
-    if (w && this.worker !== w) return;
-    this.worker = undefined;
-    w?.terminate();
-    if (!this.closed) {
-      this.lost++;
-      this.retryAt = Date.now() + this.retryMs;
-      // Once at warn: a worker that keeps failing would otherwise log at every retry.
-      if (!this.warned) this.log?.warn("JSON ingest worker ended; large bodies are parsed on the main thread meanwhile", { err: why });
-      else this.log?.debug("JSON ingest worker ended again", { err: why });
-      this.warned = true;
-    }
+  /** The worker failed, died or hangs (it is ended): the bodies it held are parsed on the main thread. */
+  private workerLost(why: string): void {
+    this.lostCount++;
+    this.retryAt = Date.now() + this.retryMs;
+    // Once at warn: a worker that keeps failing would otherwise log at every retry.
+    if (!this.warned) this.log?.warn("JSON ingest worker ended; large bodies are parsed on the main thread meanwhile", { err: why });
+    else this.log?.debug("JSON ingest worker ended again", { err: why });
+    this.warned = true;
     for (const id of [...this.waiting.keys()]) this.settle(id, undefined);
   }
 
   /** True while a worker thread exists. */
   get running(): boolean {
-    return this.worker !== undefined;
+    return this.slot.current !== undefined;
+  }
+
+  /** Workers lost so far (for tests and the self-metrics). */
+  get lost(): number {
+    return this.lostCount;
   }
 
   /** Ends the worker; bodies it held are parsed on the main thread. */
   async close(): Promise<void> {
     this.closed = true;
-    const w = this.worker;
-    this.worker = undefined;
     for (const id of [...this.waiting.keys()]) this.settle(id, undefined);
-    if (w) {
-      const exited = new Promise<void>((resolve) => w.addEventListener("close", () => resolve()));
-      w.terminate();
-      await exited;
-    }
+    await this.slot.close();
   }
 }
