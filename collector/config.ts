@@ -101,8 +101,8 @@ export const collectorOptions: OptionSpec[] = [
     kind: "size",
     min: 0,
     max: 4 * 1024 ** 3,
-    default: "0",
-    help: "gauge and counter JSON write bodies at least this large are parsed in a second thread (32KB suits a collector with a core to spare, see docs/storage.md, ingest); 0: every body on the main thread",
+    default: "32KB",
+    help: "gauge and counter JSON write bodies at least this large are parsed in a second thread (docs/storage.md, write path); 0: every body on the main thread",
   },
   {
     name: "memory-limit",

@@ -38,7 +38,7 @@ import { openPostgresInventoryStore } from "./store/inventory/postgres.ts";
 import { openSqliteInventoryStore } from "./store/inventory/sqlite.ts";
 import { openPostgresStorage, type PostgresStorage } from "./store/postgres.ts";
 import { createMetricsStore } from "./store/metrics/open.ts";
-import { JsonOffload } from "./metrics/json-offload.ts";
+import { JSON_OFFLOAD_MIN_CHARS, JsonOffload } from "./metrics/json-offload.ts";
 import { PromqlOffload } from "./metrics/promql-offload.ts";
 import { selfMetricNames, servePrometheus, storeSelfMetrics } from "./telemetry.ts";
 
@@ -159,8 +159,7 @@ async function startServices(values: OptionValues, ctx: ProgramContext | undefin
 
   const inventory = { store: inventoryStore, events: inventoryEvents };
   // Closed after the HTTP server stops (closers run in reverse): requests in flight fall back to the main thread.
-  // Off by default: on the 2-core benchmark machine, where the senders share the cores, it did not pay (docs/storage.md).
-  const workerMin = Number(values["ingest-worker-min-body"] ?? 0);
+  const workerMin = Number(values["ingest-worker-min-body"] ?? JSON_OFFLOAD_MIN_CHARS);
   const jsonOffload = workerMin > 0 ? new JsonOffload({ log: log.child("ingest"), minChars: workerMin }) : undefined;
   if (jsonOffload) closers.push(() => jsonOffload.close());
   const services: ServiceApps = {
