@@ -6,6 +6,8 @@
  *   sum by (host) (rate(bench_requests_total[5m])) the same, 50 hosts
  * each as query_range over HOURS hours at a 60 s step. Samples every SCRAPE_S seconds.
  * Defaults: 1,000 series × 24 h at 15 s (5.76 M samples). A quick check: SERIES=50 HOURS=2.
+ * SYSTEMS=Outpost (or VictoriaMetrics) runs one system; ONLY=sum runs the queries whose name
+ * contains "sum" (for a shorter look at one query, e.g. with COLLECTOR_PROFILE).
  * Each system runs as its own process with its own data folder and port; p50/p99 of RUNS
  * queries after a warm-up, no result caches (VictoriaMetrics gets nocache=1). Each query's
  * time includes reading and parsing the whole JSON response, as a client does. RSS is taken
@@ -24,10 +26,12 @@ const HOSTS = 50;
 const END = Math.floor(Date.now() / 60_000) * 60_000 - 60_000;
 const START = END - HOURS * 3_600_000;
 const POINTS = Math.floor((END - START) / (SCRAPE_S * 1000)) + 1;
-const QUERIES = {
+const ALL_QUERIES = {
   rate: "rate(bench_requests_total[5m])",
   "sum by (host)": "sum by (host) (rate(bench_requests_total[5m]))",
 };
+const QUERIES = Object.fromEntries(Object.entries(ALL_QUERIES).filter(([name]) => name.includes(process.env.ONLY ?? "")));
+const SYSTEMS = (process.env.SYSTEMS ?? "Outpost,VictoriaMetrics").split(",");
 
 /** Remote-write bodies: every series' samples in chunks of time, ~50k samples per request. */
 function* bodies(): Generator<Uint8Array> {
@@ -138,7 +142,8 @@ const installed = ["/usr/bin", "/usr/local/bin"].some((d) => existsSync(`${d}/vi
 console.log(`data: ${fmt(SERIES)} series × ${HOURS} h at ${SCRAPE_S} s = ${fmt(SERIES * POINTS)} samples, loaded by remote write; queries: query_range ${HOURS} h at 60 s step, ${RUNS} runs after 2 warm-ups`);
 if (!installed) console.log("(victoria-metrics is not installed: apt-get install victoria-metrics for the side-by-side figures)");
 const rows: string[][] = [];
-for (const start of installed ? [outpost, victoria] : [outpost]) {
+const starts = [...(SYSTEMS.includes("Outpost") ? [outpost] : []), ...(installed && SYSTEMS.includes("VictoriaMetrics") ? [victoria] : [])];
+for (const start of starts) {
   const sys = await start();
   try {
     const ingest = await load(sys);
