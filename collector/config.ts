@@ -134,6 +134,13 @@ export const collectorOptions: OptionSpec[] = [
     default: "64MB",
     help: "memory for stored metric chunks kept between reads, compressed as on disk (about 10 M points of host metrics in 64 MB); 0 disables it",
   },
+  {
+    name: "value-precision",
+    kind: "int",
+    min: 1,
+    max: 17,
+    help: "round gauge and counter values to this many significant decimal digits as they are written (smaller on disk, docs/storage.md); unset: stored exactly as sent",
+  },
   { name: "default-retention", kind: "int", min: 1, max: 36_500, default: 7, help: "days a data point is kept when neither metric nor tenant sets a retention" },
   { name: "smtp-host", kind: "string", default: "localhost", help: "SMTP server of the email action plugin, unless an action names one (mail.smtp.host)" },
   { name: "smtp-port", kind: "int", min: 1, max: 65535, default: 25, help: "port of that SMTP server (mail.smtp.port)" },

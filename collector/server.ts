@@ -122,6 +122,8 @@ async function startServices(values: OptionValues, ctx: ProgramContext | undefin
   const nodeName = pg ? nodeNameOf(values) : undefined;
   const keeper = pg && nodeName !== undefined ? await startLeases(pg.sql, log.child("leases"), nodeName) : undefined;
   if (keeper) closers.push(() => keeper.stop());
+  // Rounding of gauge and counter values at ingest (--value-precision), for every way points come in.
+  const valuePrecision = values["value-precision"] === undefined ? undefined : Number(values["value-precision"]);
   const chunkCacheBytes = Number(values["chunk-cache"] ?? 64 * 1024 ** 2);
   const metricsStore = createMetricsStore({ dataDir, synchronous, defaultRetentionDays, chunkCacheBytes, log: log.child("metrics-store"), health, sql: pg?.sql, ownership: keeper });
   closers.push(() => metricsStore.close());
@@ -156,7 +158,7 @@ async function startServices(values: OptionValues, ctx: ProgramContext | undefin
 
   const inventory = { store: inventoryStore, events: inventoryEvents };
   const services: ServiceApps = {
-    metrics: createMetricsApp({ store: metricsStore, bus, version: VERSION, defaultRetentionDays }),
+    metrics: createMetricsApp({ store: metricsStore, bus, valuePrecision, version: VERSION, defaultRetentionDays }),
     datamining: createDataminingApp({ forecasting: forecasting.service }),
     inventory: createInventoryApp({ inventory, log }),
     alerts: createAlertsApp({ alerting: alerting.service, heartbeatMs: Number(values["watch-heartbeat"] ?? 10_000), version: VERSION }),
@@ -194,8 +196,8 @@ async function startServices(values: OptionValues, ctx: ProgramContext | undefin
       servePrometheus(root, telemetry, selfTenant);
     },
     mounts: [
-      { prefixes: PROMETHEUS_PREFIXES, app: createPrometheusApp({ store: metricsStore, bus, version: OUTPOST_VERSION, offload: promqlOffload }, log.child("prometheus")) },
-      { prefixes: INFLUX_PREFIXES, app: createInfluxApp({ store: metricsStore, bus }, log.child("influx")) },
+      { prefixes: PROMETHEUS_PREFIXES, app: createPrometheusApp({ store: metricsStore, bus, valuePrecision, version: OUTPOST_VERSION, offload: promqlOffload }, log.child("prometheus")) },
+      { prefixes: INFLUX_PREFIXES, app: createInfluxApp({ store: metricsStore, bus, valuePrecision }, log.child("influx")) },
       ...(consoleApp ? [{ prefixes: [""], app: consoleApp }] : []),
     ],
     gate: security.gate,
@@ -229,6 +231,7 @@ async function startServices(values: OptionValues, ctx: ProgramContext | undefin
     inventory,
     alerting: alerting.service,
     bus,
+    valuePrecision,
     telemetry,
     log,
     health,

@@ -43,6 +43,8 @@ export interface IngestDeps {
   /** Agents' local triggers: pushed from it, and what they fire stored into it. */
   alerting?: IngestAlerting;
   bus: PointsBus;
+  /** --value-precision (write-points.ts). */
+  valuePrecision?: number;
   telemetry: Telemetry;
   log: Logger;
   /** The MQTT port is the default, not chosen: when it is taken, use a free one (quick start). */
@@ -116,6 +118,7 @@ export async function startIngest(values: OptionValues, deps: IngestDeps): Promi
     alerting,
     onAgentOnline: triggers && ((tenant, feed) => void triggers.agentOnline(tenant, feed)),
     bus: deps.bus,
+    valuePrecision: deps.valuePrecision,
     publish: (t, p) => transport.publish(t, p),
     prefix,
     enc,

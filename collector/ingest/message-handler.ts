@@ -28,6 +28,8 @@ export interface HandlerDeps {
   /** Told when an agent announces itself online (the trigger push hooks in here). */
   onAgentOnline?: (tenant: string, feed: string) => void;
   bus: PointsBus;
+  /** --value-precision (write-points.ts). */
+  valuePrecision?: number;
   publish(topic: string, payload: Uint8Array): Promise<void>;
   prefix: string;
   enc: Encoder;

@@ -116,17 +116,24 @@ export function requireReady(r: Readiness): MiddlewareHandler {
 }
 
 /**
- * Maps thrown errors to `{"errorMsg"}` responses; unexpected errors are logged. A write refused
- * by full storage is a 507 (an I/O failure a 503): the storage health has logged it already.
+ * The ApiError a store's failure stands for, undefined for other errors. A write refused by full
+ * storage is a 507 (an I/O failure or an unreachable database a 503): the storage health has
+ * logged it already. Every HTTP interface (Hawkular, Prometheus, Influx) answers these the same.
  */
-export function errorResponse(err: unknown, c: Context, log?: Logger): Response {
-  if (err instanceof ApiError) return c.json(err.details === undefined ? { errorMsg: err.message } : { errorMsg: err.message, details: err.details }, err.status, err.headers);
+export function storeApiError(err: unknown): ApiError | undefined {
   const storage = storageFailure(err);
-  if (storage) return c.json({ errorMsg: storageFailureMessage(storage) }, storage === "full" ? 507 : 503);
+  if (storage) return new ApiError(storage === "full" ? 507 : 503, storageFailureMessage(storage));
   // Damaged stored data: refused (the store has logged which metric), never answered with wrong points.
-  if (err instanceof CorruptDataError) return c.json({ errorMsg: err.message }, 503);
+  if (err instanceof CorruptDataError) return new ApiError(503, err.message);
   const rejectedText = postgresRejectedText(err);
-  if (rejectedText) return c.json({ errorMsg: rejectedText }, 400);
+  if (rejectedText) return new ApiError(400, rejectedText);
+  return undefined;
+}
+
+/** Maps thrown errors to `{"errorMsg"}` responses; unexpected errors are logged. */
+export function errorResponse(err: unknown, c: Context, log?: Logger): Response {
+  const api = err instanceof ApiError ? err : storeApiError(err);
+  if (api) return c.json(api.details === undefined ? { errorMsg: api.message } : { errorMsg: api.message, details: api.details }, api.status, api.headers);
   if (isZodError(err)) return c.json({ errorMsg: describeIssues(err, "input") }, 400);
   if (err instanceof SyntaxError) return c.json({ errorMsg: `Malformed JSON: ${err.message}` }, 400);
   const e = err as Error;

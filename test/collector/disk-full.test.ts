@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { body, startTestCollector, type TestCollector } from "../helpers/collector.ts";
 import { SmallDisk } from "../helpers/full-disk.ts";
 import { waitFor } from "../helpers/ports.ts";
+import { REMOTE_WRITE_HEADERS, remoteWriteBody } from "../helpers/remote-write.ts";
 
 const cleanups: (() => void | Promise<void>)[] = [];
 afterEach(async () => {
@@ -39,6 +40,18 @@ describe("collector HTTP on a full disk", () => {
     const trigger = await col.req("/svc/alerts/triggers", { method: "POST", json: { id: "new-trigger", name: "n", description: "d".repeat(20_000) } });
     expect(trigger.status).toBe(507);
     expect((await body(trigger)).errorMsg).toMatch(/Storage is full/);
+    // The Influx and remote-write routes answer the same 507 in their own error bodies (Influx's
+    // {"error"}, Prometheus' envelope), not a 500: their senders retry it.
+    for (const path of ["/write?db=x", "/api/v2/write?org=o&bucket=b"]) {
+      const influx = await col.req(path, { method: "POST", body: `full_m,host=h${path.length} v=1.5 ${(T0 + written) * 1e6}` });
+      expect(influx.status, path).toBe(507);
+      const b = await body(influx);
+      expect(b.error).toMatch(/Storage is full/);
+      expect(b.errorMsg).toBe(b.error);
+    }
+    const rw = await col.req("/api/v1/write", { method: "POST", headers: REMOTE_WRITE_HEADERS, body: remoteWriteBody([{ labels: { __name__: "full_rw", job: "j" }, samples: [[T0 + written, 2]] }]) });
+    expect(rw.status).toBe(507);
+    expect(await body(rw)).toMatchObject({ status: "error", errorType: "internal", errorMsg: expect.stringMatching(/Storage is full/) });
     expect(await scrape(col, "outpost_collector_storage_full")).toBe(1);
     // Every acknowledged point is still read back.
     const read = await col.req(`/svc/metrics/gauges/g/raw?start=${T0}&end=${T0 + written}&limit=${written * 2}&order=ASC`);

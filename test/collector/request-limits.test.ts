@@ -53,6 +53,16 @@ describe("request body limit", () => {
     expect(sent).toBeLessThan(64 * MAX_BODY);
   });
 
+  it("answers 413 on the Influx and remote-write routes too, in their own error bodies", async () => {
+    const big = new Uint8Array(MAX_BODY + 1).fill(0x61);
+    const influx = await col.req("/write?db=x", { method: "POST", body: big });
+    expect(influx.status).toBe(413);
+    expect((await body(influx)).error).toMatch(/--max-request-body/);
+    const rw = await col.req("/api/v1/write", { method: "POST", body: big, headers: { "Content-Encoding": "snappy", "Content-Type": "application/x-protobuf" } });
+    expect(rw.status).toBe(413);
+    expect(await body(rw)).toMatchObject({ status: "error", errorType: "bad_data", errorMsg: expect.stringMatching(/--max-request-body/) });
+  });
+
   it("answers 503 when the bodies received at once would exceed four times the limit, and accepts again after", async () => {
     // Five requests that declare the full limit and send slowly: four fit the budget, the fifth does not.
     const held: ReturnType<typeof connect>[] = [];

@@ -8,6 +8,7 @@ import { Hono } from "hono";
 import { isPrecision, LineProtocolError, parseLineProtocol } from "../../../src/influx/line-protocol.ts";
 import { bodyLimitOf, readBodyBytes } from "../../../src/http/body-limit.ts";
 import { ApiError } from "../../../src/http/errors.ts";
+import { storeApiError } from "../../../src/http/service.ts";
 import type { Logger } from "../../../src/log/logger.ts";
 import { type ForeignSeries, writeForeignSeries } from "../../metrics/foreign-writes.ts";
 import type { WriteDeps } from "../../metrics/write-points.ts";
@@ -16,7 +17,7 @@ import { resolveTenant } from "../prometheus/tenant.ts";
 
 export const INFLUX_PREFIXES = ["/influx/:tenant", ""] as const;
 
-function influxError(message: string, status: 400 | 413 | 415 | 500 | 503 = 400, headers?: Record<string, string>): Response {
+function influxError(message: string, status: ApiError["status"] = 400, headers?: Record<string, string>): Response {
   return new Response(JSON.stringify({ error: message, errorMsg: message }), { status, headers: { "Content-Type": "application/json", ...headers } });
 }
 
@@ -59,9 +60,11 @@ export function createInfluxApp(deps: WriteDeps & { now?: () => number }, log: L
   app.get("/ping", (c) => c.body(null, 204));
   app.onError((err, c) => {
     if (err instanceof LineProtocolError) return influxError(err.message);
-    if (err instanceof PromApiError || (err instanceof ApiError && err.status < 500)) return influxError(err.message, err instanceof ApiError ? (err.status as 400) : 400);
-    // Refusals to retry (bodies over the memory budget or limit) keep their 503 and Retry-After.
-    if (err instanceof ApiError && err.status === 503) return influxError(err.message, 503, err.headers);
+    if (err instanceof PromApiError) return influxError(err.message);
+    // Every refusal keeps its status and headers (a 507 on a full disk, a 503 with Retry-After over
+    // the memory budget, a 400 for text PostgreSQL cannot hold): a 500 would hide the cause.
+    const api = err instanceof ApiError ? err : storeApiError(err);
+    if (api) return influxError(api.message, api.status, api.headers);
     log.error("influx write failed", { path: c.req.path, err: (err as Error)?.stack ?? String(err) });
     return influxError(`internal error: ${(err as Error)?.message ?? String(err)}`, 500);
   });

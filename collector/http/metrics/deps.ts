@@ -1,9 +1,6 @@
-import type { PointsBus } from "../../events/points-bus.ts";
-import type { MetricsStore } from "../../store/metrics/types.ts";
+import type { WriteDeps } from "../../metrics/write-points.ts";
 
-export interface MetricsDeps {
-  store: MetricsStore;
-  bus: PointsBus;
+export interface MetricsDeps extends WriteDeps {
   version: string;
   defaultRetentionDays: number;
   now?: () => number;

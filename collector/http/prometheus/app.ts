@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import { ApiError } from "../../../src/http/errors.ts";
+import { storeApiError } from "../../../src/http/service.ts";
 import type { Logger } from "../../../src/log/logger.ts";
-import { CorruptDataError } from "../../../src/sqlite/corrupt-data.ts";
 import type { PrometheusDeps } from "./deps.ts";
 import { metadataRoutes } from "./metadata-routes.ts";
 import { queryRoutes } from "./query-routes.ts";
@@ -22,15 +22,13 @@ export function createPrometheusApp(deps: PrometheusDeps, log: Logger): Hono {
   writeRoutes(app, deps);
   app.onError((err, c) => {
     if (err instanceof PromApiError) return respondError(c, err.type, err.message);
-    if (err instanceof CorruptDataError) return respondError(c, "unavailable", err.message);
-    if (err instanceof ApiError) {
-      // Statuses clients act on (415, and the refusals of docs/security.md) keep their code.
-      if (err.status === 415 || err.status === 401 || err.status === 403 || err.status === 429) {
-        return c.json({ status: "error", errorType: "bad_data", error: err.message, errorMsg: err.message }, err.status);
-      }
-      // Refusals to retry (request bodies over the memory budget or limit) stay 503, with their Retry-After.
-      if (err.status === 503) return respondError(c, "unavailable", err.message, err.headers);
-      return respondError(c, err.status >= 500 ? "internal" : "bad_data", err.message);
+    // Every refusal keeps its status and headers (a 507 on a full disk, 413, 415, the refusals of
+    // docs/security.md, a 503 with Retry-After over the memory budget, damaged data): a 500 or a
+    // 400 instead would hide the cause from the sender and its operator.
+    const api = err instanceof ApiError ? err : storeApiError(err);
+    if (api) {
+      const type = api.status === 503 ? "unavailable" : api.status >= 500 ? "internal" : api.status === 404 ? "not_found" : "bad_data";
+      return respondError(c, type, api.message, api.headers, api.status);
     }
     log.error("prometheus API request failed", { path: c.req.path, err: (err as Error)?.stack ?? String(err) });
     return respondError(c, "internal", `internal error: ${(err as Error)?.message ?? String(err)}`);

@@ -1,10 +1,7 @@
-import type { PointsBus } from "../../events/points-bus.ts";
-import type { MetricsStore } from "../../store/metrics/types.ts";
+import type { WriteDeps } from "../../metrics/write-points.ts";
 import type { Offload } from "../../../src/promql/offload.ts";
 
-export interface PrometheusDeps {
-  store: MetricsStore;
-  bus: PointsBus;
+export interface PrometheusDeps extends WriteDeps {
   /** Outpost's version, reported by buildinfo. */
   version: string;
   now?: () => number;

@@ -23,9 +23,10 @@ export function errorBody(type: ErrorType, message: string): { status: number; b
   return { status: STATUS[type], body: JSON.stringify({ status: "error", errorType: type, error: message, errorMsg: message }) };
 }
 
-export function respondError(c: Context, type: ErrorType, message: string, headers?: Record<string, string>): Response {
-  const { status, body } = errorBody(type, message);
-  return c.body(body, status as 400, { "Content-Type": "application/json", ...headers });
+/** `status` overrides the type's own (an ApiError's status, e.g. 507 or 415, in the envelope). */
+export function respondError(c: Context, type: ErrorType, message: string, headers?: Record<string, string>, status?: number): Response {
+  const e = errorBody(type, message);
+  return c.body(e.body, (status ?? e.status) as 400, { "Content-Type": "application/json", ...headers });
 }
 
 /** A success envelope around already-serialized `data`. */
