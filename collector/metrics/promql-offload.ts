@@ -13,7 +13,7 @@ import type { Offload, OffloadJob, OffloadResult } from "../../src/promql/offloa
 import type { SeriesRef } from "../../src/promql/values.ts";
 import type { Logger } from "../../src/log/logger.ts";
 import type { StoreSeriesRef } from "./prometheus-source.ts";
-import { type OffloadReply, type OffloadRequest, packSlice, SLICE_FREE, SLICE_TAKEN_BACK, type SliceSeries } from "./promql-wire.ts";
+import { type OffloadReply, type OffloadRequest, packSlice, SLICE_FREE, SLICE_TAKEN_BACK, type SliceSeries, transferables } from "./promql-wire.ts";
 import { WorkerSlot } from "./worker-slot.ts";
 
 /** Series a slice (a message to the worker, the unit taken back) holds. */
@@ -102,7 +102,7 @@ export class PromqlOffload implements Offload {
         series.push({ labels: r.labels, parts });
       }
       const request: OffloadRequest = { id, job: first ? { expr, t, state } : undefined, at, series: packSlice(series) };
-      this.slot.get().postMessage(request, [request.series!.bytes]);
+      this.slot.get().postMessage(request, transferables(request.series!));
       first = false;
       from = at;
       return true;

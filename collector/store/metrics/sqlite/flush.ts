@@ -37,6 +37,8 @@ export function flushDue(s: StoreState, force = false): void {
  */
 function flush(s: StoreState, due: SeriesMeta[]): void {
   s.chunkEpoch++;
+  /** The chunks written, for the kept chunk lists once committed: sid, cid, start_ts, end_ts, expires_at. */
+  const added: number[] = [];
   s.db.transaction(() => {
     for (const m of due) {
       const h = m.head!;
@@ -52,7 +54,8 @@ function flush(s: StoreState, due: SeriesMeta[]): void {
       };
       for (const [a, b] of chunkPieces(run.ts, s.opts.chunkPoints)) {
         const part: Run = { ts: run.ts.subarray(a, b), nums: run.nums?.subarray(a, b), strs: run.strs?.slice(a, b), tags: run.tags?.slice(a, b) };
-        s.st.insertChunk.run(m.sid, run.ts[a]!, run.ts[b - 1]!, b - a, expiresAt, encodeChunkBlock(part));
+        const r = s.st.insertChunk.run(m.sid, run.ts[a]!, run.ts[b - 1]!, b - a, expiresAt, encodeChunkBlock(part));
+        added.push(m.sid, Number(r.lastInsertRowid), run.ts[a]!, run.ts[b - 1]!, expiresAt);
       }
       // Only a known mark moves: an unknown one is read from the table when needed. Set
       // before the commit, a failed one leaves it too high, which costs a lookup, never a point.
@@ -61,6 +64,7 @@ function flush(s: StoreState, due: SeriesMeta[]): void {
     }
     truncateLog(s, new Set(due));
   })();
+  for (let k = 0; k < added.length; k += 5) s.lists.added(added[k]!, added[k + 1]!, added[k + 2]!, added[k + 3]!, added[k + 4]!);
   for (const m of due) {
     m.flushedSeq = m.head!.lastSeq;
     s.headPoints -= m.head!.length;

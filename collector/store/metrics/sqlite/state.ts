@@ -7,6 +7,7 @@ import { openDatabase } from "../../../../src/sqlite/open.ts";
 import { reportingFailures, type StorageHealth } from "../../../../src/sqlite/storage-health.ts";
 import { ChunkCache } from "../chunk-cache.ts";
 import type { WriteColumns } from "../../../../src/metrics/write-columns.ts";
+import { ChunkLists } from "./chunk-lists.ts";
 import type { SeriesHead } from "../head.ts";
 import { METRICS_DB } from "./schema.ts";
 
@@ -23,6 +24,8 @@ export interface SqliteMetricsStoreOptions {
   maxHeadPoints?: number;
   /** Memory for decoded chunks kept between reads, in bytes (0 disables). */
   chunkCacheBytes?: number;
+  /** Chunks whose place (series, range, expiry) is kept in memory between queries (chunk-lists.ts). */
+  chunkListChunks?: number;
   /** Period of the background flush and retention work. */
   maintenanceIntervalMs?: number;
   /** Told of failed writes (full disk...), and probes this database until it takes writes again. */
@@ -88,7 +91,7 @@ function prepare(db: Database) {
     // The chunk lists of LIST_BATCH series at once (padded with sid -1): one statement instead
     // of one a series; the expiry is checked by the reader (batch-reads.ts).
     selectChunkLists: q(
-      `SELECT sid, cid, end_ts, expires_at FROM chunks WHERE sid IN (${Array(LIST_BATCH).fill("?").join(", ")}) AND start_ts >= ? AND start_ts < ? AND end_ts >= ? ORDER BY sid, cid`,
+      `SELECT sid, cid, start_ts, end_ts, expires_at FROM chunks WHERE sid IN (${Array(LIST_BATCH).fill("?").join(", ")}) AND start_ts >= ? AND start_ts < ? ORDER BY sid, cid`,
     ),
     selectChunkMax: q("SELECT max(end_ts) AS m FROM chunks WHERE sid = ?"),
     selectChunk: q("SELECT format, n, body, ts, vals, tags FROM chunks WHERE cid = ?"),
@@ -132,6 +135,8 @@ export class StoreState {
   readonly corruptChunks = new Set<number>();
   /** Changes whenever chunks are added or deleted: chunk lists looked up before are stale. */
   chunkEpoch = 0;
+  /** Chunk lists of series kept between queries, kept exact by flush, retention and deletes. */
+  readonly lists: ChunkLists;
   /** Whether chunks written before schema version 2 (no expires_at) may remain. */
   legacyChunks = false;
   readonly now: () => number;
@@ -151,7 +156,9 @@ export class StoreState {
       maintenanceIntervalMs: 1000,
       chunkCacheBytes: 64 * 1024 * 1024,
       ...opts,
+      chunkListChunks: opts.chunkListChunks ?? 200_000,
     };
+    this.lists = new ChunkLists(this.opts.chunkListChunks);
     this.now = opts.now ?? Date.now;
     this.cache = new ChunkCache(this.opts.chunkCacheBytes - Math.floor(this.opts.chunkCacheBytes / 4));
     this.hot = new ChunkCache(Math.floor(this.opts.chunkCacheBytes / 4));

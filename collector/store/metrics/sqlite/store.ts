@@ -153,6 +153,11 @@ export class SqliteMetricsStore implements MetricsStore {
     return seriesReader(this.s, tenant, series, start, end);
   }
 
+  /** The chunk lists kept between queries: chunks and series held, statements run (for tests). */
+  chunkLists(): { chunks: number; series: number; lookups: number } {
+    return { ...this.s.lists.size, lookups: this.s.lists.lookups };
+  }
+
   /** Flushes heads that are big or old enough (all of them with `force`). */
   flushDue(force = false): void {
     flushDue(this.s, force);
