@@ -11,7 +11,7 @@
  */
 import type { Logger } from "../../src/log/logger.ts";
 import type { ColumnType, WriteColumns } from "../../src/metrics/write-columns.ts";
-import { WorkerSlot } from "./worker-slot.ts";
+import { WorkerSlot, workerScript } from "./worker-slot.ts";
 
 export interface JsonRequest {
   id: number;
@@ -65,7 +65,7 @@ export class JsonOffload {
   ) {
     this.log = o.log;
     this.slot = new WorkerSlot<JsonReply>({
-      script: o.script ?? new URL("./json-worker.ts", import.meta.url),
+      script: o.script ?? workerScript("json-worker.ts"),
       // A small heap: the worker's garbage is beyond the main thread's memory governor, and the
       // default heap added 10–20 MB to the peak RSS of the peers benchmark.
       options: { smol: true },

@@ -14,7 +14,7 @@ import type { SeriesRef } from "../../src/promql/values.ts";
 import type { Logger } from "../../src/log/logger.ts";
 import type { StoreSeriesRef } from "./prometheus-source.ts";
 import { type OffloadReply, type OffloadRequest, packSlice, SLICE_FREE, SLICE_TAKEN_BACK, type SliceSeries, transferables } from "./promql-wire.ts";
-import { WorkerSlot } from "./worker-slot.ts";
+import { WorkerSlot, workerScript } from "./worker-slot.ts";
 
 /** Series a slice (a message to the worker, the unit taken back) holds. */
 const SLICE = 32;
@@ -53,7 +53,7 @@ export class PromqlOffload implements Offload {
     this.log = o.log;
     this.takeBack = o.takeBack ?? true;
     this.slot = new WorkerSlot<OffloadReply>({
-      script: o.script ?? new URL("./promql-worker.ts", import.meta.url),
+      script: o.script ?? workerScript("promql-worker.ts"),
       onMessage: (m) => {
         if (m.ok) this.settle(m.id, { slices: m.slices, series: m.series, samples: m.samples });
         else {

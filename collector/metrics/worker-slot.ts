@@ -4,13 +4,22 @@
  * and reported once to its owner, which answers "not done" for the work it held; the next
  * use starts another. close() ends it for good and waits until its thread has exited.
  */
+/**
+ * The script of a worker thread under collector/metrics/: its own file when run from source; in
+ * the single-file binary, the entry point bundled beside collector/main.ts (deploy/release/
+ * binaries.ts lists it), which Bun resolves by its path from the collector folder.
+ */
+export function workerScript(file: string): URL | string {
+  return import.meta.url.includes("$bunfs") ? `./metrics/${file}` : new URL(`./${file}`, import.meta.url);
+}
+
 export class WorkerSlot<Reply> {
   private worker: Worker | undefined;
   private isClosed = false;
 
   constructor(
     private readonly o: {
-      script: URL;
+      script: URL | string;
       options?: WorkerOptions;
       onMessage: (reply: Reply) => void;
       /** The current worker was ended (failed, exited, or lose() was called); not called after close(). */
