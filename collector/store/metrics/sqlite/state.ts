@@ -6,6 +6,7 @@ import { migrate } from "../../../../src/sqlite/migrations.ts";
 import { openDatabase } from "../../../../src/sqlite/open.ts";
 import { reportingFailures, type StorageHealth } from "../../../../src/sqlite/storage-health.ts";
 import { ChunkCache } from "../chunk-cache.ts";
+import type { WriteColumns } from "../../../../src/metrics/write-columns.ts";
 import { ChunkLists } from "./chunk-lists.ts";
 import type { SeriesHead } from "../head.ts";
 import { METRICS_DB } from "./schema.ts";
@@ -53,9 +54,11 @@ export interface SeriesMeta {
   headFirstSeq: number;
 }
 
+/** A write waiting for the group commit: its points as objects or as columns. */
 export interface PendingWrite {
   tenant: string;
-  writes: MetricWrite[];
+  writes?: MetricWrite[];
+  cols?: WriteColumns;
   resolve: () => void;
   reject: (e: unknown) => void;
 }
@@ -63,6 +66,7 @@ export interface PendingWrite {
 export const WINDOW_MS = DAY_MS;
 export const isNumeric = (t: MetricType) => t !== "string";
 export const key = (tenant: string, type: MetricType, id: string) => `${tenant}\u0000${type}\u0000${id}`;
+export const kindKey = (tenant: string, type: MetricType) => `${tenant}\u0000${type}`;
 
 /** Series whose chunk lists one statement looks up (selectChunkLists). */
 export const LIST_BATCH = 32;
@@ -111,6 +115,11 @@ export class StoreState {
   readonly db: Database;
   readonly st: ReturnType<typeof prepare>;
   readonly series = new Map<string, SeriesMeta>();
+  /**
+   * The same series by `kindKey(tenant, type)`, then id: the commit looks a write group's
+   * series up without building one key string per series (a few percent of ingest CPU).
+   */
+  readonly byKind = new Map<string, Map<string, SeriesMeta>>();
   readonly bySid = new Map<number, SeriesMeta>();
   readonly byTenant = new Map<string, Set<SeriesMeta>>();
   readonly tenants = new Map<string, Tenant>();
@@ -176,6 +185,10 @@ export class StoreState {
 
   register(m: SeriesMeta): void {
     this.series.set(key(m.tenant, m.type, m.id), m);
+    const k = kindKey(m.tenant, m.type);
+    let ids = this.byKind.get(k);
+    if (!ids) this.byKind.set(k, (ids = new Map()));
+    ids.set(m.id, m);
     this.bySid.set(m.sid, m);
     let set = this.byTenant.get(m.tenant);
     if (!set) this.byTenant.set(m.tenant, (set = new Set()));
@@ -184,6 +197,7 @@ export class StoreState {
 
   unregister(m: SeriesMeta): void {
     this.series.delete(key(m.tenant, m.type, m.id));
+    this.byKind.get(kindKey(m.tenant, m.type))?.delete(m.id);
     this.bySid.delete(m.sid);
     this.byTenant.get(m.tenant)?.delete(m);
   }

@@ -1,4 +1,5 @@
 import type { MetricDefinition, MetricType, MetricWrite, Tags, Tenant } from "../../../../src/metrics/model.ts";
+import type { WriteColumns } from "../../../../src/metrics/write-columns.ts";
 import type { ReadBuffers } from "../../../../src/promql/values.ts";
 import type { CreateResult, MetricFilter, MetricsMemory, MetricsStore, NumericSeries, PointColumns, RawQuery, SeriesEntry, SeriesReader } from "../types.ts";
 import * as defs from "./definitions.ts";
@@ -8,7 +9,7 @@ import { seriesReader } from "./batch-reads.ts";
 import { readParts, readRaw, readSeries } from "./reads.ts";
 import { enforceRetention, maintain } from "./retention.ts";
 import { key, type SqliteMetricsStoreOptions, StoreState } from "./state.ts";
-import { replayLog, write } from "./writes.ts";
+import { replayLog, write, writeColumns } from "./writes.ts";
 
 export type { SqliteMetricsStoreOptions } from "./state.ts";
 
@@ -130,6 +131,10 @@ export class SqliteMetricsStore implements MetricsStore {
 
   write(tenant: string, writes: MetricWrite[]): Promise<void> {
     return write(this.s, tenant, writes);
+  }
+
+  writeColumns(tenant: string, cols: WriteColumns): Promise<void> {
+    return writeColumns(this.s, tenant, cols);
   }
 
   async readRaw(tenant: string, type: MetricType, id: string, q: RawQuery): Promise<PointColumns> {
