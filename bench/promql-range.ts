@@ -6,6 +6,10 @@
  *   sum by (host) (rate(bench_requests_total[5m])) the same, 50 hosts
  * each as query_range over HOURS hours at a 60 s step. Samples every SCRAPE_S seconds.
  * Defaults: 1,000 series × 24 h at 15 s (5.76 M samples). A quick check: SERIES=50 HOURS=2.
+ * SYSTEMS=Outpost (or VictoriaMetrics) runs one system; ONLY=sum runs the queries whose name
+ * contains "sum" (for a shorter look at one query, e.g. with COLLECTOR_PROFILE).
+ * "CPU/query" is the system's CPU time per query (all threads; for Outpost also its main
+ * thread's): on a shared machine it moves far less with the load than the latencies do.
  * Each system runs as its own process with its own data folder and port; p50/p99 of RUNS
  * queries after a warm-up, no result caches (VictoriaMetrics gets nocache=1). Each query's
  * time includes reading and parsing the whole JSON response, as a client does. RSS is taken
@@ -13,7 +17,8 @@
  */
 import { existsSync } from "node:fs";
 import { compressSync } from "snappy";
-import { fmt, freePort, latency, rssMB, startCollectorProcess, tempDir } from "./_lib.ts";
+import { readFileSync } from "node:fs";
+import { cpuSeconds, fmt, freePort, latency, rssMB, startCollectorProcess, tempDir } from "./_lib.ts";
 import { encodeWriteRequest } from "../test/helpers/remote-write.ts";
 
 const SERIES = Number(process.env.SERIES ?? 1000);
@@ -24,10 +29,18 @@ const HOSTS = 50;
 const END = Math.floor(Date.now() / 60_000) * 60_000 - 60_000;
 const START = END - HOURS * 3_600_000;
 const POINTS = Math.floor((END - START) / (SCRAPE_S * 1000)) + 1;
-const QUERIES = {
+const ALL_QUERIES = {
   rate: "rate(bench_requests_total[5m])",
   "sum by (host)": "sum by (host) (rate(bench_requests_total[5m]))",
 };
+const QUERIES = Object.fromEntries(Object.entries(ALL_QUERIES).filter(([name]) => name.includes(process.env.ONLY ?? "")));
+const SYSTEMS = (process.env.SYSTEMS ?? "Outpost,VictoriaMetrics").split(",");
+
+/** CPU seconds of a process' main thread (its task with the process' id), from /proc. */
+function mainThreadCpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/task/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
 
 /** Remote-write bodies: every series' samples in chunks of time, ~50k samples per request. */
 function* bodies(): Generator<Uint8Array> {
@@ -138,15 +151,20 @@ const installed = ["/usr/bin", "/usr/local/bin"].some((d) => existsSync(`${d}/vi
 console.log(`data: ${fmt(SERIES)} series × ${HOURS} h at ${SCRAPE_S} s = ${fmt(SERIES * POINTS)} samples, loaded by remote write; queries: query_range ${HOURS} h at 60 s step, ${RUNS} runs after 2 warm-ups`);
 if (!installed) console.log("(victoria-metrics is not installed: apt-get install victoria-metrics for the side-by-side figures)");
 const rows: string[][] = [];
-for (const start of installed ? [outpost, victoria] : [outpost]) {
+const starts = [...(SYSTEMS.includes("Outpost") ? [outpost] : []), ...(installed && SYSTEMS.includes("VictoriaMetrics") ? [victoria] : [])];
+for (const start of starts) {
   const sys = await start();
   try {
     const ingest = await load(sys);
     const rssLoaded = rssMB(sys.pid);
     for (const [name, q] of Object.entries(QUERIES)) {
       const series = await queryOnce(sys, q);
+      const cpu0 = cpuSeconds(sys.pid);
+      const main0 = mainThreadCpuSeconds(sys.pid);
       const lat = await latency(() => queryOnce(sys, q), RUNS, 2);
-      rows.push([sys.name, name, fmt(series), `${lat.p50.toFixed(1)} ms`, `${lat.p99.toFixed(1)} ms`]);
+      const perQuery = (s: number) => `${((s * 1000) / (RUNS + 2)).toFixed(0)}`;
+      const cpu = perQuery(cpuSeconds(sys.pid) - cpu0) + (sys.name === "Outpost" ? ` (main ${perQuery(mainThreadCpuSeconds(sys.pid) - main0)})` : "");
+      rows.push([sys.name, name, fmt(series), `${lat.p50.toFixed(1)} ms`, `${lat.p99.toFixed(1)} ms`, `${cpu} ms`]);
     }
     rows.push([sys.name, "(ingest by remote write)", `${fmt(ingest)} samples/s`, "", ""]);
     // Before and after the queries: what the query path itself keeps (or leaves behind).
@@ -155,6 +173,6 @@ for (const start of installed ? [outpost, victoria] : [outpost]) {
     await sys.stop();
   }
 }
-const widths = [18, 26, 22, 12, 14];
-console.log(`\n${["system", "query", "series returned", "p50", "p99"].map((h, i) => h.padEnd(widths[i]!)).join("")}`);
+const widths = [18, 26, 22, 12, 12, 18];
+console.log(`\n${["system", "query", "series returned", "p50", "p99", "CPU/query"].map((h, i) => h.padEnd(widths[i]!)).join("")}`);
 for (const r of rows) console.log(r.map((c, i) => c.padEnd(widths[i]!)).join(""));

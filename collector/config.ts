@@ -97,6 +97,14 @@ export const collectorOptions: OptionSpec[] = [
     help: "resident memory above which the collector collects garbage eagerly while HTTP bodies and MQTT batches arrive, metric chunks are sealed or read (at most once per 8 MB of them); 0 leaves it to the runtime",
   },
   {
+    name: "ingest-worker-min-body",
+    kind: "size",
+    min: 0,
+    max: 4 * 1024 ** 3,
+    default: "32KB",
+    help: "gauge and counter JSON write bodies at least this large are parsed in a second thread (docs/storage.md, write path); 0: every body on the main thread",
+  },
+  {
     name: "memory-limit",
     kind: "size",
     min: 0,

@@ -76,8 +76,8 @@ export function startSelfMonitoring(o: {
   const ingested = t.counters("outpost_collector_points_ingested_total", "data points committed to the store, by the path they came in on (http, mqtt)", ["path"]);
   for (const path of ["http", "mqtt"]) ingested.with({ path });
   const unsubscribe = o.bus.subscribe((p) => {
-    let n = 0;
-    for (const w of p.writes) n += w.points.length;
+    let n = p.points ?? 0;
+    if (p.points === undefined) for (const w of p.writes) n += w.points.length;
     ingested.with({ path: p.origin.split(":")[0]! }).inc(n);
   });
 

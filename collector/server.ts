@@ -38,6 +38,7 @@ import { openPostgresInventoryStore } from "./store/inventory/postgres.ts";
 import { openSqliteInventoryStore } from "./store/inventory/sqlite.ts";
 import { openPostgresStorage, type PostgresStorage } from "./store/postgres.ts";
 import { createMetricsStore } from "./store/metrics/open.ts";
+import { JSON_OFFLOAD_MIN_CHARS, JsonOffload } from "./metrics/json-offload.ts";
 import { PromqlOffload } from "./metrics/promql-offload.ts";
 import { selfMetricNames, servePrometheus, storeSelfMetrics } from "./telemetry.ts";
 
@@ -162,8 +163,12 @@ async function startServices(values: OptionValues, ctx: ProgramContext | undefin
   closers.push(() => alerting.close());
 
   const inventory = { store: inventoryStore, events: inventoryEvents };
+  // Closed after the HTTP server stops (closers run in reverse): requests in flight fall back to the main thread.
+  const workerMin = Number(values["ingest-worker-min-body"] ?? JSON_OFFLOAD_MIN_CHARS);
+  const jsonOffload = workerMin > 0 ? new JsonOffload({ log: log.child("ingest"), minChars: workerMin }) : undefined;
+  if (jsonOffload) closers.push(() => jsonOffload.close());
   const services: ServiceApps = {
-    metrics: createMetricsApp({ store: metricsStore, bus, valuePrecision, version: VERSION, defaultRetentionDays }),
+    metrics: createMetricsApp({ store: metricsStore, bus, valuePrecision, version: VERSION, defaultRetentionDays, jsonOffload }),
     datamining: createDataminingApp({ forecasting: forecasting.service }),
     inventory: createInventoryApp({ inventory, log }),
     alerts: createAlertsApp({ alerting: alerting.service, heartbeatMs: Number(values["watch-heartbeat"] ?? 10_000), version: VERSION }),
@@ -178,6 +183,10 @@ async function startServices(values: OptionValues, ctx: ProgramContext | undefin
   const maxBody = Number(values["max-request-body"] ?? 32 * 1024 ** 2);
   const bodies = { maxBytes: maxBody, budget: new BodyBudget(4 * maxBody), option: "--max-request-body", memory };
   telemetry.counterFrom("outpost_collector_memory_collections_total", "garbage collections run because resident memory was above --memory-target", () => memory.collections);
+  if (jsonOffload) {
+    telemetry.counterFrom("outpost_collector_ingest_worker_bodies_total", "JSON write bodies parsed into columns by the ingest worker thread (--ingest-worker-min-body)", () => jsonOffload.parsed);
+    telemetry.counterFrom("outpost_collector_ingest_worker_lost_total", "ingest worker threads that failed, died or hung (their bodies were parsed on the main thread)", () => jsonOffload.lost);
+  }
   telemetry.counterFrom("outpost_collector_memory_refusals_total", "HTTP request bodies refused with 503 because resident memory was above --memory-limit", () => memory.refused);
   telemetry.gauge("outpost_collector_request_body_bytes", "bytes of HTTP request bodies being received or handled now (at most 4 × --max-request-body)", () => bodies.budget.inUse);
   const selfTenant = String(values["self-metrics-tenant"] ?? "_outpost");

@@ -4,6 +4,8 @@ import type { MetricWrite } from "../../src/metrics/model.ts";
 export interface WrittenPoints {
   tenant: string;
   writes: MetricWrite[];
+  /** How many points the writes hold, when the publisher counted them. */
+  points?: number;
   /** Where they came from: "http", "mqtt:<feed>", ... */
   origin: string;
 }

@@ -13,7 +13,8 @@ import type { Offload, OffloadJob, OffloadResult } from "../../src/promql/offloa
 import type { SeriesRef } from "../../src/promql/values.ts";
 import type { Logger } from "../../src/log/logger.ts";
 import type { StoreSeriesRef } from "./prometheus-source.ts";
-import { type OffloadReply, type OffloadRequest, packSlice, SLICE_FREE, SLICE_TAKEN_BACK, type SliceSeries } from "./promql-wire.ts";
+import { type OffloadReply, type OffloadRequest, packSlice, SLICE_FREE, SLICE_TAKEN_BACK, type SliceSeries, transferables } from "./promql-wire.ts";
+import { WorkerSlot, workerScript } from "./worker-slot.ts";
 
 /** Series a slice (a message to the worker, the unit taken back) holds. */
 const SLICE = 32;
@@ -26,7 +27,7 @@ const AHEAD = 2;
 const isStoreRef = (r: SeriesRef): r is StoreSeriesRef => typeof (r as Partial<StoreSeriesRef>).parts === "function";
 
 export class PromqlOffload implements Offload {
-  private worker: Worker | undefined;
+  private readonly slot: WorkerSlot<OffloadReply>;
   private pending: { id: number; done: (r: OffloadResult | undefined) => void } | undefined;
   private nextId = 1;
   private closed = false;
@@ -34,7 +35,6 @@ export class PromqlOffload implements Offload {
   slicesDone = 0;
 
   private readonly log?: Logger;
-  private readonly script: URL;
   private readonly takeBack: boolean;
   private readonly timeoutMs: number;
 
@@ -51,8 +51,22 @@ export class PromqlOffload implements Offload {
   ) {
     this.timeoutMs = o.timeoutMs ?? 60_000;
     this.log = o.log;
-    this.script = o.script ?? new URL("./promql-worker.ts", import.meta.url);
     this.takeBack = o.takeBack ?? true;
+    this.slot = new WorkerSlot<OffloadReply>({
+      script: o.script ?? workerScript("promql-worker.ts"),
+      onMessage: (m) => {
+        if (m.ok) this.settle(m.id, { slices: m.slices, series: m.series, samples: m.samples });
+        else {
+          this.log?.warn("PromQL worker failed on a query; its part was evaluated on the main thread", { err: m.error });
+          this.settle(m.id, undefined);
+        }
+      },
+      // The worker failed, died or hangs: its job answers "not done".
+      onLost: (why) => {
+        this.log?.warn("PromQL worker ended; the next large query starts another", { err: why });
+        if (this.pending) this.settle(this.pending.id, undefined);
+      },
+    });
   }
 
   async start(expr: Expr, refs: readonly SeriesRef[], t: EvalTimes, maxSeries: number): Promise<OffloadJob | undefined> {
@@ -88,7 +102,7 @@ export class PromqlOffload implements Offload {
         series.push({ labels: r.labels, parts });
       }
       const request: OffloadRequest = { id, job: first ? { expr, t, state } : undefined, at, series: packSlice(series) };
-      this.ensureWorker().postMessage(request, [request.series!.bytes]);
+      this.slot.get().postMessage(request, transferables(request.series!));
       first = false;
       from = at;
       return true;
@@ -128,12 +142,12 @@ export class PromqlOffload implements Offload {
           this.settle(id, undefined);
           return k;
         }
-        const w = this.worker;
+        const w = this.slot.current;
         if (w && this.pending?.id === id) {
           const end: OffloadRequest = { id, end: true };
           w.postMessage(end);
           const timer = setTimeout(() => {
-            if (this.pending?.id === id && this.worker === w) this.lost(w, `no answer within ${this.timeoutMs} ms`);
+            if (this.pending?.id === id) this.slot.lose(w, `no answer within ${this.timeoutMs} ms`);
           }, this.timeoutMs);
           timer.unref?.();
           void result.then(() => clearTimeout(timer));
@@ -154,49 +168,15 @@ export class PromqlOffload implements Offload {
     return undefined;
   }
 
-  private ensureWorker(): Worker {
-    if (this.worker) return this.worker;
-    const w = new Worker(this.script);
-    // An idle worker does not keep the process alive; close() ends it.
-    w.unref();
-    w.onmessage = (ev: MessageEvent<OffloadReply>) => {
-      const m = ev.data;
-      if (m.ok) this.settle(m.id, { slices: m.slices, series: m.series, samples: m.samples });
-      else {
-        this.log?.warn("PromQL worker failed on a query; its part was evaluated on the main thread", { err: m.error });
-        this.settle(m.id, undefined);
-      }
-    };
-    w.onerror = (ev) => this.lost(w, ev.message ?? "error");
-    w.addEventListener("close", () => this.lost(w, "exited"));
-    this.worker = w;
-    return w;
-  }
-
-  /** The worker failed, died or hangs: it is ended, its job answers "not done". */
-  private lost(w: Worker, why: string): void {
-    if (this.worker !== w) return;
-    this.worker = undefined;
-    w.terminate();
-    if (!this.closed) this.log?.warn("PromQL worker ended; the next large query starts another", { err: why });
-    if (this.pending) this.settle(this.pending.id, undefined);
-  }
-
   /** True while a worker thread exists. */
   get running(): boolean {
-    return this.worker !== undefined;
+    return this.slot.current !== undefined;
   }
 
   /** Ends the worker; a pending job answers "not done" (its query finishes on the main thread). */
   async close(): Promise<void> {
     this.closed = true;
-    const w = this.worker;
-    this.worker = undefined;
     if (this.pending) this.settle(this.pending.id, undefined);
-    if (w) {
-      const exited = new Promise<void>((resolve) => w.addEventListener("close", () => resolve()));
-      w.terminate();
-      await exited;
-    }
+    await this.slot.close();
   }
 }

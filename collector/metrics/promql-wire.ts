@@ -3,6 +3,8 @@
  * promql-worker.ts). The series handed over travel as a slice's blocks and columns copied into
  * one buffer that is transferred, their places in a Float64Array, the labels as one JSON text.
  * Cloning thousands of small arrays and label pairs costs the main thread more than this copy.
+ * The heads' points, which the store's read copied already (SeriesParts.own), are not copied
+ * again: their buffers are transferred as they are.
  */
 import type { Expr } from "../../src/promql/ast.ts";
 import type { EvalTimes } from "../../src/promql/engine.ts";
@@ -31,9 +33,14 @@ export type OffloadReply =
 export interface PackedSlice {
   labels: string;
   bytes: ArrayBuffer;
-  /** Per series: start, end, pieces; per piece: kind (0 block, 1 columns), byte offset, bytes, points. */
+  /** Buffers of columns taken as they are (SeriesParts.own): ts then nums. */
+  own: ArrayBuffer[];
+  /** Per series: start, end, pieces; per piece: kind (0 block, 1 columns in bytes, 2 columns in own), byte offset (kind 2: index), bytes, points. */
   meta: Float64Array;
 }
+
+/** What postMessage transfers of a packed slice (the rest is cloned). */
+export const transferables = (p: PackedSlice): ArrayBuffer[] => [p.bytes, ...p.own];
 
 export type SliceSeries = { labels: Labels; parts: SeriesParts };
 
@@ -52,8 +59,9 @@ export function packSlice(series: readonly SliceSeries[]): PackedSlice {
   let metaLen = 0;
   for (const { parts } of series) {
     metaLen += 3 + parts.pieces.length * 4;
-    for (const p of parts.pieces) bytes += "block" in p ? align8(p.block.byteLength) : p.ts.length * 16;
+    for (const p of parts.pieces) bytes += "block" in p ? align8(p.block.byteLength) : p.own ? 0 : p.ts.length * 16;
   }
+  const own: ArrayBuffer[] = [];
   const buf = new ArrayBuffer(bytes);
   const u8 = new Uint8Array(buf);
   const meta = new Float64Array(metaLen);
@@ -68,6 +76,9 @@ export function packSlice(series: readonly SliceSeries[]): PackedSlice {
         u8.set(p.block, at);
         put(meta, m, 0, at, p.block.byteLength, p.n);
         at += align8(p.block.byteLength);
+      } else if (p.own) {
+        put(meta, m, 2, own.length, p.ts.length * 16, p.ts.length);
+        own.push(p.ts.buffer as ArrayBuffer);
       } else {
         const n = p.ts.length;
         new Float64Array(buf, at, n).set(p.ts);
@@ -78,7 +89,7 @@ export function packSlice(series: readonly SliceSeries[]): PackedSlice {
       m += 4;
     }
   }
-  return { labels: JSON.stringify(series.map((s) => s.labels)), bytes: buf, meta };
+  return { labels: JSON.stringify(series.map((s) => s.labels)), bytes: buf, own, meta };
 }
 
 export function unpackSlice(p: PackedSlice): SliceSeries[] {
@@ -94,6 +105,7 @@ export function unpackSlice(p: PackedSlice): SliceSeries[] {
       const at = meta[m + 1]!;
       const n = meta[m + 3]!;
       if (meta[m] === 0) parts.pieces.push({ block: new Uint8Array(bytes, at, meta[m + 2]!), n });
+      else if (meta[m] === 2) parts.pieces.push({ ts: new Float64Array(p.own[at]!, 0, n), nums: new Float64Array(p.own[at]!, n * 8, n) });
       else parts.pieces.push({ ts: new Float64Array(bytes, at, n), nums: new Float64Array(bytes, at + n * 8, n) });
     }
     out.push({ labels: l, parts });

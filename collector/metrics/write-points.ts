@@ -1,5 +1,6 @@
 import type { MetricWrite } from "../../src/metrics/model.ts";
-import { roundWrites } from "../../src/metrics/value-precision.ts";
+import { columnsToWrites, type WriteColumns } from "../../src/metrics/write-columns.ts";
+import { roundToSignificant, roundWrites } from "../../src/metrics/value-precision.ts";
 import type { PointsBus } from "../events/points-bus.ts";
 import type { MetricsStore } from "../store/metrics/types.ts";
 
@@ -23,5 +24,28 @@ export async function writePoints(deps: WriteDeps, tenant: string, writes: Metri
   deps.bus.publish({ tenant, writes: nonEmpty, origin });
   let n = 0;
   for (const w of nonEmpty) n += w.points.length;
+  return n;
+}
+
+/**
+ * writePoints for a columnar body (the JSON worker's): the listeners get MetricWrite[] whose
+ * points are made only if a listener reads them.
+ */
+export async function writeColumns(deps: WriteDeps, tenant: string, cols: WriteColumns, origin: string): Promise<number> {
+  const n = cols.ts.length;
+  if (n === 0) return 0;
+  // As roundWrites does for point objects, in place: the columns are this request's own.
+  if (deps.valuePrecision !== undefined) for (let i = 0; i < n; i++) cols.values[i] = roundToSignificant(cols.values[i]!, deps.valuePrecision);
+  await deps.store.writeColumns(tenant, cols);
+  let writes: MetricWrite[] | undefined;
+  deps.bus.publish({
+    tenant,
+    origin,
+    points: n,
+    // Made only if a listener asks (most ingest has none that looks at every write).
+    get writes() {
+      return (writes ??= columnsToWrites(cols));
+    },
+  });
   return n;
 }

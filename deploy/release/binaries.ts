@@ -9,9 +9,20 @@ export const PROGRAMS = {
     extra: ["--compile-jit-policy=1000"],
     summary: "Outpost monitoring agent",
   },
-  collector: { entry: "collector/main.ts", extra: [], summary: "Outpost monitoring collector" },
+  collector: {
+    entry: "collector/main.ts",
+    // The worker threads' scripts, bundled as entry points of their own (collector/metrics/worker-slot.ts).
+    extra: [],
+    workers: ["collector/metrics/json-worker.ts", "collector/metrics/promql-worker.ts"],
+    summary: "Outpost monitoring collector",
+  },
 } as const;
 export type Program = keyof typeof PROGRAMS;
+
+const workersOf = (program: Program): readonly string[] => {
+  const p = PROGRAMS[program];
+  return "workers" in p ? p.workers : [];
+};
 
 /** The `bun build` arguments of one single-file binary (without the bun executable). */
 export function compileArgs(program: Program, target: Target, info: ReleaseInfo, outfile: string): string[] {
@@ -31,6 +42,7 @@ export function compileArgs(program: Program, target: Target, info: ReleaseInfo,
     "--define",
     `OUTPOST_BUILD_DATE=${JSON.stringify(info.date)}`,
     join(ROOT, PROGRAMS[program].entry),
+    ...workersOf(program).map((w) => join(ROOT, w)),
     "--outfile",
     outfile,
   ];

@@ -7,9 +7,14 @@ import { ApiError } from "./errors.ts";
  * `null` is treated as if it were not sent (see `withoutNullProperties`), in every interface.
  */
 export async function readJson(c: Context): Promise<unknown> {
+  return parseJsonBody(await readJsonText(c));
+}
+
+/** The text of a JSON request body, unparsed (for parsing elsewhere); an empty body is a 400. */
+export async function readJsonText(c: Context): Promise<string> {
   const text = await readBodyText(c);
   if (text.trim() === "") throw new ApiError(400, "Payload is empty");
-  return parseJsonBody(text);
+  return text;
 }
 
 /** Like readJson, but an empty body gives `undefined` instead of a 400. */

@@ -1,4 +1,4 @@
-/** A PromQL worker that fails on every message with an uncaught error (promql-offload tests). */
+/** A PromQL worker that fails on every message with an uncaught error (promql-offload and json-offload tests). */
 declare const self: Worker;
 self.onmessage = () => {
   throw new Error("worker bug");

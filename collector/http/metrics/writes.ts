@@ -1,4 +1,4 @@
-import { readJson } from "../../../src/http/body.ts";
+import { parseJsonBody, readJson, readJsonText } from "../../../src/http/body.ts";
 import { emptyOk } from "../../../src/http/json.ts";
 import type { Routes, ServiceContext } from "../../../src/http/service.ts";
 import { parseWith } from "../../../src/http/validate.ts";
@@ -7,7 +7,8 @@ import { metricIdProblem } from "../../../src/metrics/limits.ts";
 import { normalizedMetricsBody, normalizedPointsBody } from "../../../src/metrics/normalized.ts";
 import { ApiError } from "../../../src/http/errors.ts";
 import { metricsBodySchema, mixedBodySchema, pointsBodySchema } from "../../../src/metrics/schemas.ts";
-import { writePoints } from "../../metrics/write-points.ts";
+import { isColumnType } from "../../../src/metrics/write-columns.ts";
+import { writeColumns, writePoints } from "../../metrics/write-points.ts";
 import type { MetricsDeps } from "./deps.ts";
 
 async function store(c: ServiceContext, deps: MetricsDeps, writes: MetricWrite[]): Promise<Response> {
@@ -23,8 +24,20 @@ export function writeRoutes(r: Routes, deps: MetricsDeps): void {
   for (const type of METRIC_TYPES) {
     const base = `/${TYPE_PATH[type]}`;
     const schema = metricsBodySchema(type);
+    const offload = isColumnType(type) ? deps.jsonOffload : undefined;
     const many = async (c: ServiceContext) => {
-      const body = await readJson(c);
+      let body: unknown;
+      if (offload && isColumnType(type)) {
+        // A large body is parsed by the worker thread into columns; anything it does not take
+        // (small, not normalized, malformed, worker lost) is parsed here as before.
+        const text = await readJsonText(c);
+        const cols = await offload.parse(type, text);
+        if (cols) {
+          await writeColumns(deps, c.get("tenant"), cols, "http");
+          return emptyOk(c);
+        }
+        body = parseJsonBody(text);
+      } else body = await readJson(c);
       return store(c, deps, normalizedMetricsBody(type, body) ?? parseWith(schema, body, "request body"));
     };
     r.post(`${base}/raw`, many);

@@ -1,5 +1,6 @@
 import { decode, encode } from "../../../src/cbor/cbor.ts";
 import { AVAILABILITY_CODE, type Availability, type MetricWrite, type Tags } from "../../../src/metrics/model.ts";
+import type { WriteColumns } from "../../../src/metrics/write-columns.ts";
 
 /**
  * One committed write group as stored in `ingest_log`, in column form: encoding a few typed
@@ -53,6 +54,20 @@ export function buildLogBody(writes: MetricWrite[], sids: number[]): LogBody {
     }
   }
   return body;
+}
+
+const nonEmpty = (t: Tags) => {
+  for (const _ in t) return true;
+  return false;
+};
+
+/**
+ * The log body of a columnar write (`sids[k]` is the series of entry k): its columns are used
+ * as they are, no per-point loop; like buildLogBody, it keeps only non-empty point tags.
+ */
+export function columnsLogBody(c: WriteColumns, sids: number[]): LogBody {
+  const tags = c.tags.length === 0 ? [] : c.tags.filter(([, t]) => nonEmpty(t));
+  return { sids: Uint32Array.from(sids), counts: c.counts, ts: c.ts, nums: c.values, strs: [], tags };
 }
 
 export function encodeLogBody(b: LogBody): Uint8Array {

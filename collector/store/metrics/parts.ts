@@ -12,8 +12,12 @@ export interface SeriesParts {
   start: number;
   /** ms, exclusive */
   end: number;
-  /** In write order (sealed chunks, then the head's points): codec blocks of n points, or columns. */
-  pieces: ({ block: Uint8Array; n: number } | { ts: Float64Array; nums: Float64Array })[];
+  /**
+   * In write order (sealed chunks, then the head's points): codec blocks of n points, or
+   * columns. `own`: the columns are this read's copy, ts then nums filling one buffer of their
+   * own, which the reader may take (promql-wire.ts transfers it instead of copying it again).
+   */
+  pieces: ({ block: Uint8Array; n: number } | { ts: Float64Array; nums: Float64Array; own?: boolean })[];
 }
 
 /**

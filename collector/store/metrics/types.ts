@@ -1,4 +1,5 @@
 import type { MetricDefinition, MetricType, MetricWrite, Tags, Tenant } from "../../../src/metrics/model.ts";
+import type { WriteColumns } from "../../../src/metrics/write-columns.ts";
 import type { ReadBuffers } from "../../../src/promql/values.ts";
 import type { SeriesParts } from "./parts.ts";
 
@@ -81,6 +82,8 @@ export interface MetricsStore {
    * created implicitly.
    */
   write(tenant: string, writes: MetricWrite[]): Promise<void>;
+  /** Like write, for a numeric body in column form (what the JSON worker thread parses). */
+  writeColumns(tenant: string, cols: WriteColumns): Promise<void>;
   /** Points in [start, end), retention applied, in the requested order and limit. */
   readRaw(tenant: string, type: MetricType, id: string, q: RawQuery): Promise<PointColumns>;
   /**

@@ -1,4 +1,5 @@
 import type { MetricDefinition, MetricType, MetricWrite, Tags, Tenant } from "../../../../src/metrics/model.ts";
+import { columnsToWrites, type WriteColumns } from "../../../../src/metrics/write-columns.ts";
 import { postgresProbe } from "../../../../src/postgres/probe.ts";
 import { runColumns } from "../columns.ts";
 import type { CreateResult, MetricFilter, MetricsStore, NumericSeries, PointColumns, RawQuery, SeriesEntry } from "../types.ts";
@@ -141,6 +142,11 @@ export class PostgresMetricsStore implements MetricsStore {
   write(tenant: string, writes: MetricWrite[]): Promise<void> {
     if (!this.isReady) return Promise.reject(new Error("metrics store is not open"));
     return writePoints(this.c, tenant, writes);
+  }
+
+  /** The blocks are built per series from point objects either way: the columns become them. */
+  writeColumns(tenant: string, cols: WriteColumns): Promise<void> {
+    return this.write(tenant, columnsToWrites(cols));
   }
 
   async readRaw(tenant: string, type: MetricType, id: string, q: RawQuery): Promise<PointColumns> {

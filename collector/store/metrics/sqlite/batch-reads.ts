@@ -1,78 +1,91 @@
 import type { MetricType } from "../../../../src/metrics/model.ts";
 import type { SeriesReader } from "../types.ts";
+import { CHUNK_FIELDS, type ChunkList } from "./chunk-lists.ts";
 import { type ChunkIds, mayHaveChunks, readParts, readSeries } from "./reads.ts";
 import { isNumeric, key, LIST_BATCH, type SeriesMeta, type StoreState, WINDOW_MS } from "./state.ts";
 
 /**
  * Reads of many series over one range (a PromQL selection): the chunk lists of up to
  * LIST_BATCH series are looked up in one statement, for the series asked for and those after it
- * in the order given — SQLite's cost per statement was most of a per-series lookup. Each read
- * answers what readSeries/readParts answer: a list is used only while no chunk was added or
- * deleted since it was looked up (StoreState.chunkEpoch) and for the same series (sid), and the
- * expiry is checked at the read, as the per-series statement checks it.
+ * in the order given — SQLite's cost per statement was most of a per-series lookup — and kept
+ * between queries (chunk-lists.ts), which keeps them exact as chunks are added and deleted.
+ * Each read answers what readSeries/readParts answer: a list the cache could not keep is used
+ * only while no chunk was added or deleted since it was looked up (StoreState.chunkEpoch), and
+ * the range and expiry are checked at the read, as the per-series statement checks them.
  */
 
-/** A chunk that may hold points of the range: [cid, end_ts, expires_at]. */
-type Listed = [number, number, number | null];
+/** Largest start_ts bound a statement is given (an open-ended list). */
+const OPEN_END = Number.MAX_SAFE_INTEGER;
 
 export function seriesReader(s: StoreState, tenant: string, series: readonly { type: MetricType; id: string }[], start: number, end: number): SeriesReader {
-  /** Looked-up lists by index, each used once (a second read of a series looks it up again). */
-  const lists = new Map<number, { sid: number; chunks: Listed[] }>();
+  const from = start - WINDOW_MS;
+  // A query ending within the last window reaches the present: its lists are looked up
+  // open-ended, so that the next refresh (a later end) finds them kept.
+  const to = end >= s.now() - WINDOW_MS ? Number.POSITIVE_INFINITY : end;
+  /** The lists this reader looked up, by sid, each used once; valid while chunkEpoch is unchanged. */
+  let own = new Map<number, ChunkList>();
   let epoch = s.chunkEpoch;
   const meta = (i: number): SeriesMeta | undefined => {
     const x = series[i];
     const m = x && s.series.get(key(tenant, x.type, x.id));
     return m && isNumeric(m.type) ? m : undefined;
   };
+  const listOf = (m: SeriesMeta): ChunkList | undefined => {
+    if (s.chunkEpoch !== epoch) {
+      own = new Map();
+      epoch = s.chunkEpoch;
+    }
+    const l = s.lists.get(m.sid, from, to) ?? own.get(m.sid);
+    own.delete(m.sid);
+    return l;
+  };
 
-  /** Looks up the lists of series i and of those after it not looked up yet. */
+  /** Looks up the lists of series i and of the LIST_BATCH - 1 after it that are not kept. */
   const lookUp = (i: number) => {
     const sids: number[] = [];
-    /** sid → the indexes that read it (a series given twice is read twice). */
-    const at = new Map<number, Listed[][]>();
     for (let j = i; j < Math.min(series.length, i + LIST_BATCH); j++) {
-      if (j > i && lists.has(j)) break;
       const m = meta(j);
-      if (!m) continue;
-      const chunks: Listed[] = [];
-      lists.set(j, { sid: m.sid, chunks });
-      if (!mayHaveChunks(s, m, start)) continue;
-      const same = at.get(m.sid);
-      if (same) same.push(chunks);
-      else {
-        at.set(m.sid, [chunks]);
-        sids.push(m.sid);
-      }
+      if (!m || (j > i && (own.has(m.sid) || s.lists.get(m.sid, from, to))) || sids.includes(m.sid) || !mayHaveChunks(s, m, start)) continue;
+      sids.push(m.sid);
     }
     if (sids.length === 0) return;
     const args: number[] = [...sids];
     while (args.length < LIST_BATCH) args.push(-1);
-    for (const [sid, cid, endTs, expiresAt] of s.st.selectChunkLists.values(...args, start - WINDOW_MS, end, start) as [number, number, number, number | null][]) {
-      for (const chunks of at.get(sid)!) chunks.push([cid, endTs, expiresAt]);
+    s.lists.lookups++;
+    const found = new Map<number, number[]>(sids.map((sid) => [sid, []]));
+    const rows = s.st.selectChunkLists.values(...args, from, Math.min(to, OPEN_END)) as [number, number, number, number, number | null][];
+    for (const [sid, cid, startTs, endTs, expiresAt] of rows) found.get(sid)!.push(cid, startTs, endTs, expiresAt ?? Number.NaN);
+    for (const [sid, chunks] of found) {
+      const l: ChunkList = { from, to, chunks };
+      s.lists.set(sid, l);
+      // Also here: the cache may evict it before this reader gets to it (a small cache).
+      own.set(sid, l);
     }
   };
 
-  /** ChunkIds of series i, from its looked-up list. */
+  /** ChunkIds of series i, from its list. */
   const idsOf =
     (i: number): ChunkIds =>
     (_, m) => {
-      if (s.chunkEpoch !== epoch) {
-        lists.clear();
-        epoch = s.chunkEpoch;
-      }
-      let l = lists.get(i);
-      if (!l || l.sid !== m.sid) {
-        lists.delete(i);
+      if (!mayHaveChunks(s, m, start)) return [];
+      let l = listOf(m);
+      if (!l) {
         lookUp(i);
-        l = lists.get(i);
+        l = listOf(m);
       }
-      lists.delete(i);
-      if (!l || l.sid !== m.sid || !mayHaveChunks(s, m, start)) return [];
+      if (!l) return [];
       const now = s.now();
       const retention = s.retentionMs(m);
       const ids: number[] = [];
-      // As the per-series statement: coalesce(expires_at, end_ts + retention) > now.
-      for (const [cid, endTs, expiresAt] of l.chunks) if ((expiresAt ?? endTs + retention) > now) ids.push(cid);
+      const c = l.chunks;
+      // As the per-series statement: start_ts in [start - WINDOW_MS, end), end_ts >= start,
+      // coalesce(expires_at, end_ts + retention) > now.
+      for (let k = 0; k < c.length; k += CHUNK_FIELDS) {
+        const startTs = c[k + 1]!;
+        const endTs = c[k + 2]!;
+        const expiresAt = c[k + 3]!;
+        if (startTs >= from && startTs < end && endTs >= start && (Number.isNaN(expiresAt) ? endTs + retention : expiresAt) > now) ids.push(c[k]!);
+      }
       return ids;
     };
 

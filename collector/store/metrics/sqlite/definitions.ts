@@ -172,6 +172,7 @@ export function deleteMetric(s: StoreState, tenant: string, type: MetricType, id
 
 function deleteSeriesRows(s: StoreState, m: SeriesMeta): void {
   s.chunkEpoch++;
+  s.lists.drop(m.sid);
   s.db.prepare("DELETE FROM chunks WHERE sid = ?").run(m.sid);
   s.db.prepare("DELETE FROM series WHERE sid = ?").run(m.sid);
 }

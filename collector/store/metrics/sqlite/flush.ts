@@ -37,6 +37,8 @@ export function flushDue(s: StoreState, force = false): void {
  */
 function flush(s: StoreState, due: SeriesMeta[]): void {
   s.chunkEpoch++;
+  /** The chunks written, for the kept chunk lists once committed: sid, cid, start_ts, end_ts, expires_at. */
+  const added: number[] = [];
   s.db.transaction(() => {
     for (const m of due) {
       const h = m.head!;
@@ -53,7 +55,8 @@ function flush(s: StoreState, due: SeriesMeta[]): void {
       for (const [a, b] of chunkPieces(run.ts, s.opts.chunkPoints)) {
         const part: Run = { ts: run.ts.subarray(a, b), nums: run.nums?.subarray(a, b), strs: run.strs?.slice(a, b), tags: run.tags?.slice(a, b) };
         const block = encodeChunkBlock(part);
-        s.st.insertChunk.run(m.sid, run.ts[a]!, run.ts[b - 1]!, b - a, expiresAt, block);
+        const r = s.st.insertChunk.run(m.sid, run.ts[a]!, run.ts[b - 1]!, b - a, expiresAt, block);
+        added.push(m.sid, Number(r.lastInsertRowid), run.ts[a]!, run.ts[b - 1]!, expiresAt);
         // Garbage from here on: the block (SQLite has copied it) and the head's arrays for
         // these points. Told per chunk, so that a round of 1,000 heads is collected as it
         // goes rather than after it (issue 16: the round itself was the peak).
@@ -66,6 +69,7 @@ function flush(s: StoreState, due: SeriesMeta[]): void {
     }
     truncateLog(s, new Set(due));
   })();
+  for (let k = 0; k < added.length; k += 5) s.lists.added(added[k]!, added[k + 1]!, added[k + 2]!, added[k + 3]!, added[k + 4]!);
   for (const m of due) {
     m.flushedSeq = m.head!.lastSeq;
     s.headPoints -= m.head!.length;

@@ -57,7 +57,16 @@ export function readParts(s: StoreState, tenant: string, type: MetricType, id: s
       if (c) pieces.push(c.block ? { block: c.block, n: c.n } : { ts: c.run.ts, nums: c.run.nums! });
     }
     const tail = headRun(m, start, end);
-    if (tail && tail.ts.length > 0) pieces.push({ ts: tail.ts.slice(), nums: tail.nums!.slice() });
+    if (tail && tail.ts.length > 0) {
+      // One buffer of its own (see SeriesParts.own): handed to a worker without another copy.
+      const n = tail.ts.length;
+      const buf = new ArrayBuffer(n * 16);
+      const ts = new Float64Array(buf, 0, n);
+      const nums = new Float64Array(buf, n * 8, n);
+      ts.set(tail.ts);
+      nums.set(tail.nums!);
+      pieces.push({ ts, nums, own: true });
+    }
   }
   return { start, end, pieces };
 }

@@ -49,6 +49,7 @@ export function enforceRetention(s: StoreState): void {
     }
   })();
   // Memory follows only once the deletion is committed.
+  for (const sid of touched) s.lists.drop(sid);
   s.legacyChunks = legacyLeft;
   for (const [m, b] of bounds) {
     m.minTs = b.minTs;

@@ -1,4 +1,5 @@
 import type { MetricDefinition, MetricType, MetricWrite, Tags, Tenant } from "../../../../src/metrics/model.ts";
+import type { WriteColumns } from "../../../../src/metrics/write-columns.ts";
 import type { ReadBuffers } from "../../../../src/promql/values.ts";
 import type { CreateResult, MetricFilter, MetricsMemory, MetricsStore, NumericSeries, PointColumns, RawQuery, SeriesEntry, SeriesReader } from "../types.ts";
 import * as defs from "./definitions.ts";
@@ -8,7 +9,7 @@ import { seriesReader } from "./batch-reads.ts";
 import { readParts, readRaw, readSeries } from "./reads.ts";
 import { enforceRetention, maintain } from "./retention.ts";
 import { key, type SqliteMetricsStoreOptions, StoreState } from "./state.ts";
-import { replayLog, write } from "./writes.ts";
+import { replayLog, write, writeColumns } from "./writes.ts";
 
 export type { SqliteMetricsStoreOptions } from "./state.ts";
 
@@ -132,6 +133,10 @@ export class SqliteMetricsStore implements MetricsStore {
     return write(this.s, tenant, writes);
   }
 
+  writeColumns(tenant: string, cols: WriteColumns): Promise<void> {
+    return writeColumns(this.s, tenant, cols);
+  }
+
   async readRaw(tenant: string, type: MetricType, id: string, q: RawQuery): Promise<PointColumns> {
     return readRaw(this.s, tenant, type, id, q);
   }
@@ -146,6 +151,11 @@ export class SqliteMetricsStore implements MetricsStore {
 
   seriesReader(tenant: string, series: readonly { type: MetricType; id: string }[], start: number, end: number): SeriesReader {
     return seriesReader(this.s, tenant, series, start, end);
+  }
+
+  /** The chunk lists kept between queries: chunks and series held, statements run (for tests). */
+  chunkLists(): { chunks: number; series: number; lookups: number } {
+    return { ...this.s.lists.size, lookups: this.s.lists.lookups };
   }
 
   /** Flushes heads that are big or old enough (all of them with `force`). */

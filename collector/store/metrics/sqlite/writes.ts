@@ -1,8 +1,9 @@
-import type { MetricWrite } from "../../../../src/metrics/model.ts";
+import type { MetricType, MetricWrite } from "../../../../src/metrics/model.ts";
+import type { WriteColumns } from "../../../../src/metrics/write-columns.ts";
 import { SeriesHead } from "../head.ts";
-import { buildLogBody, decodeLogBody, encodeLogBody, type LogBody } from "../log-body.ts";
+import { buildLogBody, columnsLogBody, decodeLogBody, encodeLogBody, type LogBody } from "../log-body.ts";
 import { flushDue } from "./flush.ts";
-import { isNumeric, key, type SeriesMeta, type StoreState } from "./state.ts";
+import { isNumeric, kindKey, type SeriesMeta, type StoreState } from "./state.ts";
 
 /** The write path of the SQLite metrics store: group commit into the log, then the heads. */
 
@@ -12,11 +13,20 @@ import { isNumeric, key, type SeriesMeta, type StoreState } from "./state.ts";
  * commit, when the points are also readable.
  */
 export function write(s: StoreState, tenant: string, writes: MetricWrite[]): Promise<void> {
-  if (!s.isReady) return Promise.reject(new Error("metrics store is not open"));
   const nonEmpty = writes.filter((w) => w.points.length > 0);
-  if (nonEmpty.length === 0) return Promise.resolve();
+  return queue(s, tenant, nonEmpty.length === 0 ? undefined : { writes: nonEmpty });
+}
+
+/** Like write, for a columnar body (src/metrics/write-columns.ts; its entries all have points). */
+export function writeColumns(s: StoreState, tenant: string, cols: WriteColumns): Promise<void> {
+  return queue(s, tenant, cols.ids.length === 0 ? undefined : { cols });
+}
+
+function queue(s: StoreState, tenant: string, w: { writes?: MetricWrite[]; cols?: WriteColumns } | undefined): Promise<void> {
+  if (!s.isReady) return Promise.reject(new Error("metrics store is not open"));
+  if (!w) return Promise.resolve();
   return new Promise((resolve, reject) => {
-    s.pending.push({ tenant, writes: nonEmpty, resolve, reject });
+    s.pending.push({ tenant, ...w, resolve, reject });
     if (!s.commitScheduled) {
       s.commitScheduled = true;
       setImmediate(() => commitPending(s));
@@ -28,31 +38,61 @@ function commitPending(s: StoreState): void {
   s.commitScheduled = false;
   const group = s.pending.splice(0);
   if (group.length === 0) return;
-  const writes: MetricWrite[] = [];
-  const metas: SeriesMeta[] = [];
   // Tenants and series this group creates: registered in memory only after the commit.
   const newTenants: string[] = [];
-  const newSeries = new Map<string, SeriesMeta>();
-  let seq = 0;
-  let body: LogBody;
+  const newSeries = new Map<string, Map<string, SeriesMeta>>();
+  /** The sid of a series, inserting its row if it is new. */
+  const sidOf = (tenant: string, type: MetricType, id: string, known: Map<string, SeriesMeta> | undefined, added: Map<string, SeriesMeta>) => {
+    let m = known?.get(id) ?? added.get(id);
+    if (!m) added.set(id, (m = s.insertSeriesRow(tenant, type, id, undefined, undefined)));
+    return m.sid;
+  };
+  const addedOf = (k: string) => {
+    let a = newSeries.get(k);
+    if (!a) newSeries.set(k, (a = new Map()));
+    return a;
+  };
+  // One log row per columnar request (its columns are encoded as they are, not copied into a
+  // shared body) and one for each run of object writes; one transaction, one fsync, for all.
+  const rows: LogBody[] = [];
+  const seqs: number[] = [];
   try {
     s.writing(() =>
       s.db.transaction(() => {
+        let writes: MetricWrite[] = [];
+        let sids: number[] = [];
         for (const g of group) {
           if (!newTenants.includes(g.tenant) && s.insertTenantRow(g.tenant)) newTenants.push(g.tenant);
-          for (const w of g.writes) {
-            const k = key(g.tenant, w.type, w.id);
-            let m = s.series.get(k) ?? newSeries.get(k);
-            if (!m) newSeries.set(k, (m = s.insertSeriesRow(g.tenant, w.type, w.id, undefined, undefined)));
-            metas.push(m);
+          if (g.cols) {
+            // Bodies stay in request order: the object writes gathered so far go first.
+            if (writes.length) rows.push(buildLogBody(writes, sids));
+            writes = [];
+            sids = [];
+            const { type, ids } = g.cols;
+            const k = kindKey(g.tenant, type);
+            const known = s.byKind.get(k);
+            const added = addedOf(k);
+            const colSids = new Array<number>(ids.length);
+            for (let i = 0; i < ids.length; i++) colSids[i] = sidOf(g.tenant, type, ids[i]!, known, added);
+            rows.push(columnsLogBody(g.cols, colSids));
+            continue;
+          }
+          let lastType: MetricType | undefined;
+          let known: Map<string, SeriesMeta> | undefined;
+          let added!: Map<string, SeriesMeta>;
+          for (const w of g.writes!) {
+            if (w.type !== lastType) {
+              lastType = w.type;
+              const k = kindKey(g.tenant, w.type);
+              known = s.byKind.get(k);
+              added = addedOf(k);
+            }
+            sids.push(sidOf(g.tenant, w.type, w.id, known, added));
             writes.push(w);
           }
         }
-        body = buildLogBody(
-          writes,
-          metas.map((m) => m.sid),
-        );
-        seq = Number(s.st.insertLog.run(encodeLogBody(body)).lastInsertRowid);
+        if (writes.length) rows.push(buildLogBody(writes, sids));
+        for (const body of rows) seqs.push(Number(s.st.insertLog.run(encodeLogBody(body)).lastInsertRowid));
       })(),
     );
   } catch (e) {
@@ -60,8 +100,10 @@ function commitPending(s: StoreState): void {
     return;
   }
   for (const t of newTenants) s.tenants.set(t, { id: t });
-  for (const m of newSeries.values()) s.register(m);
-  const full = applyBody(s, body!, seq, s.now()).full;
+  for (const added of newSeries.values()) for (const m of added.values()) s.register(m);
+  const now = s.now();
+  let full = false;
+  for (let i = 0; i < rows.length; i++) full = applyBody(s, rows[i]!, seqs[i]!, now).full || full;
   for (const g of group) g.resolve();
   // A head about to outgrow the largest chunk is sealed now rather than at the next maintenance
   // round: under fast ingest a second's points would double its arrays again (issue 16's peak RSS).

@@ -1,0 +1,71 @@
+/**
+ * One worker thread, started when first needed and kept (promql-offload.ts, json-offload.ts):
+ * it does not keep the process alive, and one that fails, exits or is declared hung is ended
+ * and reported once to its owner, which answers "not done" for the work it held; the next
+ * use starts another. close() ends it for good and waits until its thread has exited.
+ */
+/**
+ * The script of a worker thread under collector/metrics/: its own file when run from source; in
+ * the single-file binary, the entry point bundled beside collector/main.ts (deploy/release/
+ * binaries.ts lists it), which Bun resolves by its path from the collector folder.
+ */
+export function workerScript(file: string): URL | string {
+  return import.meta.url.includes("$bunfs") ? `./metrics/${file}` : new URL(`./${file}`, import.meta.url);
+}
+
+export class WorkerSlot<Reply> {
+  private worker: Worker | undefined;
+  private isClosed = false;
+
+  constructor(
+    private readonly o: {
+      script: URL | string;
+      options?: WorkerOptions;
+      onMessage: (reply: Reply) => void;
+      /** The current worker was ended (failed, exited, or lose() was called); not called after close(). */
+      onLost: (why: string) => void;
+    },
+  ) {}
+
+  /** The worker now, if one runs. */
+  get current(): Worker | undefined {
+    return this.worker;
+  }
+
+  get closed(): boolean {
+    return this.isClosed;
+  }
+
+  /** The worker, started if none runs; throws when its script cannot be started. */
+  get(): Worker {
+    if (this.worker) return this.worker;
+    const w = new Worker(this.o.script, this.o.options);
+    // An idle worker does not keep the process alive; close() ends it.
+    w.unref();
+    w.onmessage = (ev: MessageEvent<Reply>) => this.o.onMessage(ev.data);
+    w.onerror = (ev) => this.lose(w, ev.message ?? "error");
+    w.addEventListener("close", () => this.lose(w, "exited"));
+    this.worker = w;
+    return w;
+  }
+
+  /** Ends `w` when it is still the current worker, and tells the owner (unless closed). */
+  lose(w: Worker, why: string): void {
+    if (this.worker !== w) return;
+    this.worker = undefined;
+    w.terminate();
+    if (!this.isClosed) this.o.onLost(why);
+  }
+
+  /** Ends the worker for good; resolves once its thread has exited. */
+  async close(): Promise<void> {
+    this.isClosed = true;
+    const w = this.worker;
+    this.worker = undefined;
+    if (w) {
+      const exited = new Promise<void>((resolve) => w.addEventListener("close", () => resolve()));
+      w.terminate();
+      await exited;
+    }
+  }
+}
