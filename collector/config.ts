@@ -94,7 +94,7 @@ export const collectorOptions: OptionSpec[] = [
     min: 0,
     max: 1024 ** 4,
     default: "200MB",
-    help: "resident memory above which the collector collects garbage eagerly while HTTP bodies and MQTT batches arrive (at most once per 16 MB of them, as JSON); 0 leaves it to the runtime",
+    help: "resident memory above which the collector collects garbage eagerly while HTTP bodies and MQTT batches arrive, metric chunks are sealed or read (at most once per 8 MB of them); 0 leaves it to the runtime",
   },
   {
     name: "ingest-worker-min-body",

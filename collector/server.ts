@@ -126,7 +126,12 @@ async function startServices(values: OptionValues, ctx: ProgramContext | undefin
   // Rounding of gauge and counter values at ingest (--value-precision), for every way points come in.
   const valuePrecision = values["value-precision"] === undefined ? undefined : Number(values["value-precision"]);
   const chunkCacheBytes = Number(values["chunk-cache"] ?? 64 * 1024 ** 2);
-  const metricsStore = createMetricsStore({ dataDir, synchronous, defaultRetentionDays, chunkCacheBytes, log: log.child("metrics-store"), health, sql: pg?.sql, ownership: keeper });
+  const memory = new MemoryGovernor({ targetBytes: Number(values["memory-target"] ?? 200 * 1024 ** 2), limitBytes: Number(values["memory-limit"] ?? 0) });
+  const metricsStore = createMetricsStore({
+    ...{ dataDir, synchronous, defaultRetentionDays, chunkCacheBytes, log: log.child("metrics-store"), health, sql: pg?.sql, ownership: keeper },
+    // A sealing round's garbage counts like request bodies' toward the next collection.
+    released: (bytes) => memory.garbage(bytes),
+  });
   closers.push(() => metricsStore.close());
   const forecastLog = log.child("forecast");
   const forecastStore = pg && new PostgresForecastStore({ sql: pg.sql, log: forecastLog, health });
@@ -176,7 +181,6 @@ async function startServices(values: OptionValues, ctx: ProgramContext | undefin
   const monitoring = startSelfMonitoring({ telemetry, bus, dataDir, metricsMemory: metricsStore.memory && (() => metricsStore.memory!()) });
   closers.push(monitoring.stop);
   const maxBody = Number(values["max-request-body"] ?? 32 * 1024 ** 2);
-  const memory = new MemoryGovernor({ targetBytes: Number(values["memory-target"] ?? 200 * 1024 ** 2), limitBytes: Number(values["memory-limit"] ?? 0) });
   const bodies = { maxBytes: maxBody, budget: new BodyBudget(4 * maxBody), option: "--max-request-body", memory };
   telemetry.counterFrom("outpost_collector_memory_collections_total", "garbage collections run because resident memory was above --memory-target", () => memory.collections);
   if (jsonOffload) {

@@ -122,4 +122,43 @@ describe("MemoryGovernor", () => {
     expect(g.collectIfDue(1024)).toBe(320 * MB);
     expect(g.refused).toBe(0);
   });
+
+  it("garbage (sealing, reads) counts toward the spacing and reads the resident size only once it is reached", () => {
+    const { g, state } = sim({ target: 200 * MB, spacing: 8 * MB });
+    let reads = 0;
+    const g2 = new MemoryGovernor({
+      targetBytes: 200 * MB,
+      limitBytes: 0,
+      spacingBytes: 8 * MB,
+      rss: () => {
+        reads++;
+        return state.rss;
+      },
+      collect: () => {
+        state.collections++;
+        state.rss = state.live;
+      },
+    });
+    state.live = 140 * MB;
+    state.rss = 230 * MB;
+    for (let i = 0; i < 7; i++) g2.garbage(MB);
+    expect(reads).toBe(0);
+    expect(state.collections).toBe(0);
+    g2.garbage(MB); // 8 MB counted, above the target: collects at once, no body needed
+    expect(state.collections).toBe(1);
+    expect(state.rss).toBe(140 * MB);
+    // Below the target, counted garbage alone collects nothing; a body after it still can.
+    g.garbage(8 * MB);
+    expect(state.collections).toBe(1);
+    state.rss = 210 * MB;
+    g.admit(1024);
+    expect(state.collections).toBe(2);
+  });
+
+  it("garbage never collects with --memory-target 0", () => {
+    const { g, state } = sim({ target: 0, limit: 300 * MB });
+    state.rss = 250 * MB;
+    g.garbage(64 * MB);
+    expect(state.collections).toBe(0);
+  });
 });

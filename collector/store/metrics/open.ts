@@ -14,6 +14,8 @@ export interface MetricsStoreConfig {
   chunkCacheBytes?: number;
   log: Logger;
   health?: StorageHealth;
+  /** Told of the bytes sealing leaves as garbage, chunk by chunk (SQLite only; for the memory governor). */
+  released?: (bytes: number) => void;
   /** With --database-url: the metrics live in this database (migrated before), not in the data folder. */
   sql?: SQL;
   /** With leases (several collectors on the database): sealing and retention of the partitions held only. */

@@ -113,7 +113,14 @@ export function chunkRuns(s: StoreState, m: SeriesMeta, cids: readonly number[],
   // One allocation for both columns and room for the tail: allocating typed arrays costs as much
   // as decoding them; a scan's reused buffer (every position read is written below) costs neither.
   const room = total + (tail?.nums ? tail.ts.length : 0);
-  const buf = buffers && room > 0 ? buffers(room * 16) : new ArrayBuffer(room * 16);
+  let buf: ArrayBuffer;
+  if (buffers && room > 0) buf = buffers(room * 16);
+  else {
+    buf = new ArrayBuffer(room * 16);
+    // Garbage once the answer is made: counted toward the memory governor's next collection,
+    // as reads alone (a dashboard's refreshes after ingest) otherwise never trigger one.
+    s.opts.released?.(room * 16);
+  }
   const ts = new Float64Array(buf, 0, room);
   const nums = new Float64Array(buf, room * 8, room);
   let tags: (Tags | undefined)[] | undefined;

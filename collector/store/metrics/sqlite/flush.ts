@@ -54,8 +54,13 @@ function flush(s: StoreState, due: SeriesMeta[]): void {
       };
       for (const [a, b] of chunkPieces(run.ts, s.opts.chunkPoints)) {
         const part: Run = { ts: run.ts.subarray(a, b), nums: run.nums?.subarray(a, b), strs: run.strs?.slice(a, b), tags: run.tags?.slice(a, b) };
-        const r = s.st.insertChunk.run(m.sid, run.ts[a]!, run.ts[b - 1]!, b - a, expiresAt, encodeChunkBlock(part));
+        const block = encodeChunkBlock(part);
+        const r = s.st.insertChunk.run(m.sid, run.ts[a]!, run.ts[b - 1]!, b - a, expiresAt, block);
         added.push(m.sid, Number(r.lastInsertRowid), run.ts[a]!, run.ts[b - 1]!, expiresAt);
+        // Garbage from here on: the block (SQLite has copied it) and the head's arrays for
+        // these points. Told per chunk, so that a round of 1,000 heads is collected as it
+        // goes rather than after it (issue 16: the round itself was the peak).
+        s.opts.released?.(block.byteLength + (b - a) * 16);
       }
       // Only a known mark moves: an unknown one is read from the table when needed. Set
       // before the commit, a failed one leaves it too high, which costs a lookup, never a point.

@@ -24,6 +24,12 @@ export interface SqliteMetricsStoreOptions {
   maxHeadPoints?: number;
   /** Memory for decoded chunks kept between reads, in bytes (0 disables). */
   chunkCacheBytes?: number;
+  /**
+   * Told, chunk by chunk, of the bytes a sealing round leaves as garbage (each block and the
+   * head arrays it empties), so that the memory governor can collect during the round: the
+   * heads of a steady workload fill, and are sealed, together (tens of MB at a time).
+   */
+  released?: (bytes: number) => void;
   /** Chunks whose place (series, range, expiry) is kept in memory between queries (chunk-lists.ts). */
   chunkListChunks?: number;
   /** Period of the background flush and retention work. */
@@ -71,7 +77,11 @@ export const kindKey = (tenant: string, type: MetricType) => `${tenant}\u0000${t
 /** Series whose chunk lists one statement looks up (selectChunkLists). */
 export const LIST_BATCH = 32;
 
-type ResolvedOptions = Required<Omit<SqliteMetricsStoreOptions, "log" | "now" | "health">> & { log?: Logger; health?: StorageHealth };
+type ResolvedOptions = Required<Omit<SqliteMetricsStoreOptions, "log" | "now" | "health" | "released">> & {
+  log?: Logger;
+  health?: StorageHealth;
+  released?: (bytes: number) => void;
+};
 
 function prepare(db: Database) {
   const q = (sql: string) => db.prepare(sql);

@@ -1,0 +1,82 @@
+/**
+ * The SQLite metrics store tells its `released` hook (the collector's memory governor) of the
+ * garbage that sealing and reads make: per sealed chunk its block and 16 bytes per point of the
+ * head arrays it empties; per read decoded into fresh arrays, their bytes (issue 16: a sealing
+ * round of 1,000 heads was the collector's peak resident size, and reads alone never triggered
+ * a collection). Reads into a caller's reused buffers make no garbage and report nothing.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Database } from "bun:sqlite";
+import { afterEach, describe, expect, it } from "vitest";
+import { openSqliteMetricsStore, type SqliteMetricsStore } from "../../../collector/store/metrics/sqlite/store.ts";
+
+const CHUNK = 64;
+let dir: string;
+let store: SqliteMetricsStore | undefined;
+afterEach(async () => {
+  if (store?.ready()) await store.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const T0 = Date.now() - 3_600_000;
+
+async function open(released: number[]): Promise<SqliteMetricsStore> {
+  dir = mkdtempSync(join(tmpdir(), "outpost-released-"));
+  store = await openSqliteMetricsStore({
+    dataDir: dir,
+    synchronous: "NORMAL",
+    maintenanceIntervalMs: 3_600_000,
+    chunkPoints: CHUNK,
+    released: (bytes) => released.push(bytes),
+  });
+  return store;
+}
+
+function blockSizes(): number[] {
+  const db = new Database(join(dir, "metrics.db"), { readonly: true });
+  try {
+    return (db.query("SELECT n, length(body) AS b FROM chunks ORDER BY cid").all() as { n: number; b: number }[]).map((r) => r.b + 16 * r.n);
+  } finally {
+    db.close();
+  }
+}
+
+describe("garbage reported to the memory governor", () => {
+  it("reports each sealed chunk: its block plus 16 bytes a point", async () => {
+    const released: number[] = [];
+    const s = await open(released);
+    // 100 points each: below the eager seal mark, so only the forced flush seals them.
+    await s.write(
+      "t",
+      ["a", "b", "c"].map((id) => ({ type: "gauge" as const, id, points: Array.from({ length: 100 }, (_, i) => ({ timestamp: T0 + i * 1000, value: Math.sin(i) })) })),
+    );
+    expect(released).toEqual([]);
+    s.flushDue(true);
+    const expected = blockSizes();
+    expect(expected.length).toBe(3);
+    expect(released).toEqual(expected);
+  });
+
+  it("reports a read decoded into fresh arrays, and none into the caller's buffers", async () => {
+    const released: number[] = [];
+    const s = await open(released);
+    const n = 3 * CHUNK;
+    await s.write("t", [{ type: "gauge", id: "a", points: Array.from({ length: n }, (_, i) => ({ timestamp: T0 + i * 1000, value: i })) }]);
+    s.flushDue(true);
+    released.length = 0;
+    const back = await s.readRaw("t", "gauge", "a", { start: 0, end: Number.MAX_SAFE_INTEGER, order: "asc" });
+    expect(back.ts.length).toBe(n);
+    expect(released).toEqual([16 * n]);
+    released.length = 0;
+    let lent = 0;
+    const reused = await s.readSeries("t", "gauge", "a", 0, Number.MAX_SAFE_INTEGER, (bytes) => {
+      lent += bytes;
+      return new ArrayBuffer(bytes);
+    });
+    expect(reused?.ts.length).toBe(n);
+    expect(lent).toBe(16 * n);
+    expect(released).toEqual([]);
+  });
+});
