@@ -11,6 +11,8 @@ declare const self: Worker;
 /**
  * Characters parsed since this thread's last full collection. Its garbage (the objects of each
  * body) is not the main thread's memory governor's to collect, so it keeps its own heap small.
+ * A full (synchronous) collection: only that gives the pages back to the system; an eager one
+ * left the peers run's peak RSS at 224–236 MB, a full one 217–222 at no measured ingest cost.
  */
 let parsed = 0;
 const COLLECT_EVERY = 4 * 1024 * 1024;
@@ -21,7 +23,7 @@ self.onmessage = (ev: MessageEvent<JsonRequest>) => {
   parsed += text.length;
   if (parsed >= COLLECT_EVERY) {
     parsed = 0;
-    Bun.gc(false);
+    Bun.gc(true);
   }
   const reply: JsonReply = { id, cols };
   self.postMessage(reply, cols ? [cols.counts.buffer as ArrayBuffer, cols.ts.buffer as ArrayBuffer, cols.values.buffer as ArrayBuffer] : []);
