@@ -4,32 +4,22 @@
  * expired, deleted by retention, a metric deleted and created again — and repeating a query
  * over an unchanged store runs no lookup statement. The kept lists are bounded by chunks.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import { openSqliteMetricsStore, type SqliteMetricsStore } from "../../../collector/store/metrics/sqlite/store.ts";
+import { describe, expect, it } from "vitest";
 import { partsColumns, type SeriesParts } from "../../../collector/store/metrics/parts.ts";
+import type { SqliteMetricsStore } from "../../../collector/store/metrics/sqlite/store.ts";
 import type { MetricType } from "../../../src/metrics/model.ts";
+import { sqliteMetricsStoresPerTest } from "../../helpers/temp-metrics-store.ts";
 
 const DAY = 86_400_000;
 const T0 = 1_700_000_000_000;
 let clock = T0;
-const dirs: string[] = [];
-const stores: SqliteMetricsStore[] = [];
 
-async function open(chunkListChunks?: number, defaultRetentionDays = 1) {
-  const d = mkdtempSync(join(tmpdir(), "outpost-chunk-lists-"));
-  dirs.push(d);
+const openStore = sqliteMetricsStoresPerTest("outpost-chunk-lists-");
+
+function open(chunkListChunks?: number, defaultRetentionDays = 1) {
   clock = T0 + 100_000;
-  const s = await openSqliteMetricsStore({ dataDir: d, synchronous: "NORMAL", maintenanceIntervalMs: 3_600_000, chunkPoints: 8, defaultRetentionDays, chunkListChunks, now: () => clock });
-  stores.push(s);
-  return s;
+  return openStore({ synchronous: "NORMAL", maintenanceIntervalMs: 3_600_000, chunkPoints: 8, defaultRetentionDays, chunkListChunks, now: () => clock });
 }
-afterEach(async () => {
-  for (const s of stores.splice(0)) if (s.ready()) await s.close();
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
 
 type Item = { type: MetricType; id: string };
 const N = 40;

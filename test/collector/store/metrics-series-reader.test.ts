@@ -5,32 +5,22 @@
  * order, expired but not yet deleted, and when chunks are sealed, deleted or a series deleted
  * and created again between the lookup and the read.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import fc from "fast-check";
-import { afterEach, describe, expect, it } from "vitest";
-import { openSqliteMetricsStore, type SqliteMetricsStore } from "../../../collector/store/metrics/sqlite/store.ts";
+import { describe, expect, it } from "vitest";
+import type { SqliteMetricsStore } from "../../../collector/store/metrics/sqlite/store.ts";
 import type { MetricType } from "../../../src/metrics/model.ts";
+import { sqliteMetricsStoresPerTest } from "../../helpers/temp-metrics-store.ts";
 
 const DAY = 86_400_000;
 const T0 = 1_700_000_000_000;
 let clock = T0;
-const dirs: string[] = [];
-const stores: SqliteMetricsStore[] = [];
 
-async function open(chunkPoints: number) {
-  const d = mkdtempSync(join(tmpdir(), "outpost-series-reader-"));
-  dirs.push(d);
+const openStore = sqliteMetricsStoresPerTest("outpost-series-reader-");
+
+function open(chunkPoints: number) {
   clock = T0;
-  const s = await openSqliteMetricsStore({ dataDir: d, synchronous: "NORMAL", maintenanceIntervalMs: 3_600_000, chunkPoints, defaultRetentionDays: 1, now: () => clock });
-  stores.push(s);
-  return s;
+  return openStore({ synchronous: "NORMAL", maintenanceIntervalMs: 3_600_000, chunkPoints, defaultRetentionDays: 1, now: () => clock });
 }
-afterEach(async () => {
-  for (const s of stores.splice(0)) if (s.ready()) await s.close();
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
 
 type Item = { type: MetricType; id: string };
 const TYPES: MetricType[] = ["gauge", "counter", "availability", "string"];
