@@ -190,8 +190,12 @@ export function packedZeros(r: ByteReader, m: number): boolean {
 let runHeaders = new Uint8Array(64);
 let runGroups = new Int32Array(64);
 
-/** Reads m packed values into out[at..at+m), zigzag-decoded when `signed`. */
-export function unpack(r: ByteReader, m: number, out: Float64Array, at: number, signed: boolean): void {
+/**
+ * Reads m packed values into out[at..at+m), zigzag-decoded when `signed`. With `sums` ([value,
+ * delta], signed values only), the values are second differences and out gets their sums
+ * (delta += x, value += delta), as readIntColumn's order-2 form wants; sums ends at the last.
+ */
+export function unpack(r: ByteReader, m: number, out: Float64Array, at: number, signed: boolean, sums?: Float64Array): void {
   const groups = (m + GROUP - 1) >>> 5;
   if (runHeaders.length < groups) {
     runHeaders = new Uint8Array(Math.max(groups, runHeaders.length * 2));
@@ -209,9 +213,11 @@ export function unpack(r: ByteReader, m: number, out: Float64Array, at: number, 
     runGroups[runs] = run;
     g += run;
   }
-  const w = r.words();
-  const limit = r.end * 8;
-  let o = r.pos * 8;
+  // Bit offsets count from here: dense groups start word-aligned, for groupDecoder.
+  const from = r.pos;
+  const w = r.wordsAt(from);
+  const limit = (r.end - from) * 8;
+  let o = 0;
   let i = at;
   const last = at + m;
   // A run of equal dense headers is one loop over all its values.
@@ -219,6 +225,8 @@ export function unpack(r: ByteReader, m: number, out: Float64Array, at: number, 
     const h = runHeaders[k]!;
     const width = h & 63;
     const end = Math.min(i + runGroups[k]! * GROUP, last);
+    // With `sums`, where the values not yet summed start.
+    let raw = i;
     if (width === 0) {
       out.fill(0, i, end);
       i = end;
@@ -243,12 +251,90 @@ export function unpack(r: ByteReader, m: number, out: Float64Array, at: number, 
           const v = getWide(w, o, width);
           out[i] = signed ? unzigzag(v) : v;
         }
-      } else if (signed) o = denseSigned(w, o, width, out, i, end);
-      else o = denseUnsigned(w, o, width, out, i, end);
+      } else {
+        if ((o & 31) === 0 && end - i >= GROUP) {
+          // Whole groups at a word boundary (every dense group after dense ones is: 32 values
+          // of `width` bits are `width` words).
+          let k = o >>> 5;
+          if (sums && signed) {
+            const f = summingDecoder(width);
+            for (; end - i >= GROUP; i += GROUP, k += width) f(w, k, out, i, sums);
+            raw = i;
+          } else {
+            const f = groupDecoder(width, signed);
+            for (; end - i >= GROUP; i += GROUP, k += width) f(w, k, out, i);
+          }
+          o = k * 32;
+        }
+        if (signed) o = denseSigned(w, o, width, out, i, end);
+        else o = denseUnsigned(w, o, width, out, i, end);
+      }
       i = end;
     }
+    if (sums) {
+      let v = sums[0]!;
+      let d = sums[1]!;
+      for (let j = raw; j < end; j++) out[j] = v += d += out[j]!;
+      sums[0] = v;
+      sums[1] = d;
+    }
   }
-  r.pos = (o + 7) >>> 3;
+  r.pos = from + ((o + 7) >>> 3);
+}
+
+type GroupDecoder = (w: Uint32Array, k: number, out: Float64Array, i: number) => void;
+const groupDecoders: GroupDecoder[][] = [[], []];
+
+/**
+ * A decoder of one dense group of `width` (1–31) bits starting at word k, into out[i..i+32):
+ * straight-line code with constant shifts, generated once per width and signedness. It
+ * measured 2.5× as fast as denseSigned's loop, whose shifts and word index vary per value.
+ */
+function groupDecoder(width: number, signed: boolean): GroupDecoder {
+  const cached = groupDecoders[signed ? 1 : 0]![width];
+  if (cached) return cached;
+  const lines: string[] = [];
+  for (let j = 0; j < width; j++) lines.push(`const w${j} = w[k + ${j}];`);
+  const mask = 2 ** width - 1;
+  for (let j = 0; j < GROUP; j++) {
+    const o = j * width;
+    const wk = o >>> 5;
+    const s = o & 31;
+    let e = s === 0 ? `w${wk}` : `(w${wk} >>> ${s})`;
+    if (s + width > 32) e = `(${e} | (w${wk + 1} << ${32 - s}))`;
+    lines.push(signed ? `v = ${e} & ${mask}; out[i + ${j}] = (v >>> 1) ^ -(v & 1);` : `out[i + ${j}] = ${e} & ${mask};`);
+  }
+  const f = new Function("w", "k", "out", "i", `let v = 0;\n${lines.join("\n")}`) as GroupDecoder;
+  groupDecoders[signed ? 1 : 0]![width] = f;
+  return f;
+}
+
+type SummingDecoder = (w: Uint32Array, k: number, out: Float64Array, i: number, sums: Float64Array) => void;
+const summingDecoders: SummingDecoder[] = [];
+
+/**
+ * groupDecoder for signed second differences summed twice on the way, as readIntColumn sums
+ * them (sums: [value, delta], carried from group to group): one pass over the values instead
+ * of two, 15 % less time decoding bench/promql-micro.ts's counters.
+ */
+function summingDecoder(width: number): SummingDecoder {
+  const cached = summingDecoders[width];
+  if (cached) return cached;
+  const lines: string[] = [];
+  for (let j = 0; j < width; j++) lines.push(`const w${j} = w[k + ${j}];`);
+  const mask = 2 ** width - 1;
+  for (let j = 0; j < GROUP; j++) {
+    const o = j * width;
+    const wk = o >>> 5;
+    const s = o & 31;
+    let e = s === 0 ? `w${wk}` : `(w${wk} >>> ${s})`;
+    if (s + width > 32) e = `(${e} | (w${wk + 1} << ${32 - s}))`;
+    lines.push(`z = ${e} & ${mask}; out[i + ${j}] = v += d += (z >>> 1) ^ -(z & 1);`);
+  }
+  const body = `let z = 0;\nlet v = sums[0];\nlet d = sums[1];\n${lines.join("\n")}\nsums[0] = v;\nsums[1] = d;`;
+  const f = new Function("w", "k", "out", "i", "sums", body) as SummingDecoder;
+  summingDecoders[width] = f;
+  return f;
 }
 
 /**

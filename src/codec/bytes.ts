@@ -105,6 +105,25 @@ export class ByteReader {
     return aligned;
   }
 
+  /**
+   * The bytes from `at` on as 32-bit little-endian words, word 0 starting at byte `at` (so that
+   * bit-packed groups starting there are word-aligned), zero-padded by two words. The shared
+   * buffer words() gives, so that copy is gone.
+   */
+  wordsAt(at: number): Uint32Array {
+    const n = ((this.buf.length - at + 3) >>> 2) + 2;
+    if (aligned.length < n) {
+      aligned = new Uint32Array(Math.max(n, aligned.length * 2));
+      alignedBytes = new Uint8Array(aligned.buffer);
+    }
+    aligned[n - 3] = 0;
+    aligned[n - 2] = 0;
+    aligned[n - 1] = 0;
+    alignedBytes.set(at === 0 ? this.buf : this.buf.subarray(at));
+    this.wordsCopy = undefined;
+    return aligned;
+  }
+
   byte(): number {
     if (this.pos >= this.end) corrupt("unexpected end of data");
     return this.buf[this.pos++]!;

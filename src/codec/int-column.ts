@@ -25,6 +25,7 @@ export const INT_LIMIT = 2 ** 50;
 const OFFSET = 4;
 
 let diffs = new Float64Array(1024);
+const sums = new Float64Array(2);
 let packed = new Float64Array(1024);
 
 function gcd(a: number, b: number): number {
@@ -153,6 +154,15 @@ export function readIntColumn(r: ByteReader, n: number, out: Float64Array, divis
   const p = divisor;
   if (k === 2 && packedZeros(r, n - k)) {
     constantSteps(out, n, v, d, p);
+    return;
+  }
+  if (k === 2 && g === 1 && p === 1) {
+    // The commonest form of counters' values: summed while unpacked.
+    out[0] = v;
+    if (n > 1) out[1] = v += d;
+    sums[0] = v;
+    sums[1] = d;
+    unpack(r, n - k, out, k, true, sums);
     return;
   }
   unpack(r, n - k, out, k, !offset);

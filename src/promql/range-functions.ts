@@ -94,11 +94,23 @@ export interface StepOut {
 export function extrapolatedRateSteps(ts: Float64Array, vals: Float64Array, ends: Float64Array, range: number, fn: string, out: StepOut): boolean {
   const isCounter = fn !== "delta";
   const isRate = fn === "rate";
+  const rangeS = range / 1000;
   const len = ts.length;
   let lo = 0;
   let hi = 0;
   let lastReset = -1;
   let any = false;
+  // The extrapolation of the last step, by its inputs: regular samples and steps give each
+  // window the same offsets to its edges and the same count, so the divisions of changeOver
+  // are done once per run of such windows (the same inputs give the same bits).
+  let kToStart = Number.NaN;
+  let kToEnd = Number.NaN;
+  let kInterval = Number.NaN;
+  let kN = 0;
+  let toStart = 0;
+  let toEnd = 0;
+  let interval = 0;
+  let factor = 0;
   for (let i = 0; i < ends.length; i++) {
     const end = ends[i]!;
     const start = end - range;
@@ -111,8 +123,46 @@ export function extrapolatedRateSteps(ts: Float64Array, vals: Float64Array, ends
       hi++;
     }
     while (lo < hi && ts[lo]! <= start) lo++;
-    if (hi - lo < 2) continue;
-    out.vals[i] = changeOver(ts, vals, isCounter && lastReset > lo, lo, hi, start, end, range, isCounter, isRate)!;
+    const n = hi - lo;
+    if (n < 2) continue;
+    const firstT = ts[lo]!;
+    const lastT = ts[hi - 1]!;
+    const first = vals[lo]!;
+    let result = vals[hi - 1]! - first;
+    if (isCounter && lastReset > lo) {
+      for (let k = lo + 1; k < hi; k++) if (vals[k]! < vals[k - 1]!) result += vals[k - 1]!;
+    }
+    const dStart = firstT - start;
+    const dEnd = end - lastT;
+    const dInterval = lastT - firstT;
+    if (dStart !== kToStart || dEnd !== kToEnd || dInterval !== kInterval || n !== kN) {
+      // changeOver's arithmetic up to the counter's zero point, in its order.
+      kToStart = dStart;
+      kToEnd = dEnd;
+      kInterval = dInterval;
+      kN = n;
+      toStart = dStart / 1000;
+      toEnd = dEnd / 1000;
+      interval = dInterval / 1000;
+      const averageBetween = interval / (n - 1);
+      const threshold = averageBetween * 1.1;
+      if (toStart >= threshold) toStart = averageBetween / 2;
+      if (toEnd >= threshold) toEnd = averageBetween / 2;
+      factor = (interval + toStart + toEnd) / interval;
+      if (isRate) factor /= rangeS;
+    }
+    // A counter is extrapolated at most to where it would have been zero. When first ≥ result
+    // (> 0), first / result ≥ 1 (division rounds monotonically), so that point is at least
+    // `interval` back, and no nearer than toStart when toStart ≤ interval: no division needed.
+    let f = factor;
+    if (isCounter && result > 0 && first >= 0 && !(first >= result && toStart <= interval)) {
+      const durationToZero = interval * (first / result);
+      if (durationToZero < toStart) {
+        f = (interval + durationToZero + toEnd) / interval;
+        if (isRate) f /= rangeS;
+      }
+    }
+    out.vals[i] = result * f;
     out.has[i] = 1;
     any = true;
   }
