@@ -7,6 +7,8 @@
  * CPU seconds the system's process used meanwhile, steadier than rates on a shared machine); then
  * p50/p99 of a 60-bucket min/avg/max query over the 1,000 points of one series; then each
  * system is stopped cleanly and its data folder's size is divided by the points written.
+ * Outpost runs twice: lossless (its default) and with `--value-precision 12`, the precision
+ * VictoriaMetrics keeps, so the disk figures compare like with like.
  * Each system gets its own process, data folder and ports; the client runs here and builds
  * every request body before the timed part (since 2026-11-24; figures before included it).
  */
@@ -90,11 +92,20 @@ async function waitUp(url: string, ms = 30_000): Promise<void> {
   }
 }
 
-const outpost: Target = {
-  name: "Outpost",
+/** The collector with its defaults (lossless) and any BENCH_COLLECTOR_ARGS, plus `args`. */
+const outpostWith = (name: string, args: string[], note?: string): Target => ({
+  name,
+  note,
   async start() {
     const dir = tempDir("peer-outpost-");
-    const { proc, url } = await startCollectorProcess(["--data-dir", dir.path, "--mqtt-port", "0", ...(process.env.BENCH_COLLECTOR_ARGS?.split(" ").filter(Boolean) ?? [])]);
+    const { proc, url } = await startCollectorProcess([
+      "--data-dir",
+      dir.path,
+      "--mqtt-port",
+      "0",
+      ...(process.env.BENCH_COLLECTOR_ARGS?.split(" ").filter(Boolean) ?? []),
+      ...args,
+    ]);
     // Uncompressed answers, as these figures were taken before the collector compressed (gzip is timed in collector-http).
     const H = { "Content-Type": "application/json", "Hawkular-Tenant": "bench", "Accept-Encoding": "identity" };
     return {
@@ -122,7 +133,13 @@ const outpost: Target = {
       },
     };
   },
-};
+});
+const outpost = outpostWith("Outpost", []);
+const outpostRounded = outpostWith(
+  "Outpost-12digits",
+  ["--value-precision", "12"],
+  "Outpost-12digits is the collector with --value-precision 12: values rounded to 12 significant digits at ingest, as VictoriaMetrics stores them (docs/storage.md, \"Value precision\"); Outpost is lossless",
+);
 
 const victoria: Target = {
   name: "VictoriaMetrics",
@@ -278,10 +295,10 @@ async function run(t: Target): Promise<Result> {
 console.log(`workload: ${fmt(SERIES)} series × ${fmt(POINTS)} points over HTTP, batches of ${BATCH}, ${CONCURRENCY} in flight; query: 60-bucket min/avg/max over ${POINTS} points of one series`);
 // SYSTEMS=Outpost (names, comma-separated) runs only those, e.g. to compare Outpost's settings.
 const only = process.env.SYSTEMS?.split(",").map((n) => n.trim().toLowerCase());
-const targets = [outpost, ...(installed("victoria-metrics") ? [victoria] : []), ...(installed("influxd") ? [influx] : [])].filter(
+const targets = [outpost, outpostRounded, ...(installed("victoria-metrics") ? [victoria] : []), ...(installed("influxd") ? [influx] : [])].filter(
   (t) => !only || only.includes(t.name.toLowerCase()),
 );
-if (targets.length === 1) console.log("(neither victoria-metrics nor influxd is installed: apt-get install victoria-metrics influxdb)");
+if (!installed("victoria-metrics") && !installed("influxd")) console.log("(neither victoria-metrics nor influxd is installed: apt-get install victoria-metrics influxdb)");
 const results: Result[] = [];
 for (const t of targets) {
   try {
