@@ -282,6 +282,25 @@ export function unpack(r: ByteReader, m: number, out: Float64Array, at: number, 
   r.pos = from + ((o + 7) >>> 3);
 }
 
+/**
+ * The source lines of a generated group decoder: the group's `width` words read into w0…, then
+ * per value j the line `use` makes of the expression that extracts field j (constant shifts).
+ */
+function groupLines(width: number, use: (field: string, j: number) => string): string[] {
+  const lines: string[] = [];
+  for (let j = 0; j < width; j++) lines.push(`const w${j} = w[k + ${j}];`);
+  const mask = 2 ** width - 1;
+  for (let j = 0; j < GROUP; j++) {
+    const o = j * width;
+    const wk = o >>> 5;
+    const s = o & 31;
+    let e = s === 0 ? `w${wk}` : `(w${wk} >>> ${s})`;
+    if (s + width > 32) e = `(${e} | (w${wk + 1} << ${32 - s}))`;
+    lines.push(use(`${e} & ${mask}`, j));
+  }
+  return lines;
+}
+
 type GroupDecoder = (w: Uint32Array, k: number, out: Float64Array, i: number) => void;
 const groupDecoders: GroupDecoder[][] = [[], []];
 
@@ -293,17 +312,7 @@ const groupDecoders: GroupDecoder[][] = [[], []];
 function groupDecoder(width: number, signed: boolean): GroupDecoder {
   const cached = groupDecoders[signed ? 1 : 0]![width];
   if (cached) return cached;
-  const lines: string[] = [];
-  for (let j = 0; j < width; j++) lines.push(`const w${j} = w[k + ${j}];`);
-  const mask = 2 ** width - 1;
-  for (let j = 0; j < GROUP; j++) {
-    const o = j * width;
-    const wk = o >>> 5;
-    const s = o & 31;
-    let e = s === 0 ? `w${wk}` : `(w${wk} >>> ${s})`;
-    if (s + width > 32) e = `(${e} | (w${wk + 1} << ${32 - s}))`;
-    lines.push(signed ? `v = ${e} & ${mask}; out[i + ${j}] = (v >>> 1) ^ -(v & 1);` : `out[i + ${j}] = ${e} & ${mask};`);
-  }
+  const lines = groupLines(width, (field, j) => (signed ? `v = ${field}; out[i + ${j}] = (v >>> 1) ^ -(v & 1);` : `out[i + ${j}] = ${field};`));
   const f = new Function("w", "k", "out", "i", `let v = 0;\n${lines.join("\n")}`) as GroupDecoder;
   groupDecoders[signed ? 1 : 0]![width] = f;
   return f;
@@ -320,17 +329,7 @@ const summingDecoders: SummingDecoder[] = [];
 function summingDecoder(width: number): SummingDecoder {
   const cached = summingDecoders[width];
   if (cached) return cached;
-  const lines: string[] = [];
-  for (let j = 0; j < width; j++) lines.push(`const w${j} = w[k + ${j}];`);
-  const mask = 2 ** width - 1;
-  for (let j = 0; j < GROUP; j++) {
-    const o = j * width;
-    const wk = o >>> 5;
-    const s = o & 31;
-    let e = s === 0 ? `w${wk}` : `(w${wk} >>> ${s})`;
-    if (s + width > 32) e = `(${e} | (w${wk + 1} << ${32 - s}))`;
-    lines.push(`z = ${e} & ${mask}; out[i + ${j}] = v += d += (z >>> 1) ^ -(z & 1);`);
-  }
+  const lines = groupLines(width, (field, j) => `z = ${field}; out[i + ${j}] = v += d += (z >>> 1) ^ -(z & 1);`);
   const body = `let z = 0;\nlet v = sums[0];\nlet d = sums[1];\n${lines.join("\n")}\nsums[0] = v;\nsums[1] = d;`;
   const f = new Function("w", "k", "out", "i", "sums", body) as SummingDecoder;
   summingDecoders[width] = f;

@@ -75,6 +75,20 @@ let aligned = new Uint32Array(1024);
 /** Its bytes (one view kept: making a view per call measured as much as the copy). */
 let alignedBytes = new Uint8Array(aligned.buffer);
 
+/** `bytes` copied into the shared word buffer from its word 0, zero-padded by two words. */
+function alignedCopy(bytes: Uint8Array): Uint32Array {
+  const n = ((bytes.length + 3) >>> 2) + 2;
+  if (aligned.length < n) {
+    aligned = new Uint32Array(Math.max(n, aligned.length * 2));
+    alignedBytes = new Uint8Array(aligned.buffer);
+  }
+  aligned[n - 3] = 0;
+  aligned[n - 2] = 0;
+  aligned[n - 1] = 0;
+  alignedBytes.set(bytes);
+  return aligned;
+}
+
 /** Reads what ByteWriter wrote; every read past `end` or malformed varint is a PointCodecError. */
 export class ByteReader {
   private wordsCopy: Uint32Array | undefined;
@@ -92,17 +106,8 @@ export class ByteReader {
    */
   words(): Uint32Array {
     if (this.wordsCopy) return this.wordsCopy;
-    const n = ((this.buf.length + 3) >>> 2) + 2;
-    if (aligned.length < n) {
-      aligned = new Uint32Array(Math.max(n, aligned.length * 2));
-      alignedBytes = new Uint8Array(aligned.buffer);
-    }
-    aligned[n - 3] = 0;
-    aligned[n - 2] = 0;
-    aligned[n - 1] = 0;
-    alignedBytes.set(this.buf);
-    this.wordsCopy = aligned;
-    return aligned;
+    this.wordsCopy = alignedCopy(this.buf);
+    return this.wordsCopy;
   }
 
   /**
@@ -111,17 +116,8 @@ export class ByteReader {
    * buffer words() gives, so that copy is gone.
    */
   wordsAt(at: number): Uint32Array {
-    const n = ((this.buf.length - at + 3) >>> 2) + 2;
-    if (aligned.length < n) {
-      aligned = new Uint32Array(Math.max(n, aligned.length * 2));
-      alignedBytes = new Uint8Array(aligned.buffer);
-    }
-    aligned[n - 3] = 0;
-    aligned[n - 2] = 0;
-    aligned[n - 1] = 0;
-    alignedBytes.set(at === 0 ? this.buf : this.buf.subarray(at));
     this.wordsCopy = undefined;
-    return aligned;
+    return alignedCopy(at === 0 ? this.buf : this.buf.subarray(at));
   }
 
   byte(): number {
