@@ -3,6 +3,7 @@
  * built files (`npm run build:console`) are embedded and served, with no sources beside the
  * binary; a binary compiled without them says so. Each case builds from its own copy of the
  * sources, so the shared collector/http/console/dist/ (the release writes it) is never touched.
+ * The worker threads' scripts are in the binary as well.
  */
 import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -40,8 +41,9 @@ function sourceCopy(name: string): string {
 /** The release's compile step for this machine, of a copy's collector. */
 function compile(root: string, outfile: string): void {
   const args = compileArgs("collector", process.arch === "arm64" ? "linux-arm64" : "linux-x64", releaseInfo(), outfile);
-  args[args.indexOf(join(ROOT, "collector/main.ts"))] = join(root, "collector/main.ts");
-  run([BUN, ...args]);
+  // Its entry points (main and the worker threads' scripts) from the copy.
+  const fromRoot = `${join(ROOT, "collector")}/`;
+  run([BUN, ...args.map((a) => (a.startsWith(fromRoot) ? join(root, "collector", a.slice(fromRoot.length)) : a))]);
 }
 
 async function startBinary(binary: string, name: string): Promise<{ url: string; proc: Proc }> {
@@ -88,5 +90,20 @@ describe("the console in a compiled collector", () => {
       expect(Buffer.from(await res.arrayBuffer()).equals(built.get(name)!)).toBe(true);
     }
     expect(proc.tail()).toMatch(/console assets ready origin=embedded/);
+
+    // The worker threads' scripts are bundled too (they were not, once: the offloads fell back
+    // to the main thread unnoticed): a JSON write body over 32 KB is parsed by the ingest worker.
+    const t0 = Date.now() - 600_000;
+    const body = JSON.stringify(
+      Array.from({ length: 20 }, (_v, s) => ({ id: `w${s}`, data: Array.from({ length: 200 }, (_w, j) => ({ timestamp: t0 + j * 1000, value: s + j / 7 })) })),
+    );
+    expect(body.length).toBeGreaterThan(32 * 1024);
+    const H = { "Content-Type": "application/json", "Hawkular-Tenant": "bin" };
+    expect((await fetch(`${url}/hawkular/metrics/gauges/raw`, { method: "POST", headers: H, body })).status).toBe(200);
+    const points = (await (await fetch(`${url}/hawkular/metrics/gauges/w3/raw?start=${t0}&end=${t0 + 200_000}`, { headers: H })).json()) as { value: number }[];
+    expect(points).toHaveLength(200);
+    const exposition = await (await fetch(`${url}/metrics`)).text();
+    expect(exposition).toMatch(/^outpost_collector_ingest_worker_bodies_total 1$/m);
+    expect(exposition).toMatch(/^outpost_collector_ingest_worker_lost_total 0$/m);
   }, 120_000);
 });
