@@ -2,25 +2,38 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach } from "vitest";
-import type { SqliteMetricsStoreOptions } from "../../collector/store/metrics/sqlite/state.ts";
-import { openSqliteMetricsStore, type SqliteMetricsStore } from "../../collector/store/metrics/sqlite/store.ts";
+import { openSqliteMetricsStore, type SqliteMetricsStore, type SqliteMetricsStoreOptions } from "../../collector/store/metrics/sqlite/store.ts";
+
+export interface TempMetricsStores {
+  /** Opens a store in a temporary folder of its own. */
+  open(opts: Omit<SqliteMetricsStoreOptions, "dataDir">): Promise<SqliteMetricsStore>;
+  /** The data folder of the store opened last (for reading its files directly). */
+  readonly dir: string;
+}
 
 /**
- * Opens SQLite metrics stores, each in a temporary folder of its own, and closes and removes
- * them all after each test of the calling file.
+ * SQLite metrics stores, each in a temporary folder of its own, closed and removed after each
+ * test of the calling file.
  */
-export function sqliteMetricsStoresPerTest(prefix: string): (opts: Omit<SqliteMetricsStoreOptions, "dataDir">) => Promise<SqliteMetricsStore> {
+export function sqliteMetricsStoresPerTest(prefix: string): TempMetricsStores {
   const dirs: string[] = [];
   const stores: SqliteMetricsStore[] = [];
   afterEach(async () => {
     for (const s of stores.splice(0)) if (s.ready()) await s.close();
     for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
   });
-  return async (opts) => {
-    const dataDir = mkdtempSync(join(tmpdir(), prefix));
-    dirs.push(dataDir);
-    const s = await openSqliteMetricsStore({ dataDir, ...opts });
-    stores.push(s);
-    return s;
+  return {
+    async open(opts) {
+      const dataDir = mkdtempSync(join(tmpdir(), prefix));
+      dirs.push(dataDir);
+      const s = await openSqliteMetricsStore({ dataDir, ...opts });
+      stores.push(s);
+      return s;
+    },
+    get dir() {
+      const d = dirs.at(-1);
+      if (d === undefined) throw new Error("no store opened yet");
+      return d;
+    },
   };
 }

@@ -14,11 +14,11 @@ const DAY = 86_400_000;
 const T0 = 1_700_000_000_000;
 let clock = T0;
 
-const openStore = sqliteMetricsStoresPerTest("outpost-chunk-lists-");
+const stores = sqliteMetricsStoresPerTest("outpost-chunk-lists-");
 
 function open(chunkListChunks?: number, defaultRetentionDays = 1) {
   clock = T0 + 100_000;
-  return openStore({ synchronous: "NORMAL", maintenanceIntervalMs: 3_600_000, chunkPoints: 8, defaultRetentionDays, chunkListChunks, now: () => clock });
+  return stores.open({ synchronous: "NORMAL", maintenanceIntervalMs: 3_600_000, chunkPoints: 8, defaultRetentionDays, chunkListChunks, now: () => clock });
 }
 
 type Item = { type: MetricType; id: string };

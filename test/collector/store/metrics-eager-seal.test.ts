@@ -3,27 +3,22 @@
  * without waiting for the maintenance round (issue 16: under fast ingest a second of points
  * doubled the heads' arrays again); smaller heads stay in memory until then.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Database } from "bun:sqlite";
-import { afterEach, describe, expect, it } from "vitest";
-import { openSqliteMetricsStore, type SqliteMetricsStore } from "../../../collector/store/metrics/sqlite/store.ts";
+import { describe, expect, it } from "vitest";
+import type { SqliteMetricsStore } from "../../../collector/store/metrics/sqlite/store.ts";
 import { sealAt } from "../../../collector/store/metrics/sqlite/writes.ts";
+import { sqliteMetricsStoresPerTest } from "../../helpers/temp-metrics-store.ts";
 
 const CHUNK = 64;
-let dir: string;
-let store: SqliteMetricsStore | undefined;
-afterEach(async () => {
-  if (store?.ready()) await store.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+const stores = sqliteMetricsStoresPerTest("outpost-seal-");
+let store: SqliteMetricsStore;
 
 const T0 = Date.now() - 3_600_000;
 const tick = () => new Promise<void>((r) => setImmediate(r));
 
 function chunkRows(): { sid: number; n: number }[] {
-  const db = new Database(join(dir, "metrics.db"), { readonly: true });
+  const db = new Database(join(stores.dir, "metrics.db"), { readonly: true });
   try {
     return db.query("SELECT sid, n FROM chunks ORDER BY start_ts").all() as { sid: number; n: number }[];
   } finally {
@@ -33,8 +28,7 @@ function chunkRows(): { sid: number; n: number }[] {
 
 describe("eager sealing of full heads", () => {
   it("seals a head once it reaches sealAt points, in one chunk, before any maintenance round", async () => {
-    dir = mkdtempSync(join(tmpdir(), "outpost-seal-"));
-    store = await openSqliteMetricsStore({ dataDir: dir, synchronous: "NORMAL", maintenanceIntervalMs: 3_600_000, chunkPoints: CHUNK });
+    store = await stores.open({ synchronous: "NORMAL", maintenanceIntervalMs: 3_600_000, chunkPoints: CHUNK });
     const limit = sealAt(CHUNK);
     expect(limit).toBeGreaterThan(CHUNK);
     expect(limit).toBeLessThan(2 * CHUNK);
@@ -60,8 +54,7 @@ describe("eager sealing of full heads", () => {
   });
 
   it("leaves heads below the mark, of other series too, in memory", async () => {
-    dir = mkdtempSync(join(tmpdir(), "outpost-seal-"));
-    store = await openSqliteMetricsStore({ dataDir: dir, synchronous: "NORMAL", maintenanceIntervalMs: 3_600_000, chunkPoints: CHUNK });
+    store = await stores.open({ synchronous: "NORMAL", maintenanceIntervalMs: 3_600_000, chunkPoints: CHUNK });
     const n = sealAt(CHUNK) - 1;
     await store.write("t", [
       { type: "gauge", id: "a", points: Array.from({ length: n }, (_, i) => ({ timestamp: T0 + i * 1000, value: i })) },

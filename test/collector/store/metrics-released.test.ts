@@ -5,37 +5,28 @@
  * round of 1,000 heads was the collector's peak resident size, and reads alone never triggered
  * a collection). Reads into a caller's reused buffers make no garbage and report nothing.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Database } from "bun:sqlite";
-import { afterEach, describe, expect, it } from "vitest";
-import { openSqliteMetricsStore, type SqliteMetricsStore } from "../../../collector/store/metrics/sqlite/store.ts";
+import { describe, expect, it } from "vitest";
+import type { SqliteMetricsStore } from "../../../collector/store/metrics/sqlite/store.ts";
+import { sqliteMetricsStoresPerTest } from "../../helpers/temp-metrics-store.ts";
 
 const CHUNK = 64;
-let dir: string;
-let store: SqliteMetricsStore | undefined;
-afterEach(async () => {
-  if (store?.ready()) await store.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+const stores = sqliteMetricsStoresPerTest("outpost-released-");
 
 const T0 = Date.now() - 3_600_000;
 
-async function open(released: number[]): Promise<SqliteMetricsStore> {
-  dir = mkdtempSync(join(tmpdir(), "outpost-released-"));
-  store = await openSqliteMetricsStore({
-    dataDir: dir,
+function open(released: number[]): Promise<SqliteMetricsStore> {
+  return stores.open({
     synchronous: "NORMAL",
     maintenanceIntervalMs: 3_600_000,
     chunkPoints: CHUNK,
     released: (bytes) => released.push(bytes),
   });
-  return store;
 }
 
 function blockSizes(): number[] {
-  const db = new Database(join(dir, "metrics.db"), { readonly: true });
+  const db = new Database(join(stores.dir, "metrics.db"), { readonly: true });
   try {
     return (db.query("SELECT n, length(body) AS b FROM chunks ORDER BY cid").all() as { n: number; b: number }[]).map((r) => r.b + 16 * r.n);
   } finally {

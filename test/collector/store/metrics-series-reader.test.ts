@@ -15,11 +15,11 @@ const DAY = 86_400_000;
 const T0 = 1_700_000_000_000;
 let clock = T0;
 
-const openStore = sqliteMetricsStoresPerTest("outpost-series-reader-");
+const stores = sqliteMetricsStoresPerTest("outpost-series-reader-");
 
 function open(chunkPoints: number) {
   clock = T0;
-  return openStore({ synchronous: "NORMAL", maintenanceIntervalMs: 3_600_000, chunkPoints, defaultRetentionDays: 1, now: () => clock });
+  return stores.open({ synchronous: "NORMAL", maintenanceIntervalMs: 3_600_000, chunkPoints, defaultRetentionDays: 1, now: () => clock });
 }
 
 type Item = { type: MetricType; id: string };
