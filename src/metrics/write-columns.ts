@@ -42,7 +42,7 @@ export function parseColumns(type: ColumnType, text: string): WriteColumns | und
 }
 
 /** The columns of normalized writes of one numeric type (writes without points are left out). */
-export function columnsOf(type: ColumnType, writes: readonly MetricWrite[]): WriteColumns {
+function columnsOf(type: ColumnType, writes: readonly MetricWrite[]): WriteColumns {
   let total = 0;
   let entries = 0;
   for (const w of writes) {
@@ -64,10 +64,6 @@ export function columnsOf(type: ColumnType, writes: readonly MetricWrite[]): Wri
     }
   }
   return c;
-}
-
-export function columnsPointCount(c: WriteColumns): number {
-  return c.ts.length;
 }
 
 /**

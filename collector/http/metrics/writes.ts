@@ -24,14 +24,16 @@ export function writeRoutes(r: Routes, deps: MetricsDeps): void {
   for (const type of METRIC_TYPES) {
     const base = `/${TYPE_PATH[type]}`;
     const schema = metricsBodySchema(type);
-    const offload = isColumnType(type) ? deps.jsonOffload : undefined;
+    // Gauge and counter bodies may go to the worker (the types it makes columns of).
+    const columnType = isColumnType(type) ? type : undefined;
+    const offload = columnType && deps.jsonOffload;
     const many = async (c: ServiceContext) => {
       let body: unknown;
-      if (offload && isColumnType(type)) {
+      if (offload && columnType) {
         // A large body is parsed by the worker thread into columns; anything it does not take
         // (small, not normalized, malformed, worker lost) is parsed here as before.
         const text = await readJsonText(c);
-        const cols = await offload.parse(type, text);
+        const cols = await offload.parse(columnType, text);
         if (cols) {
           await writeColumns(deps, c.get("tenant"), cols, "http");
           return emptyOk(c);

@@ -2,7 +2,7 @@ import type { MetricType } from "../../../../src/metrics/model.ts";
 import type { SeriesReader } from "../types.ts";
 import { CHUNK_FIELDS, type ChunkList } from "./chunk-lists.ts";
 import { type ChunkIds, mayHaveChunks, readParts, readSeries } from "./reads.ts";
-import { isNumeric, key, LIST_BATCH, type SeriesMeta, type StoreState, WINDOW_MS } from "./state.ts";
+import { isNumeric, LIST_BATCH, type SeriesMeta, type StoreState, WINDOW_MS } from "./state.ts";
 
 /**
  * Reads of many series over one range (a PromQL selection): the chunk lists of up to
@@ -27,7 +27,7 @@ export function seriesReader(s: StoreState, tenant: string, series: readonly { t
   let epoch = s.chunkEpoch;
   const meta = (i: number): SeriesMeta | undefined => {
     const x = series[i];
-    const m = x && s.series.get(key(tenant, x.type, x.id));
+    const m = x && s.find(tenant, x.type, x.id);
     return m && isNumeric(m.type) ? m : undefined;
   };
   const listOf = (m: SeriesMeta): ChunkList | undefined => {

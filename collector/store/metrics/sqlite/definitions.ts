@@ -78,7 +78,7 @@ export function definition(s: StoreState, m: SeriesMeta): MetricDefinition {
 }
 
 export function createMetric(s: StoreState, def: MetricDefinition, overwrite: boolean): CreateResult {
-  const existing = s.series.get(key(def.tenantId, def.type, def.id));
+  const existing = s.find(def.tenantId, def.type, def.id);
   if (existing) {
     if (!overwrite) return "exists";
     updateDefinition(s, existing, def.tags && Object.keys(def.tags).length ? { ...def.tags } : undefined, def.dataRetention);
@@ -94,7 +94,7 @@ export function findMetrics(s: StoreState, tenant: string, filter: MetricFilter)
     const types: MetricType[] = filter.type ? [filter.type] : ["gauge", "availability", "counter", "string"];
     for (const id of filter.ids) {
       for (const t of types) {
-        const m = s.series.get(key(tenant, t, id));
+        const m = s.find(tenant, t, id);
         if (m) out.push(definition(s, m));
       }
     }
@@ -113,7 +113,7 @@ export function listSeries(s: StoreState, tenant: string): SeriesEntry[] {
 }
 
 export function updateTags(s: StoreState, tenant: string, type: MetricType, id: string, tags: Tags): void {
-  const m = s.series.get(key(tenant, type, id));
+  const m = s.find(tenant, type, id);
   if (!m) {
     createSeries(s, tenant, type, id, tags, undefined);
     return;
@@ -123,7 +123,7 @@ export function updateTags(s: StoreState, tenant: string, type: MetricType, id: 
 
 export function ensureTags(s: StoreState, tenant: string, items: { type: MetricType; id: string; tags: Tags }[]): void {
   const changed = items.filter((it) => {
-    const m = s.series.get(key(tenant, it.type, it.id));
+    const m = s.find(tenant, it.type, it.id);
     return !m || !sameTags(m.tags, it.tags);
   });
   if (changed.length === 0) return;
@@ -136,7 +136,7 @@ export function ensureTags(s: StoreState, tenant: string, items: { type: MetricT
       newTenant = s.insertTenantRow(tenant);
       for (const it of changed) {
         const k = key(tenant, it.type, it.id);
-        const m = s.series.get(k);
+        const m = s.find(tenant, it.type, it.id);
         const tags = Object.keys(it.tags).length ? { ...it.tags } : undefined;
         if (m) {
           s.st.updateSeriesDef.run(tags ? JSON.stringify(tags) : null, m.retention ?? null, m.sid);
@@ -151,7 +151,7 @@ export function ensureTags(s: StoreState, tenant: string, items: { type: MetricT
 }
 
 export function deleteTags(s: StoreState, tenant: string, type: MetricType, id: string, names: string[]): boolean {
-  const m = s.series.get(key(tenant, type, id));
+  const m = s.find(tenant, type, id);
   if (!m) return false;
   if (m.tags) {
     const next = { ...m.tags };
@@ -163,7 +163,7 @@ export function deleteTags(s: StoreState, tenant: string, type: MetricType, id: 
 
 /** Removes a metric and all its points (post-0.16 DELETE /{type}/{id}). */
 export function deleteMetric(s: StoreState, tenant: string, type: MetricType, id: string): boolean {
-  const m = s.series.get(key(tenant, type, id));
+  const m = s.find(tenant, type, id);
   if (!m) return false;
   s.writing(() => s.db.transaction(() => deleteSeriesRows(s, m))());
   forget(s, m);

@@ -5,7 +5,7 @@ import { emptyRun, mergeRuns, type Run, sliceRun } from "../run.ts";
 import type { SeriesParts } from "../parts.ts";
 import type { NumericSeries, PointColumns, RawQuery } from "../types.ts";
 import { chunkRuns, loadChunk } from "./chunks.ts";
-import { isNumeric, key, type SeriesMeta, type StoreState, WINDOW_MS } from "./state.ts";
+import { isNumeric, type SeriesMeta, type StoreState, WINDOW_MS } from "./state.ts";
 
 /** Range reads of the SQLite metrics store: chunks (through the cache) merged with the head. */
 
@@ -48,7 +48,7 @@ function headRun(m: SeriesMeta, start: number, end: number): Run | undefined {
  * as later writes change the head. Undefined for unknown or string metrics.
  */
 export function readParts(s: StoreState, tenant: string, type: MetricType, id: string, start: number, end: number, ids = chunkIds): SeriesParts | undefined {
-  const m = s.series.get(key(tenant, type, id));
+  const m = s.find(tenant, type, id);
   if (!m || !isNumeric(type)) return undefined;
   const pieces: SeriesParts["pieces"] = [];
   if (end > start) {
@@ -72,7 +72,7 @@ export function readParts(s: StoreState, tenant: string, type: MetricType, id: s
 }
 
 export function readRaw(s: StoreState, tenant: string, type: MetricType, id: string, q: RawQuery): PointColumns {
-  const m = s.series.get(key(tenant, type, id));
+  const m = s.find(tenant, type, id);
   if (!m) return { ts: [], values: [] };
   return runColumns(readRun(s, m, q.start, q.end), type, q);
 }
@@ -87,7 +87,7 @@ export function readSeries(
   buffers?: ReadBuffers,
   ids = chunkIds,
 ): NumericSeries | undefined {
-  const m = s.series.get(key(tenant, type, id));
+  const m = s.find(tenant, type, id);
   if (!m || !isNumeric(type)) return undefined;
   const run = readRun(s, m, start, end, buffers, ids);
   return { ts: run.ts, values: run.nums!, tags: run.tags };

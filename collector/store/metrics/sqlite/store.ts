@@ -8,7 +8,7 @@ import type { SeriesParts } from "../parts.ts";
 import { seriesReader } from "./batch-reads.ts";
 import { readParts, readRaw, readSeries } from "./reads.ts";
 import { enforceRetention, maintain } from "./retention.ts";
-import { key, type SqliteMetricsStoreOptions, StoreState } from "./state.ts";
+import { type SqliteMetricsStoreOptions, StoreState } from "./state.ts";
 import { replayLog, write, writeColumns } from "./writes.ts";
 
 export type { SqliteMetricsStoreOptions } from "./state.ts";
@@ -66,7 +66,7 @@ export class SqliteMetricsStore implements MetricsStore {
     const replayed = await replayLog(s, started);
     s.isReady = true;
     s.opts.log?.info("metrics store open", {
-      series: s.series.size,
+      series: s.bySid.size,
       replayedBatches: replayed.batches,
       replayedPoints: replayed.points,
       ms: s.now() - started,
@@ -100,7 +100,7 @@ export class SqliteMetricsStore implements MetricsStore {
   }
 
   async getMetric(tenant: string, type: MetricType, id: string): Promise<MetricDefinition | undefined> {
-    const m = this.s.series.get(key(tenant, type, id));
+    const m = this.s.find(tenant, type, id);
     return m ? defs.definition(this.s, m) : undefined;
   }
 
@@ -202,7 +202,7 @@ export class SqliteMetricsStore implements MetricsStore {
       l: number;
       c: number;
     };
-    return { series: s.series.size, headPoints: s.headPoints, logBatches: c.l, chunks: c.c };
+    return { series: s.bySid.size, headPoints: s.headPoints, logBatches: c.l, chunks: c.c };
   }
 }
 
