@@ -3,6 +3,7 @@ import { basename } from "node:path";
 import type { Decoder, Encoder } from "cbor-x";
 import type { MetricWrite } from "../../src/metrics/model.ts";
 import { encodeChunk } from "../../src/protocol/data-encode.ts";
+import { encodeDefinitionsChunk, type SeriesDefinition } from "../../src/protocol/definitions-chunk.ts";
 import { CHUNK_FORMAT } from "../../src/protocol/series-chunk.ts";
 import { splitIntoChunks } from "./chunking.ts";
 import { type CompactionOptions, type CompactionResult, compactRows, type IdRange } from "./compaction.ts";
@@ -46,8 +47,15 @@ export interface ChunkSpan {
   formats: number[];
 }
 
+/** A chunk to buffer; `format` is CHUNK_FORMAT.cbor unless given. */
+export interface NewChunk {
+  body: Uint8Array;
+  points: number;
+  format?: number;
+}
+
 interface PendingAppend {
-  chunks: { body: Uint8Array; points: number }[];
+  chunks: NewChunk[];
   resolve: () => void;
   reject: (e: Error) => void;
 }
@@ -120,16 +128,19 @@ export class PointBuffer {
   }
 
   /** Buffers the writes; resolves once they are committed to disk. */
-  append(writes: MetricWrite[]): Promise<void> {
+  append(writes: MetricWrite[], definitions?: readonly SeriesDefinition[]): Promise<void> {
     if (this.closed) return Promise.reject(new Error("buffer is closed"));
-    return this.appendChunks(splitIntoChunks(writes, this.limits.chunkPoints).map((c) => ({ body: encodeChunk(this.encoder, c.writes), points: c.points })));
+    const chunks: NewChunk[] = splitIntoChunks(writes, this.limits.chunkPoints).map((c) => ({ body: encodeChunk(this.encoder, c.writes), points: c.points }));
+    // Definitions go just before the points, in the same transaction: sent before or with them.
+    if (definitions && definitions.length > 0) chunks.unshift({ body: encodeDefinitionsChunk(this.encoder, definitions), points: 0, format: CHUNK_FORMAT.definitions });
+    return this.appendChunks(chunks);
   }
 
   /**
    * Buffers chunks already encoded, each counting `points` items (the events buffer keeps
    * fired alerts this way); resolves once they are committed to disk.
    */
-  appendChunks(chunks: { body: Uint8Array; points: number }[]): Promise<void> {
+  appendChunks(chunks: NewChunk[]): Promise<void> {
     if (this.closed) return Promise.reject(new Error("buffer is closed"));
     if (chunks.length === 0) return Promise.resolve();
     return new Promise((resolve, reject) => {
@@ -204,7 +215,7 @@ export class PointBuffer {
         for (const a of appends) {
           for (const c of a.chunks) {
             const bytes = c.body.byteLength + ROW_OVERHEAD;
-            this.q.insert.run(enq, CHUNK_FORMAT.cbor, c.points, bytes, c.body);
+            this.q.insert.run(enq, c.format ?? CHUNK_FORMAT.cbor, c.points, bytes, c.body);
             this.account(c.points, bytes, 1);
             added++;
           }
