@@ -1,3 +1,4 @@
+import { inputsOption } from "../src/agent-config/inputs.ts";
 import { OptionError, type OptionSpec, type OptionValues } from "../src/config/options.ts";
 import { readSecretOption, secretOptions } from "../src/config/secret-option.ts";
 import { isLoopbackHost } from "../src/net/loopback.ts";
@@ -77,6 +78,7 @@ export const agentOptions: OptionSpec[] = [
   },
   ...hostMetricOptions,
   { name: "inventory", kind: "boolean", default: true, help: "describe the host (resources and metrics collected) in the collector's inventory, synced whenever it changes" },
+  inputsOption,
 ];
 
 /** host:port of --listen (IPv6 in brackets), or an OptionError. */
