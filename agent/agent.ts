@@ -30,6 +30,9 @@ import { type HostMonitoring, startHostMonitoring } from "./host-monitoring.ts";
 import { type LocalAlerting, startLocalAlerting } from "./local-alerting.ts";
 import { createAgentApp } from "./http/server-app.ts";
 import { Intake } from "./intake.ts";
+import { type Inputs, startInputs } from "./inputs/inputs.ts";
+import { DefinitionLedger } from "./inputs/series-output.ts";
+import type { SeriesDefinition } from "../src/protocol/definitions-chunk.ts";
 import { BodyBudget, SERVER_BODY_CAP } from "../src/http/body-limit.ts";
 import { AgentStorage } from "./storage.ts";
 import { createAgentTelemetry } from "./telemetry.ts";
@@ -80,6 +83,8 @@ export async function startAgent(values: OptionValues, ctx?: ProgramContext): Pr
   let forwarder: Forwarder | undefined;
   let host: HostMonitoring | undefined;
   let local: LocalAlerting | undefined;
+  // Which series definitions the buffer holds; forgotten whenever points may leave it uncommitted.
+  const ledger = new DefinitionLedger();
   const buffer = new PointBuffer(
     db,
     { tenant, feed },
@@ -88,6 +93,7 @@ export async function startAgent(values: OptionValues, ctx?: ProgramContext): Pr
     {
       appended: () => forwarder?.pump(),
       dropped: (reason, points) => {
+        ledger.forget();
         (reason === "age" ? counters.droppedAge : counters.droppedSize).inc(points);
         log.warn("buffer limit reached: dropped the oldest points", { reason, points });
       },
@@ -138,6 +144,16 @@ export async function startAgent(values: OptionValues, ctx?: ProgramContext): Pr
       },
     },
   );
+  // A batch the collector refused is dropped with any definitions it held: send them again.
+  const pointsRejected = {
+    inc(n?: number) {
+      ledger.forget();
+      counters.pointsRejected.inc(n);
+    },
+    get value() {
+      return counters.pointsRejected.value;
+    },
+  };
   forwarder = new Forwarder(
     buffer,
     planner,
@@ -145,7 +161,7 @@ export async function startAgent(values: OptionValues, ctx?: ProgramContext): Pr
     enc,
     dec,
     { dataTopic: topic("data"), window: Number(values.window ?? 8), ackTimeoutMs: Number(values["ack-timeout"] ?? 10_000) },
-    counters,
+    { ...counters, pointsRejected },
     log.child("forward"),
   );
   const fw = forwarder;
@@ -184,8 +200,8 @@ export async function startAgent(values: OptionValues, ctx?: ProgramContext): Pr
   const localAlerting = local;
   // Every accepted point, once buffered, is also evaluated by the local triggers that read it.
   const sink = {
-    async accept(writes: MetricWrite[]) {
-      const r = await intake.accept(writes);
+    async accept(writes: MetricWrite[], definitions?: SeriesDefinition[]) {
+      const r = await intake.accept(writes, definitions);
       localAlerting.onWrites(writes);
       return r;
     },
@@ -220,6 +236,7 @@ export async function startAgent(values: OptionValues, ctx?: ProgramContext): Pr
     log,
   });
   const hostMonitoring = host;
+  const inputs: Inputs = startInputs({ values, feed, ledger, sink: (writes, defs) => sink.accept(writes, defs), telemetry, log });
 
   link.start();
   const ackWatch = watchAcks({
@@ -233,6 +250,7 @@ export async function startAgent(values: OptionValues, ctx?: ProgramContext): Pr
     log: log.child("link"),
   });
 
+  ctx?.reload.register({ what: "inputs", options: ["inputs"], apply: (v) => inputs.reload(v) });
   ctx?.reload.register({ what: "host metric filters", options: ["host-include", "host-exclude", "host-exclude-fs-types"], apply: (v) => hostMonitoring.reloadFilters(v) });
   ctx?.reload.register({
     what: "broker credentials",
@@ -280,6 +298,7 @@ export async function startAgent(values: OptionValues, ctx?: ProgramContext): Pr
       processMetrics.stop();
       ackWatch.stop();
       hostMonitoring.stop();
+      await inputs.stop();
       // Writes in progress finish (their points are buffered) before the buffer closes.
       if (server) await stopServer(server, 2000);
       fw.close();

@@ -190,10 +190,14 @@ export function inputsFromTable(t: TableValue, where = "inputs"): InputsConfig {
   return { prometheus: jobs, otlp: { enabled: (r.otlp as Raw).enabled as boolean }, influx: { enabled: (r.influx as Raw).enabled as boolean }, statsd };
 }
 
+/** Tables readInputs produced (converted: durations in ms, sizes in bytes). */
+const checked = new WeakSet<object>();
+
 /** Reads and checks a raw `inputs` table (TOML or JSON). */
 export function readInputs(raw: unknown, where = "inputs"): TableValue {
   const t = readTable(inputsFields, raw, where);
   inputsFromTable(t, where);
+  checked.add(t);
   return t;
 }
 
@@ -206,9 +210,13 @@ export const inputsOption: OptionSpec = {
   table: readInputs,
 };
 
-/** The inputs of parsed options (the defaults when none are configured). */
+/**
+ * The inputs of the options (the defaults when none are configured); a table not read through
+ * the option schema yet (values given in code) is read now.
+ */
 export function inputsConfig(values: OptionValues): InputsConfig {
   const t = values.inputs;
-  return inputsFromTable(t !== undefined && typeof t === "object" && !Array.isArray(t) ? t : readTable(inputsFields, {}, "inputs"));
+  if (t !== undefined && typeof t === "object" && !Array.isArray(t) && checked.has(t)) return inputsFromTable(t);
+  return inputsFromTable(readInputs(t ?? {}));
 }
 

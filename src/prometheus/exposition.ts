@@ -106,7 +106,7 @@ export function parseSampleValue(t: string): number | undefined {
   // Digits, a sign or a dot: a number (JavaScript's 0x/0b/0o prefixes are not Go's).
   if ((c0 >= 48 && c0 <= 57) || c0 === 45 || c0 === 43 || c0 === 46) {
     const n = +t;
-    if (n === n) {
+    if (!Number.isNaN(n)) {
       const c1 = t.charCodeAt(1) | 0x20;
       return c0 === 48 && (c1 === 120 || c1 === 98 || c1 === 111) ? undefined : n;
     }
@@ -206,10 +206,10 @@ export interface ExpositionResult {
 
 /**
  * Reads a whole body. OpenMetrics ends with `# EOF`; a body without it, or with lines after
- * it, is reported as one invalid line (the samples read still count).
+ * it, is reported as one invalid line (the samples read still count). `types` is filled as
+ * `# TYPE` lines are read, so a handler can look a sample's family up while it is called.
  */
-export function parseExposition(body: string, format: ExpositionFormat, h: ExpositionHandler): ExpositionResult {
-  const types: FamilyTypes = new Map();
+export function parseExposition(body: string, format: ExpositionFormat, h: ExpositionHandler, types: FamilyTypes = new Map()): ExpositionResult {
   let samples = 0;
   let invalid = 0;
   let eof = false;

@@ -1,0 +1,74 @@
+/**
+ * The agent's inputs beside its host metrics (docs/inputs.md): Prometheus scrape jobs, StatsD
+ * listeners, and the OTLP and Influx routes of the local API. Each hands its series to the one
+ * intake (series-output.ts); SIGHUP applies a changed `[agent.inputs]`.
+ */
+import { type InputsConfig, inputsConfig } from "../../src/agent-config/inputs.ts";
+import type { OptionValues } from "../../src/config/options.ts";
+import type { Logger } from "../../src/log/logger.ts";
+import { createLogThrottle } from "../../src/log/throttle.ts";
+import type { Telemetry } from "../../src/telemetry/registry.ts";
+import { type InputCounters, inputTelemetry } from "./input-telemetry.ts";
+import { PrometheusInput } from "./prometheus/prometheus-input.ts";
+import type { TargetStatus } from "./prometheus/scrape-loop.ts";
+import { type DefinitionLedger, type InputSink, SeriesOutput } from "./series-output.ts";
+
+export interface Inputs {
+  /** The configuration in effect. */
+  readonly config: InputsConfig;
+  /** Scrape targets with their health. */
+  targets(): TargetStatus[];
+  /** Named-sample output and counters of an input that has no loop of its own (OTLP, Influx). */
+  output: SeriesOutput;
+  counters(input: "otlp" | "influx" | "statsd"): InputCounters;
+  reload(values: OptionValues): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export interface InputsOptions {
+  values: OptionValues;
+  feed: string;
+  ledger: DefinitionLedger;
+  sink: InputSink;
+  telemetry: Telemetry;
+  log: Logger;
+  /** The staleness marker, once the collector path carries it. */
+  staleMarker?: number;
+}
+
+export function startInputs(o: InputsOptions): Inputs {
+  const log = o.log.child("inputs");
+  const counters = inputTelemetry(o.telemetry);
+  const byInput = new Map<string, InputCounters>();
+  const countersOf = (input: string) => {
+    let c = byInput.get(input);
+    if (!c) byInput.set(input, (c = counters(input)));
+    return c;
+  };
+  // Bad input is said once a minute per target or sender, with how many were held back.
+  const throttle = createLogThrottle(60_000);
+  const warn = (key: string, message: string, fields: Record<string, unknown>) => {
+    const t = throttle(`${message}\u0000${key}`);
+    if (t.pass) log.warn(message, { ...fields, suppressedWarnings: t.suppressed || undefined });
+  };
+  let config = inputsConfig(o.values);
+  const prometheus = new PrometheusInput({ feed: o.feed, ledger: o.ledger, sink: o.sink, counters: countersOf("prometheus"), warn, log: log.child("prometheus"), staleMarker: o.staleMarker }, log.child("prometheus"));
+  void prometheus.apply(config.prometheus);
+  const output = new SeriesOutput(o.feed, o.ledger, o.sink);
+  return {
+    get config() {
+      return config;
+    },
+    targets: () => prometheus.targets(),
+    output,
+    counters: countersOf,
+    async reload(values) {
+      const next = inputsConfig(values);
+      config = next;
+      await prometheus.apply(next.prometheus);
+    },
+    async stop() {
+      await prometheus.stop();
+    },
+  };
+}
