@@ -207,6 +207,7 @@ export async function startAgent(values: OptionValues, ctx?: ProgramContext): Pr
     },
   };
 
+  const inputs: Inputs = startInputs({ values, feed, ledger, sink: (writes, defs) => sink.accept(writes, defs), telemetry, log });
   // The HTTP server before the broker link and host metrics: a taken port fails the start cleanly.
   let server: ReturnType<typeof Bun.serve> | undefined;
   if (listenAt) {
@@ -214,8 +215,9 @@ export async function startAgent(values: OptionValues, ctx?: ProgramContext): Pr
     const maxBody = Number(values["max-request-body"] ?? 32 * 1024 ** 2);
     const bodies = { maxBytes: maxBody, budget: new BodyBudget(4 * maxBody), option: "--max-request-body" };
     try {
-      server = Bun.serve({ ...listenAt, fetch: createAgentApp(tenant, sink, telemetry, log, { bodies, apiToken }).fetch, maxRequestBodySize: SERVER_BODY_CAP });
+      server = Bun.serve({ ...listenAt, fetch: createAgentApp(tenant, sink, telemetry, log, { bodies, apiToken, inputs: inputs.routes(tenant) }).fetch, maxRequestBodySize: SERVER_BODY_CAP });
     } catch (e) {
+      await inputs.stop();
       fw.close();
       localAlerting.close();
       buffer.close();
@@ -236,7 +238,6 @@ export async function startAgent(values: OptionValues, ctx?: ProgramContext): Pr
     log,
   });
   const hostMonitoring = host;
-  const inputs: Inputs = startInputs({ values, feed, ledger, sink: (writes, defs) => sink.accept(writes, defs), telemetry, log });
 
   link.start();
   const ackWatch = watchAcks({

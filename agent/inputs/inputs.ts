@@ -4,6 +4,7 @@
  * intake (series-output.ts); SIGHUP applies a changed `[agent.inputs]`.
  */
 import { type InputsConfig, inputsConfig } from "../../src/agent-config/inputs.ts";
+import type { Hono } from "hono";
 import type { OptionValues } from "../../src/config/options.ts";
 import type { Logger } from "../../src/log/logger.ts";
 import { createLogThrottle } from "../../src/log/throttle.ts";
@@ -11,16 +12,17 @@ import type { Telemetry } from "../../src/telemetry/registry.ts";
 import { type InputCounters, inputTelemetry } from "./input-telemetry.ts";
 import { PrometheusInput } from "./prometheus/prometheus-input.ts";
 import type { TargetStatus } from "./prometheus/scrape-loop.ts";
+import { influxRoutes } from "./influx/influx-routes.ts";
+import { otlpRoutes } from "./otlp/otlp-routes.ts";
 import { type DefinitionLedger, type InputSink, SeriesOutput } from "./series-output.ts";
 
 export interface Inputs {
+  /** The local API's routes of the inputs that listen there (OTLP, Influx). */
+  routes(tenant: string): Hono[];
   /** The configuration in effect. */
   readonly config: InputsConfig;
   /** Scrape targets with their health. */
   targets(): TargetStatus[];
-  /** Named-sample output and counters of an input that has no loop of its own (OTLP, Influx). */
-  output: SeriesOutput;
-  counters(input: "otlp" | "influx" | "statsd"): InputCounters;
   reload(values: OptionValues): Promise<void>;
   stop(): Promise<void>;
 }
@@ -60,8 +62,10 @@ export function startInputs(o: InputsOptions): Inputs {
       return config;
     },
     targets: () => prometheus.targets(),
-    output,
-    counters: countersOf,
+    routes: (tenant) => [
+      otlpRoutes({ tenant, enabled: () => config.otlp.enabled, output, counters: countersOf("otlp"), warn, log: log.child("otlp"), staleMarker: o.staleMarker }),
+      influxRoutes({ tenant, enabled: () => config.influx.enabled, output, counters: countersOf("influx"), warn, log: log.child("influx") }),
+    ],
     async reload(values) {
       const next = inputsConfig(values);
       config = next;
