@@ -91,8 +91,8 @@ export class Evaluator {
   }
 
   /**
-   * The latest sample in (t − lookback, t] at each step. With `timestamps`, the sample's
-   * time in seconds instead of its value (timestamp()).
+   * The latest sample in (t − lookback, t] at each step, unless a staleness marker came after
+   * it (by t). With `timestamps`, the sample's time in seconds instead of its value (timestamp()).
    */
   instantSelect(sel: VectorSelector, timestamps: boolean): StepSeries[] {
     const out: StepSeries[] = [];
@@ -103,10 +103,18 @@ export class Evaluator {
       let j = 0;
       let any = false;
       const len = s.ts.length;
+      const stale = s.stale;
+      let k = 0;
       for (let i = 0; i < this.n; i++) {
         const t = times[i]!;
-        if (j > 0 && s.ts[j - 1]! > t) j = 0;
+        if (j > 0 && s.ts[j - 1]! > t) j = k = 0;
         while (j < len && s.ts[j]! <= t) j++;
+        if (stale) {
+          // k: markers at or before t; the latest of them ends the sample before it.
+          if (k > 0 && stale[k - 1]! > t) k = 0;
+          while (k < stale.length && stale[k]! <= t) k++;
+          if (k > 0 && j > 0 && stale[k - 1]! > s.ts[j - 1]!) continue;
+        }
         if (j > 0 && s.ts[j - 1]! > t - lookback) {
           r.vals[i] = timestamps ? s.ts[j - 1]! / 1000 : s.vals[j - 1]!;
           r.has[i] = 1;

@@ -6,6 +6,13 @@ export interface RawSeries {
   labels: Labels;
   ts: Float64Array;
   vals: Float64Array;
+  /**
+   * Times of the series' staleness markers, ascending (absent: none). They are not samples (not
+   * in ts/vals, so range vectors never see them); an instant selector finds nothing at t when
+   * a marker lies between the latest sample and t, as in Prometheus, where the latest sample
+   * is then the marker.
+   */
+  stale?: Float64Array;
 }
 
 /**
