@@ -33,6 +33,7 @@ import { Intake } from "./intake.ts";
 import { type Inputs, startInputs } from "./inputs/inputs.ts";
 import { DefinitionLedger } from "./inputs/series-output.ts";
 import type { SeriesDefinition } from "../src/protocol/definitions-chunk.ts";
+import { STALE_NAN } from "../src/prometheus/staleness.ts";
 import { BodyBudget, SERVER_BODY_CAP } from "../src/http/body-limit.ts";
 import { AgentStorage } from "./storage.ts";
 import { createAgentTelemetry } from "./telemetry.ts";
@@ -207,7 +208,7 @@ export async function startAgent(values: OptionValues, ctx?: ProgramContext): Pr
     },
   };
 
-  const inputs: Inputs = startInputs({ values, feed, ledger, sink: (writes, defs) => sink.accept(writes, defs), telemetry, log });
+  const inputs: Inputs = startInputs({ values, feed, ledger, sink: (writes, defs) => sink.accept(writes, defs), telemetry, log, staleMarker: STALE_NAN });
   // The HTTP server before the broker link and host metrics: a taken port fails the start cleanly.
   let server: ReturnType<typeof Bun.serve> | undefined;
   if (listenAt) {

@@ -34,7 +34,7 @@ export interface InputsOptions {
   sink: InputSink;
   telemetry: Telemetry;
   log: Logger;
-  /** The staleness marker, once the collector path carries it. */
+  /** The staleness marker written when a series ends (src/prometheus/staleness.ts). */
   staleMarker?: number;
 }
 

@@ -146,20 +146,41 @@ describe("scraping Prometheus exporters", () => {
       writeFileSync(join(dir, "targets.json"), JSON.stringify([{ targets: [`127.0.0.1:${second.port}`], labels: { team: "green" } }]));
       const r = await sys.until('second_target_value{team="green"}');
       expect(r[0]!.metric.job).toBe("om");
+      // The target no longer in the file was removed: its series and its up end with markers.
+      await waitFor("the removed target's series to end", async () => ((await sys.query("om_events_total")).length === 0 ? true : undefined), 10_000, 100);
+      expect(await sys.query(`up{job="om",instance="127.0.0.1:${om.port}"}`)).toEqual([]);
     } finally {
       second.stop(true);
     }
   }, 30_000);
 
-  test("a target that dies is down (up 0) and scraped again when it comes back", async () => {
+  test("a target that dies is down (up 0), its series stale at once; scraped again when it comes back", async () => {
     const q = `up{job="flaky"}`;
     await waitFor("flaky up", async () => ((await sys.query(q))[0]?.value[1] === "1" ? true : undefined), 20_000, 100);
+    expect(await sys.query("flaky_value")).toHaveLength(1);
     flaky!.stop(true);
     await waitFor("flaky down", async () => ((await sys.query(q))[0]?.value[1] === "0" ? true : undefined), 20_000, 100);
+    // The failed scrape wrote staleness markers: PromQL no longer returns the series (without
+    // them it would for the 5-minute lookback).
+    expect(await sys.query("flaky_value")).toEqual([]);
     startFlaky();
     await waitFor("flaky up again", async () => ((await sys.query(q))[0]?.value[1] === "1" ? true : undefined), 20_000, 100);
     expect((await sys.query("flaky_value"))[0]!.value[1]).toBe("1");
   }, 60_000);
+
+  test("a series that vanishes from a target is stale after the scrape that missed it; others go on", async () => {
+    const gone = 'app_requests_total{job="app",code="500"}';
+    await sys.until(gone);
+    const before = scrapes;
+    served = TEXT.replace(/^app_requests_total\{path="\/b.*\n/m, "");
+    await waitFor("the series to be stale", async () => ((await sys.query(gone)).length === 0 ? true : undefined), 20_000, 100);
+    expect(scrapes).toBeGreaterThan(before);
+    expect(await sys.query('app_requests_total{job="app",code="200"}')).toHaveLength(1);
+    // Its points before the marker are still there for range queries.
+    expect((await sys.query(`count_over_time(${gone}[1m])`))[0]!.value[1]).not.toBe("0");
+    served = TEXT;
+    await sys.until(gone);
+  }, 30_000);
 
   test("self-metrics per input count samples, errors and bytes", async () => {
     const res = await fetch(`${sys.agent.url}/metrics`);
