@@ -208,7 +208,17 @@ export async function startAgent(values: OptionValues, ctx?: ProgramContext): Pr
     },
   };
 
-  const inputs: Inputs = startInputs({ values, feed, ledger, sink: (writes, defs) => sink.accept(writes, defs), telemetry, log, staleMarker: STALE_NAN });
+  let inputs: Inputs;
+  try {
+    inputs = await startInputs({ values, feed, ledger, sink: (writes, defs) => sink.accept(writes, defs), telemetry, log, staleMarker: STALE_NAN });
+  } catch (e) {
+    fw.close();
+    localAlerting.close();
+    buffer.close();
+    storage.close();
+    processMetrics.stop();
+    throw e;
+  }
   // The HTTP server before the broker link and host metrics: a taken port fails the start cleanly.
   let server: ReturnType<typeof Bun.serve> | undefined;
   if (listenAt) {

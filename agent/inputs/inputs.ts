@@ -15,6 +15,7 @@ import type { TargetStatus } from "./prometheus/scrape-loop.ts";
 import { influxRoutes } from "./influx/influx-routes.ts";
 import { otlpRoutes } from "./otlp/otlp-routes.ts";
 import { type DefinitionLedger, type InputSink, SeriesOutput } from "./series-output.ts";
+import { StatsdInput, type StatsdStatus } from "./statsd/statsd-input.ts";
 
 export interface Inputs {
   /** The local API's routes of the inputs that listen there (OTLP, Influx). */
@@ -23,6 +24,8 @@ export interface Inputs {
   readonly config: InputsConfig;
   /** Scrape targets with their health. */
   targets(): TargetStatus[];
+  /** Where StatsD listens, and the series it holds. */
+  statsd(): StatsdStatus;
   reload(values: OptionValues): Promise<void>;
   stop(): Promise<void>;
 }
@@ -38,7 +41,8 @@ export interface InputsOptions {
   staleMarker?: number;
 }
 
-export function startInputs(o: InputsOptions): Inputs {
+/** Starts the inputs; a StatsD address that cannot be listened on fails the start. */
+export async function startInputs(o: InputsOptions): Promise<Inputs> {
   const log = o.log.child("inputs");
   const counters = inputTelemetry(o.telemetry);
   const byInput = new Map<string, InputCounters>();
@@ -57,11 +61,19 @@ export function startInputs(o: InputsOptions): Inputs {
   const prometheus = new PrometheusInput({ feed: o.feed, ledger: o.ledger, sink: o.sink, counters: countersOf("prometheus"), warn, log: log.child("prometheus"), staleMarker: o.staleMarker }, log.child("prometheus"));
   void prometheus.apply(config.prometheus);
   const output = new SeriesOutput(o.feed, o.ledger, o.sink);
+  const statsd = new StatsdInput({ output, counters: countersOf("statsd"), warn, log: log.child("statsd"), staleMarker: o.staleMarker });
+  try {
+    await statsd.apply(config.statsd);
+  } catch (e) {
+    await prometheus.stop();
+    throw e;
+  }
   return {
     get config() {
       return config;
     },
     targets: () => prometheus.targets(),
+    statsd: () => statsd.status(),
     routes: (tenant) => [
       otlpRoutes({ tenant, enabled: () => config.otlp.enabled, output, counters: countersOf("otlp"), warn, log: log.child("otlp"), staleMarker: o.staleMarker }),
       influxRoutes({ tenant, enabled: () => config.influx.enabled, output, counters: countersOf("influx"), warn, log: log.child("influx") }),
@@ -70,9 +82,11 @@ export function startInputs(o: InputsOptions): Inputs {
       const next = inputsConfig(values);
       config = next;
       await prometheus.apply(next.prometheus);
+      await statsd.apply(next.statsd);
     },
     async stop() {
       await prometheus.stop();
+      await statsd.stop();
     },
   };
 }
