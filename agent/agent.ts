@@ -247,6 +247,7 @@ export async function startAgent(values: OptionValues, ctx?: ProgramContext): Pr
     enc,
     retryMs: Number(values["ack-timeout"] ?? 10_000),
     log,
+    inputs: () => inputs.inventory(),
   });
   const hostMonitoring = host;
 

@@ -9,6 +9,7 @@ import type { OptionValues } from "../../src/config/options.ts";
 import type { Logger } from "../../src/log/logger.ts";
 import { createLogThrottle } from "../../src/log/throttle.ts";
 import type { Telemetry } from "../../src/telemetry/registry.ts";
+import type { InputsInventory } from "../inventory/host-structure.ts";
 import { type InputCounters, inputTelemetry } from "./input-telemetry.ts";
 import { PrometheusInput } from "./prometheus/prometheus-input.ts";
 import type { TargetStatus } from "./prometheus/scrape-loop.ts";
@@ -26,6 +27,8 @@ export interface Inputs {
   targets(): TargetStatus[];
   /** Where StatsD listens, and the series it holds. */
   statsd(): StatsdStatus;
+  /** The inputs and scrape targets for the inventory. */
+  inventory(): InputsInventory;
   reload(values: OptionValues): Promise<void>;
   stop(): Promise<void>;
 }
@@ -74,6 +77,15 @@ export async function startInputs(o: InputsOptions): Promise<Inputs> {
     },
     targets: () => prometheus.targets(),
     statsd: () => statsd.status(),
+    inventory() {
+      const sd = statsd.status();
+      return {
+        targets: prometheus.targets().map((t) => ({ job: t.job, url: t.url, instance: t.instance, health: t.health, lastError: t.lastError })),
+        otlp: config.otlp.enabled,
+        influx: config.influx.enabled,
+        statsd: sd.udp || sd.tcp ? { udp: sd.udp, tcp: sd.tcp } : undefined,
+      };
+    },
     routes: (tenant) => [
       otlpRoutes({ tenant, enabled: () => config.otlp.enabled, output, counters: countersOf("otlp"), warn, log: log.child("otlp"), staleMarker: o.staleMarker }),
       influxRoutes({ tenant, enabled: () => config.influx.enabled, output, counters: countersOf("influx"), warn, log: log.child("influx") }),

@@ -75,7 +75,9 @@ describe("host inventory structure", () => {
       "disk",
       "filesystem",
       "host",
+      "input",
       "interface",
+      "scrape-target",
     ]);
     const counter = kids.find((c) => c.blueprint.id === "network_receive_bytes_total");
     expect(counter?.blueprint).toMatchObject({ type: "mt", metricDataType: "COUNTER", unit: "BYTES", collectionInterval: 10 });
