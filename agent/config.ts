@@ -4,7 +4,7 @@ import { readSecretOption, secretOptions } from "../src/config/secret-option.ts"
 import { isLoopbackHost } from "../src/net/loopback.ts";
 import { parseBrokerUrl } from "../src/protocol/broker-url.ts";
 import { topicPrefixProblem } from "../src/protocol/topics.ts";
-import { hostMetricOptions } from "./sources/host/options.ts";
+import { hostMetricOptions } from "./inputs/host/options.ts";
 
 export const AGENT_ENV_PREFIX = "OUTPOST_AGENT";
 

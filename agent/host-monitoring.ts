@@ -7,10 +7,10 @@ import { encodeInventory } from "../src/protocol/inventory-messages.ts";
 import { createHostInventory } from "./inventory/host-inventory.ts";
 import type { InputsInventory } from "./inventory/host-structure.ts";
 import { InventorySync } from "./inventory/inventory-sync.ts";
-import { hostMetricsConfig, hostReaderFor } from "./sources/host/options.ts";
-import { procFiles } from "./sources/host/proc-files.ts";
-import { startHostSource } from "./sources/host/host-source.ts";
-import type { HostSeries } from "./sources/host/series.ts";
+import { hostMetricsConfig, hostReaderFor } from "./inputs/host/options.ts";
+import { procFiles } from "./inputs/host/proc-files.ts";
+import { startHostSource } from "./inputs/host/host-source.ts";
+import type { HostSeries } from "./inputs/host/series.ts";
 
 export interface HostMonitoring {
   /** Present when the inventory is synced. */

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { hostname } from "node:os";
-import type { ProcFiles } from "../sources/host/proc-files.ts";
-import type { HostSeries } from "../sources/host/series.ts";
+import type { ProcFiles } from "../inputs/host/proc-files.ts";
+import type { HostSeries } from "../inputs/host/series.ts";
 import { discoverHostFacts, type HostFacts } from "./host-facts.ts";
 import { buildHostStructure, type InputsInventory } from "./host-structure.ts";
 import { type DigestedStructure, digestStructure } from "./structure-digest.ts";

@@ -1,8 +1,8 @@
 import type { EntityBlueprint } from "../../src/inventory/blueprints.ts";
 import { encodeId } from "../../src/inventory/path-codec.ts";
 import type { InventoryStructure, StructureNode } from "../../src/inventory/structure-json.ts";
-import type { HostMetricSpec, HostScope } from "../sources/host/catalog.ts";
-import type { HostResource, HostSeries } from "../sources/host/series.ts";
+import type { HostMetricSpec, HostScope } from "../inputs/host/catalog.ts";
+import type { HostResource, HostSeries } from "../inputs/host/series.ts";
 import type { HostFacts } from "./host-facts.ts";
 
 /** Resource types of a host feed: id and display name. */
