@@ -38,6 +38,9 @@ import {
   type SummaryPoint,
 } from "./metrics-model.ts";
 
+/** Buffer's native one-byte-per-character read, on any Uint8Array (ASCII text is its own latin1). */
+const latin1Slice = (Buffer.prototype as unknown as { latin1Slice(this: Uint8Array, s: number, e: number): string }).latin1Slice;
+
 /** The reader with what OTLP adds to remote write's wire types: fixed 32/64-bit words and zigzag. */
 class OtlpReader extends ProtoReader {
   private readonly dv = new DataView(this.buf.buffer, this.buf.byteOffset, this.buf.byteLength);
@@ -73,9 +76,45 @@ class OtlpReader extends ProtoReader {
     return hi * 4294967296 + lo;
   }
 
+  /** A string; short ASCII ones (attribute keys and values, mostly) without the UTF-8 decoder. */
+  text(): string {
+    const [s, e] = this.bytes();
+    if (e - s <= 64) {
+      for (let i = s; i < e; i++) if (this.buf[i]! >= 0x80) return this.decodeUtf8(s, e);
+      return latin1Slice.call(this.buf, s, e);
+    }
+    return this.decodeUtf8(s, e);
+  }
+
+  private decodeUtf8(s: number, e: number): string {
+    try {
+      return OtlpReader.utf8.decode(this.buf.subarray(s, e));
+    } catch {
+      throw new ProtobufError("string field is not valid UTF-8");
+    }
+  }
+
+  private static readonly utf8 = new TextDecoder("utf-8", { fatal: true });
+
   sint32(): number {
     const v = this.varint();
     return v % 2 === 1 ? -(v + 1) / 2 : v / 2;
+  }
+
+  /** Enters a length-delimited submessage: the reader is at its start; returns its end (set `pos` to it after). */
+  enter(): number {
+    const len = this.varint();
+    const end = this.pos + len;
+    if (end > this.end) throw new ProtobufError("length-delimited field runs past its message");
+    return end;
+  }
+
+  /** The key and value of an attribute (a KeyValue submessage). */
+  attribute(): [string, AttributeValue] {
+    const end = this.enter();
+    const kv = keyValue(this, end);
+    this.pos = end;
+    return kv;
   }
 
   /** A length-delimited submessage: runs `f` over its content, then moves past it. */
@@ -104,7 +143,7 @@ function anyValue(r: OtlpReader, end: number): AttributeValue {
   let v: AttributeValue;
   while (r.pos < end) {
     const key = r.varint();
-    if (key === 0x0a) v = r.string();
+    if (key === 0x0a) v = r.text();
     else if (key === 0x10) v = r.varint() !== 0;
     else if (key === 0x18) v = r.int64();
     else if (key === 0x21) v = r.double();
@@ -137,8 +176,12 @@ function keyValue(r: OtlpReader, end: number): [string, AttributeValue] {
   let v: AttributeValue;
   while (r.pos < end) {
     const key = r.varint();
-    if (key === 0x0a) k = r.string();
-    else if (key === 0x12) v = r.sub((e) => anyValue(r, e));
+    if (key === 0x0a) k = r.text();
+    else if (key === 0x12) {
+      const e = r.enter();
+      v = anyValue(r, e);
+      r.pos = e;
+    }
     else r.skip(key & 7);
   }
   return [k, v];
@@ -152,7 +195,7 @@ function numberPoint(r: OtlpReader, end: number): NumberPoint {
     else if (key === 0x19) p.timeMs = r.timeMs();
     else if (key === 0x21) p.value = r.double();
     else if (key === 0x31) p.value = r.sfixed64();
-    else if (key === 0x3a) p.attributes.push(r.sub((e) => keyValue(r, e)));
+    else if (key === 0x3a) p.attributes.push(r.attribute());
     else if (key === 0x40) p.flags = r.varint();
     else r.skip(key & 7);
   }
@@ -170,7 +213,7 @@ function histogramPoint(r: OtlpReader, end: number): HistogramPoint {
     else if (key === 0x31) p.bucketCounts.push(r.fixed64());
     else if (key === 0x39) p.explicitBounds.push(r.double());
     else if (r.repeated(key, 6, p.bucketCounts, () => r.fixed64()) || r.repeated(key, 7, p.explicitBounds, () => r.double())) continue;
-    else if (key === 0x4a) p.attributes.push(r.sub((e) => keyValue(r, e)));
+    else if (key === 0x4a) p.attributes.push(r.attribute());
     else if (key === 0x50) p.flags = r.varint();
     else r.skip(key & 7);
   }
@@ -193,7 +236,7 @@ function exponentialPoint(r: OtlpReader, end: number): ExponentialPoint {
   const p: ExponentialPoint = { attributes: [], startMs: 0, timeMs: 0, flags: 0, count: 0, scale: 0, zeroCount: 0, zeroThreshold: 0, positive: { offset: 0, bucketCounts: [] }, negative: { offset: 0, bucketCounts: [] } };
   while (r.pos < end) {
     const key = r.varint();
-    if (key === 0x0a) p.attributes.push(r.sub((e) => keyValue(r, e)));
+    if (key === 0x0a) p.attributes.push(r.attribute());
     else if (key === 0x11) p.startMs = r.timeMs();
     else if (key === 0x19) p.timeMs = r.timeMs();
     else if (key === 0x21) p.count = r.fixed64();
@@ -230,7 +273,7 @@ function summaryPoint(r: OtlpReader, end: number): SummaryPoint {
           return q;
         }),
       );
-    } else if (key === 0x3a) p.attributes.push(r.sub((e) => keyValue(r, e)));
+    } else if (key === 0x3a) p.attributes.push(r.attribute());
     else if (key === 0x40) p.flags = r.varint();
     else r.skip(key & 7);
   }
@@ -242,7 +285,11 @@ function dataOf<P>(r: OtlpReader, end: number, point: (r: OtlpReader, end: numbe
   const out = { points: [] as P[], temporality: 0, monotonic: false };
   while (r.pos < end) {
     const key = r.varint();
-    if (key === 0x0a) out.points.push(r.sub((e) => point(r, e)));
+    if (key === 0x0a) {
+      const e = r.enter();
+      out.points.push(point(r, e));
+      r.pos = e;
+    }
     else if (key === 0x10) out.temporality = r.varint();
     else if (key === 0x18) out.monotonic = r.varint() !== 0;
     else r.skip(key & 7);
@@ -255,8 +302,8 @@ function metric(r: OtlpReader, end: number): OtlpMetric {
   while (r.pos < end) {
     const key = r.varint();
     let data: MetricData | undefined;
-    if (key === 0x0a) m.name = r.string();
-    else if (key === 0x1a) m.unit = r.string();
+    if (key === 0x0a) m.name = r.text();
+    else if (key === 0x1a) m.unit = r.text();
     else if (key === 0x2a) data = { kind: "gauge", points: r.sub((e) => dataOf(r, e, numberPoint)).points };
     else if (key === 0x3a) data = r.sub((e) => ({ kind: "sum" as const, ...dataOf(r, e, numberPoint) }));
     else if (key === 0x4a) {
@@ -281,8 +328,8 @@ function scopeMetrics(r: OtlpReader, end: number): ScopeMetrics {
         const sc = { name: "", version: "" };
         while (r.pos < e) {
           const k = r.varint();
-          if (k === 0x0a) sc.name = r.string();
-          else if (k === 0x12) sc.version = r.string();
+          if (k === 0x0a) sc.name = r.text();
+          else if (k === 0x12) sc.version = r.text();
           else r.skip(k & 7);
         }
         return sc;
@@ -302,7 +349,7 @@ function resourceMetrics(r: OtlpReader, end: number): ResourceMetrics {
         const attrs: Attributes = [];
         while (r.pos < e) {
           const k = r.varint();
-          if (k === 0x0a) attrs.push(r.sub((e2) => keyValue(r, e2)));
+          if (k === 0x0a) attrs.push(r.attribute());
           else r.skip(k & 7);
         }
         return attrs;
