@@ -12,6 +12,7 @@ import { METRIC_TYPES, type MetricType, type MetricWrite } from "../metrics/mode
 import { metricIdSchema, pointSchemas } from "../metrics/schemas.ts";
 import { type DataBatch, DATA_VERSION_MARKERS, DATA_VERSION_SERIES } from "./data-encode.ts";
 import { decodeCbor, PROTOCOL_VERSION, ProtocolError, versionCheck } from "./envelope.ts";
+import { DefinitionsChunkError, decodeDefinitionsChunk, type SeriesDefinition } from "./definitions-chunk.ts";
 import { isNormalizedChunk } from "./normalized-chunk.ts";
 import { CHUNK_FORMAT, decodeSeriesChunk, SeriesChunkError } from "./series-chunk.ts";
 
@@ -33,7 +34,7 @@ const dataEnvelope = z.object({
   replay: z.boolean(),
   chunks: z.array(z.instanceof(Uint8Array)).min(1, "a batch has at least one chunk"),
   /** Versions 2 and 3 only: the format of each chunk. */
-  fmts: z.array(z.union([z.literal(CHUNK_FORMAT.cbor), z.literal(CHUNK_FORMAT.series)])).optional(),
+  fmts: z.array(z.union([z.literal(CHUNK_FORMAT.cbor), z.literal(CHUNK_FORMAT.series), z.literal(CHUNK_FORMAT.definitions)])).optional(),
 });
 
 function writeSchema<T extends MetricType>(type: T) {
@@ -65,6 +66,8 @@ export function describeIssues(err: z.ZodError): string {
 export interface DecodedBatch extends Omit<DataBatch, "chunks"> {
   writes: MetricWrite[];
   points: number;
+  /** Definition tags to set before the points are stored (definitions chunks, format 3). */
+  definitions: SeriesDefinition[];
 }
 
 /** Decodes and validates a data batch and every point in it. */
@@ -85,8 +88,17 @@ export function decodeData(dec: Decoder, payload: Uint8Array): DecodedBatch {
   }
   const markers = v === DATA_VERSION_MARKERS;
   const writes: MetricWrite[] = [];
+  const definitions: SeriesDefinition[] = [];
   let points = 0;
   for (let i = 0; i < chunks.length; i++) {
+    if (fmts?.[i] === CHUNK_FORMAT.definitions) {
+      try {
+        for (const d of decodeDefinitionsChunk(dec, chunks[i]!)) definitions.push(d);
+      } catch (e) {
+        throw new ProtocolError(e instanceof DefinitionsChunkError ? `invalid chunk ${i}: ${e.message}` : (e as Error).message, ref);
+      }
+      continue;
+    }
     let value: unknown;
     try {
       value = fmts?.[i] === CHUNK_FORMAT.series ? decodeSeriesChunk(dec, chunks[i]!) : decodeCbor(dec, chunks[i]!, `chunk ${i}`);
@@ -106,5 +118,5 @@ export function decodeData(dec: Decoder, payload: Uint8Array): DecodedBatch {
       points += w.points.length;
     }
   }
-  return { session, seq, sentAt, replay, writes, points };
+  return { session, seq, sentAt, replay, writes, points, definitions };
 }
