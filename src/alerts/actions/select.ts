@@ -1,4 +1,4 @@
-import type { Action, ActionDefinition, Alert, Event, TriggerAction } from "../../../src/alerts/model.ts";
+import type { Action, ActionDefinition, Alert, Event, TriggerAction } from "../model.ts";
 import { satisfiesTimeConstraint } from "./time-constraint.ts";
 
 type Constraints = Pick<TriggerAction, "states" | "calendar">;

@@ -1,4 +1,4 @@
-import type { TimeConstraint } from "../../../src/alerts/model.ts";
+import type { TimeConstraint } from "../model.ts";
 
 /**
  * Calendars that restrict when an action runs (Hawkular's TimeConstraint):

@@ -1,4 +1,4 @@
-import type { Action, StringMap } from "../../../src/alerts/model.ts";
+import type { Action, StringMap } from "../model.ts";
 
 /** An action plugin: it validates action definitions and carries out actions. */
 export interface ActionPlugin {
@@ -10,6 +10,11 @@ export interface ActionPlugin {
   readonly properties: readonly string[];
   /** Problems with a definition's properties (missing required ones, unreadable values). */
   check(properties: StringMap): string[];
+  /**
+   * Run by the agent that evaluates the trigger, never by the collector (plugin `agent`): the
+   * collector only checks and pushes the definitions, and records what the agent reports.
+   */
+  readonly runsOnAgent?: boolean;
   /** Carries out the action; resolves when done, rejects with the reason it failed. */
   run(action: Action): Promise<void>;
 }
