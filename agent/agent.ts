@@ -92,6 +92,7 @@ export async function startAgent(values: OptionValues, ctx?: ProgramContext): Pr
         log.warn("buffer limit reached: dropped the oldest points", { reason, points });
       },
       writeFailed: storage.failed("buffer"),
+      space: storage.space("buffer"),
     },
   );
 
@@ -244,6 +245,7 @@ export async function startAgent(values: OptionValues, ctx?: ProgramContext): Pr
   let lastProgress = 0;
   let lastCompaction = 0;
   const tick = setInterval(() => {
+    storage.tick();
     buffer.expire();
     // Points that waited over a minute (an outage) are kept compressed from then on. Once a
     // minute: each pass re-encodes the hour's merged row (about 10 ms for a host's hour).

@@ -50,7 +50,7 @@ export const agentOptions: OptionSpec[] = [
     min: 0,
     max: 1024 ** 3,
     default: "8MB",
-    help: "disk space held back in the data folder and released when the disk fills, so acknowledged points can still be deleted; 0 disables it",
+    help: "disk space held back in the data folder (at most an eighth of its filesystem) and released when the disk fills, so acknowledged points can still be deleted; 0 disables it",
   },
   { name: "batch-points", kind: "int", min: 1, max: 1_000_000, default: 5000, help: "points per batch sent to the collector, at most" },
   { name: "window", kind: "int", min: 1, max: 1000, default: 8, help: "batches sent and not yet acknowledged by the collector, at most" },
