@@ -45,7 +45,7 @@ export const collectorOptions: OptionSpec[] = [
     min: 0,
     max: 1_000_000,
     default: 5,
-    help: "failed logins allowed per client address and minute before that address is refused for a pause that doubles per failure (up to 60 s); 0: no slow-down",
+    help: "failed logins per minute allowed from one client address (all of loopback counts as one, IPv6 by /64), counted before the password check; one user name gets twice that from everywhere, the whole collector 60 times; beyond, attempts are refused (429, CONNACK 3) until the oldest failure is a minute old; 0: no limit",
   },
   {
     name: "insecure",
