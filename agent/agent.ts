@@ -5,6 +5,7 @@ import type { ProgramContext } from "../src/config/run-program.ts";
 import { readSecretOption } from "../src/config/secret-option.ts";
 import { ensureWritableDir } from "../src/config/writable-dir.ts";
 import { stopServer } from "../src/http/serve.ts";
+import { allowedHostPredicate } from "../src/http/host-check.ts";
 import { hostPort, listenError } from "../src/net/listen.ts";
 import { isLoopbackHost } from "../src/net/loopback.ts";
 import { createLogger, isLogLevel, type Logger } from "../src/log/logger.ts";
@@ -199,7 +200,7 @@ export async function startAgent(values: OptionValues, ctx?: ProgramContext): Pr
     const maxBody = Number(values["max-request-body"] ?? 32 * 1024 ** 2);
     const bodies = { maxBytes: maxBody, budget: new BodyBudget(4 * maxBody), option: "--max-request-body" };
     try {
-      server = Bun.serve({ ...listenAt, fetch: createAgentApp(tenant, sink, telemetry, log, { bodies, apiToken }).fetch, maxRequestBodySize: SERVER_BODY_CAP });
+      server = Bun.serve({ ...listenAt, fetch: createAgentApp(tenant, sink, telemetry, log, { bodies, apiToken, allowedHost: allowedHostPredicate((values["allowed-hosts"] as string[] | undefined) ?? []) }).fetch, maxRequestBodySize: SERVER_BODY_CAP });
     } catch (e) {
       fw.close();
       localAlerting.close();

@@ -26,6 +26,12 @@ export const agentOptions: OptionSpec[] = [
   ...secretOptions("api-token", "token the local write API and /metrics require (Authorization: Bearer, or as the Basic password); none: open to local clients"),
   { name: "insecure", kind: "boolean", default: false, help: "allow --listen on a non-loopback address without an api-token" },
   {
+    name: "allowed-hosts",
+    kind: "list",
+    default: [],
+    help: "host names clients reach the local write API by, beyond IP addresses, localhost and this machine's name (name, or *.example.com; * allows any); a request for another Host is answered 403 (DNS rebinding)",
+  },
+  {
     name: "max-request-body",
     kind: "size",
     min: 1024,

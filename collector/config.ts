@@ -189,7 +189,13 @@ export const collectorOptions: OptionSpec[] = [
     name: "cors-origins",
     kind: "list",
     help:
-      "browser origins allowed to call the HTTP interfaces (CORS), as scheme://host[:port] entries (a host admits its subdomains); * allows any, an empty value none; a request from another origin is answered 400. Default: * without authentication, none with an auth file",
+      "browser origins (other than the collector's own pages) allowed to call the HTTP interfaces (CORS), as scheme://host[:port] entries (a host admits its subdomains); * allows any, without credentials; a request from another origin is answered 400. Default: none",
+  },
+  {
+    name: "allowed-hosts",
+    kind: "list",
+    default: [],
+    help: "host names clients reach the HTTP interfaces by, beyond IP addresses, localhost, this machine's name and --external-url's host (name, or *.example.com for its subdomains; * allows any); a request for another Host is answered 403 (DNS rebinding)",
   },
   {
     name: "cors-allow-headers",

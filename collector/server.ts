@@ -5,6 +5,7 @@ import { OUTPOST_VERSION } from "../src/config/version.ts";
 import { readSecretOption } from "../src/config/secret-option.ts";
 import { ensureWritableDir } from "../src/config/writable-dir.ts";
 import { BodyBudget, limitBodies } from "../src/http/body-limit.ts";
+import { allowedHostPredicate } from "../src/http/host-check.ts";
 import { MemoryGovernor } from "../src/http/memory-governor.ts";
 import { createLogger, isLogLevel, type Logger } from "../src/log/logger.ts";
 import { StorageHealth } from "../src/sqlite/storage-health.ts";
@@ -64,14 +65,24 @@ export interface Collector {
 }
 
 /**
- * Browser origins allowed by CORS: --cors-origins when given; otherwise every origin while the
- * collector runs without authentication (it then binds to loopback only), and none once an auth
- * file is configured, so that credentials a browser holds cannot be used from another site.
+ * Browser origins allowed by CORS: --cors-origins when given, otherwise none: the collector
+ * answers only its own pages (same origin). Without an auth file any page a browser on the
+ * machine opens could otherwise read and change every tenant's data (docs/security.md, "CORS").
  */
 export function corsOrigins(values: OptionValues): string[] {
   const given = values["cors-origins"];
-  if (Array.isArray(given)) return given;
-  return values["auth-file"] ? [] : ["*"];
+  return Array.isArray(given) ? given : [];
+}
+
+/** Host names the HTTP interfaces answer beyond the built-in ones (src/http/host-check.ts). */
+export function allowedHosts(values: OptionValues): string[] {
+  const given = Array.isArray(values["allowed-hosts"]) ? (values["allowed-hosts"] as string[]) : [];
+  const external = values["external-url"] === undefined ? undefined : String(values["external-url"]).trim();
+  let externalHost: string[] = [];
+  try {
+    if (external) externalHost = [new URL(external).hostname];
+  } catch {}
+  return [...given, ...externalHost];
 }
 
 /** Something started with the collector that must be stopped with it, in reverse order. */
@@ -204,6 +215,7 @@ async function startServices(values: OptionValues, ctx: ProgramContext | undefin
         });
   const app = createRootApp(services, readiness, log, {
     cors: { origins: corsOrigins(values), allowHeaders: (values["cors-allow-headers"] as string[] | undefined) ?? [] },
+    allowedHost: allowedHostPredicate(allowedHosts(values)),
     extra: (root) => {
       root.use("*", limitBodies(bodies));
       servePrometheus(root, telemetry, selfTenant);
