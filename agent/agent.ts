@@ -73,7 +73,7 @@ export async function startAgent(values: OptionValues, ctx?: ProgramContext): Pr
   const processMetrics = registerProcessMetrics(telemetry, { lagEveryMs: 2000 });
   const enc = createEncoder();
   const dec = createDecoder();
-  const dataDir = ensureWritableDir(String(values["data-dir"] ?? "./agent-data"), "--data-dir");
+  const dataDir = ensureWritableDir(String(values["data-dir"] ?? "./agent-data"), "--data-dir", log);
   const db = openDatabase(join(dataDir, "buffer.db"), { synchronous: sync });
   const storage = new AgentStorage(dataDir, Number(values["disk-reserve"] ?? 8 * 1024 ** 2), log.child("storage"));
   storage.register("buffer", db);

@@ -95,7 +95,7 @@ export async function startCollector(values: OptionValues, ctx?: ProgramContext)
   const log = (ctx?.log ?? createLogger(isLogLevel(level) ? level : "info")).child("collector");
   // Credentials, certificates and listening addresses first: a mistake there stops the start.
   const security = readSecurity(values, log);
-  const dataDir = ensureWritableDir(String(values["data-dir"] ?? "./data"), "--data-dir");
+  const dataDir = ensureWritableDir(String(values["data-dir"] ?? "./data"), "--data-dir", log);
   const lock = lockDataDir(dataDir);
   const closers: Closer[] = [lock.release];
   const closeAll = async () => {
