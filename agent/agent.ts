@@ -31,7 +31,7 @@ import { type HostMonitoring, startHostMonitoring } from "./host-monitoring.ts";
 import { type LocalAlerting, startLocalAlerting } from "./local-alerting.ts";
 import { createAgentApp } from "./http/server-app.ts";
 import { Intake } from "./intake.ts";
-import { BodyBudget, SERVER_BODY_CAP } from "../src/http/body-limit.ts";
+import { BodyBudget, bodyPaceOf, SERVER_BODY_CAP } from "../src/http/body-limit.ts";
 import { AgentStorage } from "./storage.ts";
 import { createAgentTelemetry } from "./telemetry.ts";
 import { storageFailure } from "../src/sqlite/storage-failure.ts";
@@ -198,7 +198,7 @@ export async function startAgent(values: OptionValues, ctx?: ProgramContext): Pr
   if (listenAt) {
     if (!isLoopbackHost(listenAt.hostname) && apiToken === undefined) log.warn(`--insecure: the local write API on ${listenAt.hostname} accepts anyone, for tenant ${tenant}`);
     const maxBody = Number(values["max-request-body"] ?? 32 * 1024 ** 2);
-    const bodies = { maxBytes: maxBody, budget: new BodyBudget(4 * maxBody), option: "--max-request-body" };
+    const bodies = { maxBytes: maxBody, budget: new BodyBudget(4 * maxBody), option: "--max-request-body", pace: bodyPaceOf(values) };
     try {
       server = Bun.serve({ ...listenAt, fetch: createAgentApp(tenant, sink, telemetry, log, { bodies, apiToken, allowedHost: allowedHostPredicate((values["allowed-hosts"] as string[] | undefined) ?? []) }).fetch, maxRequestBodySize: SERVER_BODY_CAP });
     } catch (e) {

@@ -1,3 +1,4 @@
+import { bodyPaceOptions } from "../src/http/body-limit.ts";
 import { OptionError, type OptionSpec, type OptionValues } from "../src/config/options.ts";
 import { readSecretOption, secretOptions } from "../src/config/secret-option.ts";
 import { isLoopbackHost } from "../src/net/loopback.ts";
@@ -39,6 +40,7 @@ export const agentOptions: OptionSpec[] = [
     default: "32MB",
     help: "largest request body the local write API accepts (413 beyond); bodies received at once hold at most 4 times this",
   },
+  ...bodyPaceOptions,
   { name: "topic-prefix", kind: "string", default: "svc", help: "first topic level; must match the collector's --topic-prefix" },
   { name: "buffer-max-bytes", kind: "size", min: MB, max: 1024 ** 4, default: "256MB", help: "buffer size limit; beyond it the oldest points are dropped and counted" },
   { name: "buffer-max-age", kind: "duration", min: 60_000, max: 365 * DAY, default: "30d", help: "points buffered longer than this are dropped and counted" },

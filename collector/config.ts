@@ -1,3 +1,4 @@
+import { bodyPaceOptions } from "../src/http/body-limit.ts";
 import { OptionError, type OptionSpec, type OptionValues, PORT_RANGE } from "../src/config/options.ts";
 import type { ProgramIdentity } from "../src/config/run-program.ts";
 import { readSecretOption, secretOptions } from "../src/config/secret-option.ts";
@@ -88,6 +89,7 @@ export const collectorOptions: OptionSpec[] = [
     default: "32MB",
     help: "largest HTTP request body accepted (413 beyond); bodies being received at once hold at most 4 times this in memory (503 beyond)",
   },
+  ...bodyPaceOptions,
   {
     name: "memory-target",
     kind: "size",

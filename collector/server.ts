@@ -4,7 +4,7 @@ import type { ProgramContext } from "../src/config/run-program.ts";
 import { OUTPOST_VERSION } from "../src/config/version.ts";
 import { readSecretOption } from "../src/config/secret-option.ts";
 import { ensureWritableDir } from "../src/config/writable-dir.ts";
-import { BodyBudget, limitBodies } from "../src/http/body-limit.ts";
+import { BodyBudget, bodyPaceOf, limitBodies } from "../src/http/body-limit.ts";
 import { allowedHostPredicate } from "../src/http/host-check.ts";
 import { MemoryGovernor } from "../src/http/memory-governor.ts";
 import { createLogger, isLogLevel, type Logger } from "../src/log/logger.ts";
@@ -192,7 +192,7 @@ async function startServices(values: OptionValues, ctx: ProgramContext | undefin
   const monitoring = startSelfMonitoring({ telemetry, bus, dataDir, metricsMemory: metricsStore.memory && (() => metricsStore.memory!()) });
   closers.push(monitoring.stop);
   const maxBody = Number(values["max-request-body"] ?? 32 * 1024 ** 2);
-  const bodies = { maxBytes: maxBody, budget: new BodyBudget(4 * maxBody), option: "--max-request-body", memory };
+  const bodies = { maxBytes: maxBody, budget: new BodyBudget(4 * maxBody), option: "--max-request-body", memory, pace: bodyPaceOf(values) };
   telemetry.counterFrom("outpost_collector_memory_collections_total", "garbage collections run because resident memory was above --memory-target", () => memory.collections);
   if (jsonOffload) {
     telemetry.counterFrom("outpost_collector_ingest_worker_bodies_total", "JSON write bodies parsed into columns by the ingest worker thread (--ingest-worker-min-body)", () => jsonOffload.parsed);
