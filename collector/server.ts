@@ -25,6 +25,7 @@ import { createInventoryApp } from "./http/inventory/app.ts";
 import { createMetricsApp } from "./http/metrics/app.ts";
 import { createPrometheusApp, PROMETHEUS_PREFIXES } from "./http/prometheus/app.ts";
 import { createRootApp, type ServiceApps } from "./http/root.ts";
+import { readinessCheck } from "./readiness.ts";
 import { startHttpServer } from "./http-server.ts";
 import { SHARE_GROUP } from "./ingest/external-broker.ts";
 import { startIngest } from "./ingest/ingest.ts";
@@ -228,6 +229,7 @@ async function startServices(values: OptionValues, ctx: ProgramContext | undefin
     gate: security.gate,
     base: security.base,
     observe: monitoring.observeHttp,
+    readyCheck: readinessCheck({ started: () => ready, health, sql: pg?.sql }),
   });
   if (security.gate) {
     const gate = security.gate;

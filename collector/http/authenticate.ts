@@ -20,7 +20,7 @@ export function isOpenPath(path: string, method: string): boolean {
   if (isConsoleOpenPath(path, method)) return true;
   if (method !== "GET" && method !== "HEAD") return false;
   // InfluxDB's /ping needs no credentials there either; its clients probe it first.
-  return path === "/health" || /^\/(svc|hawkular)\/[a-z]+\/status\/?$/.test(path) || /^(\/influx\/[^/]+)?\/ping$/.test(path);
+  return path === "/health" || path === "/ready" || /^\/(svc|hawkular)\/[a-z]+\/status\/?$/.test(path) || /^(\/influx\/[^/]+)?\/ping$/.test(path);
 }
 
 function unauthorized(c: Context, message: string): Response {

@@ -43,6 +43,8 @@ export interface RootOptions {
   mounts?: readonly RootMount[];
   /** Wraps every request, first of all (request counts and latencies, also of refused ones). */
   observe?: MiddlewareHandler;
+  /** What /ready answers (collector/readiness.ts); absent: the same as /health. */
+  readyCheck?: () => Promise<{ ready: boolean; reason?: string; storage: string }>;
 }
 
 /** The paths that answer 503 until storage is ready. */
@@ -58,7 +60,13 @@ export function createRootApp(services: ServiceApps, readiness: Readiness, log: 
   // Before any route, so every interface (also those mounted below) needs credentials.
   app.use("*", authenticate(options.gate, options.base?.trustedProxy));
   for (const path of READY_PATHS) app.use(path, requireReady(readiness));
+  // Liveness: the process serves HTTP (503 only while it starts).
   app.get("/health", (c) => c.json({ status: readiness.ready() ? "UP" : "STARTING" }, readiness.ready() ? 200 : 503));
+  // Readiness: it can serve data now (docs/operations.md, "Liveness and readiness").
+  app.get("/ready", async (c) => {
+    const r = options.readyCheck ? await options.readyCheck() : { ready: readiness.ready(), storage: "ok", reason: readiness.ready() ? undefined : "starting" };
+    return c.json({ status: r.ready ? "READY" : "NOT_READY", storage: r.storage, reason: r.reason }, r.ready ? 200 : 503, { "Cache-Control": "no-store" });
+  });
   options.extra?.(app);
   for (const [name, svc] of Object.entries(services)) {
     mountService(
