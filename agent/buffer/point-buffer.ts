@@ -2,8 +2,8 @@ import type { Database } from "bun:sqlite";
 import { basename } from "node:path";
 import type { Decoder, Encoder } from "cbor-x";
 import type { MetricWrite } from "../../src/metrics/model.ts";
-import { encodeChunk } from "../../src/protocol/data-encode.ts";
-import { CHUNK_FORMAT } from "../../src/protocol/series-chunk.ts";
+import { encodeChunk, hasStaleMarkers } from "../../src/protocol/data-encode.ts";
+import { CHUNK_FORMAT, MARKERS_FLAG } from "../../src/protocol/series-chunk.ts";
 import { splitIntoChunks } from "./chunking.ts";
 import { type CompactionOptions, type CompactionResult, compactRows, type IdRange } from "./compaction.ts";
 import { migrate } from "../../src/sqlite/migrations.ts";
@@ -55,12 +55,19 @@ export interface ChunkSpan {
   hi: number;
   points: number;
   bodies: Uint8Array[];
-  /** Format of each body (CHUNK_FORMAT: CBOR chunk, or series chunk of a compacted row). */
+  /** Format of each body (CHUNK_FORMAT: CBOR chunk, or series chunk of a compacted row; MARKERS_FLAG added when it holds staleness markers). */
   formats: number[];
 }
 
+/** A chunk to buffer; `format` is CHUNK_FORMAT.cbor unless given. */
+export interface NewChunk {
+  body: Uint8Array;
+  points: number;
+  format?: number;
+}
+
 interface PendingAppend {
-  chunks: { body: Uint8Array; points: number }[];
+  chunks: NewChunk[];
   resolve: () => void;
   reject: (e: Error) => void;
 }
@@ -137,14 +144,21 @@ export class PointBuffer {
   /** Buffers the writes; resolves once they are committed to disk. */
   append(writes: MetricWrite[]): Promise<void> {
     if (this.closed) return Promise.reject(new Error("buffer is closed"));
-    return this.appendChunks(splitIntoChunks(writes, this.limits.chunkPoints).map((c) => ({ body: encodeChunk(this.encoder, c.writes), points: c.points })));
+    return this.appendChunks(
+      splitIntoChunks(writes, this.limits.chunkPoints).map((c) => ({
+        body: encodeChunk(this.encoder, c.writes),
+        points: c.points,
+        // Chunks with staleness markers are sent in version 3 batches (docs/protocol.md).
+        format: hasStaleMarkers(c.writes) ? CHUNK_FORMAT.cbor | MARKERS_FLAG : CHUNK_FORMAT.cbor,
+      })),
+    );
   }
 
   /**
    * Buffers chunks already encoded, each counting `points` items (the events buffer keeps
    * fired alerts this way); resolves once they are committed to disk.
    */
-  appendChunks(chunks: { body: Uint8Array; points: number }[]): Promise<void> {
+  appendChunks(chunks: NewChunk[]): Promise<void> {
     if (this.closed) return Promise.reject(new Error("buffer is closed"));
     if (chunks.length === 0) return Promise.resolve();
     return new Promise((resolve, reject) => {
@@ -222,7 +236,7 @@ export class PointBuffer {
           while (next < appends.length && (added === 0 || taken < step)) {
             const c = appends[next]!.chunks[chunk]!;
             const bytes = c.body.byteLength + ROW_OVERHEAD;
-            this.q.insert.run(enq, CHUNK_FORMAT.cbor, c.points, bytes, c.body);
+            this.q.insert.run(enq, c.format ?? CHUNK_FORMAT.cbor, c.points, bytes, c.body);
             this.account(c.points, bytes, 1);
             taken += bytes;
             added++;
