@@ -215,7 +215,7 @@ export async function startAgent(values: OptionValues, ctx?: ProgramContext): Pr
     inputs = await startInputs({ values, feed, ledger, sink: (writes, defs) => sink.accept(writes, defs), telemetry, log, staleMarker: STALE_NAN });
   } catch (e) {
     fw.close();
-    localAlerting.close();
+    await localAlerting.close();
     buffer.close();
     storage.close();
     processMetrics.stop();
@@ -232,7 +232,7 @@ export async function startAgent(values: OptionValues, ctx?: ProgramContext): Pr
     } catch (e) {
       await inputs.stop();
       fw.close();
-      localAlerting.close();
+      await localAlerting.close();
       buffer.close();
       storage.close();
       processMetrics.stop();
@@ -319,7 +319,7 @@ export async function startAgent(values: OptionValues, ctx?: ProgramContext): Pr
       if (server) await stopServer(server, 2000);
       fw.close();
       await link.stop(status("offline"));
-      localAlerting.close();
+      await localAlerting.close();
       buffer.close();
       storage.close();
       log.info("agent stopped", { bufferedPoints: buffer.depth.points });

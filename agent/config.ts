@@ -1,3 +1,4 @@
+import { actionsOption } from "../src/agent-config/actions.ts";
 import { inputsOption } from "../src/agent-config/inputs.ts";
 import { bodyPaceOptions } from "../src/http/body-limit.ts";
 import { OptionError, type OptionSpec, type OptionValues } from "../src/config/options.ts";
@@ -87,6 +88,7 @@ export const agentOptions: OptionSpec[] = [
   ...hostMetricOptions,
   { name: "inventory", kind: "boolean", default: true, help: "describe the host (resources and metrics collected) in the collector's inventory, synced whenever it changes" },
   inputsOption,
+  actionsOption,
 ];
 
 /** host:port of --listen (IPv6 in brackets), or an OptionError. */

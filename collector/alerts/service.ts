@@ -268,7 +268,14 @@ export class AlertingService {
     const runActions = opts.runActions !== false;
     return this.ctx.serial.run(async () => {
       const { store } = this.ctx;
-      const alerts = items.filter((i): i is Alert => i.eventType === "ALERT").map((a) => ({ ...a, tenantId }));
+      // An alert fired and resolved during one outage comes twice in a batch: its latest state counts.
+      const latest = new Map<string, Alert>();
+      for (const a of items) {
+        if (a.eventType !== "ALERT") continue;
+        const seen = latest.get(a.id);
+        if (!seen || (a as Alert).lifecycle.length > seen.lifecycle.length) latest.set(a.id, { ...(a as Alert), tenantId });
+      }
+      const alerts = [...latest.values()];
       const events = items.filter((i) => i.eventType !== "ALERT").map((e) => ({ ...e, tenantId, eventType: "EVENT" as const }));
       const newAlerts = await unstored(alerts, (t, id) => store.alert(t, id));
       const fresh = new Set(newAlerts);

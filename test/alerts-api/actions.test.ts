@@ -96,7 +96,7 @@ async function settled(eventId: string, n = 1): Promise<ActionJson[]> {
 
 describe("plugins and action definitions", () => {
   it("lists the plugins and the properties each reads", async () => {
-    expect(await api.ok("GET", "/plugins")).toEqual(["email", "file", "webhook"]);
+    expect(await api.ok("GET", "/plugins")).toEqual(["agent", "email", "file", "webhook"]);
     expect(await api.ok("GET", "/plugins/webhook")).toEqual(expect.arrayContaining(["url", "method", "timeout"]));
     expect(await api.ok("GET", "/plugins/file")).toEqual(["path"]);
     expect(await api.ok("GET", "/plugins/email")).toEqual(expect.arrayContaining(["to", "from", "cc", "mail"]));

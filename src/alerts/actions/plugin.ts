@@ -19,7 +19,7 @@ export interface ActionPlugin {
   run(action: Action): Promise<void>;
 }
 
-export function unknownProperties(plugin: ActionPlugin, properties: StringMap): string[] {
+export function unknownProperties(plugin: Pick<ActionPlugin, "properties">, properties: StringMap): string[] {
   return Object.keys(properties).filter((k) => !plugin.properties.some((p) => k === p || k.startsWith(`${p}.`)));
 }
 

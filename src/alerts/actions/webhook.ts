@@ -11,6 +11,8 @@ export interface WebhookOptions {
   retryDelayMs?: number;
   /** Attempts after the first when the definition has no `retries` (default 2). */
   defaultRetries?: number;
+  /** `manual`: a redirect is the answer (an agent calls only the URLs it allows, not where they point). */
+  redirect?: "follow" | "manual";
 }
 
 export function isHttpUrl(s: string | undefined): boolean {
@@ -63,6 +65,7 @@ export async function callWebhook(action: Action, opts: WebhookOptions = {}): Pr
         method,
         headers: { "Content-Type": "application/json" },
         body,
+        redirect: opts.redirect ?? "follow",
         signal: AbortSignal.timeout(timeout),
       });
       await res.arrayBuffer().catch(() => undefined);
