@@ -148,7 +148,7 @@ describe("local actions", () => {
       def("below", { run: "webhook", url: `${base}/plc/valve/3` }),
       def("climbs-out", { run: "webhook", url: `${base}/plc/../admin` }),
       def("encoded-climb", { run: "webhook", url: `${base}/plc/%2e%2e/admin` }),
-      def("other-port", { run: "webhook", url: `http://127.0.0.1:${plc.port + 1}/plc/x` }),
+      def("other-port", { run: "webhook", url: `http://127.0.0.1:${Number(plc.port) + 1}/plc/x` }),
       def("with-user", { run: "webhook", url: `http://u:p@127.0.0.1:${plc.port}/plc/x` }),
     ]);
     hits.length = 0;
