@@ -34,7 +34,11 @@ const syslogSocket = join(dir, "log.sock");
 const syslogOut = join(dir, "syslog.out");
 
 beforeAll(async () => {
-  plc = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: (req) => (hits.push(new URL(req.url).pathname), new Response("ok")) });
+  plc = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: (req) => {
+      hits.push(new URL(req.url).pathname);
+      return new Response("ok");
+    },
+  });
   writeFileSync(
     join(dir, "rsyslog.conf"),
     [
@@ -99,7 +103,7 @@ describe("local actions", () => {
   test("write to the system log through its socket, read by rsyslogd with facility, level and tag", async () => {
     const { actions, reported } = setup({ syslog: true, syslog_socket: syslogSocket }, [
       def("log", { run: "syslog", facility: "local3", tag: "pump-7" }),
-      def("log-resolved", { run: "syslog", message: "resolved ${triggerName} (${id})" }, { states: ["RESOLVED"] }),
+      def("log-resolved", { run: "syslog", message: ["resolved $", "{triggerName} ($", "{id})"].join("") }, { states: ["RESOLVED"] }),
     ]);
     const a = alert("overheat", ["log", "log-resolved"]);
     actions.onFired([a]);
