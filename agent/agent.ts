@@ -37,6 +37,7 @@ import type { SeriesDefinition } from "../src/protocol/definitions-chunk.ts";
 import { STALE_NAN } from "../src/prometheus/staleness.ts";
 import { BodyBudget, bodyPaceOf, SERVER_BODY_CAP } from "../src/http/body-limit.ts";
 import { AgentStorage } from "./storage.ts";
+import { historyConfig } from "../src/agent-config/history.ts";
 import { createAgentTelemetry } from "./telemetry.ts";
 import { storageFailure } from "../src/sqlite/storage-failure.ts";
 
@@ -90,7 +91,12 @@ export async function startAgent(values: OptionValues, ctx?: ProgramContext): Pr
   const buffer = new PointBuffer(
     db,
     { tenant, feed },
-    { maxBytes: Number(values["buffer-max-bytes"] ?? 256 * 1024 ** 2), maxAgeMs: Number(values["buffer-max-age"] ?? 86_400_000), chunkPoints: batchPoints },
+    {
+      maxBytes: Number(values["buffer-max-bytes"] ?? 256 * 1024 ** 2),
+      maxAgeMs: Number(values["buffer-max-age"] ?? 86_400_000),
+      chunkPoints: batchPoints,
+      historyMs: historyConfig(values).windowMs,
+    },
     enc,
     {
       appended: () => forwarder?.pump(),
@@ -101,6 +107,8 @@ export async function startAgent(values: OptionValues, ctx?: ProgramContext): Pr
       },
       writeFailed: storage.failed("buffer"),
       space: storage.space("buffer"),
+      // While storage is in trouble, acknowledged points are deleted, not kept.
+      keepAcked: () => storage.health.failing === undefined,
     },
   );
 
@@ -171,6 +179,8 @@ export async function startAgent(values: OptionValues, ctx?: ProgramContext): Pr
 
   telemetry.gauge("outpost_agent_buffer_points", "points in the buffer, sent or not, awaiting the collector's ack", () => buffer.depth.points);
   telemetry.gauge("outpost_agent_buffer_bytes", "bytes the buffered points count against --buffer-max-bytes", () => buffer.depth.bytes);
+  telemetry.gauge("outpost_agent_history_points", "acknowledged points kept for local reads ([agent.history] window)", () => buffer.history.depth.points);
+  telemetry.gauge("outpost_agent_history_bytes", "bytes the local history counts against --buffer-max-bytes", () => buffer.history.depth.bytes);
   telemetry.gauge("outpost_agent_buffer_file_bytes", "size of the buffer's database file", () => buffer.fileBytes());
   telemetry.gauge("outpost_agent_buffer_oldest_age_seconds", "how long the oldest buffered point has waited", () => {
     const at = buffer.oldestBufferedAt();
