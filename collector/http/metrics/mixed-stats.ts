@@ -2,10 +2,10 @@ import * as z from "zod";
 import { ApiError } from "../../../src/http/errors.ts";
 import { jsonBoolean, jsonInteger } from "../../../src/http/json-scalars.ts";
 import type { MetricDefinition } from "../../../src/metrics/model.ts";
-import { readAvailabilityStats, readNumericStats } from "../../metrics/queries.ts";
-import { selectMetrics } from "../../metrics/select.ts";
+import { readAvailabilityStats, readNumericStats } from "../../../src/metrics/queries.ts";
+import { selectMetrics } from "../../../src/metrics/select.ts";
 import type { MetricsDeps } from "./deps.ts";
-import { percentilesText, readRange, statsRead, timeField } from "./read-params.ts";
+import { percentilesText, readRange, statsRead, timeField } from "../../../src/http/metrics/read-params.ts";
 
 /** The kinds of stats `POST /metrics/stats/query` answers, keyed as in its answer. */
 export const STATS_KINDS = ["gauge", "counter", "availability", "gauge_rate", "counter_rate"] as const;

@@ -5,11 +5,11 @@ import { jsonOr204 } from "../../../src/http/json.ts";
 import type { Routes, ServiceContext } from "../../../src/http/service.ts";
 import { parseWith } from "../../../src/http/validate.ts";
 import { type MetricType, TYPE_PATH } from "../../../src/metrics/model.ts";
-import { readMultiStats, readNamedPoints } from "../../metrics/queries.ts";
-import { selectMetrics } from "../../metrics/select.ts";
+import { readMultiStats, readNamedPoints } from "../../../src/metrics/queries.ts";
+import { selectMetrics } from "../../../src/metrics/select.ts";
 import type { MetricsDeps } from "./deps.ts";
 import { checkMixedStatsQuery, type MixedStatsQuery, mixedStats, mixedStatsQuerySchema } from "./mixed-stats.ts";
-import { percentilesText, rawRead, readRange, requireBucketParam, statsRead, timeField } from "./read-params.ts";
+import { percentilesText, rawRead, readRange, requireBucketParam, statsRead, timeField } from "../../../src/http/metrics/read-params.ts";
 
 /**
  * The POST query endpoints of Hawkular Metrics 0.17+ that the Grafana datasource and newer

@@ -3,9 +3,9 @@ import { ApiError } from "../../../src/http/errors.ts";
 import { storeApiError } from "../../../src/http/service.ts";
 import type { Logger } from "../../../src/log/logger.ts";
 import type { PrometheusDeps } from "./deps.ts";
-import { metadataRoutes } from "./metadata-routes.ts";
-import { queryRoutes } from "./query-routes.ts";
-import { PromApiError, respondError } from "./respond.ts";
+import { metadataRoutes } from "../../../src/http/prometheus/metadata-routes.ts";
+import { queryRoutes } from "../../../src/http/prometheus/query-routes.ts";
+import { PromApiError, respondError } from "../../../src/http/prometheus/respond.ts";
 import { writeRoutes } from "./write-routes.ts";
 
 /** Prometheus paths under which `/api/v1/…` is served: per tenant in the path, and with the tenant header. */

@@ -1,7 +1,7 @@
 /** Prometheus' API envelopes: `{"status":"success","data":…}` and its error types. */
 import type { Context } from "hono";
-import type { QueryResult } from "../../../src/promql/query.ts";
-import { successChunks } from "../../../src/prometheus/result-json.ts";
+import type { QueryResult } from "../../promql/query.ts";
+import { successChunks } from "../../prometheus/result-json.ts";
 
 /** Prometheus' error types, and `not_implemented` (501) for valid PromQL Outpost does not evaluate. */
 export type ErrorType = "bad_data" | "execution" | "timeout" | "canceled" | "internal" | "not_found" | "unavailable" | "not_implemented";

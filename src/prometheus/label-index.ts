@@ -5,12 +5,12 @@
  * and the postings only when some series came, went or changed. A selector then visits the
  * series of its most selective equality (or regex) matcher instead of every definition.
  */
-import type { Matcher } from "../../src/promql/ast.ts";
-import { labelsFromRecord, type Labels } from "../../src/promql/labels.ts";
-import { matchesAll, matchesValue } from "../../src/promql/matchers.ts";
-import { metricLabels } from "../../src/prometheus/series-mapping.ts";
-import type { Tags } from "../../src/metrics/model.ts";
-import type { MetricsStore, SeriesEntry } from "../store/metrics/types.ts";
+import type { Matcher } from "../promql/ast.ts";
+import { labelsFromRecord, type Labels } from "../promql/labels.ts";
+import { matchesAll, matchesValue } from "../promql/matchers.ts";
+import { metricLabels } from "./series-mapping.ts";
+import type { Tags } from "../metrics/model.ts";
+import type { MetricsReader, SeriesEntry } from "../metrics/reader.ts";
 
 export interface IndexedSeries {
   entry: SeriesEntry;
@@ -115,10 +115,10 @@ export class LabelIndex {
   }
 }
 
-const indexes = new WeakMap<MetricsStore, Map<string, LabelIndex>>();
+const indexes = new WeakMap<MetricsReader, Map<string, LabelIndex>>();
 
 /** The tenant's label index, up to date with the store. */
-export async function labelIndex(store: MetricsStore, tenant: string): Promise<LabelIndex> {
+export async function labelIndex(store: MetricsReader, tenant: string): Promise<LabelIndex> {
   let byTenant = indexes.get(store);
   if (!byTenant) indexes.set(store, (byTenant = new Map()));
   const entries = await store.listSeries(tenant);

@@ -1,11 +1,11 @@
 /** GET|POST /api/v1/query and /api/v1/query_range. */
 import type { Context, Hono } from "hono";
-import { ParseError, parsePromQL, UnsupportedFeatureError } from "../../../src/promql/parse.ts";
-import type { Expr } from "../../../src/promql/ast.ts";
-import { instantQuery, MAX_POINTS, rangeQuery } from "../../../src/promql/query.ts";
-import { ExecutionError, InvalidQueryError } from "../../../src/promql/values.ts";
-import { StoreSeriesSource } from "../../metrics/prometheus-source.ts";
-import type { PrometheusDeps } from "./deps.ts";
+import { ParseError, parsePromQL, UnsupportedFeatureError } from "../../promql/parse.ts";
+import type { Expr } from "../../promql/ast.ts";
+import { instantQuery, MAX_POINTS, rangeQuery } from "../../promql/query.ts";
+import { ExecutionError, InvalidQueryError } from "../../promql/values.ts";
+import { StoreSeriesSource } from "../../prometheus/store-source.ts";
+import type { PrometheusReadDeps } from "./read-deps.ts";
 import { parseDurationParam, parseTime, readParams } from "./params.ts";
 import { badData, PromApiError, respondResult } from "./respond.ts";
 import { resolveTenant } from "./tenant.ts";
@@ -30,7 +30,7 @@ async function run<T>(f: () => Promise<T>): Promise<T> {
   }
 }
 
-export function queryRoutes(app: Hono, deps: PrometheusDeps): void {
+export function queryRoutes(app: Hono, deps: PrometheusReadDeps): void {
   const now = deps.now ?? Date.now;
   const instant = async (c: Context) => {
     const tenant = resolveTenant(c);

@@ -1,23 +1,23 @@
 import * as z from "zod";
-import { jsonOr204 } from "../../../src/http/json.ts";
-import type { Routes, ServiceContext } from "../../../src/http/service.ts";
-import { METRIC_TYPES, type MetricType, TYPE_PATH } from "../../../src/metrics/model.ts";
-import { parsePeriodOp } from "../../../src/metrics/periods.ts";
+import { jsonOr204 } from "../json.ts";
+import type { Routes, ServiceContext } from "../service.ts";
+import { METRIC_TYPES, type MetricType, TYPE_PATH } from "../../metrics/model.ts";
+import { parsePeriodOp } from "../../metrics/periods.ts";
 import { readNamedPoints, readPeriods, readRates, readRawPoints } from "../../metrics/queries.ts";
 import { selectMetrics } from "../../metrics/select.ts";
-import type { MetricsDeps } from "./deps.ts";
+import type { MetricsReadDeps } from "./read-deps.ts";
 import { parseQuery, q, rawReadQuery } from "./query-params.ts";
 import { rawRead, readRange } from "./read-params.ts";
 
 type RawQueryParams = z.output<typeof rawReadQuery>;
 
-const definitionsOf = (deps: MetricsDeps, c: ServiceContext, type: MetricType) => async () => {
+const definitionsOf = (deps: MetricsReadDeps, c: ServiceContext, type: MetricType) => async () => {
   const d = await deps.store.getMetric(c.get("tenant"), type, c.req.param("id")!);
   return d ? [d] : [];
 };
 
 /** GET /{type}/{id}/raw (and the deprecated /data without bucket parameters). */
-export async function rawPoints(c: ServiceContext, deps: MetricsDeps, type: MetricType, p: RawQueryParams): Promise<Response> {
+export async function rawPoints(c: ServiceContext, deps: MetricsReadDeps, type: MetricType, p: RawQueryParams): Promise<Response> {
   const range = await readRange(deps, p, definitionsOf(deps, c, type));
   if (!range) return c.body(null, 204);
   const read = { ...rawRead(range, p, p), distinct: (type === "availability" || type === "string") && p.distinct };
@@ -25,14 +25,14 @@ export async function rawPoints(c: ServiceContext, deps: MetricsDeps, type: Metr
 }
 
 /** GET /{gauges|counters}/{id}/rate without bucket parameters: rate points per minute. */
-export async function ratePoints(c: ServiceContext, deps: MetricsDeps, type: "gauge" | "counter", p: RawQueryParams): Promise<Response> {
+export async function ratePoints(c: ServiceContext, deps: MetricsReadDeps, type: "gauge" | "counter", p: RawQueryParams): Promise<Response> {
   const range = await readRange(deps, p, definitionsOf(deps, c, type));
   if (!range) return c.body(null, 204);
   return jsonOr204(c, await readRates(deps.store, c.get("tenant"), type, c.req.param("id")!, rawRead(range, p, p)), { raw: true });
 }
 
 /** Raw reads that return points: by id, and by tags for several metrics. */
-export function rawReadRoutes(r: Routes, deps: MetricsDeps): void {
+export function rawReadRoutes(r: Routes, deps: MetricsReadDeps): void {
   for (const type of METRIC_TYPES) {
     // GET /{type}/tags/{tags}/raw (0.2x): the points of every metric the tags select, as [{id, data}].
     r.get(`/${TYPE_PATH[type]}/tags/:tags/raw`, async (c) => {
@@ -46,7 +46,7 @@ export function rawReadRoutes(r: Routes, deps: MetricsDeps): void {
 }
 
 /** Per-metric raw reads; registered after the static paths of each family. */
-export function rawReadByIdRoutes(r: Routes, deps: MetricsDeps): void {
+export function rawReadByIdRoutes(r: Routes, deps: MetricsReadDeps): void {
   for (const type of METRIC_TYPES) {
     r.get(`/${TYPE_PATH[type]}/:id/raw`, (c) => rawPoints(c, deps, type, parseQuery(c, rawReadQuery)));
   }

@@ -1,15 +1,15 @@
 import type * as z from "zod";
-import { ApiError } from "../../../src/http/errors.ts";
-import { jsonOr204 } from "../../../src/http/json.ts";
-import type { Routes, ServiceContext } from "../../../src/http/service.ts";
-import { LIMIT_ORDER_WITH_BUCKETS } from "../../../src/metrics/buckets.ts";
-import { type MetricType, TYPE_PATH } from "../../../src/metrics/model.ts";
-import { parsePercentiles } from "../../../src/metrics/percentiles-param.ts";
-import { parseTagList } from "../../../src/metrics/tag-list.ts";
-import { parseTimeParam, resolveTimeRange } from "../../../src/metrics/time-range.ts";
+import { ApiError } from "../errors.ts";
+import { jsonOr204 } from "../json.ts";
+import type { Routes, ServiceContext } from "../service.ts";
+import { LIMIT_ORDER_WITH_BUCKETS } from "../../metrics/buckets.ts";
+import { type MetricType, TYPE_PATH } from "../../metrics/model.ts";
+import { parsePercentiles } from "../../metrics/percentiles-param.ts";
+import { parseTagList } from "../../metrics/tag-list.ts";
+import { parseTimeParam, resolveTimeRange } from "../../metrics/time-range.ts";
 import { readAvailabilityStats, readMultiStats, readNumericStats, readTaggedStats } from "../../metrics/queries.ts";
 import { selectMetrics } from "../../metrics/select.ts";
-import type { MetricsDeps } from "./deps.ts";
+import type { MetricsReadDeps } from "./read-deps.ts";
 import { parseQuery, rawReadQuery, statsQuery } from "./query-params.ts";
 import { ratePoints, rawPoints } from "./raw-reads.ts";
 import { nowOf, readRange, requireBucketParam, statsRead } from "./read-params.ts";
@@ -28,7 +28,7 @@ const hasBuckets = (p: StatsParams) => p.buckets !== undefined || p.bucketDurati
  * Bucketed stats of one metric. A metric that does not exist answers 204; one that exists gets
  * every bucket of the range, empty ones included, even when none holds data.
  */
-async function singleStats(c: ServiceContext, deps: MetricsDeps, type: MetricType, p: StatsParams, rate = false): Promise<Response> {
+async function singleStats(c: ServiceContext, deps: MetricsReadDeps, type: MetricType, p: StatsParams, rate = false): Promise<Response> {
   rejectLimitOrder(p);
   requireBucketParam(p);
   const tenant = c.get("tenant");
@@ -42,7 +42,7 @@ async function singleStats(c: ServiceContext, deps: MetricsDeps, type: MetricTyp
 }
 
 /** Stats over several metrics (named by repeated `metrics`, or selected by `tags`) in one series of buckets. */
-async function multiStats(c: ServiceContext, deps: MetricsDeps, type: NumericType, rate: boolean): Promise<Response> {
+async function multiStats(c: ServiceContext, deps: MetricsReadDeps, type: NumericType, rate: boolean): Promise<Response> {
   const p = parseQuery(c, statsQuery);
   rejectLimitOrder(p);
   // Checked in upstream's order: the range, then a bucket parameter, then the selection.
@@ -57,7 +57,7 @@ async function multiStats(c: ServiceContext, deps: MetricsDeps, type: NumericTyp
 }
 
 /** GET /{gauges|counters}/stats and friends: several metrics in one series of buckets. */
-export function statsRoutes(r: Routes, deps: MetricsDeps): void {
+export function statsRoutes(r: Routes, deps: MetricsReadDeps): void {
   for (const type of NUMERIC) {
     const base = `/${TYPE_PATH[type]}`;
     r.get(`${base}/stats`, (c) => multiStats(c, deps, type, false));
@@ -68,7 +68,7 @@ export function statsRoutes(r: Routes, deps: MetricsDeps): void {
 }
 
 /** Per-metric stats and rates; registered after the static paths of each family. */
-export function statsByIdRoutes(r: Routes, deps: MetricsDeps): void {
+export function statsByIdRoutes(r: Routes, deps: MetricsReadDeps): void {
   for (const type of ["gauge", "counter", "availability"] as const) {
     const base = `/${TYPE_PATH[type]}/:id`;
     r.get(`${base}/stats`, (c) => singleStats(c, deps, type, parseQuery(c, statsQuery)));

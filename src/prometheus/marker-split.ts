@@ -1,6 +1,6 @@
-import type { Labels } from "../../src/promql/labels.ts";
-import type { RawSeries } from "../../src/promql/values.ts";
-import { splitStaleMarkers } from "../../src/prometheus/staleness.ts";
+import type { Labels } from "../promql/labels.ts";
+import type { RawSeries } from "../promql/values.ts";
+import { splitStaleMarkers } from "./staleness.ts";
 
 /**
  * A stored series as PromQL reads it: the store's NaN values are staleness markers (see

@@ -3,12 +3,11 @@
  * labels are its tags (see src/prometheus/series-mapping.ts); availability reads as 1 (up) and
  * 0 (down), unknown availability as no sample; string metrics are not series.
  */
-import type { Matcher } from "../../src/promql/ast.ts";
-import { compareLabels, labelsKey, type Labels } from "../../src/promql/labels.ts";
-import type { RawSeries, ReadBuffers, SeriesRef, SeriesSource } from "../../src/promql/values.ts";
-import { AVAILABILITY_CODE } from "../../src/metrics/model.ts";
-import type { SeriesParts } from "../store/metrics/parts.ts";
-import type { MetricsStore, NumericSeries } from "../store/metrics/types.ts";
+import type { Matcher } from "../promql/ast.ts";
+import { compareLabels, labelsKey, type Labels } from "../promql/labels.ts";
+import type { RawSeries, ReadBuffers, SeriesRef, SeriesSource } from "../promql/values.ts";
+import { AVAILABILITY_CODE } from "../metrics/model.ts";
+import type { MetricsReader, NumericSeries, SeriesParts } from "../metrics/reader.ts";
 import { type IndexedSeries, type LabelIndex, labelIndex } from "./label-index.ts";
 import { withMarkersApart } from "./marker-split.ts";
 
@@ -22,7 +21,7 @@ export class StoreSeriesSource implements SeriesSource {
   private index?: Promise<LabelIndex>;
 
   constructor(
-    private readonly store: MetricsStore,
+    private readonly store: MetricsReader,
     private readonly tenant: string,
   ) {}
 

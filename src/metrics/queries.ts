@@ -1,19 +1,19 @@
-import type { DataPoint, MetricDefinition, MetricType, Tags } from "../../src/metrics/model.ts";
-import { availabilityBucketStats } from "../../src/metrics/availability-stats.ts";
-import type { AvailabilityBucketPoint, NumericBucketPoint, TaggedBucketPoint } from "../../src/metrics/bucket-points.ts";
-import { numericBucketStats } from "../../src/metrics/bucket-stats.ts";
-import type { Buckets } from "../../src/metrics/buckets.ts";
-import { distinct } from "../../src/metrics/distinct.ts";
-import { dropLeadingEmpty } from "../../src/metrics/from-earliest.ts";
-import { type PeriodOp, periods } from "../../src/metrics/periods.ts";
-import { rates } from "../../src/metrics/rates.ts";
-import { type ColumnSeries, mergeSeries, type Order, type Series } from "../../src/metrics/series.ts";
-import { stackBuckets } from "../../src/metrics/stacked.ts";
-import { taggedStats } from "../../src/metrics/tagged-stats.ts";
-import type { PercentileRequest } from "../../src/metrics/percentiles-param.ts";
-import type { TimeRange } from "../../src/metrics/time-range.ts";
-import { withoutStaleMarkers } from "../../src/prometheus/staleness.ts";
-import type { MetricsStore } from "../store/metrics/types.ts";
+import type { DataPoint, MetricDefinition, MetricType, Tags } from "./model.ts";
+import { availabilityBucketStats } from "./availability-stats.ts";
+import type { AvailabilityBucketPoint, NumericBucketPoint, TaggedBucketPoint } from "./bucket-points.ts";
+import { numericBucketStats } from "./bucket-stats.ts";
+import type { Buckets } from "./buckets.ts";
+import { distinct } from "./distinct.ts";
+import { dropLeadingEmpty } from "./from-earliest.ts";
+import { type PeriodOp, periods } from "./periods.ts";
+import { rates } from "./rates.ts";
+import { type ColumnSeries, mergeSeries, type Order, type Series } from "./series.ts";
+import { stackBuckets } from "./stacked.ts";
+import { taggedStats } from "./tagged-stats.ts";
+import type { PercentileRequest } from "./percentiles-param.ts";
+import type { TimeRange } from "./time-range.ts";
+import { withoutStaleMarkers } from "../prometheus/staleness.ts";
+import type { MetricsReader } from "./reader.ts";
 
 /**
  * Read-side domain functions of the metrics interface: they fetch column series from the
@@ -30,7 +30,7 @@ export interface RawRead {
 const EMPTY: ColumnSeries = { ts: new Float64Array(0), values: new Float64Array(0) };
 
 /** Raw points of one metric as wire objects. */
-export async function readRawPoints(store: MetricsStore, tenant: string, type: MetricType, id: string, q: RawRead): Promise<DataPoint[]> {
+export async function readRawPoints(store: MetricsReader, tenant: string, type: MetricType, id: string, q: RawRead): Promise<DataPoint[]> {
   // Distinct applies before the limit for availability and after it for strings (0.16).
   const limitFirst = q.distinct && type === "string";
   const cols = await store.readRaw(tenant, type, id, {
@@ -65,7 +65,7 @@ export async function readRawPoints(store: MetricsStore, tenant: string, type: M
 }
 
 /** Points of a numeric metric for the Hawkular computations: staleness markers are no points there. */
-async function numericSeries(store: MetricsStore, tenant: string, type: MetricType, id: string, range: TimeRange): Promise<ColumnSeries> {
+async function numericSeries(store: MetricsReader, tenant: string, type: MetricType, id: string, range: TimeRange): Promise<ColumnSeries> {
   const s = await store.readSeries(tenant, type, id, range.start, range.end);
   return s ? withoutStaleMarkers({ ts: s.ts, values: s.values }) : EMPTY;
 }
@@ -91,7 +91,7 @@ function finish<T extends { empty: boolean }>(points: T[], q: StatsRead): T[] {
 
 /** Bucketed stats of one gauge or counter, or of its rates. */
 export async function readNumericStats(
-  store: MetricsStore,
+  store: MetricsReader,
   tenant: string,
   type: "gauge" | "counter",
   id: string,
@@ -106,7 +106,7 @@ export async function readNumericStats(
 }
 
 /** Bucketed uptime statistics of one availability metric. */
-export async function readAvailabilityStats(store: MetricsStore, tenant: string, id: string, q: StatsRead): Promise<AvailabilityBucketPoint[]> {
+export async function readAvailabilityStats(store: MetricsReader, tenant: string, id: string, q: StatsRead): Promise<AvailabilityBucketPoint[]> {
   const s = await numericSeries(store, tenant, "availability", id, bucketsRange(q.buckets));
   return finish(availabilityBucketStats(s, q.buckets), q);
 }
@@ -124,7 +124,7 @@ export interface RateRead {
 
 /** Points of several metrics, `[{id, data}]`; metrics without points in the range are left out (clients index `data`). */
 export async function readNamedPoints(
-  store: MetricsStore,
+  store: MetricsReader,
   tenant: string,
   type: MetricType,
   defs: readonly MetricDefinition[],
@@ -140,7 +140,7 @@ export async function readNamedPoints(
 }
 
 /** Rate points (per minute) of a gauge or counter. */
-export async function readRates(store: MetricsStore, tenant: string, type: "gauge" | "counter", id: string, q: RateRead): Promise<DataPoint[]> {
+export async function readRates(store: MetricsReader, tenant: string, type: "gauge" | "counter", id: string, q: RateRead): Promise<DataPoint[]> {
   const s = await numericSeries(store, tenant, type, id, q.range);
   const r = rates(s, { kind: type, order: q.order, limit: q.limit });
   const out = new Array<DataPoint>(r.ts.length);
@@ -156,7 +156,7 @@ export interface MultiStatsRead extends StatsRead {
 
 /** Stats over several metrics: pooled points, or per-metric buckets summed when stacked. */
 export async function readMultiStats(
-  store: MetricsStore,
+  store: MetricsReader,
   tenant: string,
   type: "gauge" | "counter",
   defs: MetricDefinition[],
@@ -178,7 +178,7 @@ export async function readMultiStats(
 
 /** Stats of one metric's points grouped by the values of data-point tags. */
 export async function readTaggedStats(
-  store: MetricsStore,
+  store: MetricsReader,
   tenant: string,
   type: "gauge" | "counter",
   id: string,
@@ -195,7 +195,7 @@ export async function readTaggedStats(
 
 /** Runs of consecutive gauge points meeting a threshold. */
 export async function readPeriods(
-  store: MetricsStore,
+  store: MetricsReader,
   tenant: string,
   id: string,
   range: TimeRange,

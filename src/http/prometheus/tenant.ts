@@ -1,6 +1,6 @@
 import type { Context } from "hono";
-import { authorizeTenant } from "../../../src/http/access.ts";
-import { tenantHeader } from "../../../src/http/service.ts";
+import { authorizeTenant } from "../access.ts";
+import { tenantHeader } from "../service.ts";
 import { badData } from "./respond.ts";
 
 /**

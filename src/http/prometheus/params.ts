@@ -1,7 +1,7 @@
 /** Request parameters as Prometheus reads them: URL query and form body alike. */
 import type { Context } from "hono";
-import { readBodyText } from "../../../src/http/body-limit.ts";
-import { LiteralError, parseDuration } from "../../../src/promql/literals.ts";
+import { readBodyText } from "../body-limit.ts";
+import { LiteralError, parseDuration } from "../../promql/literals.ts";
 import { badData } from "./respond.ts";
 
 export interface Params {

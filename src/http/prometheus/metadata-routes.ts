@@ -1,10 +1,10 @@
 /** Series, label and metadata discovery: what Grafana's query builder and autocompletion call. */
 import type { Context, Hono } from "hono";
-import type { Matcher } from "../../../src/promql/ast.ts";
-import { compareLabels, type Labels, labelsToRecord, labelValue } from "../../../src/promql/labels.ts";
-import { ParseError, parsePromQL } from "../../../src/promql/parse.ts";
-import { type IndexedSeries, labelIndex } from "../../metrics/label-index.ts";
-import type { PrometheusDeps } from "./deps.ts";
+import type { Matcher } from "../../promql/ast.ts";
+import { compareLabels, type Labels, labelsToRecord, labelValue } from "../../promql/labels.ts";
+import { ParseError, parsePromQL } from "../../promql/parse.ts";
+import { type IndexedSeries, labelIndex } from "../../prometheus/label-index.ts";
+import type { PrometheusReadDeps } from "./read-deps.ts";
 import { MAX_TIME, MIN_TIME, type Params, parseLimit, parseTime, readParams } from "./params.ts";
 import { badData, respondData } from "./respond.ts";
 import { resolveTenant } from "./tenant.ts";
@@ -25,7 +25,7 @@ function selectors(p: Params): Matcher[][] {
 }
 
 /** Series of the tenant within [start, end] matching any of the selectors (all without selectors). */
-async function selected(c: Context, deps: PrometheusDeps, p: Params, required: boolean): Promise<IndexedSeries[]> {
+async function selected(c: Context, deps: PrometheusReadDeps, p: Params, required: boolean): Promise<IndexedSeries[]> {
   const tenant = resolveTenant(c);
   const sets = selectors(p);
   if (required && sets.length === 0) throw badData("no match[] parameter provided");
@@ -46,7 +46,7 @@ function limited<T>(list: T[], limit: number): [T[], string[]] {
 
 const sortedUnique = (values: Iterable<string>) => [...new Set(values)].sort();
 
-export function metadataRoutes(app: Hono, deps: PrometheusDeps): void {
+export function metadataRoutes(app: Hono, deps: PrometheusReadDeps): void {
   const series = async (c: Context) => {
     const p = await readParams(c);
     const hits = await selected(c, deps, p, true);

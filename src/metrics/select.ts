@@ -1,7 +1,7 @@
-import { ApiError } from "../../src/http/errors.ts";
-import type { MetricDefinition, MetricType } from "../../src/metrics/model.ts";
-import { compileTagSelector } from "../../src/metrics/tag-selector.ts";
-import type { MetricsStore } from "../store/metrics/types.ts";
+import { ApiError } from "../http/errors.ts";
+import type { MetricDefinition, MetricType } from "./model.ts";
+import { compileTagSelector } from "./tag-selector.ts";
+import type { MetricsReader } from "./reader.ts";
 
 export const METRICS_OR_TAGS = "Either metrics or tags parameter must be used";
 export const NOT_BOTH = "Cannot use both the metrics and tags parameters";
@@ -12,7 +12,7 @@ export const NOT_BOTH = "Cannot use both the metrics and tags parameters";
  * Exactly one of the two must be given.
  */
 export async function selectMetrics(
-  store: MetricsStore,
+  store: MetricsReader,
   tenant: string,
   type: MetricType,
   ids: readonly string[] | undefined,

@@ -1,14 +1,14 @@
 import * as z from "zod";
-import { ApiError } from "../../../src/http/errors.ts";
-import { BUCKET_PARAM_REQUIRED, bucketConfig, bucketParamsProblem } from "../../../src/metrics/buckets.ts";
-import { parseDuration } from "../../../src/metrics/duration.ts";
-import { FROM_EARLIEST_WITH_RANGE, fromEarliestRange } from "../../../src/metrics/from-earliest.ts";
-import type { MetricDefinition } from "../../../src/metrics/model.ts";
-import { effectiveLimit, resolveOrder } from "../../../src/metrics/order.ts";
-import { parsePercentiles } from "../../../src/metrics/percentiles-param.ts";
-import { parseTimeParam, resolveTimeRange, type TimeRange } from "../../../src/metrics/time-range.ts";
+import { ApiError } from "../errors.ts";
+import { BUCKET_PARAM_REQUIRED, bucketConfig, bucketParamsProblem } from "../../metrics/buckets.ts";
+import { parseDuration } from "../../metrics/duration.ts";
+import { FROM_EARLIEST_WITH_RANGE, fromEarliestRange } from "../../metrics/from-earliest.ts";
+import type { MetricDefinition } from "../../metrics/model.ts";
+import { effectiveLimit, resolveOrder } from "../../metrics/order.ts";
+import { parsePercentiles } from "../../metrics/percentiles-param.ts";
+import { parseTimeParam, resolveTimeRange, type TimeRange } from "../../metrics/time-range.ts";
 import type { RawRead, StatsRead } from "../../metrics/queries.ts";
-import type { MetricsDeps } from "./deps.ts";
+import type { MetricsReadDeps } from "./read-deps.ts";
 
 /**
  * Turns the range, order and bucket parameters of a read (from a query string or a POST body,
@@ -38,7 +38,7 @@ export const timeField = z.union([z.number(), z.string()]).optional();
 /** `percentiles` of a POST body may be a list; it is joined into the query-string form. */
 export const percentilesText = (p: string | (string | number)[] | undefined) => (Array.isArray(p) ? p.join(",") : p);
 
-export const nowOf = (deps: MetricsDeps) => (deps.now ?? Date.now)();
+export const nowOf = (deps: MetricsReadDeps) => (deps.now ?? Date.now)();
 
 /**
  * The range of a read: [start, end) with the defaults, or with `fromEarliest` everything the
@@ -46,7 +46,7 @@ export const nowOf = (deps: MetricsDeps) => (deps.now ?? Date.now)();
  * that do not exist.
  */
 export async function readRange(
-  deps: MetricsDeps,
+  deps: MetricsReadDeps,
   p: TimeParams,
   defs: () => Promise<readonly MetricDefinition[]>,
 ): Promise<TimeRange | undefined> {

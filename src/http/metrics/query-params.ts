@@ -1,6 +1,6 @@
 import * as z from "zod";
-import type { ServiceContext } from "../../../src/http/service.ts";
-import { parseWith } from "../../../src/http/validate.ts";
+import type { ServiceContext } from "../service.ts";
+import { parseWith } from "../validate.ts";
 
 /** Query-string scalars: all arrive as strings; these give 400s with readable messages. */
 const int64 = (name: string) =>
