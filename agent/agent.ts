@@ -38,6 +38,8 @@ import { STALE_NAN } from "../src/prometheus/staleness.ts";
 import { BodyBudget, bodyPaceOf, SERVER_BODY_CAP } from "../src/http/body-limit.ts";
 import { AgentStorage } from "./storage.ts";
 import { historyConfig } from "../src/agent-config/history.ts";
+import { OUTPOST_VERSION } from "../src/config/version.ts";
+import { LocalHistory } from "./history/local-history.ts";
 import { createAgentTelemetry } from "./telemetry.ts";
 import { storageFailure } from "../src/sqlite/storage-failure.ts";
 
@@ -231,6 +233,12 @@ export async function startAgent(values: OptionValues, ctx?: ProgramContext): Pr
     processMetrics.stop();
     throw e;
   }
+  // The local history's reads (docs/storage.md, "The agent's local history").
+  const windowMs = buffer.history.windowMs;
+  const reads =
+    windowMs > 0
+      ? { tenant, store: new LocalHistory(buffer.database, dec, tenant, windowMs / 86_400_000), retentionDays: windowMs / 86_400_000, version: OUTPOST_VERSION, log: log.child("history") }
+      : undefined;
   // The HTTP server before the broker link and host metrics: a taken port fails the start cleanly.
   let server: ReturnType<typeof Bun.serve> | undefined;
   if (listenAt) {
@@ -238,7 +246,7 @@ export async function startAgent(values: OptionValues, ctx?: ProgramContext): Pr
     const maxBody = Number(values["max-request-body"] ?? 32 * 1024 ** 2);
     const bodies = { maxBytes: maxBody, budget: new BodyBudget(4 * maxBody), option: "--max-request-body", pace: bodyPaceOf(values) };
     try {
-      server = Bun.serve({ ...listenAt, fetch: createAgentApp(tenant, sink, telemetry, log, { bodies, apiToken, inputs: inputs.routes(tenant), allowedHost: allowedHostPredicate((values["allowed-hosts"] as string[] | undefined) ?? []) }).fetch, maxRequestBodySize: SERVER_BODY_CAP });
+      server = Bun.serve({ ...listenAt, fetch: createAgentApp(tenant, sink, telemetry, log, { bodies, apiToken, inputs: inputs.routes(tenant), allowedHost: allowedHostPredicate((values["allowed-hosts"] as string[] | undefined) ?? []), reads }).fetch, maxRequestBodySize: SERVER_BODY_CAP });
     } catch (e) {
       await inputs.stop();
       fw.close();

@@ -1,7 +1,7 @@
 import { decodePointsInto } from "../../../src/codec/index.ts";
 import type { ReadBuffers } from "../../../src/promql/values.ts";
 import type { SeriesParts } from "../../../src/metrics/reader.ts";
-import { mergeRuns, sliceRun } from "./run.ts";
+import { mergeRuns, sliceRun } from "../../../src/metrics/run.ts";
 
 export type { SeriesParts };
 

@@ -1,7 +1,7 @@
-import { AVAILABILITY_VALUES, type MetricType, type Tags } from "../../../src/metrics/model.ts";
-import { hasStaleMarkers } from "../../../src/prometheus/staleness.ts";
+import { AVAILABILITY_VALUES, type MetricType, type Tags } from "./model.ts";
+import { hasStaleMarkers } from "../prometheus/staleness.ts";
 import type { Run } from "./run.ts";
-import type { PointColumns, RawQuery } from "./types.ts";
+import type { PointColumns, RawQuery } from "./reader.ts";
 
 /**
  * A merged run as the raw-read answer: in the requested order, limited, availability as words.

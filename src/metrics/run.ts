@@ -1,5 +1,5 @@
-import type { Tags } from "../../../src/metrics/model.ts";
-import { lowerBound } from "../../../src/metrics/series.ts";
+import type { Tags } from "./model.ts";
+import { lowerBound } from "./series.ts";
 
 /** Points of one series sorted by timestamp, without duplicates, in column form. */
 export interface Run {
