@@ -88,8 +88,9 @@ describe("the agent's local history", () => {
     };
     expect(local.raw).toHaveLength(30 * 12);
     // Newest first, as the collector answers a read with both bounds.
-    expect(local.raw.at(-1)).toEqual({ timestamp: T0, value: -1 });
-    expect(local.raw.at(-13)).toMatchObject({ timestamp: T0 + 60_000, tags: { phase: "m1" } });
+    const points = local.raw as { timestamp: number; value: number; tags?: Record<string, string> }[];
+    expect(points.at(-1)).toEqual({ timestamp: T0, value: -1 });
+    expect(points.at(-13)).toMatchObject({ timestamp: T0 + 60_000, tags: { phase: "m1" } });
     expect(local.stats).toHaveLength(60);
     expect((local.promql as { data: { result: unknown[] } }).data.result).toHaveLength(1);
     // Nothing of the last quarter hour has reached the collector.
