@@ -109,7 +109,10 @@ try {
     return r.json();
   };
   const rawPath = `/svc/metrics/${one.type}/${encodeURIComponent(one.id)}/raw?start=${start}&end=${end}`;
+  // One read of each kind loads the read code (zod, the PromQL parser) and parses the rows once.
   const points = ((await get(rawPath)) as unknown[]).length;
+  await get(`/api/v1/query?query=${encodeURIComponent(`{__name__="${one.id}"}`)}&time=${end / 1000}`);
+  const loaded = await settledMemory(agent.proc.pid);
   const cpu0 = cpuSeconds(agent.proc.pid);
   const raw = await latency(() => get(rawPath), runs);
   const stats = await latency(async () => {
@@ -118,6 +121,7 @@ try {
   const promql = await latency(() => get(`/api/v1/query_range?query=${encodeURIComponent(`avg_over_time({__name__="${one.id}"}[5m])`)}&start=${start / 1000}&end=${end / 1000}&step=60`), runs);
   const cpu = cpuSeconds(agent.proc.pid) - cpu0;
   const after = memory(agent.proc.pid);
+  const settled = await settledMemory(agent.proc.pid);
   agent.proc.kill("SIGTERM");
   await agent.proc.exited;
 
@@ -128,7 +132,9 @@ try {
   const mem = (m: ReturnType<typeof memory>) => `${fmt(m.rss, 1)} MB (anon ${fmt(m.anon, 1)} + file ${fmt(m.file, 1)})`;
   row("agent RSS, local window off, idle", mem(off));
   row("agent RSS, window on holding 24 h, before any read", mem(before));
-  row("agent RSS, window on, after the reads", mem(after));
+  row("agent RSS, window on, after a first read of each kind (code loaded, rows parsed)", mem(loaded));
+  row("agent RSS, window on, right after all the reads", mem(after));
+  row("agent RSS, window on, 10 s after the reads", mem(settled));
   console.log(`load average after: ${loadavg().map((l) => fmt(l, 2)).join(" ")}`);
 } finally {
   work.remove();

@@ -1,5 +1,6 @@
 import { Hono } from "hono";
 import { definitionReadByIdRoutes, definitionReadRoutes } from "../../src/http/metrics/definition-reads.ts";
+import { postQueryRoutes } from "../../src/http/metrics/post-queries.ts";
 import { rawReadByIdRoutes, rawReadRoutes } from "../../src/http/metrics/raw-reads.ts";
 import type { MetricsReadDeps } from "../../src/http/metrics/read-deps.ts";
 import { statsByIdRoutes, statsRoutes } from "../../src/http/metrics/stats-reads.ts";
@@ -50,6 +51,7 @@ export function createReadApp(o: LocalReadOptions, roots: readonly string[]): (r
   });
   const r = new Routes(metrics, { "/metrics": "/m" });
   statsRoutes(r, deps);
+  postQueryRoutes(r, deps);
   rawReadRoutes(r, deps);
   definitionReadRoutes(r, deps);
   rawReadByIdRoutes(r, deps);

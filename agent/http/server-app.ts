@@ -41,7 +41,11 @@ export function createAgentApp(
     let loaded: Promise<(req: Request) => Promise<Response>> | undefined;
     const load = () => (loaded ??= import("./read-api.ts").then((m) => m.createReadApp(reads, WRITE_API_ROOTS)));
     const forward = async (c: Context<ServiceEnv>) => (await load())(c.req.raw);
-    for (const root of WRITE_API_ROOTS) app.on(["GET", "HEAD"], [root, `${root}/*`], forward);
+    for (const root of WRITE_API_ROOTS) {
+      app.on(["GET", "HEAD"], [root, `${root}/*`], forward);
+      // The POST forms of reads (`/gauges/raw/query`, `/metrics/stats/query`...).
+      app.use(`${root}/*`, async (c, next) => (c.req.method === "POST" && c.req.path.endsWith("/query") ? forward(c) : next()));
+    }
     app.all("/prometheus/:tenant/api/v1/*", forward);
     app.all("/api/v1/*", forward);
   }

@@ -15,7 +15,8 @@ const TOKEN = "local-token-for-the-technician";
 const sys = new System({ broker: "mosquitto", tenant: TENANT, feed: FEED, agentEnv: { OUTPOST_AGENT_API_TOKEN: TOKEN } });
 
 const agent = (path: string, init: RequestInit = {}) => fetch(`${sys.agentUrl}${path}`, { ...init, headers: { Authorization: `Bearer ${TOKEN}`, "Content-Type": "application/json", ...init.headers } });
-const collector = (path: string) => fetch(`${sys.collectorUrl}${path}`, { headers: { "Svc-Tenant": TENANT } });
+const collector = (path: string, init: RequestInit = {}) =>
+  fetch(`${sys.collectorUrl}${path}`, { ...init, headers: { "Svc-Tenant": TENANT, "Content-Type": "application/json", ...init.headers } });
 const agentMetric = async (name: string): Promise<number | undefined> => {
   const res = await agent("/metrics").catch(() => undefined);
   const m = res && new RegExp(`^${name} (\\S+)$`, "m").exec(await res.text());
@@ -75,7 +76,9 @@ describe("the agent's local history", () => {
     await writeMinutes(15, 30);
     const end = T0 + 30 * 60_000;
     const range = `start=${T0}&end=${end}`;
+    const mixed = { method: "POST", body: JSON.stringify({ metrics: { gauge: [temp], counter: [runs], availability: [door] }, start: T0, end, buckets: 10, percentiles: "95" }) };
     const local = {
+      mixed: await json(await agent("/svc/metrics/metrics/stats/query", mixed)),
       raw: await json(await agent(`/svc/metrics/gauges/${temp}/raw?${range}`)),
       desc: await json(await agent(`/svc/metrics/gauges/${temp}/raw?${range}&order=DESC&limit=50`)),
       counter: await json(await agent(`/svc/metrics/counters/${runs}/raw?${range}`)),
@@ -99,6 +102,7 @@ describe("the agent's local history", () => {
     await sys.startMosquitto();
     await waitFor("the backlog drained", async () => ((await agentMetric("outpost_agent_buffer_points")) === 0 ? true : undefined), 60_000, 200);
     const remote = {
+      mixed: await json(await collector("/svc/metrics/metrics/stats/query", mixed)),
       raw: await json(await collector(`/svc/metrics/gauges/${temp}/raw?${range}`)),
       desc: await json(await collector(`/svc/metrics/gauges/${temp}/raw?${range}&order=DESC&limit=50`)),
       counter: await json(await collector(`/svc/metrics/counters/${runs}/raw?${range}`)),

@@ -1,11 +1,11 @@
 import * as z from "zod";
-import { ApiError } from "../../../src/http/errors.ts";
-import { jsonBoolean, jsonInteger } from "../../../src/http/json-scalars.ts";
-import type { MetricDefinition } from "../../../src/metrics/model.ts";
-import { readAvailabilityStats, readNumericStats } from "../../../src/metrics/queries.ts";
-import { selectMetrics } from "../../../src/metrics/select.ts";
-import type { MetricsDeps } from "./deps.ts";
-import { percentilesText, readRange, statsRead, timeField } from "../../../src/http/metrics/read-params.ts";
+import { ApiError } from "../errors.ts";
+import { jsonBoolean, jsonInteger } from "../json-scalars.ts";
+import type { MetricDefinition } from "../../metrics/model.ts";
+import { readAvailabilityStats, readNumericStats } from "../../metrics/queries.ts";
+import { selectMetrics } from "../../metrics/select.ts";
+import type { MetricsReadDeps } from "./read-deps.ts";
+import { percentilesText, readRange, statsRead, timeField } from "./read-params.ts";
 
 /** The kinds of stats `POST /metrics/stats/query` answers, keyed as in its answer. */
 export const STATS_KINDS = ["gauge", "counter", "availability", "gauge_rate", "counter_rate"] as const;
@@ -61,7 +61,7 @@ function kindsOf(q: MixedStatsQuery): StatsKind[] {
 }
 
 /** POST /metrics/stats/query: `{kind: {id: [buckets]}}`; every selected metric gets its buckets. */
-export async function mixedStats(deps: MetricsDeps, tenant: string, q: MixedStatsQuery): Promise<Record<string, Record<string, unknown[]>>> {
+export async function mixedStats(deps: MetricsReadDeps, tenant: string, q: MixedStatsQuery): Promise<Record<string, Record<string, unknown[]>>> {
   checkMixedStatsQuery(q);
   if (q.metrics && q.tags) throw new ApiError(400, "Cannot use both the metrics and tags properties");
   const byKind = new Map<StatsKind, MetricDefinition[]>();

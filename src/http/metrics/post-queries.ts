@@ -1,15 +1,15 @@
 import * as z from "zod";
-import { readJson } from "../../../src/http/body.ts";
-import { jsonBoolean, jsonInteger } from "../../../src/http/json-scalars.ts";
-import { jsonOr204 } from "../../../src/http/json.ts";
-import type { Routes, ServiceContext } from "../../../src/http/service.ts";
-import { parseWith } from "../../../src/http/validate.ts";
-import { type MetricType, TYPE_PATH } from "../../../src/metrics/model.ts";
-import { readMultiStats, readNamedPoints } from "../../../src/metrics/queries.ts";
-import { selectMetrics } from "../../../src/metrics/select.ts";
-import type { MetricsDeps } from "./deps.ts";
+import { readJson } from "../body.ts";
+import { jsonBoolean, jsonInteger } from "../json-scalars.ts";
+import { jsonOr204 } from "../json.ts";
+import type { Routes, ServiceContext } from "../service.ts";
+import { parseWith } from "../validate.ts";
+import { type MetricType, TYPE_PATH } from "../../metrics/model.ts";
+import { readMultiStats, readNamedPoints } from "../../metrics/queries.ts";
+import { selectMetrics } from "../../metrics/select.ts";
+import type { MetricsReadDeps } from "./read-deps.ts";
 import { checkMixedStatsQuery, type MixedStatsQuery, mixedStats, mixedStatsQuerySchema } from "./mixed-stats.ts";
-import { percentilesText, rawRead, readRange, requireBucketParam, statsRead, timeField } from "../../../src/http/metrics/read-params.ts";
+import { percentilesText, rawRead, readRange, requireBucketParam, statsRead, timeField } from "./read-params.ts";
 
 /**
  * The POST query endpoints of Hawkular Metrics 0.17+ that the Grafana datasource and newer
@@ -45,7 +45,7 @@ const typeStatsBody = z.object({
 });
 
 /** POST /{type}/raw/query and /{type}/rate/query: `[{id, data}]` of each metric with points. */
-async function namedPointsQuery(c: ServiceContext, deps: MetricsDeps, type: MetricType, rate: boolean): Promise<Response> {
+async function namedPointsQuery(c: ServiceContext, deps: MetricsReadDeps, type: MetricType, rate: boolean): Promise<Response> {
   const b = parseWith(rawQueryBody, await readJson(c), "query");
   const tenant = c.get("tenant");
   const defs = await selectMetrics(deps.store, tenant, type, b.ids, b.tags);
@@ -55,7 +55,7 @@ async function namedPointsQuery(c: ServiceContext, deps: MetricsDeps, type: Metr
 }
 
 /** POST /{gauges|counters}/stats/query and /rate/stats/query: one series of buckets over the selected metrics. */
-async function typeStatsQuery(c: ServiceContext, deps: MetricsDeps, type: NumericType, rate: boolean): Promise<Response> {
+async function typeStatsQuery(c: ServiceContext, deps: MetricsReadDeps, type: NumericType, rate: boolean): Promise<Response> {
   const b = parseWith(typeStatsBody, await readJson(c), "query");
   const p = { ...b, percentiles: percentilesText(b.percentiles) };
   requireBucketParam(p);
@@ -67,7 +67,7 @@ async function typeStatsQuery(c: ServiceContext, deps: MetricsDeps, type: Numeri
   return jsonOr204(c, await readMultiStats(deps.store, tenant, type, defs, { ...req, stacked: b.stacked ?? false, rate }));
 }
 
-export function postQueryRoutes(r: Routes, deps: MetricsDeps): void {
+export function postQueryRoutes(r: Routes, deps: MetricsReadDeps): void {
   for (const type of ["gauge", "counter", "availability", "string"] as const) {
     r.post(`/${TYPE_PATH[type]}/raw/query`, (c) => namedPointsQuery(c, deps, type, false));
   }
