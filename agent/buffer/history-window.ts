@@ -78,6 +78,23 @@ export class HistoryWindow {
     return points;
   }
 
+  /**
+   * Makes room for writes the disk refused by deleting the oldest kept rows (at least `bytes`
+   * of them, and 64 KB): the backlog comes first. False when there was nothing to delete or
+   * the delete failed too.
+   */
+  makeRoom(bytes: number): boolean {
+    if (this.rows === 0) return false;
+    const start = this.bytes;
+    try {
+      this.db.transaction(() => this.dropOldest(() => start - this.bytes < Math.max(bytes, 65_536)))();
+    } catch {
+      this.reload();
+      return false;
+    }
+    return this.bytes < start;
+  }
+
   /** Drops rows buffered longer than the window ago; throws when it cannot commit (the next tick tries again). */
   expire(now: number): number {
     if (this.rows === 0) return 0;

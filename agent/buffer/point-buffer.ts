@@ -306,23 +306,11 @@ export class PointBuffer {
     return true;
   }
 
-  /**
-   * Makes room for writes the disk refused by deleting the oldest rows of the local window
-   * (at least `bytes` of them, and 64 KB): the backlog comes first. False when there was
-   * nothing to delete or the delete failed too.
-   */
+  /** Makes room for writes the disk refused at the window's expense (history-window.ts, makeRoom). */
   private yieldHistory(bytes: number): boolean {
-    if (this.history.depth.rows === 0) return false;
-    let freed = 0;
-    const start = this.history.depth.bytes;
-    try {
-      this.db.transaction(() => this.history.dropOldest(() => (freed = start - this.history.depth.bytes) < Math.max(bytes, 65_536)))();
-    } catch {
-      this.history.reload();
-      return false;
-    }
+    if (!this.history.makeRoom(bytes)) return false;
     this.events.space?.committed();
-    return freed > 0;
+    return true;
   }
 
   private retryLater(): void {
