@@ -77,7 +77,9 @@ export async function startAgent(values: OptionValues, ctx?: ProgramContext): Pr
   const enc = createEncoder();
   const dec = createDecoder();
   const dataDir = ensureWritableDir(String(values["data-dir"] ?? "./agent-data"), "--data-dir");
-  const db = openDatabase(join(dataDir, "buffer.db"), { synchronous: sync });
+  // A queue (appended, read once, deleted): a small page cache serves it; 16 MB would fill with
+  // pages already sent when inputs buffer megabytes a minute.
+  const db = openDatabase(join(dataDir, "buffer.db"), { synchronous: sync, cacheKiB: 2048 });
   const storage = new AgentStorage(dataDir, Number(values["disk-reserve"] ?? 8 * 1024 ** 2), log.child("storage"));
   storage.register("buffer", db);
   storage.instrument(telemetry);

@@ -43,3 +43,20 @@ describe("definitions chunks (format 3)", () => {
     expect(() => decodeDefinitionsChunk(dec, new Uint8Array([0xff]))).toThrow(/not valid CBOR/);
   });
 });
+
+describe("large encodings", () => {
+  it("get a buffer of their own, and the encoder goes on with a small one, strings and all", async () => {
+    const { encodeChunk } = await import("../../src/protocol/data-encode.ts");
+    const encodeBig = (e: ReturnType<typeof createEncoder>, v: unknown) => encodeChunk(e, v as never);
+    const e = createEncoder();
+    // Ids of many non-ASCII characters: more bytes than the estimate, so the buffer must grow.
+    const big = Array.from({ length: 5000 }, (_, i) => ({ type: "gauge", id: `series_${i}{label="${(i % 2 ? "x" : "é").repeat(60)}"}`, points: [{ timestamp: i, value: i / 3 }] }));
+    const first = encodeBig(e, big);
+    expect(first.byteLength).toBeGreaterThan(256 * 1024);
+    const small = encodeBig(e, [{ type: "string", id: "é-ü", points: [{ timestamp: 1, value: "naïve ✓" }] }]);
+    const again = encodeBig(e, big);
+    expect(dec.decode(first)).toEqual(big);
+    expect(dec.decode(small)).toEqual([{ type: "string", id: "é-ü", points: [{ timestamp: 1, value: "naïve ✓" }] }]);
+    expect(dec.decode(again)).toEqual(big);
+  });
+});
