@@ -23,6 +23,13 @@ export const DATA_VERSION_SERIES = 2;
  * Batches without markers keep versions 1 and 2.
  */
 export const DATA_VERSION_MARKERS = 3;
+/**
+ * Version of a data batch that carries series definitions (chunk format 3, definitions-chunk.ts)
+ * besides points, staleness markers allowed as in version 3. Collectors that predate it refuse
+ * it unread and unacknowledged, so the agent keeps it until an upgraded collector takes it; they
+ * would refuse format 3 in an older version for good, losing the points with it.
+ */
+export const DATA_VERSION_DEFINITIONS = 4;
 
 /** A data batch: chunks of points as the agent buffered them, each a nested CBOR item. */
 export interface DataBatch {
@@ -85,9 +92,10 @@ export type BatchKind = "data" | "events";
 export function encodeData(enc: Encoder, b: DataBatch, kind: BatchKind = "data"): Uint8Array {
   let size = 256;
   for (const c of b.chunks) size += c.byteLength + 8;
-  if (kind === "data" && b.formats?.some((f) => f & MARKERS_FLAG)) {
+  if (kind === "data" && b.formats?.some((f) => f & MARKERS_FLAG || f === CHUNK_FORMAT.definitions)) {
     const fmts = b.formats.map((f) => f & ~MARKERS_FLAG);
-    return encodeSized(enc, { v: DATA_VERSION_MARKERS, kind, session: b.session, seq: b.seq, sentAt: b.sentAt, replay: b.replay, chunks: b.chunks, fmts }, size);
+    const v = fmts.includes(CHUNK_FORMAT.definitions) ? DATA_VERSION_DEFINITIONS : DATA_VERSION_MARKERS;
+    return encodeSized(enc, { v, kind, session: b.session, seq: b.seq, sentAt: b.sentAt, replay: b.replay, chunks: b.chunks, fmts }, size);
   }
   if (kind === "data" && b.formats?.some((f) => f !== CHUNK_FORMAT.cbor)) {
     return encodeSized(enc, { v: DATA_VERSION_SERIES, kind, session: b.session, seq: b.seq, sentAt: b.sentAt, replay: b.replay, chunks: b.chunks, fmts: b.formats }, size);
