@@ -1,23 +1,5 @@
 import { defineConfig } from "vitest/config";
-import type { Reporter, TestModule } from "vitest/node";
-
-/** Prints one plain closing line that log readers (CI) can parse. */
-class SummaryLine implements Reporter {
-  onTestRunEnd(testModules: ReadonlyArray<TestModule>) {
-    let passed = 0;
-    let failed = 0;
-    let skipped = 0;
-    for (const m of testModules) {
-      for (const t of m.children.allTests()) {
-        const s = t.result().state;
-        if (s === "passed") passed++;
-        else if (s === "failed") failed++;
-        else skipped++;
-      }
-    }
-    process.stdout.write(`\nvitest: ${passed} passed, ${failed} failed, ${skipped} skipped\n`);
-  }
-}
+import { SummaryLine } from "./test/setup/summary-line.ts";
 
 const POSTGRES_SUITES = [
   "test/alerts-api/**/*.test.ts",
@@ -32,6 +14,8 @@ export default defineConfig({
   test: {
     // vmThreads/vmForks break bun:sqlite; forks works under `bun --bun`.
     pool: "forks",
+    // The run's own PostgreSQL server (test/helpers/postgres-server.ts), made on first use.
+    globalSetup: ["test/setup/postgres.global.ts"],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     reporters: ["default", new SummaryLine()],
