@@ -14,6 +14,9 @@ export default defineConfig({
   test: {
     // vmThreads/vmForks break bun:sqlite; forks works under `bun --bun`.
     pool: "forks",
+    // Two files at a time: vitest's default in a run is one fewer than the cores (1 here), while
+    // most files wait on processes, brokers and timers rather than compute (docs: README, Tests).
+    maxWorkers: 2,
     // The run's own PostgreSQL server (test/helpers/postgres-server.ts), made on first use.
     globalSetup: ["test/setup/postgres.global.ts"],
     testTimeout: 30_000,
