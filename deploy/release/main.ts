@@ -7,7 +7,7 @@
  *   bun deploy/release/main.ts [--out DIR] [--targets linux-x64,linux-arm64] [--deb-compression gzip|xz|zstd]
  *                              [--maintainer 'Name <address>']   (default: DEBFULLNAME/DEBEMAIL, else git's identity)
  */
-import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { writeConsoleDist } from "../../collector/http/console/dist.ts";
 import { compile, elfMachine, type Program, PROGRAMS } from "./binaries.ts";
@@ -80,7 +80,7 @@ export async function release(o: Options): Promise<string[]> {
       mkdirSync(dir, { recursive: true });
       const binary = join(dir, packageName(program));
       await compile(program, target, info, binary);
-      const machine = elfMachine(new Uint8Array(readFileSync(binary).subarray(0, 20)));
+      const machine = elfMachine(binary);
       if (machine !== TARGETS[target].elfMachine) throw new Error(`${binary} is for machine ${machine}, not ${target}`);
       copyFileSync(binary, join(o.out, name));
       // The tarball: the binary with its unit, configuration and documentation.

@@ -76,7 +76,7 @@ describe("the release folder", () => {
     for (const p of PROGRAMS) {
       for (const t of ALL_TARGETS) {
         const f = file(names.binary(p, t));
-        expect(elfMachine(new Uint8Array(readFileSync(f).subarray(0, 20))), f).toBe(TARGETS[t].elfMachine);
+        expect(elfMachine(f), f).toBe(TARGETS[t].elfMachine);
         expect(statSync(f).mode & 0o111).toBe(0o111);
       }
     }
@@ -145,11 +145,13 @@ async function shipped(program: (typeof PROGRAMS)[number], target: keyof typeof 
 async function realJob(target: keyof typeof TARGETS, form: Form, prefix: string[] = target === "linux-arm64" ? qemuPrefix() : []): Promise<string[]> {
   const run = join(scratch, `job-${target}-${form}-${Math.random().toString(36).slice(2, 8)}`);
   const agentPort = await freePort();
-  const collector = new Running([...prefix, await shipped("collector", target, form), "--data-dir", join(run, "collector"), "--http-port", "0", "--mqtt-port", "0", "--log-level", "debug"], { cwd: scratch });
+  const mqttPort = await freePort();
+  const collector = new Running([...prefix, await shipped("collector", target, form), "--data-dir", join(run, "collector"), "--http-port", "0", "--mqtt-port", String(mqttPort), "--log-level", "debug"], { cwd: scratch });
   let agent: Running | undefined;
   try {
     const url = `http://127.0.0.1:${portOf(await collector.waitForLine(/HTTP listening/, 60_000))}`;
     const mqtt = portOf(await collector.waitForLine(/MQTT broker listening/, 60_000));
+    expect(mqtt).toBe(mqttPort);
     await collector.waitForLine(/collector ready/, 60_000);
     const status = await fetch(`${url}/svc/metrics/status`);
     expect(status.status).toBe(200);
