@@ -1,7 +1,7 @@
 import { closeSync, openSync, readSync } from "node:fs";
 import { join } from "node:path";
 import type { ReleaseInfo } from "./build-info.ts";
-import { ROOT, runtimeBinary, snappyAddon, TARGETS, type Target } from "./runtimes.ts";
+import { ROOT, runtimeBinary, TARGETS, type Target } from "./runtimes.ts";
 
 export const PROGRAMS = {
   agent: {
@@ -14,8 +14,6 @@ export const PROGRAMS = {
     entry: "collector/main.ts",
     // The worker threads' scripts, bundled as entry points of their own (collector/metrics/worker-slot.ts).
     extra: [],
-    // Remote write's snappy decoder: the target's addon (src/prometheus/snappy.ts).
-    embedsSnappy: true,
     workers: ["collector/metrics/json-worker.ts", "collector/metrics/promql-worker.ts"],
     summary: "Outpost monitoring collector",
   },
@@ -44,7 +42,6 @@ export function compileArgs(program: Program, target: Target, info: ReleaseInfo,
     `OUTPOST_BUILD_COMMIT=${JSON.stringify(info.commit)}`,
     "--define",
     `OUTPOST_BUILD_DATE=${JSON.stringify(info.date)}`,
-    ...("embedsSnappy" in PROGRAMS[program] ? ["--define", `OUTPOST_SNAPPY_ADDON=${JSON.stringify(snappyAddon(target))}`] : []),
     join(ROOT, PROGRAMS[program].entry),
     ...workersOf(program).map((w) => join(ROOT, w)),
     "--outfile",

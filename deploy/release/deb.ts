@@ -91,9 +91,9 @@ export function stageDeb(program: Program, target: Target, info: ReleaseInfo, ma
     `Architecture: ${TARGETS[target].debArch}`,
     `Maintainer: ${maintainer}`,
     `Installed-Size: ${installedKb}`,
-    // The runtime links glibc only (2.17 or later), the collector's snappy addon libgcc_s too;
+    // The binary links glibc only (2.17 or later: no native addon, docs/prometheus.md "Snappy");
     // adduser makes the user where systemd-sysusers is missing.
-    `Depends: libc6 (>= 2.17), ${program === "collector" ? "libgcc-s1, " : ""}adduser`,
+    "Depends: libc6 (>= 2.17), adduser",
     "Section: net",
     "Priority: optional",
     `Description: ${PROGRAMS[program].summary}`,

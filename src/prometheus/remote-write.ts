@@ -7,7 +7,7 @@
  *   MetricMetadata { type = 1; string metric_family_name = 2; string help = 4; string unit = 5; }
  */
 import { ProtobufError, ProtoReader } from "./protobuf.ts";
-import { snappyDecoder } from "./snappy.ts";
+import { uncompressSnappy } from "./snappy.ts";
 
 export interface RemoteSample {
   value: number;
@@ -143,7 +143,7 @@ export function decodeRemoteWrite(body: Uint8Array, maxBytes = Number.POSITIVE_I
   if (length > maxBytes) throw new RemoteWriteError(`body decompresses to ${length} bytes; at most ${maxBytes} are accepted (--max-request-body)`);
   let raw: Uint8Array;
   try {
-    raw = snappyDecoder().uncompress(Buffer.from(body.buffer, body.byteOffset, body.byteLength));
+    raw = uncompressSnappy(body, maxBytes);
   } catch (e) {
     throw new RemoteWriteError(`body is not snappy-compressed (block format): ${(e as Error).message}`);
   }

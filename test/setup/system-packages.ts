@@ -29,7 +29,6 @@ export const SYSTEM_NEEDS: SystemNeed[] = [
   { pkg: "openssl", why: "test certificates", present: onPath("openssl") },
   { pkg: "qemu-user", why: "runs the arm64 release binaries (qemu-aarch64)", present: onPath("qemu-aarch64") },
   { pkg: "libc6-arm64-cross", why: "the arm64 C library those binaries load", present: file("/usr/aarch64-linux-gnu/lib/ld-linux-aarch64.so.1") },
-  { pkg: "libgcc-s1-arm64-cross", why: "libgcc_s for arm64, which the collector's snappy addon loads", present: file("/usr/aarch64-linux-gnu/lib/libgcc_s.so.1") },
   { pkg: "dpkg", why: "builds and inspects the .deb packages", present: onPath("dpkg-deb") },
   { pkg: "fakeroot", why: "installs the packages into a scratch root", present: onPath("fakeroot") },
   { pkg: "lintian", why: "checks the packages", present: onPath("lintian") },

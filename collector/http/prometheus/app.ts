@@ -2,7 +2,6 @@ import { Hono } from "hono";
 import { ApiError } from "../../../src/http/errors.ts";
 import { storeApiError } from "../../../src/http/service.ts";
 import type { Logger } from "../../../src/log/logger.ts";
-import { snappyDecoder } from "../../../src/prometheus/snappy.ts";
 import type { PrometheusDeps } from "./deps.ts";
 import { metadataRoutes } from "./metadata-routes.ts";
 import { queryRoutes } from "./query-routes.ts";
@@ -18,10 +17,6 @@ export const PROMETHEUS_PREFIXES = ["/prometheus/:tenant", ""] as const;
  */
 export function createPrometheusApp(deps: PrometheusDeps, log: Logger): Hono {
   const app = new Hono({ strict: false });
-  // Chosen once, at start: the operator learns of the slower fallback before a sender does.
-  const snappy = snappyDecoder();
-  if (snappy.whyNotNative) log.warn("remote write: the native snappy decoder did not load; using the JavaScript one (slower, docs/prometheus.md)", { err: snappy.whyNotNative });
-  else log.debug("remote write: native snappy decoder");
   queryRoutes(app, deps);
   metadataRoutes(app, deps);
   writeRoutes(app, deps);
