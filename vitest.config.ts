@@ -19,6 +19,8 @@ export default defineConfig({
     maxWorkers: 2,
     // The run's own PostgreSQL server (test/helpers/postgres-server.ts), made on first use.
     globalSetup: ["test/setup/postgres.global.ts"],
+    // A private runtime folder per test file (collectors' broker files, src/config/local-collector.ts).
+    setupFiles: ["test/setup/private-runtime-dir.ts"],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     reporters: ["default", new SummaryLine()],
@@ -35,7 +37,7 @@ export default defineConfig({
           // Files that open their stores themselves: they run both engines, or SQLite on purpose.
           exclude: ["**/storage-failures.test.ts", "**/store.test.ts", "**/service-api.test.ts"],
           env: { TEST_STORE_BACKEND: "postgres" },
-          setupFiles: ["test/helpers/postgres-backend.setup.ts"],
+          setupFiles: ["test/setup/private-runtime-dir.ts", "test/helpers/postgres-backend.setup.ts"],
         },
       },
     ],

@@ -15,6 +15,7 @@ import { encodeStatus } from "../src/protocol/control-messages.ts";
 import { ProtocolError } from "../src/protocol/envelope.ts";
 import { agentClientId, buildTopic } from "../src/protocol/topics.ts";
 import { parseBrokerUrl } from "../src/protocol/broker-url.ts";
+import { chooseBroker } from "./forward/broker-choice.ts";
 import { openDatabase } from "../src/sqlite/open.ts";
 import { registerProcessMetrics } from "../src/telemetry/process.ts";
 import { telemetryWrites } from "../src/telemetry/registry.ts";
@@ -59,7 +60,7 @@ export async function startAgent(values: OptionValues, ctx?: ProgramContext): Pr
   const prefix = String(values["topic-prefix"] ?? "svc");
   const interval = Number(values.interval ?? 10_000);
   const batchPoints = Number(values["batch-points"] ?? 5000);
-  const brokerUrl = String(values.broker ?? "mqtt://127.0.0.1:1883");
+  const brokerUrl = chooseBroker(values, ctx?.origin, log);
   const tls = tlsFilesLoader(values, parseBrokerUrl(brokerUrl).tls);
   const password = readSecretOption(values, "password");
   const apiToken = readSecretOption(values, "api-token");

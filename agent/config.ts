@@ -12,7 +12,12 @@ const DAY = 24 * HOUR;
 const MB = 1024 ** 2;
 
 export const agentOptions: OptionSpec[] = [
-  { name: "broker", kind: "string", default: "mqtt://127.0.0.1:1883", help: "MQTT broker URL: the collector's embedded broker or an external one (mqtt:// or mqtts://)" },
+  {
+    name: "broker",
+    kind: "string",
+    default: "mqtt://127.0.0.1:1883",
+    help: "MQTT broker URL: the collector's embedded broker or an external one (mqtt://host:port or mqtts://host:port; without a port, 1883 or 8883). When not given, the broker of a collector this user runs on this machine (it says where it listens in the user's runtime folder), else the default",
+  },
   { name: "tenant", kind: "string", help: "tenant the agent's data belongs to (required)" },
   { name: "feed", kind: "string", help: "feed id naming this agent within its tenant (default: the host name)" },
   { name: "username", kind: "string", reloadable: true, help: "username presented to the broker (the agent credential made with `collector auth add --feed TENANT/FEED`; re-read on SIGHUP: the agent reconnects)" },

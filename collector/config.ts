@@ -35,6 +35,11 @@ export const collectorOptions: OptionSpec[] = [
     help: "address the embedded MQTT broker binds to (plain and TLS); another than loopback needs --auth-file (or --insecure)",
   },
   {
+    name: "mqtt-plain-host",
+    kind: "string",
+    help: "address of the plain (unencrypted) MQTT listener on --mqtt-port; default: --mqtt-host, but 127.0.0.1 when --tls-cert is given, so that agents' passwords cross the network only over TLS unless asked (e.g. 0.0.0.0)",
+  },
+  {
     name: "auth-file",
     kind: "string",
     help: "credentials file (hashed; managed with `collector auth`, docs/security.md): every HTTP request and every agent must then log in; re-read on SIGHUP",

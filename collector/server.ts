@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import type { OptionValues } from "../src/config/options.ts";
 import type { ProgramContext } from "../src/config/run-program.ts";
+import { invocation } from "../src/config/invocation.ts";
 import { OUTPOST_VERSION } from "../src/config/version.ts";
 import { readSecretOption } from "../src/config/secret-option.ts";
 import { ensureWritableDir } from "../src/config/writable-dir.ts";
@@ -26,6 +27,7 @@ import { createPrometheusApp, PROMETHEUS_PREFIXES } from "./http/prometheus/app.
 import { createRootApp, type ServiceApps } from "./http/root.ts";
 import { startHttpServer } from "./http-server.ts";
 import { SHARE_GROUP } from "./ingest/external-broker.ts";
+import { announceToLocalAgents } from "./ingest/local-agents.ts";
 import { startIngest } from "./ingest/ingest.ts";
 import { startLeases } from "./cluster/leases.ts";
 import { InventorySync } from "./cluster/inventory-sync.ts";
@@ -190,6 +192,8 @@ async function startServices(values: OptionValues, ctx: ProgramContext | undefin
   telemetry.counterFrom("outpost_collector_memory_refusals_total", "HTTP request bodies refused with 503 because resident memory was above --memory-limit", () => memory.refused);
   telemetry.gauge("outpost_collector_request_body_bytes", "bytes of HTTP request bodies being received or handled now (at most 4 × --max-request-body)", () => bodies.budget.inUse);
   const selfTenant = String(values["self-metrics-tenant"] ?? "_outpost");
+  // How an agent reaches this collector's broker, once it listens (printed, and shown by the console).
+  let agentCommand: string | undefined;
   const promqlOffload = new PromqlOffload({ log: log.child("promql") });
   closers.push(() => promqlOffload.close());
   const consoleApp =
@@ -199,6 +203,8 @@ async function startServices(values: OptionValues, ctx: ProgramContext | undefin
           gate: security.gate,
           base: security.base,
           tenants: async () => (await metricsStore.listTenants()).map((t) => t.id).sort(),
+          selfTenant,
+          agentCommand: () => agentCommand,
           version: OUTPOST_VERSION,
           log: log.child("console"),
         });
@@ -265,6 +271,10 @@ async function startServices(values: OptionValues, ctx: ProgramContext | undefin
 
   ready = true;
   log.info("collector ready", { version: OUTPOST_VERSION });
+  if (ingest?.plainUrl) {
+    agentCommand = `${invocation("agent", "collector")} --broker ${ingest.plainUrl}`;
+    closers.push(announceToLocalAgents(ingest.plainUrl, server.url, agentCommand, log));
+  }
 
   return {
     url: server.url,

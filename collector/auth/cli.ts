@@ -1,6 +1,7 @@
 import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { formatHelp } from "../../src/config/help.ts";
+import { invocation } from "../../src/config/invocation.ts";
 import { OptionError, type OptionSpec, type OptionValues, type ParsedOptions, parseOptions } from "../../src/config/options.ts";
 import { readSecretOption } from "../../src/config/secret-option.ts";
 import type { Subcommand } from "../../src/config/run-program.ts";
@@ -180,7 +181,7 @@ const actions: Record<string, Action> = {
   },
 };
 
-const USAGE = `Usage: bun collector/main.ts auth <command> --auth-file FILE [options]
+const USAGE = `Usage: ${invocation("collector", "collector")} auth <command> --auth-file FILE [options]
 
 Manages the collector's credentials file (docs/security.md). Commands:
 ${Object.entries(actions)
@@ -200,7 +201,7 @@ export const authCommand: Subcommand = {
     // Each action has its own options, but the variables are shared (OUTPOST_AUTH_PASSWORD for
     // add, not for list): one action does not refuse another's.
     const parsed = parseOptions({ specs: action.options, envPrefix: ENV, otherEnvPrefixes: [`${ENV}_`] }, argv.slice(1), process.env);
-    if (parsed.help) return void process.stdout.write(formatHelp(`Usage: bun collector/main.ts auth ${name} [options]\n\n${action.summary}`, action.options, ENV));
+    if (parsed.help) return void process.stdout.write(formatHelp(`Usage: ${invocation("collector", "collector")} auth ${name} [options]\n\n${action.summary}`, action.options, ENV));
     if (parsed.positionals.length > 0) throw new OptionError(`unexpected argument "${parsed.positionals[0]}" (see auth ${name} --help)`);
     const path = parsed.values["auth-file"] === undefined ? "" : String(parsed.values["auth-file"]).trim();
     if (action.writes && path !== "") await withAuthFileLock(path, () => action.run(parsed.values, parsed.origin));

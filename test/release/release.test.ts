@@ -108,6 +108,19 @@ describe("the binaries run on their own", () => {
     const specs = programOptions({ options: program === "agent" ? agentOptions : collectorOptions, shutdownTimeout: "10s" });
     // Secrets are no flags (ps would show them): the help names them as variables and file keys.
     for (const o of specs.filter((s) => !s.retired)) expect(help.stdout).toContain(o.secret ? `  ${o.name} (secret: environment or --config file only)` : `--${o.name}`);
+    // The binary names itself in its usage lines, commands' included (not `bun collector/main.ts`).
+    expect(help.stdout.split("\n")[0]).toMatch(new RegExp(`^Usage: outpost-${program} `));
+    if (program === "collector") {
+      for (const [args, usage] of [
+        [["auth", "--help"], "Usage: outpost-collector auth <command>"],
+        [["auth", "add", "--help"], "Usage: outpost-collector auth add [options]"],
+        [["backup", "--help"], "Usage: outpost-collector backup DIR"],
+      ] as const) {
+        const r = await sh([bin, ...args]);
+        expect(r.stdout.split("\n")[0], args.join(" ")).toContain(usage);
+        expect(r.stdout).not.toContain("bun collector/main.ts");
+      }
+    }
   });
 
 });
