@@ -11,7 +11,7 @@ import { createLogger, isLogLevel, type Logger } from "../src/log/logger.ts";
 import { StorageHealth } from "../src/sqlite/storage-health.ts";
 import { Telemetry } from "../src/telemetry/registry.ts";
 import { createAlerting } from "./alerts/start.ts";
-import { validateCollectorOptions } from "./config.ts";
+import { defaultRetentionDays, validateCollectorOptions } from "./config.ts";
 import { lockDataDir } from "./data-dir-lock.ts";
 import { InventoryEvents } from "./events/inventory-events.ts";
 import { PointsBus } from "./events/points-bus.ts";
@@ -114,7 +114,7 @@ async function startServices(values: OptionValues, ctx: ProgramContext | undefin
   const readiness = { ready: () => ready };
   const bus = new PointsBus((err) => log.error("points listener failed", { err: String(err) }));
   const synchronous = String(values.synchronous ?? "FULL").toUpperCase() === "NORMAL" ? "NORMAL" : "FULL";
-  const defaultRetentionDays = Number(values["default-retention"] ?? 7);
+  const retentionDays = defaultRetentionDays(values);
   // One view of the storage for every store: a full disk is logged once and probed until it passes.
   const health = new StorageHealth({ log: log.child("storage") });
   closers.push(() => health.close());
@@ -130,7 +130,7 @@ async function startServices(values: OptionValues, ctx: ProgramContext | undefin
   const chunkCacheBytes = Number(values["chunk-cache"] ?? 64 * 1024 ** 2);
   const memory = new MemoryGovernor({ targetBytes: Number(values["memory-target"] ?? 200 * 1024 ** 2), limitBytes: Number(values["memory-limit"] ?? 0) });
   const metricsStore = createMetricsStore({
-    ...{ dataDir, synchronous, defaultRetentionDays, chunkCacheBytes, log: log.child("metrics-store"), health, sql: pg?.sql, ownership: keeper },
+    ...{ dataDir, synchronous, defaultRetentionDays: retentionDays, chunkCacheBytes, log: log.child("metrics-store"), health, sql: pg?.sql, ownership: keeper },
     // A sealing round's garbage counts like request bodies' toward the next collection.
     released: (bytes) => memory.garbage(bytes),
   });
@@ -170,7 +170,7 @@ async function startServices(values: OptionValues, ctx: ProgramContext | undefin
   const jsonOffload = workerMin > 0 ? new JsonOffload({ log: log.child("ingest"), minChars: workerMin }) : undefined;
   if (jsonOffload) closers.push(() => jsonOffload.close());
   const services: ServiceApps = {
-    metrics: createMetricsApp({ store: metricsStore, bus, valuePrecision, version: VERSION, defaultRetentionDays, jsonOffload }),
+    metrics: createMetricsApp({ store: metricsStore, bus, valuePrecision, version: VERSION, defaultRetentionDays: retentionDays, jsonOffload }),
     datamining: createDataminingApp({ forecasting: forecasting.service }),
     inventory: createInventoryApp({ inventory, log }),
     alerts: createAlertsApp({ alerting: alerting.service, heartbeatMs: Number(values["watch-heartbeat"] ?? 10_000), version: VERSION }),

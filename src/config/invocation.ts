@@ -16,7 +16,7 @@ const NPM_SCRIPT: Record<ProgramKind, { event: string; command: string }> = {
 
 /** Whether this process is a single-file binary (bun build --compile): its modules are in Bun's embedded filesystem. */
 export function isCompiled(): boolean {
-  return Bun.main.startsWith("/$bunfs/") || import.meta.path.startsWith("/$bunfs/");
+  return Bun.main.startsWith("/$bunfs/");
 }
 
 /** The command that starts `program`, as the running process (`self`) would tell a person. */
