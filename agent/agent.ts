@@ -2,7 +2,7 @@ import { hostname } from "node:os";
 import { join } from "node:path";
 import type { OptionValues } from "../src/config/options.ts";
 import type { ProgramContext } from "../src/config/run-program.ts";
-import { readSecretOption } from "../src/config/secret-option.ts";
+import { openSecretFiles, readSecretOption } from "../src/config/secret-option.ts";
 import { ensureWritableDir } from "../src/config/writable-dir.ts";
 import { stopServer } from "../src/http/serve.ts";
 import { hostPort, listenError } from "../src/net/listen.ts";
@@ -60,10 +60,12 @@ export async function startAgent(values: OptionValues, ctx?: ProgramContext): Pr
   const prefix = String(values["topic-prefix"] ?? "svc");
   const interval = Number(values.interval ?? 10_000);
   const batchPoints = Number(values["batch-points"] ?? 5000);
-  const brokerUrl = chooseBroker(values, ctx?.origin, log);
-  const tls = tlsFilesLoader(values, parseBrokerUrl(brokerUrl).tls);
+  // Secrets first: a file others can read stops the start before anything else is said.
   const password = readSecretOption(values, "password");
   const apiToken = readSecretOption(values, "api-token");
+  for (const w of openSecretFiles(values, ["password", "api-token"])) log.warn(`${w}; used because of --allow-open-secret-files: other users can read it`);
+  const brokerUrl = chooseBroker(values, ctx?.origin, log);
+  const tls = tlsFilesLoader(values, parseBrokerUrl(brokerUrl).tls);
   const listen = String(values.listen ?? "127.0.0.1:8181").trim();
   const listenAt = listen === "" ? undefined : splitListen(listen);
   const sync = String(values.synchronous ?? "FULL").toUpperCase() === "NORMAL" ? "NORMAL" : "FULL";

@@ -3,7 +3,7 @@ import type { OptionValues } from "../src/config/options.ts";
 import type { ProgramContext } from "../src/config/run-program.ts";
 import { invocation } from "../src/config/invocation.ts";
 import { OUTPOST_VERSION } from "../src/config/version.ts";
-import { readSecretOption } from "../src/config/secret-option.ts";
+import { openSecretFiles, readSecretOption } from "../src/config/secret-option.ts";
 import { ensureWritableDir } from "../src/config/writable-dir.ts";
 import { BodyBudget, limitBodies } from "../src/http/body-limit.ts";
 import { MemoryGovernor } from "../src/http/memory-governor.ts";
@@ -84,6 +84,7 @@ export async function startCollector(values: OptionValues, ctx?: ProgramContext)
   validateCollectorOptions(values);
   const level = String(values["log-level"] ?? "info");
   const log = (ctx?.log ?? createLogger(isLogLevel(level) ? level : "info")).child("collector");
+  for (const w of openSecretFiles(values, ["database-url", "broker-password"])) log.warn(`${w}; used because of --allow-open-secret-files: other users can read it`);
   // Credentials, certificates and listening addresses first: a mistake there stops the start.
   const security = readSecurity(values, log);
   const dataDir = ensureWritableDir(String(values["data-dir"] ?? "./data"), "--data-dir");
