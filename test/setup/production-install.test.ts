@@ -22,7 +22,8 @@ describe("a production install", () => {
     for (const d of Object.keys(pkg.devDependencies)) expect(existsSync(join(dir, "node_modules", d)), d).toBe(false);
 
     const mqtt = await freePort();
-    const collector = new Running(["npm", "start", "--", "--data-dir", join(dir, "data"), "--http-port", "0", "--mqtt-port", String(mqtt)], { cwd: dir });
+    // In a session of their own: npm does not pass SIGTERM on, so the whole group is stopped.
+    const collector = new Running(["setsid", "npm", "start", "--", "--data-dir", join(dir, "data"), "--http-port", "0", "--mqtt-port", String(mqtt)], { cwd: dir });
     let agent: Running | undefined;
     try {
       const url = `http://127.0.0.1:${portOf(await collector.waitForLine(/HTTP listening/, 60_000))}`;
@@ -30,11 +31,14 @@ describe("a production install", () => {
       expect((await fetch(`${url}/svc/metrics/status`)).status).toBe(200);
       // The console is built from the production dependencies too.
       expect(await (await fetch(`${url}/`)).text()).toContain("console/assets/");
-      agent = new Running(["npm", "run", "agent", "--", "--tenant", "acme", "--data-dir", join(dir, "agent"), "--listen", ""], { cwd: dir });
+      agent = new Running(["setsid", "npm", "run", "agent", "--", "--tenant", "acme", "--data-dir", join(dir, "agent"), "--listen", ""], { cwd: dir });
       await agent.waitForLine(/connected to broker/, 60_000);
     } finally {
-      await agent?.stop("SIGTERM");
-      await collector.stop("SIGTERM");
+      for (const p of [agent, collector]) {
+        if (!p?.running) continue;
+        process.kill(-p.pid, "SIGTERM");
+        await p.exited;
+      }
     }
   }, 360_000);
 });
