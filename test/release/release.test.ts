@@ -6,7 +6,7 @@
  */
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { agentOptions } from "../../agent/config.ts";
 import { collectorOptions } from "../../collector/config.ts";
@@ -108,19 +108,23 @@ describe("the binaries run on their own", () => {
     const specs = programOptions({ options: program === "agent" ? agentOptions : collectorOptions, shutdownTimeout: "10s" });
     // Secrets are no flags (ps would show them): the help names them as variables and file keys.
     for (const o of specs.filter((s) => !s.retired)) expect(help.stdout).toContain(o.secret ? `  ${o.name} (secret: environment or --config file only)` : `--${o.name}`);
-    // The binary names itself in its usage lines, commands' included (not `bun collector/main.ts`).
-    expect(help.stdout.split("\n")[0]).toMatch(new RegExp(`^Usage: outpost-${program} `));
+    // The binary names itself in its usage lines, commands' included (not `bun collector/main.ts`):
+    // here by the release folder's file name, installed (tarball, .deb) as outpost-PROGRAM.
+    const self = basename(bin);
+    expect(help.stdout.split("\n")[0]).toMatch(new RegExp(`^Usage: ${self} `));
     if (program === "collector") {
       for (const [args, usage] of [
-        [["auth", "--help"], "Usage: outpost-collector auth <command>"],
-        [["auth", "add", "--help"], "Usage: outpost-collector auth add [options]"],
-        [["backup", "--help"], "Usage: outpost-collector backup DIR"],
+        [["auth", "--help"], `Usage: ${self} auth <command>`],
+        [["auth", "add", "--help"], `Usage: ${self} auth add [options]`],
+        [["backup", "--help"], `Usage: ${self} backup DIR`],
       ] as const) {
         const r = await sh([bin, ...args]);
         expect(r.stdout.split("\n")[0], args.join(" ")).toContain(usage);
         expect(r.stdout).not.toContain("bun collector/main.ts");
       }
     }
+    const installed = await sh([await shipped(program, "linux-x64", "deb"), "--help"]);
+    expect(installed.stdout.split("\n")[0]).toMatch(new RegExp(`^Usage: outpost-${program} `));
   });
 
 });

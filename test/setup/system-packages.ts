@@ -40,8 +40,9 @@ export function missingPackages(needs: SystemNeed[] = SYSTEM_NEEDS): string[] {
   return needs.filter((n) => !n.present()).map((n) => n.pkg);
 }
 
+/** The one line a user runs as root: the package lists first (a fresh machine may have none). */
 export function installCommand(pkgs: string[]): string {
-  return `apt-get install -y --no-install-recommends ${pkgs.join(" ")}`;
+  return `apt-get update && apt-get install -y --no-install-recommends ${pkgs.join(" ")}`;
 }
 
 /** Installs with apt-get, services kept from starting (policy-rc.d: no Prometheus on 9090, no PostgreSQL on 5432). */

@@ -42,15 +42,16 @@ describe("the README's test command", () => {
   });
 
   it("not root: stops at once with one line naming the exact apt-get command", async () => {
-    // As nobody, with no program on the PATH: what a user without the packages meets.
-    const r = await runToEnd(["/usr/bin/setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", "--", process.execPath, join(ROOT, "test/setup/system-packages.ts")], {
+    // Not root (nobody, when the tests run as root), with no program on the PATH: what a user without the packages meets.
+    const asUser = process.getuid?.() === 0 ? ["/usr/bin/setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", "--"] : [];
+    const r = await runToEnd([...asUser, process.execPath, join(ROOT, "test/setup/system-packages.ts")], {
       env: { PATH: "/nonexistent" },
     });
     expect(r.code).toBe(1);
     expect(r.stdout).toBe("");
     const lines = r.stderr.trim().split("\n");
     expect(lines).toHaveLength(1);
-    const m = /^error: the tests need Debian packages that are missing; install them as root with: apt-get install -y --no-install-recommends ([a-z0-9 .+-]+)$/.exec(lines[0]!);
+    const m = /^error: the tests need Debian packages that are missing; install them as root with: apt-get update && apt-get install -y --no-install-recommends ([a-z0-9 .+-]+)$/.exec(lines[0]!);
     expect(m, lines[0]).not.toBeNull();
     // Those found through the PATH are missing here.
     for (const p of ["prometheus", "openssl", "qemu-user", "lintian", "fakeroot"]) expect(m![1]!.split(" ")).toContain(p);
