@@ -34,7 +34,7 @@ export const collectorOptions: OptionSpec[] = [
     name: "mqtt-host",
     kind: "string",
     default: "127.0.0.1",
-    help: "address the embedded MQTT broker binds to (plain and TLS); another than loopback needs --auth-file (or --insecure)",
+    help: "address the embedded MQTT broker binds to (MQTT over TLS, and plain MQTT unless --tls-cert keeps that on loopback: --mqtt-plain-host); another than loopback needs --auth-file (or --insecure)",
   },
   {
     name: "mqtt-plain-host",

@@ -70,6 +70,9 @@ describe("the release folder", () => {
     const check = await sh(["sha256sum", "--check", "--strict", "SHA256SUMS"], out);
     expect(check.code, check.stdout + check.stderr).toBe(0);
     expect(buildLog).toMatch(/SHA256SUMS: 12 files; done in [\d.]+ s/);
+    // Sizes in the units they are counted in (1024²: MiB), and the packages' maintainer named.
+    expect(buildLog).toMatch(/outpost-collector-[\d.]+-linux-arm64: binary [\d.]+ MiB, outpost-collector-[\d.]+-linux-arm64\.tar\.gz [\d.]+ MiB, /);
+    expect(buildLog).toContain("maintainer Outpost Release Test <release-test@outpost.test>");
   });
 
   it("each binary is an executable for its machine", () => {
