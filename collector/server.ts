@@ -273,7 +273,9 @@ async function startServices(values: OptionValues, ctx: ProgramContext | undefin
   ready = true;
   log.info("collector ready", { version: OUTPOST_VERSION });
   if (ingest?.plainUrl) {
-    agentCommand = `${invocation("agent", "collector")} --broker ${ingest.plainUrl}`;
+    // With an auth file an agent logs in: its credential is made with `auth add --feed TENANT/FEED` (docs/security.md).
+    const login = security.gate ? " --feed web-1 --username web-1 --password-file web-1.pw" : "";
+    agentCommand = `${invocation("agent", "collector")} --broker ${ingest.plainUrl}${login}`;
     closers.push(announceToLocalAgents(ingest.plainUrl, server.url, agentCommand, log));
   }
 
