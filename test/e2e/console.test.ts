@@ -197,7 +197,7 @@ describe("the console against a real collector and agent", () => {
     const row = page.locator('tr[data-status="OPEN"]', { hasText: "Latency high" });
     await row.waitFor({ timeout: 20_000 });
     const alertId = (await row.getAttribute("data-alert"))!;
-    expect(await row.textContent()).toContain("app.latency GT 100: 250");
+    expect(await row.textContent()).toContain("Threshold: app.latency[250.00] GT 100.00");
 
     await row.getByRole("button", { name: "Acknowledge" }).click();
     await page.locator(`tr[data-alert="${alertId}"][data-status="ACKNOWLEDGED"]`).waitFor();
