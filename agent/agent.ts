@@ -2,9 +2,10 @@ import { hostname } from "node:os";
 import { join } from "node:path";
 import type { OptionValues } from "../src/config/options.ts";
 import type { ProgramContext } from "../src/config/run-program.ts";
-import { readSecretOption } from "../src/config/secret-option.ts";
+import { openSecretFiles, readSecretOption } from "../src/config/secret-option.ts";
 import { ensureWritableDir } from "../src/config/writable-dir.ts";
 import { stopServer } from "../src/http/serve.ts";
+import { allowedHostPredicate } from "../src/http/host-check.ts";
 import { hostPort, listenError } from "../src/net/listen.ts";
 import { isLoopbackHost } from "../src/net/loopback.ts";
 import { createLogger, isLogLevel, type Logger } from "../src/log/logger.ts";
@@ -15,6 +16,7 @@ import { encodeStatus } from "../src/protocol/control-messages.ts";
 import { ProtocolError } from "../src/protocol/envelope.ts";
 import { agentClientId, buildTopic } from "../src/protocol/topics.ts";
 import { parseBrokerUrl } from "../src/protocol/broker-url.ts";
+import { chooseBroker } from "./forward/broker-choice.ts";
 import { openDatabase } from "../src/sqlite/open.ts";
 import { registerProcessMetrics } from "../src/telemetry/process.ts";
 import { telemetryWrites } from "../src/telemetry/registry.ts";
@@ -34,7 +36,7 @@ import { type Inputs, startInputs } from "./inputs/inputs.ts";
 import { DefinitionLedger } from "./inputs/series-output.ts";
 import type { SeriesDefinition } from "../src/protocol/definitions-chunk.ts";
 import { STALE_NAN } from "../src/prometheus/staleness.ts";
-import { BodyBudget, SERVER_BODY_CAP } from "../src/http/body-limit.ts";
+import { BodyBudget, bodyPaceOf, SERVER_BODY_CAP } from "../src/http/body-limit.ts";
 import { AgentStorage } from "./storage.ts";
 import { createAgentTelemetry } from "./telemetry.ts";
 import { storageFailure } from "../src/sqlite/storage-failure.ts";
@@ -63,10 +65,12 @@ export async function startAgent(values: OptionValues, ctx?: ProgramContext): Pr
   const prefix = String(values["topic-prefix"] ?? "svc");
   const interval = Number(values.interval ?? 10_000);
   const batchPoints = Number(values["batch-points"] ?? 5000);
-  const brokerUrl = String(values.broker ?? "mqtt://127.0.0.1:1883");
-  const tls = tlsFilesLoader(values, parseBrokerUrl(brokerUrl).tls);
+  // Secrets first: a file others can read stops the start before anything else is said.
   const password = readSecretOption(values, "password");
   const apiToken = readSecretOption(values, "api-token");
+  for (const w of openSecretFiles(values, ["password", "api-token"])) log.warn(`${w}; used because of --allow-open-secret-files: other users can read it`);
+  const brokerUrl = chooseBroker(values, ctx?.origin, log);
+  const tls = tlsFilesLoader(values, parseBrokerUrl(brokerUrl).tls);
   const listen = String(values.listen ?? "127.0.0.1:8181").trim();
   const listenAt = listen === "" ? undefined : splitListen(listen);
   const sync = String(values.synchronous ?? "FULL").toUpperCase() === "NORMAL" ? "NORMAL" : "FULL";
@@ -76,7 +80,7 @@ export async function startAgent(values: OptionValues, ctx?: ProgramContext): Pr
   const processMetrics = registerProcessMetrics(telemetry, { lagEveryMs: 2000 });
   const enc = createEncoder();
   const dec = createDecoder();
-  const dataDir = ensureWritableDir(String(values["data-dir"] ?? "./agent-data"), "--data-dir");
+  const dataDir = ensureWritableDir(String(values["data-dir"] ?? "./agent-data"), "--data-dir", log);
   // A queue (appended, read once, deleted): a small page cache serves it; 16 MB would fill with
   // pages already sent when inputs buffer megabytes a minute.
   const db = openDatabase(join(dataDir, "buffer.db"), { synchronous: sync, cacheKiB: 2048 });
@@ -101,6 +105,7 @@ export async function startAgent(values: OptionValues, ctx?: ProgramContext): Pr
         log.warn("buffer limit reached: dropped the oldest points", { reason, points });
       },
       writeFailed: storage.failed("buffer"),
+      space: storage.space("buffer"),
     },
   );
 
@@ -226,9 +231,13 @@ export async function startAgent(values: OptionValues, ctx?: ProgramContext): Pr
   if (listenAt) {
     if (!isLoopbackHost(listenAt.hostname) && apiToken === undefined) log.warn(`--insecure: the local write API on ${listenAt.hostname} accepts anyone, for tenant ${tenant}`);
     const maxBody = Number(values["max-request-body"] ?? 32 * 1024 ** 2);
-    const bodies = { maxBytes: maxBody, budget: new BodyBudget(4 * maxBody), option: "--max-request-body" };
+    const bodies = { maxBytes: maxBody, budget: new BodyBudget(4 * maxBody), option: "--max-request-body", pace: bodyPaceOf(values) };
     try {
-      server = Bun.serve({ ...listenAt, fetch: createAgentApp(tenant, sink, telemetry, log, { bodies, apiToken, inputs: inputs.routes(tenant) }).fetch, maxRequestBodySize: SERVER_BODY_CAP });
+      server = Bun.serve({
+        ...listenAt,
+        fetch: createAgentApp(tenant, sink, telemetry, log, { bodies, apiToken, allowedHost: allowedHostPredicate((values["allowed-hosts"] as string[] | undefined) ?? []), inputs: inputs.routes(tenant) }).fetch,
+        maxRequestBodySize: SERVER_BODY_CAP,
+      });
     } catch (e) {
       await inputs.stop();
       fw.close();
@@ -277,6 +286,7 @@ export async function startAgent(values: OptionValues, ctx?: ProgramContext): Pr
   let lastProgress = 0;
   let lastCompaction = 0;
   const tick = setInterval(() => {
+    storage.tick();
     buffer.expire();
     // Points that waited over a minute (an outage) are kept compressed from then on. Once a
     // minute: each pass re-encodes the hour's merged row (about 10 ms for a host's hour).

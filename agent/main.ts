@@ -1,9 +1,10 @@
 #!/usr/bin/env bun
+import { invocation } from "../src/config/invocation.ts";
 import { runProgram } from "../src/config/run-program.ts";
 import { startAgent } from "./agent.ts";
 import { AGENT_ENV_PREFIX, agentOptions, validateAgentOptions } from "./config.ts";
 
-const USAGE = `Usage: outpost-agent --tenant T [--feed F] [options]     (from source: bun agent/main.ts ...)
+const USAGE = `Usage: ${invocation("agent", "agent")} --tenant T [--feed F] [options]
 
 Outpost agent: collects the host's metrics from procfs and statfs (docs/metrics.md), accepts
 data points on a local write API (the same JSON as the collector's POST /svc/metrics/.../raw),

@@ -1,16 +1,18 @@
 import { join } from "node:path";
 import type { OptionValues } from "../src/config/options.ts";
 import type { ProgramContext } from "../src/config/run-program.ts";
+import { invocation } from "../src/config/invocation.ts";
 import { OUTPOST_VERSION } from "../src/config/version.ts";
-import { readSecretOption } from "../src/config/secret-option.ts";
+import { openSecretFiles, readSecretOption } from "../src/config/secret-option.ts";
 import { ensureWritableDir } from "../src/config/writable-dir.ts";
-import { BodyBudget, limitBodies } from "../src/http/body-limit.ts";
+import { BodyBudget, bodyPaceOf, limitBodies } from "../src/http/body-limit.ts";
+import { allowedHostPredicate } from "../src/http/host-check.ts";
 import { MemoryGovernor } from "../src/http/memory-governor.ts";
 import { createLogger, isLogLevel, type Logger } from "../src/log/logger.ts";
 import { StorageHealth } from "../src/sqlite/storage-health.ts";
 import { Telemetry } from "../src/telemetry/registry.ts";
 import { createAlerting } from "./alerts/start.ts";
-import { validateCollectorOptions } from "./config.ts";
+import { defaultRetentionDays, validateCollectorOptions } from "./config.ts";
 import { lockDataDir } from "./data-dir-lock.ts";
 import { InventoryEvents } from "./events/inventory-events.ts";
 import { PointsBus } from "./events/points-bus.ts";
@@ -25,8 +27,10 @@ import { createInventoryApp } from "./http/inventory/app.ts";
 import { createMetricsApp } from "./http/metrics/app.ts";
 import { createPrometheusApp, PROMETHEUS_PREFIXES } from "./http/prometheus/app.ts";
 import { createRootApp, type ServiceApps } from "./http/root.ts";
+import { readinessCheck } from "./readiness.ts";
 import { startHttpServer } from "./http-server.ts";
 import { SHARE_GROUP } from "./ingest/external-broker.ts";
+import { announceToLocalAgents } from "./ingest/local-agents.ts";
 import { startIngest } from "./ingest/ingest.ts";
 import { startLeases } from "./cluster/leases.ts";
 import { InventorySync } from "./cluster/inventory-sync.ts";
@@ -65,14 +69,24 @@ export interface Collector {
 }
 
 /**
- * Browser origins allowed by CORS: --cors-origins when given; otherwise every origin while the
- * collector runs without authentication (it then binds to loopback only), and none once an auth
- * file is configured, so that credentials a browser holds cannot be used from another site.
+ * Browser origins allowed by CORS: --cors-origins when given, otherwise none: the collector
+ * answers only its own pages (same origin). Without an auth file any page a browser on the
+ * machine opens could otherwise read and change every tenant's data (docs/security.md, "CORS").
  */
 export function corsOrigins(values: OptionValues): string[] {
   const given = values["cors-origins"];
-  if (Array.isArray(given)) return given;
-  return values["auth-file"] ? [] : ["*"];
+  return Array.isArray(given) ? given : [];
+}
+
+/** Host names the HTTP interfaces answer beyond the built-in ones (src/http/host-check.ts). */
+export function allowedHosts(values: OptionValues): string[] {
+  const given = Array.isArray(values["allowed-hosts"]) ? (values["allowed-hosts"] as string[]) : [];
+  const external = values["external-url"] === undefined ? undefined : String(values["external-url"]).trim();
+  let externalHost: string[] = [];
+  try {
+    if (external) externalHost = [new URL(external).hostname];
+  } catch {}
+  return [...given, ...externalHost];
 }
 
 /** Something started with the collector that must be stopped with it, in reverse order. */
@@ -83,9 +97,10 @@ export async function startCollector(values: OptionValues, ctx?: ProgramContext)
   validateCollectorOptions(values);
   const level = String(values["log-level"] ?? "info");
   const log = (ctx?.log ?? createLogger(isLogLevel(level) ? level : "info")).child("collector");
+  for (const w of openSecretFiles(values, ["database-url", "broker-password"])) log.warn(`${w}; used because of --allow-open-secret-files: other users can read it`);
   // Credentials, certificates and listening addresses first: a mistake there stops the start.
   const security = readSecurity(values, log);
-  const dataDir = ensureWritableDir(String(values["data-dir"] ?? "./data"), "--data-dir");
+  const dataDir = ensureWritableDir(String(values["data-dir"] ?? "./data"), "--data-dir", log);
   const lock = lockDataDir(dataDir);
   const closers: Closer[] = [lock.release];
   const closeAll = async () => {
@@ -113,7 +128,7 @@ async function startServices(values: OptionValues, ctx: ProgramContext | undefin
   const readiness = { ready: () => ready };
   const bus = new PointsBus((err) => log.error("points listener failed", { err: String(err) }));
   const synchronous = String(values.synchronous ?? "FULL").toUpperCase() === "NORMAL" ? "NORMAL" : "FULL";
-  const defaultRetentionDays = Number(values["default-retention"] ?? 7);
+  const retentionDays = defaultRetentionDays(values);
   // One view of the storage for every store: a full disk is logged once and probed until it passes.
   const health = new StorageHealth({ log: log.child("storage") });
   closers.push(() => health.close());
@@ -129,7 +144,7 @@ async function startServices(values: OptionValues, ctx: ProgramContext | undefin
   const chunkCacheBytes = Number(values["chunk-cache"] ?? 64 * 1024 ** 2);
   const memory = new MemoryGovernor({ targetBytes: Number(values["memory-target"] ?? 200 * 1024 ** 2), limitBytes: Number(values["memory-limit"] ?? 0) });
   const metricsStore = createMetricsStore({
-    ...{ dataDir, synchronous, defaultRetentionDays, chunkCacheBytes, log: log.child("metrics-store"), health, sql: pg?.sql, ownership: keeper },
+    ...{ dataDir, synchronous, defaultRetentionDays: retentionDays, chunkCacheBytes, log: log.child("metrics-store"), health, sql: pg?.sql, ownership: keeper },
     // A sealing round's garbage counts like request bodies' toward the next collection.
     released: (bytes) => memory.garbage(bytes),
   });
@@ -169,7 +184,7 @@ async function startServices(values: OptionValues, ctx: ProgramContext | undefin
   const jsonOffload = workerMin > 0 ? new JsonOffload({ log: log.child("ingest"), minChars: workerMin }) : undefined;
   if (jsonOffload) closers.push(() => jsonOffload.close());
   const services: ServiceApps = {
-    metrics: createMetricsApp({ store: metricsStore, bus, valuePrecision, version: VERSION, defaultRetentionDays, jsonOffload }),
+    metrics: createMetricsApp({ store: metricsStore, bus, valuePrecision, version: VERSION, defaultRetentionDays: retentionDays, jsonOffload }),
     datamining: createDataminingApp({ forecasting: forecasting.service }),
     inventory: createInventoryApp({ inventory, log }),
     alerts: createAlertsApp({ alerting: alerting.service, heartbeatMs: Number(values["watch-heartbeat"] ?? 10_000), version: VERSION }),
@@ -182,7 +197,7 @@ async function startServices(values: OptionValues, ctx: ProgramContext | undefin
   const monitoring = startSelfMonitoring({ telemetry, bus, dataDir, metricsMemory: metricsStore.memory && (() => metricsStore.memory!()) });
   closers.push(monitoring.stop);
   const maxBody = Number(values["max-request-body"] ?? 32 * 1024 ** 2);
-  const bodies = { maxBytes: maxBody, budget: new BodyBudget(4 * maxBody), option: "--max-request-body", memory };
+  const bodies = { maxBytes: maxBody, budget: new BodyBudget(4 * maxBody), option: "--max-request-body", memory, pace: bodyPaceOf(values) };
   telemetry.counterFrom("outpost_collector_memory_collections_total", "garbage collections run because resident memory was above --memory-target", () => memory.collections);
   if (jsonOffload) {
     telemetry.counterFrom("outpost_collector_ingest_worker_bodies_total", "JSON write bodies parsed into columns by the ingest worker thread (--ingest-worker-min-body)", () => jsonOffload.parsed);
@@ -191,6 +206,8 @@ async function startServices(values: OptionValues, ctx: ProgramContext | undefin
   telemetry.counterFrom("outpost_collector_memory_refusals_total", "HTTP request bodies refused with 503 because resident memory was above --memory-limit", () => memory.refused);
   telemetry.gauge("outpost_collector_request_body_bytes", "bytes of HTTP request bodies being received or handled now (at most 4 × --max-request-body)", () => bodies.budget.inUse);
   const selfTenant = String(values["self-metrics-tenant"] ?? "_outpost");
+  // How an agent reaches this collector's broker, once it listens (printed, and shown by the console).
+  let agentCommand: string | undefined;
   const promqlOffload = new PromqlOffload({ log: log.child("promql") });
   closers.push(() => promqlOffload.close());
   const consoleApp =
@@ -200,11 +217,14 @@ async function startServices(values: OptionValues, ctx: ProgramContext | undefin
           gate: security.gate,
           base: security.base,
           tenants: async () => (await metricsStore.listTenants()).map((t) => t.id).sort(),
+          selfTenant,
+          agentCommand: () => agentCommand,
           version: OUTPOST_VERSION,
           log: log.child("console"),
         });
   const app = createRootApp(services, readiness, log, {
     cors: { origins: corsOrigins(values), allowHeaders: (values["cors-allow-headers"] as string[] | undefined) ?? [] },
+    allowedHost: allowedHostPredicate(allowedHosts(values)),
     extra: (root) => {
       root.use("*", limitBodies(bodies));
       servePrometheus(root, telemetry, selfTenant);
@@ -218,6 +238,7 @@ async function startServices(values: OptionValues, ctx: ProgramContext | undefin
     gate: security.gate,
     base: security.base,
     observe: monitoring.observeHttp,
+    readyCheck: readinessCheck({ started: () => ready, health, sql: pg?.sql }),
   });
   if (security.gate) {
     const gate = security.gate;
@@ -267,6 +288,12 @@ async function startServices(values: OptionValues, ctx: ProgramContext | undefin
 
   ready = true;
   log.info("collector ready", { version: OUTPOST_VERSION });
+  if (ingest?.plainUrl) {
+    // With an auth file an agent logs in: its credential is made with `auth add --feed TENANT/FEED` (docs/security.md).
+    const login = security.gate ? " --feed web-1 --username web-1 --password-file web-1.pw" : "";
+    agentCommand = `${invocation("agent", "collector")} --broker ${ingest.plainUrl}${login}`;
+    closers.push(announceToLocalAgents(ingest.plainUrl, server.url, agentCommand, log));
+  }
 
   return {
     url: server.url,

@@ -9,6 +9,7 @@ import { splitIntoChunks } from "./chunking.ts";
 import { type CompactionOptions, type CompactionResult, compactRows, type IdRange } from "./compaction.ts";
 import { migrate } from "../../src/sqlite/migrations.ts";
 import { bufferSchema, getMeta, setMeta } from "./schema.ts";
+import { removeSpans, type Span } from "./span-removal.ts";
 
 export interface BufferLimits {
   /** Sum of chunk sizes above which the oldest chunks are dropped. */
@@ -35,6 +36,18 @@ export interface BufferEvents {
    * succeed at once (the agent released its space reserve): removals are then retried at once.
    */
   writeFailed?: (e: unknown) => boolean;
+  /** How the buffer's writes keep within the disk room the agent has (agent/storage.ts); none: no limit. */
+  space?: BufferSpace;
+}
+
+/** See AgentStorage: how much one transaction may add, and what follows each commit. */
+export interface BufferSpace {
+  /** Chunk bytes one append transaction adds at most before it commits and the next begins. */
+  stepBytes(): number;
+  /** Called before every transaction that adds rows. */
+  beforeWrite(): void;
+  /** Called after every commit. */
+  committed(): void;
 }
 
 export interface ChunkSpan {
@@ -64,6 +77,8 @@ interface PendingAppend {
 const ROW_OVERHEAD = 40;
 /** How long removals that failed to commit wait before they are tried again. */
 const RETRY_MS = 1000;
+/** Acknowledged spans deleted per transaction: a delete must fit in the log's room on a full disk. */
+const REMOVAL_PIECE = 64;
 
 export class BufferIdentityError extends Error {}
 
@@ -79,7 +94,7 @@ export class PointBuffer {
   private bytes = 0;
   private chunks = 0;
   private pending: PendingAppend[] = [];
-  private removals: [number, number][] = [];
+  private removals: Span[] = [];
   private timer: ReturnType<typeof setTimeout> | undefined;
   private retry: ReturnType<typeof setTimeout> | undefined;
   private closed = false;
@@ -180,63 +195,72 @@ export class PointBuffer {
     if (appends.length > 0) this.commitAppends(appends);
   }
 
-  private commitRemovals(removals: [number, number][]): void {
-    const removed = { points: 0, bytes: 0, chunks: 0 };
-    const attempt = () =>
-      this.db.transaction(() => {
-        for (const [lo, hi] of removals) {
-          for (const r of this.q.removeSpan.all(lo, hi)) {
-            removed.points += r.n;
-            removed.bytes += r.bytes;
-            removed.chunks++;
-          }
-        }
-      })();
-    try {
-      try {
-        attempt();
-      } catch (e) {
-        // Room may have been made (the space reserve released): try once more at once.
-        if (!this.events.writeFailed?.(e)) throw e;
-        removed.points = removed.bytes = removed.chunks = 0;
-        attempt();
-      }
-    } catch (e) {
-      // Nothing was committed: keep the removals, in order, for the next try.
-      this.events.writeFailed?.(e);
-      this.removals.unshift(...removals);
+  /**
+   * Deletes acknowledged spans, a few per transaction. On a full disk a transaction that fails
+   * is retried once the storage has made what room it can (agent/storage.ts), then in halves,
+   * down to one row: the log's own room holds that. What still fails waits for the next try.
+   */
+  private commitRemovals(removals: Span[]): void {
+    const piece = (spans: Span[]) => {
+      const r = removeSpans(this.db, this.q.removeSpan, spans, (e) => this.events.writeFailed?.(e) ?? false, () => this.events.space?.committed());
+      this.account(-r.points, -r.bytes, -r.chunks);
+      return r.complete;
+    };
+    for (let i = 0; i < removals.length; i += REMOVAL_PIECE) {
+      if (piece(removals.slice(i, i + REMOVAL_PIECE))) continue;
+      // Deleting again what was deleted is harmless: keep the whole rest, in order, for the next try.
+      this.removals.unshift(...removals.slice(i));
       this.retryLater();
       return;
     }
-    this.account(-removed.points, -removed.bytes, -removed.chunks);
   }
 
+  /**
+   * Commits the appends, in transactions of at most the space's step of chunk bytes (at least
+   * one chunk), so that growth not yet copied into the file stays within what the space reserve
+   * can pay for. A writer is answered once all its chunks are committed; when a transaction
+   * fails, the writers not yet answered are refused (a large write may then be kept in part:
+   * sending it again stores each point once, as the collector keeps one per series and time).
+   */
   private commitAppends(appends: PendingAppend[]): void {
-    const drops = { size: [0, 0] as [number, number] };
-    let added = 0;
-    try {
-      this.db.transaction(() => {
-        const enq = this.now();
-        for (const a of appends) {
-          for (const c of a.chunks) {
+    const step = this.events.space?.stepBytes() ?? Number.POSITIVE_INFINITY;
+    let next = 0;
+    let chunk = 0;
+    while (next < appends.length) {
+      const first = next;
+      let drops: [number, number];
+      let added = 0;
+      this.events.space?.beforeWrite();
+      try {
+        drops = this.db.transaction(() => {
+          const enq = this.now();
+          let taken = 0;
+          while (next < appends.length && (added === 0 || taken < step)) {
+            const c = appends[next]!.chunks[chunk]!;
             const bytes = c.body.byteLength + ROW_OVERHEAD;
             this.q.insert.run(enq, c.format ?? CHUNK_FORMAT.cbor, c.points, bytes, c.body);
             this.account(c.points, bytes, 1);
+            taken += bytes;
             added++;
+            if (++chunk === appends[next]!.chunks.length) {
+              next++;
+              chunk = 0;
+            }
           }
-        }
-        drops.size = this.dropOldestWhile(() => this.bytes > this.limits.maxBytes);
-      })();
-    } catch (e) {
-      // Nothing was committed: restore the totals and fail the writers (they answer 507/503).
-      this.reloadTotals();
-      this.events.writeFailed?.(e);
-      for (const a of appends) a.reject(e as Error);
-      return;
+          return this.dropOldestWhile(() => this.bytes > this.limits.maxBytes);
+        })();
+      } catch (e) {
+        // Nothing of this transaction was committed: restore the totals and refuse the writers not yet answered (507/503).
+        this.reloadTotals();
+        this.events.writeFailed?.(e);
+        for (let i = first; i < appends.length; i++) appends[i]!.reject(e as Error);
+        return;
+      }
+      for (let i = first; i < next; i++) appends[i]!.resolve();
+      if (drops[0] > 0) this.events.dropped?.("size", drops[0], drops[1]);
+      if (added > 0) this.events.appended?.();
+      this.events.space?.committed();
     }
-    for (const a of appends) a.resolve();
-    if (drops.size[0] > 0) this.events.dropped?.("size", drops.size[0], drops.size[1]);
-    if (added > 0) this.events.appended?.();
   }
 
   private retryLater(): void {
@@ -297,6 +321,7 @@ export class PointBuffer {
       return;
     }
     if (dropped[0] > 0) this.events.dropped?.("age", dropped[0], dropped[1]);
+    this.events.space?.committed();
   }
 
   /**
@@ -333,9 +358,11 @@ export class PointBuffer {
   compact(dec: Decoder, options: CompactionOptions, busy: readonly IdRange[] = []): CompactionResult | undefined {
     if (this.closed) return undefined;
     const ranges = [...busy, ...this.removals.map(([lo, hi]) => ({ lo, hi }))];
+    this.events.space?.beforeWrite();
     try {
       const r = this.db.transaction(() => compactRows(this.db, this.encoder, dec, this.now(), options, ranges, ROW_OVERHEAD))();
       this.account(0, r.bytesDelta, r.added - r.removed);
+      this.events.space?.committed();
       return r;
     } catch {
       this.reloadTotals();
@@ -381,3 +408,4 @@ export class PointBuffer {
     this.db.close();
   }
 }
+

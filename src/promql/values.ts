@@ -68,6 +68,9 @@ export type Value =
 /** Errors during evaluation that Prometheus reports as `execution` (HTTP 422). */
 export class ExecutionError extends Error {}
 
+/** A query that cannot be run as asked, which Prometheus refuses as `bad_data` (HTTP 400) before evaluating it. */
+export class InvalidQueryError extends Error {}
+
 export function newStepSeries(labels: Labels, n: number): StepSeries {
   return { labels, vals: new Float64Array(n), has: new Uint8Array(n) };
 }

@@ -74,10 +74,11 @@ export async function startReferencePrometheus(): Promise<ReferencePrometheus> {
 
 /**
  * An API answer in a comparable form: series sorted by labels, values as numbers rounded to
- * 12 significant digits (the engines may sum in another order), errors as their type.
+ * 12 significant digits (the engines may sum in another order), errors as their type and text.
  */
 export function comparable(a: ApiAnswer): unknown {
-  if (a.status !== "success") return { errorType: a.errorType };
+  // Prometheus 2 writes a range query's query errors without the parameter's name; 3 with it.
+  if (a.status !== "success") return { errorType: a.errorType, error: a.error?.replace(/^invalid parameter "query": /, "") };
   const d = a.data as { resultType: string; result: unknown };
   const num = (v: string) => (/^[-+]?(Inf|NaN)$/.test(v) ? v : Number(Number(v).toPrecision(12)));
   const key = (m: Record<string, string>) => JSON.stringify(Object.entries(m).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)));

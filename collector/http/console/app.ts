@@ -8,7 +8,7 @@ import { type BaseUrlPolicy, requestBase } from "../../../src/http/base-url.ts";
 import { clientAddress } from "../../../src/http/peer.ts";
 import { parseWith } from "../../../src/http/validate.ts";
 import type { Logger } from "../../../src/log/logger.ts";
-import type { AuthGate } from "../../auth/gate.ts";
+import { type AuthGate, throttledAnswer } from "../../auth/gate.ts";
 import type { ConsoleSession } from "../../auth/sessions.ts";
 import { consoleBundle } from "./assets.ts";
 import { CONSOLE_HEADER, SESSION_COOKIE, type SessionInfo } from "./names.ts";
@@ -20,6 +20,10 @@ export interface ConsoleDeps {
   gate?: AuthGate;
   /** Every tenant the collector holds data of: the picker's list for an admin or without an auth file. */
   tenants(): Promise<string[]>;
+  /** The tenant of the collector's own metrics: listed, but never the one the console opens on. */
+  selfTenant?: string;
+  /** The command that starts an agent against this collector's broker (without --tenant), once it listens. */
+  agentCommand?: () => string | undefined;
   base?: BaseUrlPolicy;
   version: string;
   log: Logger;
@@ -80,11 +84,12 @@ export function createConsoleApp(deps: ConsoleDeps): Hono {
   });
 
   const info = async (s: ConsoleSession | undefined): Promise<SessionInfo> => {
-    if (!gate) return { authRequired: false, authenticated: true, admin: true, tenants: await deps.tenants(), version: deps.version };
+    const about = { version: deps.version, selfTenant: deps.selfTenant, agentCommand: deps.agentCommand?.() };
+    if (!gate) return { authRequired: false, authenticated: true, admin: true, tenants: await deps.tenants(), ...about };
     if (!s) return { authRequired: true, authenticated: false, version: deps.version };
     const p = s.principal;
     const tenants = p.admin ? await deps.tenants() : [...p.tenants].sort();
-    return { authRequired: true, authenticated: true, user: p.name, admin: p.admin, tenants, csrf: s.csrf, version: deps.version };
+    return { authRequired: true, authenticated: true, user: p.name, admin: p.admin, tenants, csrf: s.csrf, ...about };
   };
   const currentSession = (c: Context) => {
     const token = getCookie(c, SESSION_COOKIE);
@@ -103,8 +108,8 @@ export function createConsoleApp(deps: ConsoleDeps): Hono {
     const result = await gate.password(address, user, password, "console login");
     if (!result.ok) {
       if (result.throttledMs !== undefined) {
-        const seconds = Math.ceil(result.throttledMs / 1000);
-        return c.json({ errorMsg: `Too many failed logins from ${address}; retry in ${seconds} s` }, 429, { "Retry-After": String(seconds) });
+        const a = throttledAnswer({ throttledMs: result.throttledMs, throttledBy: result.throttledBy }, address, "logins");
+        return c.json({ errorMsg: a.errorMsg }, 429, { "Retry-After": a.retryAfter });
       }
       return c.json({ errorMsg: "Wrong user name or password" }, 401);
     }
