@@ -1,10 +1,11 @@
+import { inputsOption } from "../src/agent-config/inputs.ts";
 import { bodyPaceOptions } from "../src/http/body-limit.ts";
 import { OptionError, type OptionSpec, type OptionValues } from "../src/config/options.ts";
 import { readSecretOption, secretOptions } from "../src/config/secret-option.ts";
 import { isLoopbackHost } from "../src/net/loopback.ts";
 import { parseBrokerUrl } from "../src/protocol/broker-url.ts";
 import { topicPrefixProblem } from "../src/protocol/topics.ts";
-import { hostMetricOptions } from "./sources/host/options.ts";
+import { hostMetricOptions } from "./inputs/host/options.ts";
 
 export const AGENT_ENV_PREFIX = "OUTPOST_AGENT";
 
@@ -90,6 +91,7 @@ export const agentOptions: OptionSpec[] = [
   },
   ...hostMetricOptions,
   { name: "inventory", kind: "boolean", default: true, help: "describe the host (resources and metrics collected) in the collector's inventory, synced whenever it changes" },
+  inputsOption,
 ];
 
 /** host:port of --listen (IPv6 in brackets), or an OptionError. */

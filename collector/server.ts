@@ -22,6 +22,7 @@ import { createConsoleApp } from "./http/console/app.ts";
 import { createDataminingApp } from "./http/datamining/app.ts";
 import { createFleetApp } from "./http/fleet/app.ts";
 import { createInfluxApp, INFLUX_PREFIXES } from "./http/influx/app.ts";
+import { createOtlpApp, OTLP_PREFIXES } from "./http/otlp/app.ts";
 import { createInventoryApp } from "./http/inventory/app.ts";
 import { createMetricsApp } from "./http/metrics/app.ts";
 import { createPrometheusApp, PROMETHEUS_PREFIXES } from "./http/prometheus/app.ts";
@@ -231,6 +232,7 @@ async function startServices(values: OptionValues, ctx: ProgramContext | undefin
     mounts: [
       { prefixes: PROMETHEUS_PREFIXES, app: createPrometheusApp({ store: metricsStore, bus, valuePrecision, version: OUTPOST_VERSION, offload: promqlOffload }, log.child("prometheus")) },
       { prefixes: INFLUX_PREFIXES, app: createInfluxApp({ store: metricsStore, bus, valuePrecision }, log.child("influx")) },
+      { prefixes: OTLP_PREFIXES, app: createOtlpApp({ store: metricsStore, bus, valuePrecision }, log.child("otlp")) },
       ...(consoleApp ? [{ prefixes: [""], app: consoleApp }] : []),
     ],
     gate: security.gate,

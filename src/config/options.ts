@@ -11,7 +11,7 @@ import { OptionError } from "./option-error.ts";
 
 export { OptionError };
 
-export type OptionKind = "string" | "int" | "boolean" | "duration" | "size" | "list";
+export type OptionKind = "string" | "int" | "boolean" | "duration" | "size" | "list" | "table";
 
 export interface OptionSpec {
   /** kebab-case flag name without dashes, e.g. "http-port"; also the TOML key. */
@@ -41,9 +41,17 @@ export interface OptionSpec {
   retired?: string;
   /** Re-read on SIGHUP (the program registers what applies it; see run-program.ts). */
   reloadable?: boolean;
+  /**
+   * Kind "table": checks and converts the option's TOML table (or the JSON of a flag or
+   * variable) into its value, throwing OptionError (a schema of src/config/table.ts).
+   */
+  table?: (raw: unknown, where: string) => TableValue;
 }
 
-export type OptionValue = string | number | boolean | string[] | undefined;
+/** The value of a "table" option: nested tables, lists and scalars, already checked. */
+export type TableValue = { readonly [key: string]: unknown };
+
+export type OptionValue = string | number | boolean | string[] | TableValue | undefined;
 export type OptionValues = Record<string, OptionValue>;
 export type OptionOrigin = "flag" | "env" | "file" | "default";
 
@@ -111,6 +119,19 @@ export function convertOption(spec: OptionSpec, raw: unknown, where: string): Op
   const fail = (why: string): never => {
     throw new OptionError(`${where}: ${why}`);
   };
+  if (spec.kind === "table") {
+    let table = raw;
+    if (typeof raw === "string") {
+      // From a flag or a variable: the same structure as JSON.
+      try {
+        table = JSON.parse(raw);
+      } catch {
+        fail("expected a table, in JSON when given as a flag or environment variable");
+      }
+    }
+    if (!spec.table) return fail("option has no table schema");
+    return spec.table(table, where);
+  }
   if (raw !== null && typeof raw === "object" && !(Array.isArray(raw) && spec.kind === "list")) fail(`expected a ${spec.kind === "list" ? "list" : "single value"}, got ${JSON.stringify(raw)}`);
   switch (spec.kind) {
     case "string": {
@@ -291,6 +312,7 @@ export function describeValue(spec: OptionSpec, v: OptionValue): string {
   if (v === undefined) return "(not set)";
   if (spec.secret) return "(set)";
   if (Array.isArray(v)) return v.length === 0 ? "(empty)" : v.join(",");
+  if (typeof v === "object") return JSON.stringify(v);
   if (typeof v === "number" && (spec.kind === "duration" || spec.kind === "size")) return formatBound(spec, v);
   return typeof v === "string" ? JSON.stringify(v) : String(v);
 }

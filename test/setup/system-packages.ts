@@ -24,7 +24,8 @@ const file = (path: string) => () => existsSync(path);
 export const SYSTEM_NEEDS: SystemNeed[] = [
   { pkg: "postgresql", why: "initdb and postgres: the run's own PostgreSQL cluster in a temporary folder", present: () => postgresBinDir() !== undefined },
   { pkg: "mosquitto", why: "private brokers on ephemeral ports (the package also makes the mosquitto user)", present: () => Bun.which("mosquitto") !== null || existsSync("/usr/sbin/mosquitto") },
-  { pkg: "prometheus", why: "promtool and Prometheus in agent mode, real remote-write clients", present: onPath("promtool", "prometheus") },
+  { pkg: "prometheus", why: "promtool and Prometheus in agent mode, real remote-write clients; Prometheus beside the agent's scraping", present: onPath("promtool", "prometheus") },
+  { pkg: "prometheus-node-exporter", why: "node_exporter, scraped by the agent and by Prometheus (inputs tests, bench/inputs-scrape.ts)", present: onPath("prometheus-node-exporter") },
   { pkg: "chromium", why: "the web console's browser tests (playwright-core drives it)", present: file("/usr/bin/chromium") },
   { pkg: "openssl", why: "test certificates", present: onPath("openssl") },
   { pkg: "qemu-user", why: "runs the arm64 release binaries (qemu-aarch64)", present: onPath("qemu-aarch64") },
