@@ -2,7 +2,7 @@ import { hostname } from "node:os";
 import { join } from "node:path";
 import type { OptionValues } from "../src/config/options.ts";
 import type { ProgramContext } from "../src/config/run-program.ts";
-import { readSecretOption } from "../src/config/secret-option.ts";
+import { openSecretFiles, readSecretOption } from "../src/config/secret-option.ts";
 import { ensureWritableDir } from "../src/config/writable-dir.ts";
 import { stopServer } from "../src/http/serve.ts";
 import { allowedHostPredicate } from "../src/http/host-check.ts";
@@ -16,6 +16,7 @@ import { encodeStatus } from "../src/protocol/control-messages.ts";
 import { ProtocolError } from "../src/protocol/envelope.ts";
 import { agentClientId, buildTopic } from "../src/protocol/topics.ts";
 import { parseBrokerUrl } from "../src/protocol/broker-url.ts";
+import { chooseBroker } from "./forward/broker-choice.ts";
 import { openDatabase } from "../src/sqlite/open.ts";
 import { registerProcessMetrics } from "../src/telemetry/process.ts";
 import { telemetryWrites } from "../src/telemetry/registry.ts";
@@ -67,10 +68,12 @@ export async function startAgent(values: OptionValues, ctx?: ProgramContext): Pr
   const prefix = String(values["topic-prefix"] ?? "svc");
   const interval = Number(values.interval ?? 10_000);
   const batchPoints = Number(values["batch-points"] ?? 5000);
-  const brokerUrl = String(values.broker ?? "mqtt://127.0.0.1:1883");
-  const tls = tlsFilesLoader(values, parseBrokerUrl(brokerUrl).tls);
+  // Secrets first: a file others can read stops the start before anything else is said.
   const password = readSecretOption(values, "password");
   const apiToken = readSecretOption(values, "api-token");
+  for (const w of openSecretFiles(values, ["password", "api-token"])) log.warn(`${w}; used because of --allow-open-secret-files: other users can read it`);
+  const brokerUrl = chooseBroker(values, ctx?.origin, log);
+  const tls = tlsFilesLoader(values, parseBrokerUrl(brokerUrl).tls);
   const listen = String(values.listen ?? "127.0.0.1:8181").trim();
   const listenAt = listen === "" ? undefined : splitListen(listen);
   const sync = String(values.synchronous ?? "FULL").toUpperCase() === "NORMAL" ? "NORMAL" : "FULL";
@@ -81,7 +84,9 @@ export async function startAgent(values: OptionValues, ctx?: ProgramContext): Pr
   const enc = createEncoder();
   const dec = createDecoder();
   const dataDir = ensureWritableDir(String(values["data-dir"] ?? "./agent-data"), "--data-dir", log);
-  const db = openDatabase(join(dataDir, "buffer.db"), { synchronous: sync });
+  // A queue (appended, read once, deleted): a small page cache serves it; 16 MB would fill with
+  // pages already sent when inputs buffer megabytes a minute.
+  const db = openDatabase(join(dataDir, "buffer.db"), { synchronous: sync, cacheKiB: 2048 });
   const storage = new AgentStorage(dataDir, Number(values["disk-reserve"] ?? 8 * 1024 ** 2), log.child("storage"));
   storage.register("buffer", db);
   storage.instrument(telemetry);
@@ -246,7 +251,11 @@ export async function startAgent(values: OptionValues, ctx?: ProgramContext): Pr
     const maxBody = Number(values["max-request-body"] ?? 32 * 1024 ** 2);
     const bodies = { maxBytes: maxBody, budget: new BodyBudget(4 * maxBody), option: "--max-request-body", pace: bodyPaceOf(values) };
     try {
-      server = Bun.serve({ ...listenAt, fetch: createAgentApp(tenant, sink, telemetry, log, { bodies, apiToken, inputs: inputs.routes(tenant), allowedHost: allowedHostPredicate((values["allowed-hosts"] as string[] | undefined) ?? []), reads }).fetch, maxRequestBodySize: SERVER_BODY_CAP });
+      server = Bun.serve({
+        ...listenAt,
+        fetch: createAgentApp(tenant, sink, telemetry, log, { bodies, apiToken, allowedHost: allowedHostPredicate((values["allowed-hosts"] as string[] | undefined) ?? []), inputs: inputs.routes(tenant), reads }).fetch,
+        maxRequestBodySize: SERVER_BODY_CAP,
+      });
     } catch (e) {
       await inputs.stop();
       fw.close();

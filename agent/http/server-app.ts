@@ -15,8 +15,8 @@ export const WRITE_API_ROOTS = ["/svc/metrics", "/hawkular/metrics"];
 /**
  * The agent's HTTP server: the local write API, the inputs' routes (OTLP, Influx), /metrics for
  * Prometheus and /health (always open). Browsers' pages get nothing from it: a request from
- * another origin is refused (no CORS), and one for a host name the agent is not known by (a
- * DNS rebinding) too.
+ * another origin is refused (no CORS), and one for a host name the agent is not known by (a DNS
+ * rebinding) too.
  */
 export function createAgentApp(
   tenant: string,

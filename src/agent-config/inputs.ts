@@ -28,7 +28,7 @@ export const scrapeJobFields: FieldSpec[] = [
   { name: "files", kind: "list", default: [], help: "target files in Prometheus' file_sd shape (JSON or YAML: [{targets: [...], labels: {...}}]), re-read when they change" },
   { name: "refresh_interval", kind: "duration", min: 1000, max: DAY, default: "30s", help: "how often target files are checked for changes" },
   { name: "interval", kind: "duration", min: 1000, max: DAY, default: "1m", help: "scrape interval (Prometheus' scrape_interval)" },
-  { name: "timeout", kind: "duration", min: 100, max: DAY, default: "10s", help: "scrape timeout, at most the interval" },
+  { name: "timeout", kind: "duration", min: 100, max: DAY, help: "scrape timeout, at most the interval (default: 10s, or the interval when shorter, as Prometheus)" },
   { name: "metrics_path", kind: "string", default: "/metrics", help: "HTTP path scraped" },
   { name: "params", kind: "map", default: {}, help: "URL query parameters sent with each scrape" },
   { name: "scheme", kind: "string", default: "http", choices: ["http", "https"], help: "http or https" },
@@ -60,6 +60,14 @@ export const statsdFields: FieldSpec[] = [
   { name: "flush_interval", kind: "duration", min: 100, max: DAY, default: "10s", help: "metrics are aggregated and buffered once per interval" },
   { name: "percentiles", kind: "numbers", min: 0, max: 100, default: [50, 90, 99], help: "percentiles of timers and histograms computed per flush" },
   { name: "max_packet_size", kind: "size", min: 512, max: 65_536, default: "64KB", help: "largest UDP datagram or TCP line read; longer ones are dropped and counted" },
+  {
+    name: "read_buffer_size",
+    kind: "size",
+    min: 64 * 1024,
+    max: 1024 ** 3,
+    default: "8MB",
+    help: "the UDP socket's receive buffer (SO_RCVBUF), which the kernel caps at net.core.rmem_max: datagrams arriving while it is full are dropped by the kernel",
+  },
   { name: "expire_after", kind: "duration", min: 0, max: 365 * DAY, default: "5m", help: "a series not updated for this long is no longer sent (0: never)" },
   { name: "max_series", kind: "int", min: 1, max: 10_000_000, default: 100_000, help: "series held at most; new ones beyond are dropped and counted" },
 ];
@@ -99,6 +107,7 @@ export interface StatsdConfig {
   flushIntervalMs: number;
   percentiles: number[];
   maxPacketSize: number;
+  readBufferSize: number;
   expireAfterMs: number;
   maxSeries: number;
 }
@@ -131,7 +140,7 @@ function job(t: Raw, where: string): ScrapeJobConfig {
     files: t.files as string[],
     refreshIntervalMs: t.refresh_interval as number,
     intervalMs: t.interval as number,
-    timeoutMs: t.timeout as number,
+    timeoutMs: (t.timeout as number | undefined) ?? Math.min(10_000, t.interval as number),
     metricsPath: String(t.metrics_path),
     params: t.params as Record<string, string>,
     scheme: t.scheme as "http" | "https",
@@ -180,6 +189,7 @@ export function inputsFromTable(t: TableValue, where = "inputs"): InputsConfig {
     flushIntervalMs: sd.flush_interval as number,
     percentiles: sd.percentiles as number[],
     maxPacketSize: sd.max_packet_size as number,
+    readBufferSize: sd.read_buffer_size as number,
     expireAfterMs: sd.expire_after as number,
     maxSeries: sd.max_series as number,
   };

@@ -8,7 +8,7 @@ const dec = createDecoder();
 const def = { type: "gauge" as const, id: 'up{feed="f",instance="h:9100",job="node"}', tags: { feed: "f", instance: "h:9100", job: "node", metric: "up" } };
 
 describe("definitions chunks (format 3)", () => {
-  it("travel in a version 2 batch beside the points, which they do not count", () => {
+  it("travel in a version 4 batch beside the points, which they do not count", () => {
     const payload = encodeData(enc, {
       session: 1,
       seq: 1,
@@ -17,7 +17,7 @@ describe("definitions chunks (format 3)", () => {
       chunks: [encodeDefinitionsChunk(enc, [def]), encodeChunk(enc, [{ type: "gauge", id: def.id, points: [{ timestamp: 1000, value: 1 }] }])],
       formats: [CHUNK_FORMAT.definitions, CHUNK_FORMAT.cbor],
     });
-    expect((dec.decode(payload) as { v: number }).v).toBe(2);
+    expect((dec.decode(payload) as { v: number }).v).toBe(4);
     const b = decodeData(dec, payload);
     expect(b.definitions).toEqual([def]);
     expect(b.points).toBe(1);
@@ -27,6 +27,7 @@ describe("definitions chunks (format 3)", () => {
   it("a bad definition refuses the batch, naming it", () => {
     const bad = (entries: unknown) => {
       const payload = encodeData(enc, { session: 1, seq: 7, sentAt: 1, replay: false, chunks: [enc.encode(entries)], formats: [CHUNK_FORMAT.definitions] });
+      expect((dec.decode(payload) as { v: number }).v).toBe(4);
       try {
         decodeData(dec, payload);
       } catch (e) {
@@ -40,6 +41,26 @@ describe("definitions chunks (format 3)", () => {
     expect(bad([["nope", "x", {}]])).toMatch(/expected \[type, id, tags\]/);
     expect(bad([["gauge", "x".repeat(2000), {}]])).toMatch(/at most 1024/);
     expect(bad([])).toMatch(/non-empty array/);
+    // Format 3 in an older version: refused (its collector would not have set the labels).
+    const v2 = enc.encode({ v: 2, kind: "data", session: 1, seq: 7, sentAt: 1, replay: false, chunks: [encodeDefinitionsChunk(enc, [def])], fmts: [CHUNK_FORMAT.definitions] });
+    expect(() => decodeData(dec, v2)).toThrow(/come in version 4 batches/);
     expect(() => decodeDefinitionsChunk(dec, new Uint8Array([0xff]))).toThrow(/not valid CBOR/);
+  });
+});
+
+describe("large encodings", () => {
+  it("get a buffer of their own, and the encoder goes on with a small one, strings and all", async () => {
+    const { encodeChunk } = await import("../../src/protocol/data-encode.ts");
+    const encodeBig = (e: ReturnType<typeof createEncoder>, v: unknown) => encodeChunk(e, v as never);
+    const e = createEncoder();
+    // Ids of many non-ASCII characters: more bytes than the estimate, so the buffer must grow.
+    const big = Array.from({ length: 5000 }, (_, i) => ({ type: "gauge", id: `series_${i}{label="${(i % 2 ? "x" : "é").repeat(60)}"}`, points: [{ timestamp: i, value: i / 3 }] }));
+    const first = encodeBig(e, big);
+    expect(first.byteLength).toBeGreaterThan(256 * 1024);
+    const small = encodeBig(e, [{ type: "string", id: "é-ü", points: [{ timestamp: 1, value: "naïve ✓" }] }]);
+    const again = encodeBig(e, big);
+    expect(dec.decode(first)).toEqual(big);
+    expect(dec.decode(small)).toEqual([{ type: "string", id: "é-ü", points: [{ timestamp: 1, value: "naïve ✓" }] }]);
+    expect(dec.decode(again)).toEqual(big);
   });
 });

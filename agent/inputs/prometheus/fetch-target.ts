@@ -58,6 +58,18 @@ export async function fetchTarget(s: FetchSpec): Promise<Fetched> {
     await res.body?.cancel().catch(() => {});
     throw new ScrapeError(`server returned HTTP status ${res.status} ${res.statusText}`.trim());
   }
+  // A body whose length is known and within the limit is read as text in one piece (no chunk
+  // list and copy); others are counted as they come, and cut at the limit.
+  const declared = res.headers.get("Content-Encoding") ? Number.NaN : Number(res.headers.get("Content-Length") ?? Number.NaN);
+  if (Number.isFinite(declared) && (s.bodySizeLimit === 0 || declared <= s.bodySizeLimit)) {
+    let body: string;
+    try {
+      body = await res.text();
+    } catch (e) {
+      throw new ScrapeError(signal.aborted ? `context deadline exceeded (timeout ${s.timeoutMs / 1000}s)` : `reading the body failed: ${(e as Error).message}`);
+    }
+    return { body, format: expositionFormat(res.headers.get("Content-Type")), bytes: declared };
+  }
   const chunks: Uint8Array[] = [];
   let bytes = 0;
   try {

@@ -58,9 +58,13 @@ export interface LoopDeps {
   now?: () => number;
 }
 
+/**
+ * What is kept per series text, as small as it can be (10,000 series cost about 3 MB): the id,
+ * not the definition, which is rebuilt from the text in the rare case it is needed again.
+ */
 interface Entry {
   /** Undefined: the series is dropped (relabelling, a label beyond the limits). */
-  def?: SeriesDefinition;
+  id?: string;
   /** Ledger generation whose buffer holds the definition. */
   defGen: number;
   /** Last scrape (generation) that had the series. */
@@ -81,7 +85,7 @@ function hash(s: string): number {
 export class ScrapeLoop {
   readonly status: TargetStatus;
   private readonly cache = new Map<string, Entry>();
-  private readonly report = new Map<string, Entry>();
+  private readonly report = new Map<string, [Entry, SeriesDefinition]>();
   private readonly targetLabels: Record<string, string>;
   private readonly offset: number;
   private readonly now: () => number;
@@ -138,7 +142,7 @@ export class ScrapeLoop {
     this.gen++;
     const writes: MetricWrite[] = [];
     this.markVanished(writes, stamp);
-    for (const e of this.report.values()) if (e.def) writes.push({ type: "gauge", id: e.def.id, points: [{ timestamp: stamp, value: this.d.staleMarker }] });
+    for (const [, def] of this.report.values()) writes.push({ type: "gauge", id: def.id, points: [{ timestamp: stamp, value: this.d.staleMarker }] });
     await this.d.sink(writes).catch((e) => this.d.log.warn("could not buffer the staleness markers of a removed target", { err: (e as Error).message }));
   }
 
@@ -148,8 +152,10 @@ export class ScrapeLoop {
     const gen = ++this.gen;
     const started = performance.now();
     const writes: MetricWrite[] = [];
-    // Entries whose definition goes with this scrape's points; and what each touched entry had before.
-    const defined: Entry[] = [];
+    // Entries whose definition goes with this scrape's points (series first seen bring theirs);
+    // and what each touched entry had before.
+    const defined: [Entry, SeriesDefinition][] = [];
+    const fresh = new Map<Entry, SeriesDefinition>();
     const touched: [Entry, number][] = [];
     const ledgerGen = this.d.ledger.generation;
     let scraped = 0;
@@ -170,20 +176,24 @@ export class ScrapeLoop {
         scraped++;
         let e = this.cache.get(series);
         if (e === undefined) {
+          let def: SeriesDefinition | undefined;
           try {
-            e = this.resolve(series, types);
+            def = this.define(series, types);
           } catch (err) {
             if (!(err instanceof ExpositionError)) throw err;
             return rejectLine(0, series, err.message);
           }
-          this.cache.set(series, e);
-          if (e.def) added++;
+          this.cache.set(series, (e = { id: def?.id, defGen: 0, seen: -1, explicit: false }));
+          if (def) {
+            added++;
+            fresh.set(e, def);
+          }
         }
         // The same series twice in one body: the first counts, as in Prometheus.
         if (e.seen === gen) return;
         touched.push([e, e.seen]);
         e.seen = gen;
-        if (!e.def) return;
+        if (e.id === undefined) return;
         e.explicit = ts !== undefined && job.honorTimestamps;
         kept++;
         // NaN and ±Inf are not stored (a NaN inside Outpost is the staleness marker).
@@ -191,8 +201,8 @@ export class ScrapeLoop {
           this.d.counters.dropped.inc();
           return;
         }
-        writes.push({ type: "gauge", id: e.def.id, points: [{ timestamp: e.explicit ? ts! : stamp, value }] });
-        if (e.defGen !== ledgerGen) defined.push(e);
+        writes.push({ type: "gauge", id: e.id, points: [{ timestamp: e.explicit ? ts! : stamp, value }] });
+        if (e.defGen !== ledgerGen) defined.push([e, fresh.get(e) ?? this.define(series, types)!]);
       };
       parseExposition(fetched.body, fetched.format, { sample, invalid: rejectLine }, types);
       if (job.sampleLimit > 0 && kept > job.sampleLimit) throw new ScrapeError(`sample limit exceeded: ${kept} samples, at most ${job.sampleLimit}`);
@@ -211,9 +221,9 @@ export class ScrapeLoop {
     this.prune(gen);
     const values = [error ? 0 : 1, duration, scraped, kept, added];
     REPORT_SERIES.forEach((name, i) => {
-      const e = this.reportEntry(name);
-      writes.push({ type: "gauge", id: e.def!.id, points: [{ timestamp: stamp, value: values[i]! }] });
-      if (e.defGen !== ledgerGen) defined.push(e);
+      const [e, def] = this.reportEntry(name);
+      writes.push({ type: "gauge", id: def.id, points: [{ timestamp: stamp, value: values[i]! }] });
+      if (e.defGen !== ledgerGen) defined.push([e, def]);
     });
     this.d.counters.samples.inc(kept);
     if (invalid > 0) {
@@ -227,31 +237,37 @@ export class ScrapeLoop {
     }
     Object.assign(this.status, { health: error ? "down" : "up", lastError: error, lastScrape: stamp, lastDurationSeconds: duration, samples: kept });
     try {
-      await this.d.sink(writes, defined.map((e) => e.def!));
-      for (const e of defined) e.defGen = ledgerGen;
+      await this.d.sink(
+        writes,
+        defined.map(([, d]) => d),
+      );
+      for (const [e] of defined) e.defGen = ledgerGen;
     } catch (e) {
       this.d.counters.dropped.inc(writes.length);
       this.d.warn(this.target.url, "could not buffer a scrape's samples", { job: job.job, target: this.target.url, samples: writes.length, err: (e as Error).message });
     }
   }
 
-  /** A series text seen for the first time: labels joined and relabelled, id and definition. */
-  private resolve(series: string, types: FamilyTypes): Entry {
+  /** The definition of a series text (labels joined and relabelled); undefined when it is dropped. */
+  private define(series: string, types: FamilyTypes): SeriesDefinition | undefined {
     const job = this.target.job;
     const p = parseSeries(series, types);
     const joined = joinTargetLabels(p.name, p.labels, this.targetLabels, job.honorLabels);
     const labels = relabel(joined, job.relabel);
-    if (!labels?.__name__) return { defGen: 0, seen: -1, explicit: false };
+    if (!labels?.__name__) return undefined;
     const def = defineSeries(labels);
     const problem = metricIdProblem(def.id) ?? tagsProblem(def.tags, "metric");
     if (problem) throw new ExpositionError(problem);
-    return { def, defGen: 0, seen: -1, explicit: false };
+    return def;
   }
 
-  private reportEntry(name: string): Entry {
-    let e = this.report.get(name);
-    if (!e) this.report.set(name, (e = { def: defineSeries(joinTargetLabels(name, [], this.targetLabels, false)), defGen: 0, seen: 0, explicit: false }));
-    return e;
+  private reportEntry(name: string): [Entry, SeriesDefinition] {
+    let r = this.report.get(name);
+    if (!r) {
+      const def = defineSeries(joinTargetLabels(name, [], this.targetLabels, false));
+      this.report.set(name, (r = [{ id: def.id, defGen: 0, seen: 0, explicit: false }, def]));
+    }
+    return r;
   }
 
   /** Markers for the series the previous scrape had and this one has not. */
@@ -259,7 +275,7 @@ export class ScrapeLoop {
     const marker = this.d.staleMarker;
     if (marker === undefined) return;
     for (const e of this.cache.values()) {
-      if (e.def && e.seen === this.gen - 1 && !e.explicit) writes.push({ type: "gauge", id: e.def.id, points: [{ timestamp: stamp, value: marker }] });
+      if (e.id !== undefined && e.seen === this.gen - 1 && !e.explicit) writes.push({ type: "gauge", id: e.id, points: [{ timestamp: stamp, value: marker }] });
     }
   }
 

@@ -4,6 +4,7 @@
  * flush interval, stamped with the interval's grid time. Oversized datagrams or lines and lines
  * that do not parse are counted and said once a minute per sender; they never stop the rest.
  */
+import { createSocket, type Socket } from "node:dgram";
 import type { StatsdConfig } from "../../../src/agent-config/inputs.ts";
 import type { Logger } from "../../../src/log/logger.ts";
 import { hostPort } from "../../../src/net/listen.ts";
@@ -35,7 +36,7 @@ function splitAddress(a: string): { hostname: string; port: number } {
 /** One running configuration: its sockets, aggregator and flush timer. */
 class StatsdRun {
   readonly aggregator: StatsdAggregator;
-  udp?: Bun.udp.Socket<"buffer">;
+  udp?: Socket;
   tcp?: Bun.TCPSocketListener<{ rest: string }>;
   private timer: ReturnType<typeof setTimeout> | undefined;
   private stopped = false;
@@ -69,20 +70,27 @@ class StatsdRun {
   async start(): Promise<void> {
     const c = this.config;
     if (c.udp) {
-      this.udp = await Bun.udpSocket({
-        ...splitAddress(c.udp),
-        socket: {
-          data: (_s, buf, port, address, flags) => {
-            this.d.counters.bytes.inc(buf.byteLength);
-            if (flags?.truncated || buf.byteLength > c.maxPacketSize) {
-              this.d.counters.errors.inc();
-              this.d.warn(address, "dropped a StatsD datagram over max_packet_size", { sender: `${address}:${port}`, bytes: buf.byteLength, max: c.maxPacketSize });
-              return;
-            }
-            this.take(buf.toString("utf8"), address);
-          },
-        },
+      const at = splitAddress(c.udp);
+      // node:dgram for its receive buffer size: the kernel drops datagrams once it is full.
+      const udp = createSocket({ type: at.hostname.includes(":") ? "udp6" : "udp4", recvBufferSize: c.readBufferSize });
+      await new Promise<void>((resolve, reject) => {
+        udp.once("error", reject);
+        udp.bind(at.port, at.hostname, () => {
+          udp.off("error", reject);
+          resolve();
+        });
       });
+      udp.on("error", (e) => this.d.warn("udp", "StatsD socket error", { err: e.message }));
+      udp.on("message", (buf, from) => {
+        this.d.counters.bytes.inc(buf.byteLength);
+        if (buf.byteLength > c.maxPacketSize) {
+          this.d.counters.errors.inc();
+          this.d.warn(from.address, "dropped a StatsD datagram over max_packet_size", { sender: `${from.address}:${from.port}`, bytes: buf.byteLength, max: c.maxPacketSize });
+          return;
+        }
+        this.take(buf.toString("utf8"), from.address);
+      });
+      this.udp = udp;
     }
     if (c.tcp) {
       this.tcp = Bun.listen<{ rest: string }>({
@@ -179,13 +187,13 @@ export class StatsdInput {
   status(): StatsdStatus {
     const r = this.run;
     return {
-      udp: r?.udp ? hostPort(r.udp.hostname, r.udp.port) : undefined,
+      udp: r?.udp ? hostPort(r.udp.address().address, r.udp.address().port) : undefined,
       tcp: r?.tcp ? hostPort(r.tcp.hostname, r.tcp.port) : undefined,
       series: r?.aggregator.size ?? 0,
     };
   }
 
   stop(): Promise<void> {
-    return this.apply({ udp: "", tcp: "", flushIntervalMs: 1000, percentiles: [], maxPacketSize: 0, expireAfterMs: 0, maxSeries: 1 });
+    return this.apply({ udp: "", tcp: "", flushIntervalMs: 1000, percentiles: [], maxPacketSize: 0, readBufferSize: 0, expireAfterMs: 0, maxSeries: 1 });
   }
 }
