@@ -40,11 +40,16 @@ export function createAgentApp(
     const reads = o.reads;
     let loaded: Promise<(req: Request) => Promise<Response>> | undefined;
     const load = () => (loaded ??= import("./read-api.ts").then((m) => m.createReadApp(reads, WRITE_API_ROOTS)));
-    const forward = async (c: Context<ServiceEnv>) => (await load())(c.req.raw);
+    // The multi-metric write paths stay the write API's (405 for GET, as before).
+    const writeOnly = new RegExp(`^(${WRITE_API_ROOTS.join("|")})/(metrics|gauges|counters|availability|strings)/raw/?$`);
+    const forward = async (c: Context<ServiceEnv>, next: () => Promise<void>) => {
+      if (c.req.method !== "POST" && writeOnly.test(c.req.path)) return next();
+      return (await load())(c.req.raw);
+    };
     for (const root of WRITE_API_ROOTS) {
       app.on(["GET", "HEAD"], [root, `${root}/*`], forward);
       // The POST forms of reads (`/gauges/raw/query`, `/metrics/stats/query`...).
-      app.use(`${root}/*`, async (c, next) => (c.req.method === "POST" && c.req.path.endsWith("/query") ? forward(c) : next()));
+      app.use(`${root}/*`, async (c, next) => (c.req.method === "POST" && c.req.path.endsWith("/query") ? forward(c, next) : next()));
     }
     app.all("/prometheus/:tenant/api/v1/*", forward);
     app.all("/api/v1/*", forward);
