@@ -13,12 +13,13 @@ export const MAX_RESULT_MESSAGE = 1024;
 /** Names one run: one action, for one alert or event, in one of its states; runs once. */
 export function agentRunId(a: Pick<Action, "eventId" | "actionPlugin" | "actionId" | "event">): string {
   const status = (a.event as { status?: string } | undefined)?.status ?? "EVENT";
-  return `${a.eventId}\u0000${status}\u0000${a.actionPlugin}\u0000${a.actionId}`;
+  // JSON: unambiguous whatever the ids hold, and no NUL (PostgreSQL's text refuses it).
+  return JSON.stringify([a.eventId, status, a.actionPlugin, a.actionId]);
 }
 
 /** The history key of a run reported by the agent of `feed`: the same run is stored once. */
 export function agentActionKey(feed: string, a: Action): string {
-  return `agent\u0000${feed}\u0000${agentRunId(a)}`;
+  return JSON.stringify(["agent", feed, agentRunId(a)]);
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
