@@ -38,6 +38,9 @@ import type { SeriesDefinition } from "../src/protocol/definitions-chunk.ts";
 import { STALE_NAN } from "../src/prometheus/staleness.ts";
 import { BodyBudget, bodyPaceOf, SERVER_BODY_CAP } from "../src/http/body-limit.ts";
 import { AgentStorage } from "./storage.ts";
+import { historyConfig } from "../src/agent-config/history.ts";
+import { OUTPOST_VERSION } from "../src/config/version.ts";
+import { LocalHistory } from "./history/local-history.ts";
 import { createAgentTelemetry } from "./telemetry.ts";
 import { storageFailure } from "../src/sqlite/storage-failure.ts";
 
@@ -95,7 +98,12 @@ export async function startAgent(values: OptionValues, ctx?: ProgramContext): Pr
   const buffer = new PointBuffer(
     db,
     { tenant, feed },
-    { maxBytes: Number(values["buffer-max-bytes"] ?? 256 * 1024 ** 2), maxAgeMs: Number(values["buffer-max-age"] ?? 86_400_000), chunkPoints: batchPoints },
+    {
+      maxBytes: Number(values["buffer-max-bytes"] ?? 256 * 1024 ** 2),
+      maxAgeMs: Number(values["buffer-max-age"] ?? 86_400_000),
+      chunkPoints: batchPoints,
+      historyMs: historyConfig(values).windowMs,
+    },
     enc,
     {
       appended: () => forwarder?.pump(),
@@ -106,6 +114,8 @@ export async function startAgent(values: OptionValues, ctx?: ProgramContext): Pr
       },
       writeFailed: storage.failed("buffer"),
       space: storage.space("buffer"),
+      // While storage is in trouble, acknowledged points are deleted, not kept.
+      keepAcked: () => storage.health.failing === undefined,
     },
   );
 
@@ -176,6 +186,8 @@ export async function startAgent(values: OptionValues, ctx?: ProgramContext): Pr
 
   telemetry.gauge("outpost_agent_buffer_points", "points in the buffer, sent or not, awaiting the collector's ack", () => buffer.depth.points);
   telemetry.gauge("outpost_agent_buffer_bytes", "bytes the buffered points count against --buffer-max-bytes", () => buffer.depth.bytes);
+  telemetry.gauge("outpost_agent_history_points", "acknowledged points kept for local reads ([agent.history] window)", () => buffer.history.depth.points);
+  telemetry.gauge("outpost_agent_history_bytes", "bytes the local history counts against --buffer-max-bytes", () => buffer.history.depth.bytes);
   telemetry.gauge("outpost_agent_buffer_file_bytes", "size of the buffer's database file", () => buffer.fileBytes());
   telemetry.gauge("outpost_agent_buffer_oldest_age_seconds", "how long the oldest buffered point has waited", () => {
     const at = buffer.oldestBufferedAt();
@@ -220,12 +232,18 @@ export async function startAgent(values: OptionValues, ctx?: ProgramContext): Pr
     inputs = await startInputs({ values, feed, ledger, sink: (writes, defs) => sink.accept(writes, defs), telemetry, log, staleMarker: STALE_NAN });
   } catch (e) {
     fw.close();
-    localAlerting.close();
+    await localAlerting.close();
     buffer.close();
     storage.close();
     processMetrics.stop();
     throw e;
   }
+  // The local history's reads (docs/storage.md, "The agent's local history").
+  const windowMs = buffer.history.windowMs;
+  const reads =
+    windowMs > 0
+      ? { tenant, store: new LocalHistory(buffer.database, dec, tenant, windowMs / 86_400_000), retentionDays: windowMs / 86_400_000, version: OUTPOST_VERSION, log: log.child("history") }
+      : undefined;
   // The HTTP server before the broker link and host metrics: a taken port fails the start cleanly.
   let server: ReturnType<typeof Bun.serve> | undefined;
   if (listenAt) {
@@ -235,13 +253,13 @@ export async function startAgent(values: OptionValues, ctx?: ProgramContext): Pr
     try {
       server = Bun.serve({
         ...listenAt,
-        fetch: createAgentApp(tenant, sink, telemetry, log, { bodies, apiToken, allowedHost: allowedHostPredicate((values["allowed-hosts"] as string[] | undefined) ?? []), inputs: inputs.routes(tenant) }).fetch,
+        fetch: createAgentApp(tenant, sink, telemetry, log, { bodies, apiToken, allowedHost: allowedHostPredicate((values["allowed-hosts"] as string[] | undefined) ?? []), inputs: inputs.routes(tenant), reads }).fetch,
         maxRequestBodySize: SERVER_BODY_CAP,
       });
     } catch (e) {
       await inputs.stop();
       fw.close();
-      localAlerting.close();
+      await localAlerting.close();
       buffer.close();
       storage.close();
       processMetrics.stop();
@@ -328,7 +346,7 @@ export async function startAgent(values: OptionValues, ctx?: ProgramContext): Pr
       if (server) await stopServer(server, 2000);
       fw.close();
       await link.stop(status("offline"));
-      localAlerting.close();
+      await localAlerting.close();
       buffer.close();
       storage.close();
       log.info("agent stopped", { bufferedPoints: buffer.depth.points });

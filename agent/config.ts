@@ -1,3 +1,5 @@
+import { actionsOption } from "../src/agent-config/actions.ts";
+import { historyOption } from "../src/agent-config/history.ts";
 import { inputsOption } from "../src/agent-config/inputs.ts";
 import { bodyPaceOptions } from "../src/http/body-limit.ts";
 import { OptionError, type OptionSpec, type OptionValues } from "../src/config/options.ts";
@@ -92,6 +94,8 @@ export const agentOptions: OptionSpec[] = [
   ...hostMetricOptions,
   { name: "inventory", kind: "boolean", default: true, help: "describe the host (resources and metrics collected) in the collector's inventory, synced whenever it changes" },
   inputsOption,
+  actionsOption,
+  historyOption,
 ];
 
 /** host:port of --listen (IPv6 in brackets), or an OptionError. */

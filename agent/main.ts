@@ -13,7 +13,11 @@ in the --config file, docs/inputs.md),
 keeps every point in a SQLite buffer until the collector has committed it, and forwards
 batches over MQTT. Describes the host in the collector's inventory, synced when it changes.
 Survives restarts, crashes and outages; the buffer is bounded by --buffer-max-bytes and
---buffer-max-age (oldest dropped and counted).
+--buffer-max-age (oldest dropped and counted). Keeps what the collector acknowledged for a
+local window ([agent.history], 24 h) and answers reads of its own series on the local API as
+the collector does (docs/storage.md). Evaluates the triggers the collector pushes, also
+offline, and runs their local actions (commands, local webhooks, the system log) only as
+[agent.actions] allows: nothing by default (docs/local-triggers.md).
 
 Signals: SIGHUP re-reads the configuration and applies what can change while running (log
 level, host metric filters, broker credentials, inputs); SIGTERM or SIGINT stops cleanly within

@@ -6,7 +6,7 @@ import { kindFilter } from "../../src/protocol/topics.ts";
 import { rateOf } from "../../src/telemetry/rate.ts";
 import type { Telemetry } from "../../src/telemetry/registry.ts";
 import type { PointsBus } from "../events/points-bus.ts";
-import type { Alert, Event } from "../../src/alerts/model.ts";
+import type { Action, Alert, Event } from "../../src/alerts/model.ts";
 import type { Inventory } from "../inventory/context.ts";
 import type { MetricsStore } from "../store/metrics/types.ts";
 import type { AuthGate } from "../auth/gate.ts";
@@ -37,6 +37,7 @@ export interface Ingest {
 /** What ingest needs from the alerting service (collector/alerts/service.ts). */
 export interface IngestAlerting extends TriggerDefinitionsSource {
   ingestFired(tenant: string, items: readonly (Alert | Event)[]): Promise<unknown>;
+  ingestAgentActions(tenant: string, feed: string, actions: readonly Action[]): Promise<unknown>;
   onDefinitionsChanged(fn: (tenant: string, triggerIds: readonly string[]) => void): () => void;
 }
 

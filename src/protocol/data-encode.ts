@@ -7,6 +7,7 @@ import type { Encoder } from "cbor-x";
 import type { MetricWrite } from "../metrics/model.ts";
 import { isStaleMarker } from "../prometheus/staleness.ts";
 import { PROTOCOL_VERSION } from "./envelope.ts";
+import { EVENTS_CHUNK_FORMAT, EVENTS_VERSION_ACTIONS } from "./events-messages.ts";
 import { CHUNK_FORMAT, MARKERS_FLAG } from "./series-chunk.ts";
 
 /**
@@ -99,6 +100,10 @@ export function encodeData(enc: Encoder, b: DataBatch, kind: BatchKind = "data")
   }
   if (kind === "data" && b.formats?.some((f) => f !== CHUNK_FORMAT.cbor)) {
     return encodeSized(enc, { v: DATA_VERSION_SERIES, kind, session: b.session, seq: b.seq, sentAt: b.sentAt, replay: b.replay, chunks: b.chunks, fmts: b.formats }, size);
+  }
+  // Events batches that carry outcomes of local actions (format 2) are version 2 (events-messages.ts).
+  if (kind === "events" && b.formats?.some((f) => f !== EVENTS_CHUNK_FORMAT.items)) {
+    return encodeSized(enc, { v: EVENTS_VERSION_ACTIONS, kind, session: b.session, seq: b.seq, sentAt: b.sentAt, replay: b.replay, chunks: b.chunks, fmts: b.formats }, size);
   }
   return encodeSized(enc, { v: PROTOCOL_VERSION, kind, session: b.session, seq: b.seq, sentAt: b.sentAt, replay: b.replay, chunks: b.chunks }, size);
 }

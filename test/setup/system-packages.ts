@@ -34,6 +34,7 @@ export const SYSTEM_NEEDS: SystemNeed[] = [
   { pkg: "fakeroot", why: "installs the packages into a scratch root", present: onPath("fakeroot") },
   { pkg: "lintian", why: "checks the packages", present: onPath("lintian") },
   { pkg: "systemd", why: "systemd-analyze: the exposure score of the units", present: onPath("systemd-analyze") },
+  { pkg: "rsyslog", why: "rsyslogd on its own socket: a real system log for the agent's syslog actions", present: onPath("rsyslogd") },
 ];
 
 /** The packages still missing, in the table's order. */

@@ -12,8 +12,8 @@ import { storeApiError } from "../../../src/http/service.ts";
 import type { Logger } from "../../../src/log/logger.ts";
 import { type ForeignSeries, writeForeignSeries } from "../../metrics/foreign-writes.ts";
 import type { WriteDeps } from "../../metrics/write-points.ts";
-import { PromApiError } from "../prometheus/respond.ts";
-import { resolveTenant } from "../prometheus/tenant.ts";
+import { PromApiError } from "../../../src/http/prometheus/respond.ts";
+import { resolveTenant } from "../../../src/http/prometheus/tenant.ts";
 
 export const INFLUX_PREFIXES = ["/influx/:tenant", ""] as const;
 

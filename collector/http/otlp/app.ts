@@ -14,8 +14,8 @@ import { decodeOtlpMetrics, otlpEncoding, otlpError, OtlpHttpError, otlpSuccess 
 import { DeltaTotals, otlpToSeries } from "../../../src/otlp/to-series.ts";
 import { type ForeignSeries, writeForeignSeries } from "../../metrics/foreign-writes.ts";
 import type { WriteDeps } from "../../metrics/write-points.ts";
-import { PromApiError } from "../prometheus/respond.ts";
-import { resolveTenant } from "../prometheus/tenant.ts";
+import { PromApiError } from "../../../src/http/prometheus/respond.ts";
+import { resolveTenant } from "../../../src/http/prometheus/tenant.ts";
 
 export const OTLP_PREFIXES = ["/otlp/:tenant", ""] as const;
 

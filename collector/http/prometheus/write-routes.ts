@@ -5,8 +5,8 @@ import { bodyLimitOf, readBodyBytes } from "../../../src/http/body-limit.ts";
 import { ApiError } from "../../../src/http/errors.ts";
 import { type ForeignSeries, writeForeignSeries } from "../../metrics/foreign-writes.ts";
 import type { PrometheusDeps } from "./deps.ts";
-import { badData } from "./respond.ts";
-import { resolveTenant } from "./tenant.ts";
+import { badData } from "../../../src/http/prometheus/respond.ts";
+import { resolveTenant } from "../../../src/http/prometheus/tenant.ts";
 
 export function writeRoutes(app: Hono, deps: PrometheusDeps): void {
   app.post("/api/v1/write", async (c) => {

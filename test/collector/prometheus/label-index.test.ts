@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
-import { labelIndex } from "../../../collector/metrics/label-index.ts";
+import { labelIndex } from "../../../src/prometheus/label-index.ts";
 import { openSqliteMetricsStore, type SqliteMetricsStore } from "../../../collector/store/metrics/sqlite/store.ts";
 import type { Matcher } from "../../../src/promql/ast.ts";
 import { labelsFromRecord } from "../../../src/promql/labels.ts";

@@ -1,5 +1,5 @@
 import { chunkPieces } from "../pieces.ts";
-import type { Run } from "../run.ts";
+import type { Run } from "../../../../src/metrics/run.ts";
 import { encodeChunkBlock } from "./chunks.ts";
 import { isNumeric, type SeriesMeta, type StoreState } from "./state.ts";
 

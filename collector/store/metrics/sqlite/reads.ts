@@ -1,7 +1,7 @@
 import type { MetricType } from "../../../../src/metrics/model.ts";
 import type { ReadBuffers } from "../../../../src/promql/values.ts";
-import { runColumns } from "../columns.ts";
-import { emptyRun, mergeRuns, type Run, sliceRun } from "../run.ts";
+import { runColumns } from "../../../../src/metrics/run-columns.ts";
+import { emptyRun, mergeRuns, type Run, sliceRun } from "../../../../src/metrics/run.ts";
 import type { SeriesParts } from "../parts.ts";
 import type { NumericSeries, PointColumns, RawQuery } from "../types.ts";
 import { chunkRuns, loadChunk } from "./chunks.ts";
