@@ -30,7 +30,8 @@ import { tlsFilesLoader } from "./forward/tls-files.ts";
 import { SendPlanner } from "./forward/send-planner.ts";
 import { type HostMonitoring, startHostMonitoring } from "./host-monitoring.ts";
 import { type LocalAlerting, startLocalAlerting } from "./local-alerting.ts";
-import { createAgentApp } from "./http/server-app.ts";
+import { createAgentApp, type OnSiteServing } from "./http/server-app.ts";
+import { onSiteStatus } from "./http/on-site/status.ts";
 import { Intake } from "./intake.ts";
 import { type Inputs, startInputs } from "./inputs/inputs.ts";
 import { DefinitionLedger } from "./inputs/series-output.ts";
@@ -93,6 +94,7 @@ export async function startAgent(values: OptionValues, ctx?: ProgramContext): Pr
   let forwarder: Forwarder | undefined;
   let host: HostMonitoring | undefined;
   let local: LocalAlerting | undefined;
+  let presence: ReturnType<typeof onSiteStatus> | undefined;
   // Which series definitions the buffer holds; forgotten whenever points may leave it uncommitted.
   const ledger = new DefinitionLedger();
   const buffer = new PointBuffer(
@@ -151,11 +153,15 @@ export async function startAgent(values: OptionValues, ctx?: ProgramContext): Pr
     },
     {
       ready: () => {
+        presence?.linkUp();
         forwarder?.linkReady();
         local?.linkReady();
         host?.inventory?.linkReady();
       },
-      down: () => host?.inventory?.linkDown(),
+      down: () => {
+        presence?.linkDown();
+        host?.inventory?.linkDown();
+      },
       message: (t, payload) => {
         if (t === topic("triggers")) return local?.onTriggers(payload);
         if (t === topic("ack")) routeAck(payload);
@@ -244,6 +250,19 @@ export async function startAgent(values: OptionValues, ctx?: ProgramContext): Pr
     windowMs > 0
       ? { tenant, store: new LocalHistory(buffer.database, dec, tenant, windowMs / 86_400_000), retentionDays: windowMs / 86_400_000, version: OUTPOST_VERSION, log: log.child("history") }
       : undefined;
+  // The on-site view: the console's metrics page over those reads (docs/console.md, "On site").
+  presence = onSiteStatus({
+    tenant,
+    feed,
+    brokerUrl,
+    version: OUTPOST_VERSION,
+    connected: () => link.ready,
+    lastAckAt: () => fw.lastAckAt,
+    backlog: () => ({ points: buffer.depth.points, bytes: buffer.depth.bytes, oldest: buffer.oldestBufferedAt() }),
+    history: () => ({ windowMs, points: buffer.history.depth.points, bytes: buffer.history.depth.bytes }),
+    dropped: () => counters.droppedSize.value + counters.droppedAge.value + counters.pointsRejected.value,
+  });
+  const onSite: OnSiteServing | undefined = reads && values.console !== false ? { tenant, feed, windowMs, version: OUTPOST_VERSION, status: presence.status } : undefined;
   // The HTTP server before the broker link and host metrics: a taken port fails the start cleanly.
   let server: ReturnType<typeof Bun.serve> | undefined;
   if (listenAt) {
@@ -253,7 +272,7 @@ export async function startAgent(values: OptionValues, ctx?: ProgramContext): Pr
     try {
       server = Bun.serve({
         ...listenAt,
-        fetch: createAgentApp(tenant, sink, telemetry, log, { bodies, apiToken, allowedHost: allowedHostPredicate((values["allowed-hosts"] as string[] | undefined) ?? []), inputs: inputs.routes(tenant), reads }).fetch,
+        fetch: createAgentApp(tenant, sink, telemetry, log, { bodies, apiToken, allowedHost: allowedHostPredicate((values["allowed-hosts"] as string[] | undefined) ?? []), inputs: inputs.routes(tenant), reads, onSite }).fetch,
         maxRequestBodySize: SERVER_BODY_CAP,
       });
     } catch (e) {

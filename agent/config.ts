@@ -35,6 +35,12 @@ export const agentOptions: OptionSpec[] = [
   ...secretOptions("api-token", "token the local write API and /metrics require (Authorization: Bearer, or as the Basic password); none: open to local clients"),
   { name: "insecure", kind: "boolean", default: false, help: "allow --listen on a non-loopback address without an api-token" },
   {
+    name: "console",
+    kind: "boolean",
+    default: true,
+    help: "serve the on-site console at / of the local API: the console's metrics page over this agent's local window, read-only, for a technician next to the device (a login with the api-token when one is set; off with the window)",
+  },
+  {
     name: "allowed-hosts",
     kind: "list",
     default: [],

@@ -10,8 +10,14 @@ export const WEB_ENTRY = fileURLToPath(new URL("./web/main.tsx", import.meta.url
  */
 export const consoleBundle: () => Promise<ConsoleBundle> = webBundleLoader({
   entry: WEB_ENTRY,
-  // biome-ignore lint/suspicious/noTsIgnore: the manifest exists only after `bun run build:console`.
-  // @ts-ignore
-  manifest: () => import("./dist/manifest.ts") as Promise<WebManifest>,
+  manifest: async () => {
+    try {
+      // biome-ignore lint/suspicious/noTsIgnore: the manifest exists only after `bun run build:console`.
+      // @ts-ignore
+      return (await import("./dist/manifest.ts")) as WebManifest;
+    } catch {
+      return undefined;
+    }
+  },
   missing: "this build of the collector holds no console: run `bun run build:console` before `bun build --compile`",
 });

@@ -41,9 +41,9 @@ export const ON_SITE_COOKIE = "outpost_on_site";
 /** The on-site view's status: GET, behind the agent's api token (its session or the header). */
 export const ON_SITE_STATUS_API = "/console/api/status";
 
-/** What the on-site page knows before login: which agent it is (nothing of its data). */
+/** Which agent serves the on-site page: its feed before login (the device's name, nothing of its data), its tenant too after. */
 export interface OnSiteIdentity {
-  tenant: string;
+  tenant?: string;
   feed: string;
   /** The local window ([agent.history] window), ms: ranges longer than it show nothing more. */
   windowMs: number;
@@ -63,10 +63,11 @@ export interface OnSiteStatus {
   lastAckAt?: number;
   /** Points and counted bytes not yet acknowledged by the collector, and when the oldest was buffered. */
   backlog: { points: number; bytes: number; oldest?: number };
-  /** The local window: its length (ms), the acknowledged points and bytes it keeps, and since when. */
-  history: { windowMs: number; points: number; bytes: number; oldest?: number };
+  /** The local window: its length (ms), and the acknowledged points and bytes it keeps. */
+  history: { windowMs: number; points: number; bytes: number };
   /** Points the agent dropped since it started (buffer full, too old, refused by the collector). */
   dropped: number;
+  /** The broker the agent sends to (scheme, host and port). */
   broker: string;
   version: string;
 }

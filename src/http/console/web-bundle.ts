@@ -65,8 +65,12 @@ export interface WebManifest {
 export interface WebBundleSource {
   /** The page's entry point; present when running from source, absent in a compiled binary. */
   entry: string;
-  /** Imports the program's generated manifest; rejects when it was not generated (web-dist.ts). */
-  manifest: () => Promise<WebManifest>;
+  /**
+   * Imports the program's generated manifest (web-dist.ts), undefined when it was not
+   * generated. The import must sit in a try block of the program's own file: Bun's bundler then
+   * leaves a path it cannot resolve to fail at run time instead of refusing to build.
+   */
+  manifest: () => Promise<WebManifest | undefined>;
   /** Why there is no page when neither is there: the command that builds it. */
   missing: string;
 }
@@ -81,12 +85,8 @@ export function webBundleLoader(source: WebBundleSource): () => Promise<ConsoleB
   const load = async (): Promise<ConsoleBundle> => {
     const started = performance.now();
     if (await Bun.file(source.entry).exists()) return bundleOf(await bundleWeb(source.entry), "source", started);
-    let manifest: WebManifest;
-    try {
-      manifest = await source.manifest();
-    } catch {
-      throw new Error(source.missing);
-    }
+    const manifest = await source.manifest();
+    if (!manifest) throw new Error(source.missing);
     const files = await Promise.all(manifest.CONSOLE_FILES.map(async (f) => ({ name: f.name, body: new Uint8Array(await Bun.file(f.path).arrayBuffer()) })));
     return bundleOf(files, "embedded", started);
   };
