@@ -54,6 +54,9 @@ export interface Agent {
   stop(): Promise<void>;
 }
 
+/** Characters below which an api token served beyond loopback is warned about (128 bits as hex is 32). */
+const MIN_NETWORK_TOKEN = 20;
+
 /** Points older than this when they are sent count as backlog (replayed at --replay-rate). */
 export function freshAgeMs(intervalMs: number): number {
   return Math.max(10_000, 2 * intervalMs);
@@ -267,6 +270,10 @@ export async function startAgent(values: OptionValues, ctx?: ProgramContext): Pr
   let server: ReturnType<typeof Bun.serve> | undefined;
   if (listenAt) {
     if (!isLoopbackHost(listenAt.hostname) && apiToken === undefined) log.warn(`--insecure: the local write API on ${listenAt.hostname} accepts anyone, for tenant ${tenant}`);
+    // Anyone on the network may try tokens: only a long random one holds (docs/security.md, "The agent's on-site view").
+    if (!isLoopbackHost(listenAt.hostname) && apiToken !== undefined && apiToken.length < MIN_NETWORK_TOKEN) {
+      log.warn(`the api token has ${apiToken.length} characters: on ${listenAt.hostname}, anyone on the network may guess at it; use a random one of ${MIN_NETWORK_TOKEN} or more (openssl rand -hex 16)`);
+    }
     const maxBody = Number(values["max-request-body"] ?? 32 * 1024 ** 2);
     const bodies = { maxBytes: maxBody, budget: new BodyBudget(4 * maxBody), option: "--max-request-body", pace: bodyPaceOf(values) };
     try {

@@ -177,6 +177,28 @@ describe("configurations", () => {
     expect((await login(JSON.stringify({ token: "x" }), undefined, open.url)).status).toBe(400);
   });
 
+  it("served beyond loopback, a short api token is warned about at start", async () => {
+    const start = async (token: string) => {
+      const p = Bun.spawn([process.execPath, "agent/main.ts", "--tenant", "t1", "--feed", "f", "--broker", "mqtt://127.0.0.1:1", "--listen", "0.0.0.0:0", "--data-dir", join(dir, crypto.randomUUID())], {
+        stdout: "ignore",
+        stderr: "pipe",
+        env: { ...process.env, OUTPOST_AGENT_API_TOKEN: token },
+      });
+      let err = "";
+      const reader = p.stderr.getReader();
+      while (!err.includes("agent started")) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        err += new TextDecoder().decode(value);
+      }
+      p.kill("SIGTERM");
+      await p.exited;
+      return err;
+    };
+    expect(await start("pump123")).toMatch(/WARN .*the api token has 7 characters: on 0\.0\.0\.0, anyone on the network may guess at it; use a random one of 20 or more \(openssl rand -hex 16\)/);
+    expect(await start("0f9c2e4b7a1d3c5e8f6a0b2d4c6e8a1f")).not.toMatch(/the api token has/);
+  }, 30_000);
+
   it("console = false, or the local window off, serve no page", async () => {
     for (const o of [{ console: false }, { history: { window: 0 } }]) {
       const a = await agentWith(o);
