@@ -1,4 +1,5 @@
 import type { Database } from "bun:sqlite";
+import { RowTotals } from "./row-totals.ts";
 
 /** Rows count a little more than their body: the ids, times and index entries around it. */
 export const ROW_OVERHEAD = 40;
@@ -20,14 +21,12 @@ export interface ChunkSpan {
  * change it (point-buffer.ts and the modules it calls).
  */
 export class Backlog {
-  private points = 0;
-  private bytes = 0;
-  private chunks = 0;
+  private readonly totals: RowTotals;
   private readonly q;
 
   constructor(db: Database) {
+    this.totals = new RowTotals(db, "chunks");
     this.q = {
-      totals: db.query<{ c: number; n: number | null; b: number | null }, []>("SELECT count(*) AS c, sum(n) AS n, sum(bytes) AS b FROM chunks"),
       insert: db.query<null, [number, number, number, number, Uint8Array]>("INSERT INTO chunks (enq, fmt, n, bytes, body) VALUES (?, ?, ?, ?, ?)"),
       removeSpan: db.query<{ n: number; bytes: number }, [number, number]>("DELETE FROM chunks WHERE id BETWEEN ? AND ? RETURNING n, bytes"),
       oldest: db.query<{ id: number; enq: number; n: number; bytes: number }, [number]>("SELECT id, enq, n, bytes FROM chunks ORDER BY id LIMIT ?"),
@@ -39,11 +38,10 @@ export class Backlog {
       maxId: db.query<{ id: number | null }, []>("SELECT max(id) AS id FROM chunks"),
       oldestEnq: db.query<{ enq: number }, []>("SELECT enq FROM chunks ORDER BY id LIMIT 1"),
     };
-    this.reload();
   }
 
   get depth(): { points: number; bytes: number; chunks: number } {
-    return { points: this.points, bytes: this.bytes, chunks: this.chunks };
+    return { points: this.totals.points, bytes: this.totals.bytes, chunks: this.totals.rows };
   }
 
   /** The statement deleting a span of ids and returning what each row counted (span-removal.ts). */
@@ -60,17 +58,12 @@ export class Backlog {
   }
 
   account(points: number, bytes: number, chunks: number): void {
-    this.points += points;
-    this.bytes += bytes;
-    this.chunks += chunks;
+    this.totals.account(points, bytes, chunks);
   }
 
   /** Totals as stored (after a transaction that failed). */
   reload(): void {
-    const t = this.q.totals.get()!;
-    this.chunks = t.c;
-    this.points = t.n ?? 0;
-    this.bytes = t.b ?? 0;
+    this.totals.reload();
   }
 
   /** Deletes oldest chunks while `more()` holds (inside a transaction); returns [points, chunks] dropped. */

@@ -6,6 +6,7 @@ import { type Agent, startAgent } from "../../agent/agent.ts";
 import { onSiteSessions } from "../../agent/http/on-site/read-scope.ts";
 import type { OptionValues } from "../../src/config/options.ts";
 import { bearer } from "../helpers/auth.ts";
+import { Running } from "../helpers/program.ts";
 
 /**
  * The agent's on-site view (docs/console.md, "On site"; docs/security.md, "The agent's
@@ -179,21 +180,11 @@ describe("configurations", () => {
 
   it("served beyond loopback, a short api token is warned about at start", async () => {
     const start = async (token: string) => {
-      const p = Bun.spawn([process.execPath, "agent/main.ts", "--tenant", "t1", "--feed", "f", "--broker", "mqtt://127.0.0.1:1", "--listen", "0.0.0.0:0", "--data-dir", join(dir, crypto.randomUUID())], {
-        stdout: "ignore",
-        stderr: "pipe",
-        env: { ...process.env, OUTPOST_AGENT_API_TOKEN: token },
-      });
-      let err = "";
-      const reader = p.stderr.getReader();
-      while (!err.includes("agent started")) {
-        const { value, done } = await reader.read();
-        if (done) break;
-        err += new TextDecoder().decode(value);
-      }
-      p.kill("SIGTERM");
-      await p.exited;
-      return err;
+      const args = ["--tenant", "t1", "--feed", "f", "--broker", "mqtt://127.0.0.1:1", "--listen", "0.0.0.0:0", "--data-dir", join(dir, crypto.randomUUID())];
+      const agent = Running.start("agent", args, { env: { OUTPOST_AGENT_API_TOKEN: token } });
+      await agent.waitForLine(/agent started/);
+      await agent.stop("SIGTERM");
+      return agent.lines.join("\n");
     };
     expect(await start("pump123")).toMatch(/WARN .*the api token has 7 characters: on 0\.0\.0\.0, anyone on the network may guess at it; use a random one of 20 or more \(openssl rand -hex 16\)/);
     expect(await start("0f9c2e4b7a1d3c5e8f6a0b2d4c6e8a1f")).not.toMatch(/the api token has/);

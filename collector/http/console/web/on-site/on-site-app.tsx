@@ -1,10 +1,11 @@
 import { useEffect, useMemo, useState } from "preact/hooks";
 import type { Api, SessionInfo } from "../api.ts";
 import { BrandMark } from "../brand.tsx";
+import { SkipLink } from "../components/skip-link.tsx";
+import { ThemeToggle } from "../components/theme-toggle.tsx";
 import { Console } from "../context.ts";
 import { MetricsPage } from "../pages/metrics.tsx";
 import { href, useRoute } from "../router.ts";
-import { applyTheme, nextTheme, storedTheme, type Theme } from "../theme.ts";
 import { StatusBanner } from "./status-banner.tsx";
 import { TokenLogin } from "./token-login.tsx";
 
@@ -15,7 +16,6 @@ import { TokenLogin } from "./token-login.tsx";
  */
 function Shell({ api, session, onLogout }: { api: Api; session: SessionInfo; onLogout: () => void }) {
   const route = useRoute();
-  const [theme, setTheme] = useState<Theme>(storedTheme());
   const onSite = session.onSite!;
   const tenant = onSite.tenant ?? session.tenants?.[0] ?? "";
   api.tenant = tenant;
@@ -25,9 +25,7 @@ function Shell({ api, session, onLogout }: { api: Api; session: SessionInfo; onL
   const ctx = useMemo(() => ({ api, tenant, onSite: { windowMs: onSite.windowMs } }), [api, tenant, onSite.windowMs]);
   return (
     <Console.Provider value={ctx}>
-      <button type="button" class="skip-link btn" onClick={() => document.getElementById("content")?.focus()}>
-        Skip to content
-      </button>
+      <SkipLink />
       <header class="topbar">
         <a class="brand" href={href(["metrics"])}>
           <BrandMark /> Outpost
@@ -37,19 +35,7 @@ function Shell({ api, session, onLogout }: { api: Api; session: SessionInfo; onL
         <span class="badge">Read-only</span>
         <span class="spacer" />
         <div class="topbar-tools">
-          <button
-            type="button"
-            class="btn btn-ghost"
-            title={`Theme: ${theme} (click to change)`}
-            aria-label={`Colour theme: ${theme}. Change`}
-            onClick={() => {
-              const t = nextTheme(theme);
-              applyTheme(t);
-              setTheme(t);
-            }}
-          >
-            {theme === "dark" ? "☾" : theme === "light" ? "☀" : "◐"}
-          </button>
+          <ThemeToggle />
           {session.authRequired ? (
             <button type="button" class="btn" onClick={onLogout}>
               Log out
