@@ -4,6 +4,7 @@ import { readSecretOption, secretOptions } from "../src/config/secret-option.ts"
 import { isPostgresUrl } from "../src/postgres/connect.ts";
 import { parseBrokerUrl } from "../src/protocol/broker-url.ts";
 import { topicPrefixProblem } from "../src/protocol/topics.ts";
+import { DEFAULT_ROLLUP_TIERS, parseRollupTiers } from "../src/metrics/rollup/tiers.ts";
 import { nodeNameProblem } from "./cluster/node-name.ts";
 
 export const COLLECTOR_ENV_PREFIX = "OUTPOST";
@@ -150,6 +151,13 @@ export const collectorOptions: OptionSpec[] = [
     help: "round gauge and counter values to this many significant decimal digits as they are written (smaller on disk, docs/storage.md); unset: stored exactly as sent",
   },
   { name: "default-retention", kind: "int", min: 1, max: 36_500, default: 7, help: "days a data point is kept when neither metric nor tenant sets a retention" },
+  {
+    name: "rollup-tiers",
+    kind: "list",
+    default: DEFAULT_ROLLUP_TIERS,
+    help:
+      "rollup tiers as STEP:RETENTION, finest first: per-bucket aggregates of every gauge, counter and availability (min, max, sum, count, last, counter increase, a quantile sketch; time up/down), kept for RETENTION after they were last written, beside the raw points; long-range stats and PromQL read them (docs/storage.md, \"Rollup tiers\"); \"none\" keeps none (and deletes those stored)",
+  },
   { name: "smtp-host", kind: "string", default: "localhost", help: "SMTP server of the email action plugin, unless an action names one (mail.smtp.host)" },
   { name: "smtp-port", kind: "int", min: 1, max: 65535, default: 25, help: "port of that SMTP server (mail.smtp.port)" },
   {
@@ -211,4 +219,14 @@ export function validateCollectorOptions(values: OptionValues): void {
   if (nodeProblem) throw new OptionError(`--node-name ${nodeProblem}`);
   const prefixProblem = topicPrefixProblem(String(values["topic-prefix"] ?? "svc"));
   if (prefixProblem) throw new OptionError(`--topic-prefix ${prefixProblem}`);
+  rollupTiersOf(values);
+}
+
+/** The configured rollup tiers (--rollup-tiers); a mistake is refused in one line. */
+export function rollupTiersOf(values: OptionValues) {
+  try {
+    return parseRollupTiers((values["rollup-tiers"] as string[] | undefined) ?? DEFAULT_ROLLUP_TIERS);
+  } catch (e) {
+    throw new OptionError(`--rollup-tiers: ${(e as Error).message}`);
+  }
 }

@@ -10,7 +10,7 @@ import { createLogger, isLogLevel, type Logger } from "../src/log/logger.ts";
 import { StorageHealth } from "../src/sqlite/storage-health.ts";
 import { Telemetry } from "../src/telemetry/registry.ts";
 import { createAlerting } from "./alerts/start.ts";
-import { validateCollectorOptions } from "./config.ts";
+import { rollupTiersOf, validateCollectorOptions } from "./config.ts";
 import { lockDataDir } from "./data-dir-lock.ts";
 import { InventoryEvents } from "./events/inventory-events.ts";
 import { PointsBus } from "./events/points-bus.ts";
@@ -129,6 +129,7 @@ async function startServices(values: OptionValues, ctx: ProgramContext | undefin
   const memory = new MemoryGovernor({ targetBytes: Number(values["memory-target"] ?? 200 * 1024 ** 2), limitBytes: Number(values["memory-limit"] ?? 0) });
   const metricsStore = createMetricsStore({
     ...{ dataDir, synchronous, defaultRetentionDays, chunkCacheBytes, log: log.child("metrics-store"), health, sql: pg?.sql, ownership: keeper },
+    rollupTiers: rollupTiersOf(values),
     // A sealing round's garbage counts like request bodies' toward the next collection.
     released: (bytes) => memory.garbage(bytes),
   });

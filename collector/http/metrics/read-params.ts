@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { Resolutions } from "../../metrics/rollup-stats.ts";
 import { ApiError } from "../../../src/http/errors.ts";
 import { BUCKET_PARAM_REQUIRED, bucketConfig } from "../../../src/metrics/buckets.ts";
 import { parseDuration } from "../../../src/metrics/duration.ts";
@@ -75,7 +76,7 @@ export function statsRead(range: TimeRange, b: BucketParams, fromEarliest: boole
     range,
   );
   if (!buckets) throw new ApiError(400, BUCKET_PARAM_REQUIRED);
-  return { buckets, percentiles: b.percentiles ? parsePercentiles(b.percentiles) : undefined, fromEarliest };
+  return { buckets, percentiles: b.percentiles ? parsePercentiles(b.percentiles) : undefined, fromEarliest, seen: new Resolutions() };
 }
 
 /** Bucket parameters are checked before anything is read: a request without one is a 400 at once. */

@@ -10,6 +10,7 @@ import { parseTimeParam, resolveTimeRange } from "../../../src/metrics/time-rang
 import { readAvailabilityStats, readMultiStats, readNumericStats, readTaggedStats } from "../../metrics/queries.ts";
 import { selectMetrics } from "../../metrics/select.ts";
 import type { MetricsDeps } from "./deps.ts";
+import { withResolution } from "./resolution.ts";
 import { parseQuery, rawReadQuery, statsQuery } from "./query-params.ts";
 import { ratePoints, rawPoints } from "./raw-reads.ts";
 import { nowOf, readRange, requireBucketParam, statsRead } from "./read-params.ts";
@@ -37,8 +38,8 @@ async function singleStats(c: ServiceContext, deps: MetricsDeps, type: MetricTyp
   const range = await readRange(deps, p, async () => (def ? [def] : []));
   const req = range && statsRead(range, p, p.fromEarliest);
   if (!def || !req) return c.body(null, 204);
-  if (type === "availability") return jsonOr204(c, await readAvailabilityStats(deps.store, tenant, id, req));
-  return jsonOr204(c, await readNumericStats(deps.store, tenant, type as NumericType, id, req, rate));
+  if (type === "availability") return withResolution(jsonOr204(c, await readAvailabilityStats(deps.store, tenant, id, req)), req.seen);
+  return withResolution(jsonOr204(c, await readNumericStats(deps.store, tenant, type as NumericType, id, req, rate)), req.seen);
 }
 
 /** Stats over several metrics (named by repeated `metrics`, or selected by `tags`) in one series of buckets. */
@@ -52,7 +53,7 @@ async function multiStats(c: ServiceContext, deps: MetricsDeps, type: NumericTyp
   const range = await readRange(deps, p, async () => defs);
   if (!range || defs.length === 0) return c.body(null, 204);
   const req = statsRead(range, p, p.fromEarliest);
-  return jsonOr204(c, await readMultiStats(deps.store, c.get("tenant"), type, defs, { ...req, stacked: p.stacked ?? false, rate }));
+  return withResolution(jsonOr204(c, await readMultiStats(deps.store, c.get("tenant"), type, defs, { ...req, stacked: p.stacked ?? false, rate })), req.seen);
 }
 
 /** GET /{gauges|counters}/stats and friends: several metrics in one series of buckets. */

@@ -2,6 +2,7 @@ import type { MetricDefinition, MetricType, MetricWrite, Tags, Tenant } from "..
 import type { WriteColumns } from "../../../src/metrics/write-columns.ts";
 import type { ReadBuffers } from "../../../src/promql/values.ts";
 import type { SeriesParts } from "./parts.ts";
+import type { RollupReads } from "./rollup-types.ts";
 
 /** Points of one series in column form, sorted by the requested order. */
 export interface PointColumns {
@@ -103,6 +104,8 @@ export interface MetricsStore {
    * the order given is cheapest. Optional: without it, each series is read on its own.
    */
   seriesReader?(tenant: string, series: readonly { type: MetricType; id: string }[], start: number, end: number): SeriesReader;
+  /** The rollup tiers, when the store keeps them (docs/storage.md, "Rollup tiers"). */
+  readonly rollups?: RollupReads;
   /** Removes a metric definition and all its points; false when it does not exist. */
   deleteMetric(tenant: string, type: MetricType, id: string): Promise<boolean>;
 

@@ -81,10 +81,11 @@ export class NumSeg {
   private cross(t: number, v: number): void {
     const prev = this.lastV;
     if (v < prev) this.rs += prev;
-    else if (this.rates) this.rate((60_000 * (v - prev)) / (t - this.lastT));
+    else if (this.rates) this.addRate((60_000 * (v - prev)) / (t - this.lastT));
   }
 
-  private rate(r: number): void {
+  /** Counts one per-minute rate (a pair of points formed outside this segment, e.g. across buckets). */
+  addRate(r: number): void {
     this.rn++;
     this.rsum += r;
     if (r < this.rmin) this.rmin = r;

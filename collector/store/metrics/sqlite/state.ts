@@ -9,6 +9,8 @@ import { ChunkCache } from "../chunk-cache.ts";
 import type { WriteColumns } from "../../../../src/metrics/write-columns.ts";
 import { ChunkLists } from "./chunk-lists.ts";
 import type { SeriesHead } from "../head.ts";
+import type { RollupTier } from "../../../../src/metrics/rollup/tiers.ts";
+import type { SqliteRollups } from "./rollups.ts";
 import { METRICS_DB } from "./schema.ts";
 
 export interface SqliteMetricsStoreOptions {
@@ -36,6 +38,8 @@ export interface SqliteMetricsStoreOptions {
   maintenanceIntervalMs?: number;
   /** Told of failed writes (full disk...), and probes this database until it takes writes again. */
   health?: StorageHealth;
+  /** Rollup tiers (src/metrics/rollup/tiers.ts); absent: none computed and none read, [] deletes those stored. */
+  rollupTiers?: readonly RollupTier[];
   now?: () => number;
 }
 
@@ -77,10 +81,11 @@ export const kindKey = (tenant: string, type: MetricType) => `${tenant}\u0000${t
 /** Series whose chunk lists one statement looks up (selectChunkLists). */
 export const LIST_BATCH = 32;
 
-type ResolvedOptions = Required<Omit<SqliteMetricsStoreOptions, "log" | "now" | "health" | "released">> & {
+type ResolvedOptions = Required<Omit<SqliteMetricsStoreOptions, "log" | "now" | "health" | "released" | "rollupTiers">> & {
   log?: Logger;
   health?: StorageHealth;
   released?: (bytes: number) => void;
+  rollupTiers?: readonly RollupTier[];
 };
 
 function prepare(db: Database) {
@@ -148,6 +153,8 @@ export class StoreState {
   readonly lists: ChunkLists;
   /** Whether chunks written before schema version 2 (no expires_at) may remain. */
   legacyChunks = false;
+  /** The rollup tiers, once the store is open (with the rollupTiers option). */
+  rollups: SqliteRollups | undefined;
   readonly now: () => number;
   /** Chunks as stored (blocks), three quarters of --chunk-cache. */
   readonly cache: ChunkCache;

@@ -1,0 +1,70 @@
+import type { Rows } from "../../../src/metrics/rollup/rows.ts";
+
+/** Bytes a decoded block holds (its columns as float64, sketch bins twice). */
+function sizeOf(r: Rows): number {
+  let bytes = 200;
+  for (const v of Object.values(r)) if (v instanceof Float64Array) bytes += v.byteLength;
+  if (r.kind !== 2) {
+    for (const s of [r.sketch, r.rateSketch]) if (s) for (const v of Object.values(s)) bytes += (v as Float64Array).byteLength;
+  }
+  return bytes;
+}
+
+/**
+ * Decoded rollup blocks kept between queries, least recently used out first, within a byte
+ * budget: a dashboard's long-range chart asks for the same blocks at each refresh. Entries are
+ * dropped when the roller rewrites or deletes their block.
+ */
+export class RollupBlockCache {
+  private readonly map = new Map<string, { rows: Rows | undefined; bytes: number }>();
+  private bytes = 0;
+
+  constructor(private readonly budget: number) {}
+
+  private static key(handle: number, step: number, start: number): string {
+    return `${handle}:${step}:${start}`;
+  }
+
+  getOrLoad(handle: number, step: number, start: number, load: () => Rows | undefined): Rows | undefined {
+    const key = RollupBlockCache.key(handle, step, start);
+    const hit = this.map.get(key);
+    if (hit) {
+      this.map.delete(key);
+      this.map.set(key, hit);
+      return hit.rows;
+    }
+    const rows = load();
+    this.set(key, rows);
+    return rows;
+  }
+
+  set(key: string, rows: Rows | undefined): void {
+    if (this.budget <= 0) return;
+    const bytes = rows ? sizeOf(rows) : 100;
+    if (bytes > this.budget / 4) return;
+    this.map.set(key, { rows, bytes });
+    this.bytes += bytes;
+    for (const [k, v] of this.map) {
+      if (this.bytes <= this.budget) break;
+      this.map.delete(k);
+      this.bytes -= v.bytes;
+    }
+  }
+
+  delete(handle: number, step: number, start: number): void {
+    const key = RollupBlockCache.key(handle, step, start);
+    const e = this.map.get(key);
+    if (!e) return;
+    this.map.delete(key);
+    this.bytes -= e.bytes;
+  }
+
+  clear(): void {
+    this.map.clear();
+    this.bytes = 0;
+  }
+
+  get size(): { bytes: number; blocks: number } {
+    return { bytes: this.bytes, blocks: this.map.size };
+  }
+}
