@@ -1,11 +1,17 @@
 import type { Matcher } from "./ast.ts";
 import type { Labels } from "./labels.ts";
+import type { TierSteps, WindowHint } from "./tier-windows.ts";
 
 /** Stored samples of one series, ascending by time (ms). */
 export interface RawSeries {
   labels: Labels;
   ts: Float64Array;
   vals: Float64Array;
+  /**
+   * With a WindowHint: the steps answered from rollup tiers (tier-windows.ts); the samples
+   * then need only cover the other steps' windows.
+   */
+  steps?: TierSteps;
 }
 
 /**
@@ -31,7 +37,8 @@ export interface SeriesRef {
  * Selecting reads no samples, so a query can read and drop series one by one.
  */
 export interface SeriesSource {
-  select(matchers: Matcher[], start: number, end: number): Promise<SeriesRef[]>;
+  /** With `windows`, the series may answer some steps of that range function from rollup tiers (RawSeries.steps). */
+  select(matchers: Matcher[], start: number, end: number, windows?: WindowHint): Promise<SeriesRef[]>;
 }
 
 /** The samples of every series, in order; series without samples are left out. */
@@ -39,7 +46,7 @@ export async function readAll(refs: readonly SeriesRef[]): Promise<RawSeries[]> 
   const out: RawSeries[] = [];
   for (const r of refs) {
     const s = await r.read();
-    if (s && s.ts.length > 0) out.push(s);
+    if (s && (s.ts.length > 0 || s.steps)) out.push(s);
   }
   return out;
 }

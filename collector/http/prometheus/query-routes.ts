@@ -5,6 +5,8 @@ import type { Expr } from "../../../src/promql/ast.ts";
 import { instantQuery, MAX_POINTS, rangeQuery } from "../../../src/promql/query.ts";
 import { ExecutionError } from "../../../src/promql/values.ts";
 import { StoreSeriesSource } from "../../metrics/prometheus-source.ts";
+import { Resolutions } from "../../metrics/rollup-stats.ts";
+import { withResolution } from "../metrics/resolution.ts";
 import type { PrometheusDeps } from "./deps.ts";
 import { parseDurationParam, parseTime, readParams } from "./params.ts";
 import { badData, PromApiError, respondResult } from "./respond.ts";
@@ -36,8 +38,9 @@ export function queryRoutes(app: Hono, deps: PrometheusDeps): void {
     const expr = parseQuery(p.get("query"));
     const time = parseTime("time", p.get("time"), now());
     if (p.get("timeout") !== undefined) parseDurationParam("timeout", p.get("timeout"));
-    const r = await run(() => instantQuery(expr, new StoreSeriesSource(deps.store, tenant), time, { offload: deps.offload }));
-    return respondResult(c, r);
+    const seen = new Resolutions();
+    const r = await run(() => instantQuery(expr, new StoreSeriesSource(deps.store, tenant, seen), time, { offload: deps.offload }));
+    return withResolution(respondResult(c, r), seen);
   };
   const range = async (c: Context) => {
     const tenant = resolveTenant(c);
@@ -52,8 +55,9 @@ export function queryRoutes(app: Hono, deps: PrometheusDeps): void {
     }
     if (p.get("timeout") !== undefined) parseDurationParam("timeout", p.get("timeout"));
     const expr = parseQuery(p.get("query"));
-    const r = await run(() => rangeQuery(expr, new StoreSeriesSource(deps.store, tenant), start, end, step, { offload: deps.offload }));
-    return respondResult(c, r);
+    const seen = new Resolutions();
+    const r = await run(() => rangeQuery(expr, new StoreSeriesSource(deps.store, tenant, seen), start, end, step, { offload: deps.offload }));
+    return withResolution(respondResult(c, r), seen);
   };
   app.get("/api/v1/query", instant);
   app.post("/api/v1/query", instant);
