@@ -58,6 +58,7 @@ export class StoreSeriesSource implements SeriesSource {
       if (k !== undefined) {
         return {
           labels: g[0]!.labels,
+          tiered: true,
           read: async (buffers) => {
             const w = await tiers!.read(k);
             if (w) return { labels: g[0]!.labels, ts: w.ts, vals: w.vals, steps: w.steps };

@@ -72,7 +72,7 @@ async function evaluate(e: Expr, source: SeriesSource, t: EvalTimes, o: QueryOpt
     const windows = o.streaming === false ? undefined : windowHint(plan, (sel) => new Evaluator(t, data).selectorTimes(sel));
     const refs = await find(plan.use, source, t, windows);
     // Windows from tiers are cheap: no second thread (it reads raw samples).
-    if (independent(refs)) return evalStreaming(plan, refs, t, budget, windows ? undefined : o.offload);
+    if (independent(refs)) return evalStreaming(plan, refs, t, budget, refs.some((r) => r.tiered) ? undefined : o.offload);
     data.set(plan.use.sel, await readInto(refs, budget));
   } else {
     for (const use of selectors(e)) data.set(use.sel, await readInto(await find(use, source, t), budget));

@@ -29,6 +29,8 @@ export interface SeriesRef {
    * `buffers`, they may be views of a buffer from it, valid until it hands that buffer out again.
    */
   read(buffers?: ReadBuffers): Promise<RawSeries | undefined>;
+  /** Read through rollup tiers (a WindowHint was taken): its samples are not for another thread. */
+  tiered?: boolean;
 }
 
 /**

@@ -119,8 +119,11 @@ async function chunkKeyStep(tx: SQL): Promise<void> {
  * of each partition.
  */
 async function rollupStep(tx: SQL): Promise<void> {
+  // No foreign keys: the tables the stores' tests truncate stay truncatable alone. A deleted
+  // series or chunk takes its rows along by the triggers below (rows of a truncated one are
+  // never read: ids are not reused, and the roller drops queue entries without their chunk).
   await tx.unsafe(`CREATE TABLE metric_rollups (
-    sid BIGINT NOT NULL REFERENCES metric_series (sid) ON DELETE CASCADE,
+    sid BIGINT NOT NULL,
     step BIGINT NOT NULL,
     block_start BIGINT NOT NULL,
     written BIGINT NOT NULL,
@@ -133,16 +136,28 @@ async function rollupStep(tx: SQL): Promise<void> {
     sid BIGINT NOT NULL,
     cid BIGINT NOT NULL,
     step BIGINT NOT NULL DEFAULT 0,
-    PRIMARY KEY (part, sid, cid, step),
-    FOREIGN KEY (sid, cid) REFERENCES metric_chunks (sid, cid) ON DELETE CASCADE)`);
+    PRIMARY KEY (part, sid, cid, step))`);
   await tx.unsafe("CREATE INDEX metric_rollup_queue_by_chunk ON metric_rollup_queue (sid, cid)");
   await tx.unsafe("CREATE TABLE metric_rollup_tiers (part SMALLINT NOT NULL, step BIGINT NOT NULL, PRIMARY KEY (part, step))");
   await tx.unsafe(`CREATE FUNCTION metric_rollup_enqueue() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN
-      INSERT INTO metric_rollup_queue (part, sid, cid) SELECT s.part, NEW.sid, NEW.cid FROM metric_series s WHERE s.sid = NEW.sid;
+      INSERT INTO metric_rollup_queue (part, sid, cid) SELECT s.part, n.sid, n.cid FROM added n JOIN metric_series s ON s.sid = n.sid;
       RETURN NULL;
     END $$`);
-  await tx.unsafe("CREATE TRIGGER metric_chunks_rollup AFTER INSERT ON metric_chunks FOR EACH ROW EXECUTE FUNCTION metric_rollup_enqueue()");
+  await tx.unsafe("CREATE TRIGGER metric_chunks_rollup AFTER INSERT ON metric_chunks REFERENCING NEW TABLE AS added FOR EACH STATEMENT EXECUTE FUNCTION metric_rollup_enqueue()");
+  await tx.unsafe(`CREATE FUNCTION metric_rollup_unqueue() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      DELETE FROM metric_rollup_queue q USING gone g WHERE q.sid = g.sid AND q.cid = g.cid;
+      RETURN NULL;
+    END $$`);
+  await tx.unsafe("CREATE TRIGGER metric_chunks_unqueue AFTER DELETE ON metric_chunks REFERENCING OLD TABLE AS gone FOR EACH STATEMENT EXECUTE FUNCTION metric_rollup_unqueue()");
+  await tx.unsafe(`CREATE FUNCTION metric_rollup_forget() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      DELETE FROM metric_rollups r USING gone g WHERE r.sid = g.sid;
+      DELETE FROM metric_rollup_queue q USING gone g WHERE q.sid = g.sid;
+      RETURN NULL;
+    END $$`);
+  await tx.unsafe("CREATE TRIGGER metric_series_rollups AFTER DELETE ON metric_series REFERENCING OLD TABLE AS gone FOR EACH STATEMENT EXECUTE FUNCTION metric_rollup_forget()");
 }
 
 export const METRICS_PG: PgSchema = {
