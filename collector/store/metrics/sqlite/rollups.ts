@@ -115,13 +115,14 @@ export class SqliteRollups implements RollupReads {
     const started = performance.now();
     try {
       this.drop();
-      while (performance.now() - started < budgetMs) {
+      // At least one batch, then more while the budget lasts.
+      do {
         if (this.deriving.size > 0) this.deriveSome();
         else if (!this.batch()) {
           this.caughtUpAt = this.s.now();
           break;
         }
-      }
+      } while (performance.now() - started < budgetMs);
     } finally {
       this.counters.seconds += (performance.now() - started) / 1000;
     }
@@ -190,7 +191,7 @@ export class SqliteRollups implements RollupReads {
     const updating = this.configured.map((_, k) => k).filter((k) => this.marks[k] === low);
     const above = (this.marks as number[]).filter((m) => m > low);
     const ceiling = above.length > 0 ? Math.min(...above) : Number.MAX_SAFE_INTEGER;
-    const rows = this.st.batch!.values(low, ceiling, BATCH_CHUNKS) as [number, number, number, number][];
+    const rows = this.st.batch!.values(low, ceiling, this.s.opts.rollupBatchChunks ?? BATCH_CHUNKS) as [number, number, number, number][];
     if (rows.length === 0) {
       if (ceiling === Number.MAX_SAFE_INTEGER) return false;
       // Nothing between this mark and the next: the lower tiers catch up at once.

@@ -40,6 +40,8 @@ export interface SqliteMetricsStoreOptions {
   health?: StorageHealth;
   /** Rollup tiers (src/metrics/rollup/tiers.ts); absent: none computed and none read, [] deletes those stored. */
   rollupTiers?: readonly RollupTier[];
+  /** Chunks one roller transaction takes at most (1,024; smaller in tests that interrupt it). */
+  rollupBatchChunks?: number;
   now?: () => number;
 }
 
@@ -81,11 +83,12 @@ export const kindKey = (tenant: string, type: MetricType) => `${tenant}\u0000${t
 /** Series whose chunk lists one statement looks up (selectChunkLists). */
 export const LIST_BATCH = 32;
 
-type ResolvedOptions = Required<Omit<SqliteMetricsStoreOptions, "log" | "now" | "health" | "released" | "rollupTiers">> & {
+type ResolvedOptions = Required<Omit<SqliteMetricsStoreOptions, "log" | "now" | "health" | "released" | "rollupTiers" | "rollupBatchChunks">> & {
   log?: Logger;
   health?: StorageHealth;
   released?: (bytes: number) => void;
   rollupTiers?: readonly RollupTier[];
+  rollupBatchChunks?: number;
 };
 
 function prepare(db: Database) {
