@@ -49,7 +49,7 @@ export class StoreSeriesSource implements SeriesSource {
     const at = new Map(single.map((g, i) => [g, i]));
     // Long windows of one gauge or counter each: through the rollup tiers.
     const tiered = single.filter((g) => g[0]!.entry.type !== "availability");
-    const tiers = tiersWorthReading(this.store, windows) ? new TierWindows(this.store, this.tenant, windows, tiered.map((g) => g[0]!.entry), this.seen) : undefined;
+    const tiers = !this.seen?.rawOnly && tiersWorthReading(this.store, windows) ? new TierWindows(this.store, this.tenant, windows, tiered.map((g) => g[0]!.entry), this.seen) : undefined;
     const tierAt = new Map(tiered.map((g, i) => [g, i]));
     if (!tiers) this.seen?.add("raw");
     return sorted.map((g): StoreSeriesRef => {

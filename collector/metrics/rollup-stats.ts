@@ -26,6 +26,9 @@ import { readThroughTiers, type SeriesCovers } from "./rollup-reads.ts";
 export class Resolutions {
   private readonly names = new Set<string>();
 
+  /** `rawOnly`: the answer is to be read from raw points alone (asked with the request header, to compare). */
+  constructor(readonly rawOnly = false) {}
+
   /** Adds a list as readThroughTiers' resolution() gives it: tier names coarsest first, then "raw". */
   add(list: string): void {
     for (const n of list.split(",")) if (n) this.names.add(n);
@@ -93,6 +96,7 @@ export async function tierValueStats(
   pooled: boolean,
   seen?: Resolutions,
 ): Promise<NumericBucketPoint[][] | undefined> {
+  if (seen?.rawOnly) return undefined;
   const { buckets } = q;
   const iv = intervalsOf(buckets);
   const reads = await readThroughTiers(store, tenant, ids.map((id) => ({ type, id })), iv, mostlyRaw);
@@ -150,6 +154,7 @@ export async function tierRateStats(
   pooled: boolean,
   seen?: Resolutions,
 ): Promise<NumericBucketPoint[][] | undefined> {
+  if (seen?.rawOnly) return undefined;
   const { buckets } = q;
   const iv = intervalsOf(buckets);
   const reads = await readThroughTiers(store, tenant, ids.map((id) => ({ type: "counter" as const, id })), iv, () => false);
@@ -185,6 +190,7 @@ export async function tierRateStats(
 
 /** Availability stats of one metric through the tiers; undefined when no bucket could use them. */
 export async function tierAvailabilityStats(store: MetricsStore, tenant: string, id: string, buckets: Buckets, seen?: Resolutions): Promise<AvailabilityBucketPoint[] | undefined> {
+  if (seen?.rawOnly) return undefined;
   const iv = intervalsOf(buckets);
   const reads = await readThroughTiers(store, tenant, [{ type: "availability", id }], iv, (c, lo, hi) => c.rawComplete && (c.tiers.size === 0 || c.rawSpan * 2 >= hi - lo));
   const s = reads?.series[0];

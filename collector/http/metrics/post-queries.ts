@@ -8,7 +8,7 @@ import { type MetricType, TYPE_PATH } from "../../../src/metrics/model.ts";
 import { readMultiStats, readNamedPoints } from "../../metrics/queries.ts";
 import { selectMetrics } from "../../metrics/select.ts";
 import type { MetricsDeps } from "./deps.ts";
-import { withResolution } from "./resolution.ts";
+import { resolutionsFor, withResolution } from "./resolution.ts";
 import { checkMixedStatsQuery, type MixedStatsQuery, mixedStats, mixedStatsQuerySchema } from "./mixed-stats.ts";
 import { percentilesText, rawRead, readRange, requireBucketParam, statsRead, timeField } from "./read-params.ts";
 
@@ -64,7 +64,7 @@ async function typeStatsQuery(c: ServiceContext, deps: MetricsDeps, type: Numeri
   const defs = await selectMetrics(deps.store, tenant, type, b.metrics ?? b.ids, b.tags);
   const range = await readRange(deps, b, async () => defs);
   if (!range || defs.length === 0) return c.body(null, 204);
-  const req = statsRead(range, p, b.fromEarliest);
+  const req = { ...statsRead(range, p, b.fromEarliest), seen: resolutionsFor(c) };
   return withResolution(jsonOr204(c, await readMultiStats(deps.store, tenant, type, defs, { ...req, stacked: b.stacked ?? false, rate })), req.seen);
 }
 

@@ -10,7 +10,7 @@ import { parseTimeParam, resolveTimeRange } from "../../../src/metrics/time-rang
 import { readAvailabilityStats, readMultiStats, readNumericStats, readTaggedStats } from "../../metrics/queries.ts";
 import { selectMetrics } from "../../metrics/select.ts";
 import type { MetricsDeps } from "./deps.ts";
-import { withResolution } from "./resolution.ts";
+import { resolutionsFor, withResolution } from "./resolution.ts";
 import { parseQuery, rawReadQuery, statsQuery } from "./query-params.ts";
 import { ratePoints, rawPoints } from "./raw-reads.ts";
 import { nowOf, readRange, requireBucketParam, statsRead } from "./read-params.ts";
@@ -36,7 +36,7 @@ async function singleStats(c: ServiceContext, deps: MetricsDeps, type: MetricTyp
   const id = c.req.param("id")!;
   const def = await deps.store.getMetric(tenant, type, id);
   const range = await readRange(deps, p, async () => (def ? [def] : []));
-  const req = range && statsRead(range, p, p.fromEarliest);
+  const req = range && { ...statsRead(range, p, p.fromEarliest), seen: resolutionsFor(c) };
   if (!def || !req) return c.body(null, 204);
   if (type === "availability") return withResolution(jsonOr204(c, await readAvailabilityStats(deps.store, tenant, id, req)), req.seen);
   return withResolution(jsonOr204(c, await readNumericStats(deps.store, tenant, type as NumericType, id, req, rate)), req.seen);
@@ -52,7 +52,7 @@ async function multiStats(c: ServiceContext, deps: MetricsDeps, type: NumericTyp
   const defs = await selectMetrics(deps.store, c.get("tenant"), type, c.req.queries("metrics"), p.tags);
   const range = await readRange(deps, p, async () => defs);
   if (!range || defs.length === 0) return c.body(null, 204);
-  const req = statsRead(range, p, p.fromEarliest);
+  const req = { ...statsRead(range, p, p.fromEarliest), seen: resolutionsFor(c) };
   return withResolution(jsonOr204(c, await readMultiStats(deps.store, c.get("tenant"), type, defs, { ...req, stacked: p.stacked ?? false, rate })), req.seen);
 }
 

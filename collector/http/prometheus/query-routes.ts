@@ -5,8 +5,7 @@ import type { Expr } from "../../../src/promql/ast.ts";
 import { instantQuery, MAX_POINTS, rangeQuery } from "../../../src/promql/query.ts";
 import { ExecutionError } from "../../../src/promql/values.ts";
 import { StoreSeriesSource } from "../../metrics/prometheus-source.ts";
-import { Resolutions } from "../../metrics/rollup-stats.ts";
-import { withResolution } from "../metrics/resolution.ts";
+import { resolutionsFor, withResolution } from "../metrics/resolution.ts";
 import type { PrometheusDeps } from "./deps.ts";
 import { parseDurationParam, parseTime, readParams } from "./params.ts";
 import { badData, PromApiError, respondResult } from "./respond.ts";
@@ -38,7 +37,7 @@ export function queryRoutes(app: Hono, deps: PrometheusDeps): void {
     const expr = parseQuery(p.get("query"));
     const time = parseTime("time", p.get("time"), now());
     if (p.get("timeout") !== undefined) parseDurationParam("timeout", p.get("timeout"));
-    const seen = new Resolutions();
+    const seen = resolutionsFor(c);
     const r = await run(() => instantQuery(expr, new StoreSeriesSource(deps.store, tenant, seen), time, { offload: deps.offload }));
     return withResolution(respondResult(c, r), seen);
   };
@@ -55,7 +54,7 @@ export function queryRoutes(app: Hono, deps: PrometheusDeps): void {
     }
     if (p.get("timeout") !== undefined) parseDurationParam("timeout", p.get("timeout"));
     const expr = parseQuery(p.get("query"));
-    const seen = new Resolutions();
+    const seen = resolutionsFor(c);
     const r = await run(() => rangeQuery(expr, new StoreSeriesSource(deps.store, tenant, seen), start, end, step, { offload: deps.offload }));
     return withResolution(respondResult(c, r), seen);
   };

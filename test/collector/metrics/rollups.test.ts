@@ -51,6 +51,12 @@ describe("rollup tiers over HTTP", () => {
     expect(buckets[0]).toMatchObject({ start: T0, end: T0 + DAY_MS, min: 0.5, max: 59.5, samples: 1440, sum: 24 * (60 * 30), avg: 30, empty: false });
     // The median from the sketch: within 1 % of the exact 30.
     expect(Math.abs(buckets[0].median - 30)).toBeLessThanOrEqual(0.3);
+    // Asked for raw points (to compare): the same numbers, the P² median.
+    const raw = await c.req(`/svc/metrics/gauges/g/stats?start=${T0}&end=${T0 + 2 * DAY_MS}&bucketDuration=1d`, { headers: { "Outpost-Resolution": "raw" } });
+    expect(raw.headers.get("Outpost-Resolution")).toBe("raw");
+    const rawBuckets = await body(raw);
+    expect(rawBuckets[0]).toMatchObject({ min: 0.5, max: 59.5, samples: 1440, sum: 24 * (60 * 30) });
+    expect(rawBuckets[0].median).not.toBe(buckets[0].median);
   });
 
   it("reads raw points where a range is not on the tiers' grid, and the stored rows inside it", async () => {
