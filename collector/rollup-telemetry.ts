@@ -16,4 +16,6 @@ export function registerRollupMetrics(t: Telemetry, stats: () => RollupStats | u
   t.counterFrom("outpost_collector_rollup_chunks_total", "sealed metric chunks rolled up into the tiers", read((s) => s.chunksRolled));
   t.counterFrom("outpost_collector_rollup_blocks_written_total", "rollup blocks written (a block: one series, one tier, a span of buckets)", read((s) => s.blocksWritten));
   t.counterFrom("outpost_collector_rollup_seconds_total", "seconds spent rolling chunks up into the tiers", read((s) => s.seconds));
+  t.counterFrom("outpost_collector_rollup_blocks_read_total", "rollup blocks queries read (cached or from the database)", read((s) => s.blocksRead));
+  t.counterFrom("outpost_collector_rollup_read_bytes_total", "stored bytes of the rollup blocks queries read", read((s) => s.bytesRead));
 }

@@ -181,9 +181,11 @@ export async function readThroughTiers(
       }
       return w;
     });
-    if (ranges.length > 0) anyRaw = true;
     const ref = refs[i]!;
-    series.push({ info, covers: cs, whole, raw: await readRaw(store, tenant, ref.type, ref.id, ranges) });
+    const raw = await readRaw(store, tenant, ref.type, ref.id, ranges);
+    // Raw points read (a lookup that found none reads nothing worth naming).
+    if (raw.ts.length > 0 || whole.some(Boolean)) anyRaw = true;
+    series.push({ info, covers: cs, whole, raw });
   }
   return {
     tiers,

@@ -16,7 +16,7 @@ function sizeOf(r: Rows): number {
  * dropped when the roller rewrites or deletes their block.
  */
 export class RollupBlockCache {
-  private readonly map = new Map<string, { rows: Rows | undefined; bytes: number }>();
+  private readonly map = new Map<string, { rows: Rows | undefined; bytes: number; stored: number }>();
   private bytes = 0;
 
   constructor(private readonly budget: number) {}
@@ -25,24 +25,25 @@ export class RollupBlockCache {
     return `${handle}:${step}:${start}`;
   }
 
-  getOrLoad(handle: number, step: number, start: number, load: () => Rows | undefined): Rows | undefined {
+  /** The block, from the cache or `load` (which gives its rows and stored size); `stored` is its stored size. */
+  getOrLoad(handle: number, step: number, start: number, load: () => { rows: Rows | undefined; stored: number }): { rows: Rows | undefined; stored: number } {
     const key = RollupBlockCache.key(handle, step, start);
     const hit = this.map.get(key);
     if (hit) {
       this.map.delete(key);
       this.map.set(key, hit);
-      return hit.rows;
+      return hit;
     }
-    const rows = load();
-    this.set(key, rows);
-    return rows;
+    const got = load();
+    this.set(key, got.rows, got.stored);
+    return got;
   }
 
-  set(key: string, rows: Rows | undefined): void {
+  private set(key: string, rows: Rows | undefined, stored: number): void {
     if (this.budget <= 0) return;
     const bytes = rows ? sizeOf(rows) : 100;
     if (bytes > this.budget / 4) return;
-    this.map.set(key, { rows, bytes });
+    this.map.set(key, { rows, bytes, stored });
     this.bytes += bytes;
     for (const [k, v] of this.map) {
       if (this.bytes <= this.budget) break;

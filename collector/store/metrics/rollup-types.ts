@@ -30,6 +30,9 @@ export interface RollupStats {
   blocksWritten: number;
   /** Seconds spent rolling up (wall time of the rounds). */
   seconds: number;
+  /** Blocks queries read (from the block cache or the database), and their stored bytes. */
+  blocksRead: number;
+  bytesRead: number;
 }
 
 /** Reading the rollup tiers of a store (either engine). */

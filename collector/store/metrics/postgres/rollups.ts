@@ -41,7 +41,7 @@ interface ChunkRow {
  * tier taken out is deleted; every collector of a database should be given the same tiers.
  */
 export class PgRollups implements RollupReads {
-  private readonly counters = { chunksRolled: 0, blocksWritten: 0, seconds: 0 };
+  private readonly counters = { chunksRolled: 0, blocksWritten: 0, seconds: 0, blocksRead: 0, bytesRead: 0 };
   private caughtUpAt: number;
   private pending = 0;
   /** Partitions whose tiers were brought in line with the configuration. */
@@ -278,6 +278,8 @@ export class PgRollups implements RollupReads {
       const i = Number(r.o) - 1;
       const q = requests[i]!;
       out[i] = decodeRows(r.body, q.start, q.step);
+      this.counters.blocksRead++;
+      this.counters.bytesRead += r.body.length;
     }
     return out;
   }

@@ -42,7 +42,7 @@ export class SqliteRollups implements RollupReads {
   private readonly st: Record<string, Statement>;
   private readonly cache: RollupBlockCache;
   private caughtUpAt: number;
-  private readonly counters = { chunksRolled: 0, blocksWritten: 0, seconds: 0 };
+  private readonly counters = { chunksRolled: 0, blocksWritten: 0, seconds: 0, blocksRead: 0, bytesRead: 0 };
   private lastProgressLog = 0;
 
   constructor(
@@ -292,10 +292,15 @@ export class SqliteRollups implements RollupReads {
   async blocks(requests: readonly BlockRequest[]): Promise<(Rows | undefined)[]> {
     return requests.map((q) => {
       const step = q.step;
-      return this.cache.getOrLoad(q.handle, step, q.start, () => {
+      const got = this.cache.getOrLoad(q.handle, step, q.start, () => {
         const row = this.st.block!.get(q.handle, step, q.start) as { body: Uint8Array } | null;
-        return row ? decodeRows(row.body, q.start, step) : undefined;
+        return row ? { rows: decodeRows(row.body, q.start, step), stored: row.body.length } : { rows: undefined, stored: 0 };
       });
+      if (got.rows) {
+        this.counters.blocksRead++;
+        this.counters.bytesRead += got.stored;
+      }
+      return got.rows;
     });
   }
 }
