@@ -157,7 +157,9 @@ export async function readThroughTiers(
     });
     if (asks.length === 0) break;
     const got = await rr.blocks(asks.map((a) => ({ handle: infos[a.i]!.handle, step: a.step, start: a.start })));
-    asks.forEach((a, n) => blocks[a.i]!.set(a.key, got[n]));
+    asks.forEach((a, n) => {
+      blocks[a.i]!.set(a.key, got[n]);
+    });
   }
   const used = new Set<number>();
   let anyRaw = false;

@@ -52,11 +52,11 @@ export function windowHint(plan: StreamPlan, ends: (sel: MatrixSelector["selecto
   const e: Expr = plan.expr;
   if (e.kind !== "call" || !TIER_FUNCTIONS.has(e.name)) return undefined;
   const m = e.args.at(-1);
-  if (!m || m.kind !== "matrix") return undefined;
+  if (m?.kind !== "matrix") return undefined;
   let param = 0;
   if (e.name === "quantile_over_time") {
     const p = e.args[0];
-    if (!p || p.kind !== "number") return undefined;
+    if (p?.kind !== "number") return undefined;
     param = p.value;
   }
   return { fn: e.name, range: m.range, ends: ends(m.selector), param };

@@ -69,7 +69,9 @@ function expectSame(got: QueryResult, want: QueryResult, quantile: boolean, what
   got.result.forEach((s, i) => {
     const w = want.result[i]!;
     expect([...s.ts], `${what} steps`).toEqual([...w.ts]);
-    s.vals.forEach((v, k) => expect(close(v, w.vals[k]!, quantile), `${what} at ${s.ts[k]}: ${v} vs ${w.vals[k]}`).toBe(true));
+    s.vals.forEach((v, k) => {
+      expect(close(v, w.vals[k]!, quantile), `${what} at ${s.ts[k]}: ${v} vs ${w.vals[k]}`).toBe(true);
+    });
   });
 }
 

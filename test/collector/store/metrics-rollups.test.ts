@@ -228,7 +228,9 @@ describe.each<Backend>(["sqlite", "postgres"])("rollup tiers on %s", (backend) =
     const all = raws.flatMap((r) => [...r.ts].map((t, i) => [t, r.values[i]!] as const)).sort((x, y) => x[0] - y[0]);
     const merged = { ts: Float64Array.from(all, (p) => p[0]), values: Float64Array.from(all, (p) => p[1]) };
     const want = numericBucketStats(merged, buckets, { feedOrder: "desc" });
-    pooled.forEach((g, i) => expectNumeric(g, want[i]!, bucketValues(merged.ts, merged.values, buckets.start + i * buckets.step, buckets.start + (i + 1) * buckets.step), `pooled ${i}`));
+    pooled.forEach((g, i) => {
+      expectNumeric(g, want[i]!, bucketValues(merged.ts, merged.values, buckets.start + i * buckets.step, buckets.start + (i + 1) * buckets.step), `pooled ${i}`);
+    });
     const stacked = await readMultiStats(b.store, "t", "gauge", defs, { buckets, stacked: true, rate: false });
     stacked.forEach((g, i) => {
       if (g.empty) return;
