@@ -79,7 +79,8 @@ export function postQueryRoutes(r: Routes, deps: MetricsDeps): void {
   }
   r.post("/metrics/stats/query", async (c) => {
     const query = parseWith(mixedStatsQuerySchema, await readJson(c), "query");
-    return jsonOr204(c, await mixedStats(deps, c.get("tenant"), query));
+    const seen = resolutionsFor(c);
+    return withResolution(jsonOr204(c, await mixedStats(deps, c.get("tenant"), query, seen)), seen);
   });
   // Several named stats queries in one request: {name: query} → {name: answer}.
   r.post("/metrics/stats/batch/query", async (c) => {
@@ -87,10 +88,11 @@ export function postQueryRoutes(r: Routes, deps: MetricsDeps): void {
     const out: Record<string, unknown> = {};
     const entries = Object.entries(queries) as [string, MixedStatsQuery][];
     for (const [, query] of entries) checkMixedStatsQuery(query);
+    const seen = resolutionsFor(c);
     for (const [name, query] of entries) {
-      const answer = await mixedStats(deps, c.get("tenant"), query);
+      const answer = await mixedStats(deps, c.get("tenant"), query, seen);
       if (Object.keys(answer).length > 0) out[name] = answer;
     }
-    return jsonOr204(c, out);
+    return withResolution(jsonOr204(c, out), seen);
   });
 }

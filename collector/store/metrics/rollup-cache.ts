@@ -1,13 +1,17 @@
 import type { Rows } from "../../../src/metrics/rollup/rows.ts";
 
-/** Bytes a decoded block holds (its columns as float64, sketch bins twice). */
-function sizeOf(r: Rows): number {
+/**
+ * Bytes a decoded block holds: its columns as float64, and for its sketches (decoded when first
+ * read) about four times their stored bytes, most of the block's.
+ */
+function sizeOf(r: Rows, stored: number): number {
   let bytes = 200;
-  for (const v of Object.values(r)) if (v instanceof Float64Array) bytes += v.byteLength;
-  if (r.kind !== 2) {
-    for (const s of [r.sketch, r.rateSketch]) if (s) for (const v of Object.values(s)) bytes += (v as Float64Array).byteLength;
+  for (const k of Object.keys(r)) {
+    if (k === "sketch" || k === "rateSketch") continue;
+    const v = (r as unknown as Record<string, unknown>)[k];
+    if (v instanceof Float64Array) bytes += v.byteLength;
   }
-  return bytes;
+  return r.kind === 2 ? bytes : bytes + 4 * stored;
 }
 
 /**
@@ -41,7 +45,7 @@ export class RollupBlockCache {
 
   private set(key: string, rows: Rows | undefined, stored: number): void {
     if (this.budget <= 0) return;
-    const bytes = rows ? sizeOf(rows) : 100;
+    const bytes = rows ? sizeOf(rows, stored) : 100;
     if (bytes > this.budget / 4) return;
     this.map.set(key, { rows, bytes, stored });
     this.bytes += bytes;

@@ -151,10 +151,25 @@ export function decodeRows(bytes: Uint8Array, blockStart: number, step: number):
       v[j] = plus ? (o === 0 ? Number.NaN : blockStart + idx[j]! * step + o - 1) : blockStart + idx[j]! * step + o;
     }
   }
-  if (kind !== KIND_AVAILABILITY) {
-    rows.sketch = readSketch(r, n);
-    if (kind === KIND_COUNTER) rows.rateSketch = readSketch(r, n);
+  if (kind === KIND_AVAILABILITY) {
+    if (r.pos !== end) corrupt(`${end - r.pos} bytes left after the rollup rows`);
+    return rows as unknown as AvailabilityRows;
   }
-  if (r.pos !== end) corrupt(`${end - r.pos} bytes left after the rollup rows`);
-  return rows as unknown as NumericRows | AvailabilityRows;
+  // The sketches (most of a block's bins) are decoded when a query first asks for them: a rate
+  // or a sum over a year needs none. The checksum has covered them already.
+  const at = r.pos;
+  let sketches: [SketchColumns, SketchColumns | undefined] | undefined;
+  const sketchesOf = () => {
+    if (!sketches) {
+      const sr = new ByteReader(bytes, at, end);
+      const values = readSketch(sr, n);
+      const rates = kind === KIND_COUNTER ? readSketch(sr, n) : undefined;
+      if (sr.pos !== end) corrupt(`${end - sr.pos} bytes left after the rollup rows`);
+      sketches = [values, rates];
+    }
+    return sketches;
+  };
+  Object.defineProperty(rows, "sketch", { get: () => sketchesOf()[0], enumerable: true });
+  if (kind === KIND_COUNTER) Object.defineProperty(rows, "rateSketch", { get: () => sketchesOf()[1], enumerable: true });
+  return rows as unknown as NumericRows;
 }

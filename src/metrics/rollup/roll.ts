@@ -61,15 +61,20 @@ export class SeriesRoll {
     readonly kind: RollupKind,
     readonly tiers: readonly RollupTier[],
     readonly updating: readonly number[],
-    /** The batch's points of this series (the later chunk winning a timestamp), stale markers included. */
+    /** The batch's points of this series in time order (the later chunk winning a timestamp), stale markers included. */
     readonly points: PointRun,
     readonly now: number,
   ) {
     this.words = staleWords(points.vals);
+    // The points are in time order: each tier's buckets, ascending, in one pass.
     this.touched = tiers.map((t) => {
-      const set = new Set<number>();
-      for (const ts of points.ts) set.add(Math.floor(ts / t.step));
-      return [...set].sort((a, b) => a - b);
+      const out: number[] = [];
+      const ts = points.ts;
+      for (let i = 0; i < ts.length; i++) {
+        const b = Math.floor(ts[i]! / t.step);
+        if (out.length === 0 || out[out.length - 1] !== b) out.push(b);
+      }
+      return out;
     });
   }
 

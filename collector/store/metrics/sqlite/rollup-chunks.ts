@@ -60,9 +60,17 @@ export function chunksIn(s: StoreState, m: SeriesMeta, lo: number, hi: number, u
   return rows.filter((r) => r[3] > now).map(([cid, start, end, expires]) => ({ cid, start, end, expires }));
 }
 
-/** The raw points the roller computes a span of finest buckets from. */
-export function rawSpan(s: StoreState, m: SeriesMeta, lo: number, hi: number, upTo: number): RawSpan {
+/**
+ * The raw points the roller computes a span of finest buckets from. When every chunk holding
+ * points there is one of the batch (`batch`: their ids and merged points), those points are
+ * the span's: the usual case (new chunks at the end of a series) decodes nothing twice.
+ */
+export function rawSpan(s: StoreState, m: SeriesMeta, lo: number, hi: number, upTo: number, batch?: { cids: ReadonlySet<number>; points: Run }): RawSpan {
   const refs = chunksIn(s, m, lo, hi, upTo);
+  if (batch && refs.every((r) => batch.cids.has(r.cid))) {
+    const run = sliceRun(batch.points, lo, hi);
+    return { lo, hi, ts: run.ts, vals: run.nums!, chunks: refs };
+  }
   const run = chunkPoints(
     s,
     m,

@@ -249,7 +249,8 @@ export class SqliteRollups implements RollupReads {
       const row = this.st.block!.get(m.sid, step, ref.start) as { body: Uint8Array } | null;
       roll.loaded(ref, row ? decodeRows(row.body, ref.start, step) : undefined);
     }
-    const raw = roll.planRaw().map(([lo, hi]) => rawSpan(this.s, m, lo, hi, upTo));
+    const batch = { cids: new Set(cids), points };
+    const raw = roll.planRaw().map(([lo, hi]) => rawSpan(this.s, m, lo, hi, upTo, batch));
     return roll.compute(raw);
   }
 
