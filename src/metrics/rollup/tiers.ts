@@ -38,11 +38,12 @@ export function stepName(ms: number): string {
   return `${ms}ms`;
 }
 
-const UNITS: Record<string, number> = { s: 1000, m: MINUTE, h: 3_600_000, d: DAY };
+/** Units of a tier's step and retention; a year is 365 days. */
+const UNITS: Record<string, number> = { s: 1000, m: MINUTE, h: 3_600_000, d: DAY, y: 365 * DAY };
 
 function duration(text: string, what: string): number {
-  const m = /^(\d+)(s|m|h|d)$/.exec(text.trim());
-  if (!m) throw new Error(`${what} "${text}" is not a duration such as 5m, 1h, 1d or 365d`);
+  const m = /^(\d+)(s|m|h|d|y)$/.exec(text.trim());
+  if (!m) throw new Error(`${what} "${text}" is not a duration such as 5m, 1h, 1d, 365d or 1y`);
   return Number(m[1]) * UNITS[m[2]!]!;
 }
 
