@@ -140,9 +140,15 @@ interface Timing {
  * Runs `q` at least 5 times (3 when a run takes seconds) and until 8 s or 50 runs have passed;
  * the server's CPU and minor page faults per run.
  */
-async function timed(pid: number, q: () => Promise<string | undefined>): Promise<Timing> {
+async function timed(pid: number, q: () => Promise<string | undefined>): Promise<Timing | string> {
   const first = performance.now();
-  let resolution = await q();
+  let resolution: string | undefined;
+  try {
+    resolution = await q();
+  } catch (e) {
+    // A query the system refuses (e.g. over --query.max-samples) is reported as such.
+    return `refused: ${(e as Error).message.slice(0, 160)}`;
+  }
   const least = performance.now() - first > 3000 ? 3 : 5;
   const times: number[] = [];
   const cpu0 = cpuSeconds(pid);
@@ -171,7 +177,11 @@ interface Row {
 }
 
 const rows: Row[] = [];
-const record = (system: string, query: string, t: Timing) => {
+const record = (system: string, query: string, t: Timing | string) => {
+  if (typeof t === "string") {
+    console.log(`  ${system.padEnd(26)} ${query.padEnd(34)} ${t}`);
+    return;
+  }
   rows.push({ system, query, t });
   console.log(`  ${system.padEnd(26)} ${query.padEnd(34)} p50 ${t.p50.toFixed(2).padStart(9)} ms  p99 ${t.p99.toFixed(2).padStart(9)} ms  server CPU ${t.cpuMs.toFixed(2).padStart(8)} ms/query  faults ${fmt(t.faults).padStart(7)}/query  ${t.resolution ?? ""}  (load ${load()})`);
 };
