@@ -13,6 +13,7 @@ import { type IndexedSeries, type LabelIndex, labelIndex } from "./label-index.t
 import type { Resolutions } from "./rollup-stats.ts";
 import { TierWindows, tiersWorthReading } from "./rollup-windows.ts";
 import type { WindowHint } from "../../src/promql/tier-windows.ts";
+import { withMarkersApart } from "./marker-split.ts";
 
 /** A selected series that can also hand over its samples undecoded. */
 export interface StoreSeriesRef extends SeriesRef {
@@ -61,7 +62,7 @@ export class StoreSeriesSource implements SeriesSource {
           tiered: true,
           read: async (buffers) => {
             const w = await tiers!.read(k);
-            if (w) return { labels: g[0]!.labels, ts: w.ts, vals: w.vals, steps: w.steps };
+            if (w) return { ...withMarkersApart(g[0]!.labels, w.ts, w.vals), steps: w.steps };
             this.seen?.add("raw");
             return this.read(g, start, end, buffers);
           },
@@ -86,11 +87,11 @@ export class StoreSeriesSource implements SeriesSource {
     return viaReader ? viaReader() : this.store.readParts(this.tenant, h.entry.type, h.entry.id, start, end + 1);
   }
 
-  /** A series of one metric from its read (availability converted). */
+  /** A series of one metric from its read (availability converted, staleness markers apart). */
   private async readOne(h: IndexedSeries, read: Promise<NumericSeries | undefined>): Promise<RawSeries | undefined> {
     const s = await read;
     if (!s || s.ts.length === 0) return undefined;
-    return h.entry.type === "availability" ? knownAvailability(h.labels, s.ts, s.values) : { labels: h.labels, ts: s.ts, vals: s.values };
+    return h.entry.type === "availability" ? knownAvailability(h.labels, s.ts, s.values) : withMarkersApart(h.labels, s.ts, s.values);
   }
 
   /**
@@ -104,8 +105,9 @@ export class StoreSeriesSource implements SeriesSource {
       if (!s || s.ts.length === 0) continue;
       parts.push(h.entry.type === "availability" ? knownAvailability(h.labels, s.ts, s.values) : { labels: h.labels, ts: s.ts, vals: s.values });
     }
-    if (parts.length <= 1) return parts[0];
-    return mergeSeries(parts);
+    if (parts.length <= 1) return parts[0] && withMarkersApart(parts[0].labels, parts[0].ts, parts[0].vals);
+    const merged = mergeSeries(parts);
+    return withMarkersApart(merged.labels, merged.ts, merged.vals);
   }
 }
 

@@ -39,7 +39,7 @@ export interface TierReads {
 export type WholeRaw = (c: Cover, lo: number, hi: number) => boolean;
 
 /** Rows of a block not loaded yet: usable as far as a first pass of the planner can tell. */
-const UNKNOWN = { kind: 0, n: 1, srcExp: new Float64Array([Number.POSITIVE_INFINITY]), edge: new Float64Array(1), edgeV: new Float64Array(1), nan: new Float64Array(1) } as unknown as Rows;
+const UNKNOWN = { kind: 0, n: 1, srcExp: new Float64Array([Number.POSITIVE_INFINITY]), edge: new Float64Array(1), edgeV: new Float64Array(1) } as unknown as Rows;
 
 class Lookup implements RowLookup {
   readonly wanted = new Map<string, { step: number; start: number }>();

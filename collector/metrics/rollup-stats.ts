@@ -18,6 +18,7 @@ import { composeAvailability, composeNumeric } from "../../src/metrics/rollup/co
 import type { Cover } from "../../src/metrics/rollup/cover.ts";
 import { AvailSeg, NumSeg } from "../../src/metrics/rollup/segment.ts";
 import { mergeSeries, type Order } from "../../src/metrics/series.ts";
+import { withoutStaleMarkers } from "../../src/prometheus/staleness.ts";
 import type { MetricType } from "../../src/metrics/model.ts";
 import type { MetricsStore } from "../store/metrics/types.ts";
 import { readThroughTiers, type SeriesCovers } from "./rollup-reads.ts";
@@ -54,8 +55,8 @@ function intervalsOf(b: Buckets): number[] {
   return out;
 }
 
-/** A bucket is read raw when raw points answer most of it anyway, or its rows hold NaN points (whose order counts). */
-const mostlyRaw = (c: Cover, lo: number, hi: number) => c.rawComplete && (c.tiers.size === 0 || c.nan || c.rawSpan * 2 >= hi - lo);
+/** A bucket is read raw when raw points answer most of it anyway (or no tier fits it). */
+const mostlyRaw = (c: Cover, lo: number, hi: number) => c.rawComplete && (c.tiers.size === 0 || c.rawSpan * 2 >= hi - lo);
 
 function newSeg(rates = false): NumSeg {
   return new NumSeg(rates, new QuantileSketch(), rates ? new QuantileSketch() : undefined);
@@ -67,7 +68,7 @@ function segmentOf(s: SeriesCovers, b: number, lo: number, hi: number, into: Num
     composeNumeric(s.covers[b]!, s.raw, into);
     return;
   }
-  composeNumeric({ pieces: [{ lo, hi }], tiers: new Set(), rawComplete: true, rawSpan: hi - lo, nan: false }, s.raw, into);
+  composeNumeric({ pieces: [{ lo, hi }], tiers: new Set(), rawComplete: true, rawSpan: hi - lo }, s.raw, into);
 }
 
 function bucketOf(seg: NumSeg, start: number, end: number, percentiles: readonly PercentileRequest[], rate: boolean): NumericBucketPoint {
@@ -105,7 +106,8 @@ export async function tierValueStats(
   seen?.add(reads.resolution());
   const percentiles = q.percentiles ?? [];
   const opts = { percentiles, feedOrder: q.feedOrder };
-  const wholeStats = (raws: { ts: Float64Array; values: Float64Array }[]) => numericBucketStats(raws.length === 1 ? raws[0]! : mergeSeries(raws), buckets, opts);
+  // Staleness markers are no points for the Hawkular stats (the raw path leaves them out too).
+  const wholeStats = (raws: { ts: Float64Array; values: Float64Array }[]) => numericBucketStats(raws.length === 1 ? withoutStaleMarkers(raws[0]!) : mergeSeries(raws.map(withoutStaleMarkers)), buckets, opts);
   if (!pooled) {
     return series.map((s) => {
       const raw = s.whole.some(Boolean) ? wholeStats([{ ts: s.raw.ts, values: s.raw.vals }]) : undefined;
@@ -196,13 +198,13 @@ export async function tierAvailabilityStats(store: MetricsStore, tenant: string,
   const s = reads?.series[0];
   if (!reads || !s || s.whole.every(Boolean)) return undefined;
   seen?.add(reads.resolution());
-  const raw = s.whole.some(Boolean) ? availabilityBucketStats({ ts: s.raw.ts, values: s.raw.vals }, buckets) : undefined;
+  const raw = s.whole.some(Boolean) ? availabilityBucketStats(withoutStaleMarkers({ ts: s.raw.ts, values: s.raw.vals }), buckets) : undefined;
   return s.whole.map((w, b) => {
     if (w) return raw![b]!;
     const lo = iv[2 * b]!;
     const hi = iv[2 * b + 1]!;
     const seg = new AvailSeg();
     composeAvailability(s.covers[b]!, s.raw, seg);
-    return seg.samples === 0 ? emptyBucket(lo, hi) : availabilityFromSegment(seg, lo, hi);
+    return seg.samples === 0 ? { start: lo, end: hi, samples: 0, upCount: 0, empty: true } : availabilityFromSegment(seg, lo, hi);
   });
 }

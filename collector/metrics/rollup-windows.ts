@@ -17,8 +17,8 @@ import type { Resolutions } from "./rollup-stats.ts";
 /** Series read through the tiers at once. */
 const BATCH = 32;
 
-/** A window is left to raw samples when they answer most of it anyway, or its rows hold NaN samples. */
-const mostlyRaw = (c: Cover, lo: number, hi: number) => c.rawComplete && (c.tiers.size === 0 || c.nan || c.rawSpan * 2 >= hi - lo);
+/** A window is left to raw samples when they answer most of it anyway. */
+const mostlyRaw = (c: Cover, lo: number, hi: number) => c.rawComplete && (c.tiers.size === 0 || c.rawSpan * 2 >= hi - lo);
 
 export interface WindowRead {
   ts: Float64Array;

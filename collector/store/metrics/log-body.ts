@@ -7,6 +7,9 @@ import type { WriteColumns } from "../../../src/metrics/write-columns.ts";
  * arrays is over ten times cheaper than encoding one small array pair per series.
  * Point i of part p lies at offset(p) + i in `ts` and `nums` (NaN for string points); string
  * values are consumed in order from `strs`; point tags are sparse `[pointIndex, tags]` pairs.
+ * `strParts[p]` is 1 for a part of string points: a NaN in `nums` is no longer only a string's
+ * place, it is also a staleness marker (src/prometheus/staleness.ts). Bodies of version 2,
+ * written before markers were stored, have no `strParts`: there a NaN is a string point.
  */
 export interface LogBody {
   sids: Uint32Array;
@@ -15,9 +18,11 @@ export interface LogBody {
   nums: Float64Array;
   strs: string[];
   tags: [number, Tags][];
+  /** Absent in version 2 bodies (see above). */
+  strParts?: Uint8Array;
 }
 
-const VERSION = 2;
+const VERSION = 3;
 
 /** Builds the columns of the given writes; `sids[k]` is the series of `writes[k]`. */
 export function buildLogBody(writes: MetricWrite[], sids: number[]): LogBody {
@@ -30,6 +35,7 @@ export function buildLogBody(writes: MetricWrite[], sids: number[]): LogBody {
     nums: new Float64Array(total),
     strs: [],
     tags: [],
+    strParts: new Uint8Array(writes.length),
   };
   let o = 0;
   for (let k = 0; k < writes.length; k++) {
@@ -38,6 +44,7 @@ export function buildLogBody(writes: MetricWrite[], sids: number[]): LogBody {
     body.counts[k] = pts.length;
     const avail = w.type === "availability";
     const str = w.type === "string";
+    if (str) body.strParts![k] = 1;
     for (let i = 0; i < pts.length; i++, o++) {
       const p = pts[i]!;
       body.ts[o] = p.timestamp;
@@ -67,15 +74,16 @@ const nonEmpty = (t: Tags) => {
  */
 export function columnsLogBody(c: WriteColumns, sids: number[]): LogBody {
   const tags = c.tags.length === 0 ? [] : c.tags.filter(([, t]) => nonEmpty(t));
-  return { sids: Uint32Array.from(sids), counts: c.counts, ts: c.ts, nums: c.values, strs: [], tags };
+  return { sids: Uint32Array.from(sids), counts: c.counts, ts: c.ts, nums: c.values, strs: [], tags, strParts: new Uint8Array(sids.length) };
 }
 
 export function encodeLogBody(b: LogBody): Uint8Array {
-  return encode([VERSION, b.sids, b.counts, b.ts, b.nums, b.strs, b.tags]);
+  return encode([VERSION, b.sids, b.counts, b.ts, b.nums, b.strs, b.tags, b.strParts ?? new Uint8Array(b.sids.length)]);
 }
 
 export function decodeLogBody(bytes: Uint8Array): LogBody {
-  const v = decode(bytes) as [number, Uint32Array, Uint32Array, Float64Array, Float64Array, string[], [number, Tags][]];
-  if (v[0] !== VERSION) throw new Error(`unknown ingest log body version ${v[0]}`);
-  return { sids: v[1], counts: v[2], ts: v[3], nums: v[4], strs: v[5], tags: v[6] };
+  const v = decode(bytes) as [number, Uint32Array, Uint32Array, Float64Array, Float64Array, string[], [number, Tags][], Uint8Array?];
+  if (v[0] === 2) return { sids: v[1], counts: v[2], ts: v[3], nums: v[4], strs: v[5], tags: v[6] };
+  if (v[0] !== VERSION || !(v[7] instanceof Uint8Array) || v[7].length !== v[1].length) throw new Error(`unknown ingest log body version ${v[0]}`);
+  return { sids: v[1], counts: v[2], ts: v[3], nums: v[4], strs: v[5], tags: v[6], strParts: v[7] };
 }

@@ -6,18 +6,16 @@ import type { Cover } from "./cover.ts";
 import { isRaw, PART_EDGE, PART_INTERIOR } from "./cover.ts";
 import type { AvailabilityRows, NumericRows } from "./rows.ts";
 import { lowerBound } from "./roll.ts";
-import { type AvailSeg, isStale, type NumSeg, staleWords } from "./segment.ts";
+import type { AvailSeg, NumSeg } from "./segment.ts";
 
 /** Raw points read for the raw pieces of one series (ascending; may hold more than the pieces). */
 export interface RawPoints {
   ts: Float64Array;
   vals: Float64Array;
-  /** staleWords(vals), made once. */
-  words: Uint32Array;
 }
 
 export function rawPoints(ts: Float64Array, vals: Float64Array): RawPoints {
-  return { ts, vals, words: staleWords(vals) };
+  return { ts, vals };
 }
 
 /** Appends the cover's pieces to `seg` (cleared by the caller). */
@@ -25,7 +23,7 @@ export function composeNumeric(c: Cover, raw: RawPoints | undefined, seg: NumSeg
   for (const p of c.pieces) {
     if (isRaw(p)) {
       if (!raw) continue;
-      for (let i = lowerBound(raw.ts, p.lo); i < raw.ts.length && raw.ts[i]! < p.hi; i++) if (!isStale(raw.words, i)) seg.addPoint(raw.ts[i]!, raw.vals[i]!);
+      for (let i = lowerBound(raw.ts, p.lo); i < raw.ts.length && raw.ts[i]! < p.hi; i++) seg.addPoint(raw.ts[i]!, raw.vals[i]!);
       continue;
     }
     const rows = p.found.rows as NumericRows;
@@ -38,7 +36,7 @@ export function composeAvailability(c: Cover, raw: RawPoints | undefined, seg: A
   for (const p of c.pieces) {
     if (isRaw(p)) {
       if (!raw) continue;
-      for (let i = lowerBound(raw.ts, p.lo); i < raw.ts.length && raw.ts[i]! < p.hi; i++) if (!isStale(raw.words, i)) seg.addPoint(raw.ts[i]!, raw.vals[i]!);
+      for (let i = lowerBound(raw.ts, p.lo); i < raw.ts.length && raw.ts[i]! < p.hi; i++) seg.addPoint(raw.ts[i]!, raw.vals[i]!);
       continue;
     }
     seg.appendRow(p.found.rows as AvailabilityRows, p.found.j);

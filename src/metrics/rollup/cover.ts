@@ -7,8 +7,7 @@
  * and e lie on the tier's grid: (s, e] is [s + 1, e + 1).
  *
  * A stored row stands for the raw points of its bucket while nothing newer is pending there
- * (`pending`), it counted no NaN point (their order matters to some answers), and the raw
- * chunks it was computed from are still stored (srcExp > now). Where those chunks are gone,
+ * (`pending`) and the raw chunks it was computed from are still stored (srcExp > now). Where those chunks are gone,
  * the row is all there is: it is used as it is, and a piece of the interval finer than what
  * is stored there goes with the stored bucket that holds it, to the interval where that
  * bucket starts.
@@ -62,14 +61,12 @@ export interface Cover {
   rawComplete: boolean;
   /** ms of the interval left to raw points. */
   rawSpan: number;
-  /** A row used holds NaN points (their order can matter: raw points answer exactly). */
-  nan: boolean;
 }
 
 export const isRaw = (p: Piece): p is RawPiece => !("k" in p);
 
 class Planner {
-  readonly out: Cover = { pieces: [], tiers: new Set(), rawComplete: true, rawSpan: 0, nan: false };
+  readonly out: Cover = { pieces: [], tiers: new Set(), rawComplete: true, rawSpan: 0 };
   private readonly numeric: boolean;
 
   constructor(
@@ -94,16 +91,6 @@ class Planner {
     this.out.tiers.add(k);
   }
 
-  /** NaN points in the part of the row used. */
-  private hasNaN(f: FoundRow, part: number): boolean {
-    const r = f.rows;
-    if (r.kind === KIND_AVAILABILITY) return false;
-    const edgeNaN = r.edge[f.j] === 1 && Number.isNaN(r.edgeV[f.j]!);
-    if (part === PART_EDGE) return edgeNaN;
-    if (part === PART_INTERIOR) return r.nan[f.j]! > 0;
-    return edgeNaN || r.nan[f.j]! > 0;
-  }
-
   /**
    * Tier k's piece [lo, hi) of bucket a (all of it, or its edge or interior): the row when it
    * stands for the raw points there, or when the raw points are gone; else finer tiers.
@@ -113,13 +100,10 @@ class Planner {
     if (f) {
       const stored = f.rows.srcExp[f.j]! > this.l.now;
       if (!stored) this.out.rawComplete = false;
-      const nan = this.hasNaN(f, part);
-      if (!stored || (!nan && !this.l.pending(lo, hi))) {
-        if (nan) this.out.nan = true;
+      if (!stored || !this.l.pending(lo, hi)) {
         this.tier(k, a, part, f);
         return;
       }
-      if (nan) this.out.nan = true;
     }
     this.finer(k - 1, lo, hi);
   }

@@ -4,7 +4,8 @@
  * it in one transaction with the advance of its progress mark (docs/storage.md, "Rollup
  * tiers"), so a crash recomputes nothing twice and misses nothing.
  *
- * Every row is the summary of the chunks up to the tier's progress mark. A bucket touched by
+ * Every row is the summary of the chunks up to the tier's progress mark (staleness markers,
+ * every NaN stored, are no points). A bucket touched by
  * the batch's points is, on the finest tier, computed again from the raw points stored for it
  * (exact: a point written twice counts once, the last write winning) while the raw chunks it
  * was computed from are all still stored (`srcExp` in the future); on a coarser tier composed
@@ -16,7 +17,8 @@
 import { QuantileSketch } from "../quantile-sketch.ts";
 import { KIND_AVAILABILITY, KIND_COUNTER, type NumericRows, type RollupKind, type Rows } from "./rows.ts";
 import { type AvailBucket, type NumBucket, RowsBuilder } from "./rows-builder.ts";
-import { AvailSeg, isStale, NumSeg, staleWords } from "./segment.ts";
+import { isStaleMarker } from "../../prometheus/staleness.ts";
+import { AvailSeg, NumSeg } from "./segment.ts";
 import { blockSpan, type RollupTier } from "./tiers.ts";
 
 /** Points in time order, one per timestamp. */
@@ -55,7 +57,6 @@ const blockOf = (t: RollupTier, bucket: number) => Math.floor((bucket * t.step) 
 export class SeriesRoll {
   private readonly touched: number[][];
   private readonly old = new Map<string, Rows | undefined>();
-  private readonly words: Uint32Array;
 
   constructor(
     readonly kind: RollupKind,
@@ -65,7 +66,6 @@ export class SeriesRoll {
     readonly points: PointRun,
     readonly now: number,
   ) {
-    this.words = staleWords(points.vals);
     // The points are in time order: each tier's buckets, ascending, in one pass.
     this.touched = tiers.map((t) => {
       const out: number[] = [];
@@ -172,28 +172,29 @@ export class SeriesRoll {
 
   /** The batch's points in [a, a + step) as a bucket (for merging). */
   private batchBucket(a: number, step: number): NumBucket | AvailBucket {
-    return this.summarize(this.points, this.words, a, a + step, Number.POSITIVE_INFINITY);
+    return this.summarize(this.points, a, a + step, Number.POSITIVE_INFINITY);
   }
 
-  private summarize(p: PointRun, words: Uint32Array, a: number, b: number, srcExp: number): NumBucket | AvailBucket {
+  /** The points of [a, b) as a bucket (staleness markers are no points). */
+  private summarize(p: PointRun, a: number, b: number, srcExp: number): NumBucket | AvailBucket {
     let i = lowerBound(p.ts, a);
     if (this.kind === KIND_AVAILABILITY) {
       const seg = new AvailSeg();
-      for (; i < p.ts.length && p.ts[i]! < b; i++) if (!isStale(words, i)) seg.addPoint(p.ts[i]!, p.vals[i]!);
+      for (; i < p.ts.length && p.ts[i]! < b; i++) seg.addPoint(p.ts[i]!, p.vals[i]!);
       return { idx: 0, seg, srcExp };
     }
     const seg = this.newSeg();
     let edge: number | undefined;
     if (i < p.ts.length && p.ts[i] === a) {
-      if (!isStale(words, i)) edge = p.vals[i]!;
+      if (!isStaleMarker(p.vals[i]!)) edge = p.vals[i]!;
       i++;
     }
-    for (; i < p.ts.length && p.ts[i]! < b; i++) if (!isStale(words, i)) seg.addPoint(p.ts[i]!, p.vals[i]!);
+    for (; i < p.ts.length && p.ts[i]! < b; i++) seg.addPoint(p.ts[i]!, p.vals[i]!);
     return { idx: 0, edge, seg, srcExp };
   }
 
   private empty(b: NumBucket | AvailBucket): boolean {
-    return "edge" in b ? b.edge === undefined && b.seg.n === 0 && b.seg.nan === 0 : b.seg.samples === 0;
+    return "edge" in b ? b.edge === undefined && b.seg.n === 0 : b.seg.samples === 0;
   }
 
   /** A finest-tier bucket: from the raw points while they are all stored, else the row merged with the batch. */
@@ -205,7 +206,7 @@ export class SeriesRoll {
       if (!span) throw new Error(`no raw points were read for the bucket at ${a}`);
       let exp = Number.POSITIVE_INFINITY;
       for (const c of span.chunks) if (c.start < a + step && c.end >= a && c.expires < exp) exp = c.expires;
-      const b = this.summarize(span, staleWords(span.vals), a, a + step, exp);
+      const b = this.summarize(span, a, a + step, exp);
       return this.empty(b) ? undefined : b;
     }
     return this.merged(this.row(0, bucket)!, this.batchBucket(a, step));
@@ -309,10 +310,10 @@ export function deriveBlocks(kind: RollupKind, finer: RollupTier, coarse: Rollup
   });
 }
 
-/** Points (numbers, NaN, on the edge) a row counts. */
+/** Points (the interior's and the edge) a row counts. */
 function total(rows: Rows, j: number): number {
   if (rows.kind === KIND_AVAILABILITY) return rows.samples[j]!;
-  return rows.cnt[j]! + rows.nan[j]! + rows.edge[j]!;
+  return rows.cnt[j]! + rows.edge[j]!;
 }
 
 function totalIn(rows: Rows | undefined, lo: number, hi: number): number {

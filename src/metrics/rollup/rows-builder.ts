@@ -119,7 +119,6 @@ export class RowsBuilder {
     this.put("edge", b.edge === undefined ? 0 : 1);
     this.put("edgeV", b.edge ?? 0);
     this.put("cnt", s.n);
-    this.put("nan", s.nan);
     this.put("min", some ? s.min : 0);
     this.put("max", some ? s.max : 0);
     this.put("sum", some ? s.sum : 0);

@@ -42,9 +42,8 @@ export interface NumericRows {
   edge: Float64Array;
   /** Its value (NaN kept as stored). */
   edgeV: Float64Array;
-  /** Interior: points that are numbers, NaN points (other than staleness markers). */
+  /** Interior: how many points (staleness markers are none). */
   cnt: Float64Array;
-  nan: Float64Array;
   min: Float64Array;
   max: Float64Array;
   sum: Float64Array;
@@ -95,7 +94,7 @@ export interface AvailabilityRows {
 
 export type Rows = NumericRows | AvailabilityRows;
 
-export const NUMERIC_COLUMNS = ["idx", "edge", "edgeV", "cnt", "nan", "min", "max", "sum", "firstT", "firstV", "lastT", "lastV", "rs", "srcExp"] as const;
+export const NUMERIC_COLUMNS = ["idx", "edge", "edgeV", "cnt", "min", "max", "sum", "firstT", "firstV", "lastT", "lastV", "rs", "srcExp"] as const;
 export const RATE_COLUMNS = ["rn", "rmin", "rmax", "rsum"] as const;
 export const AVAILABILITY_COLUMNS = [
   "idx",

@@ -4,23 +4,9 @@
  * such summaries (rows.ts), the roller builds coarser buckets by appending finer ones, and a
  * query appends the rows (and raw points) of a bucket or window to answer it.
  */
+import { isStaleMarker } from "../../prometheus/staleness.ts";
 import type { QuantileSketch } from "../quantile-sketch.ts";
 import type { AvailabilityRows, NumericRows, SketchColumns } from "./rows.ts";
-
-/**
- * Prometheus' staleness marker is a NaN of one bit pattern; it is no value, and no NaN point
- * either: rollups leave it out. JavaScript numbers may lose a NaN's payload, so it is read from
- * the stored column's bytes: `staleWords(a)` once per array, then `isStale(words, i)`.
- */
-export function staleWords(a: Float64Array): Uint32Array {
-  return new Uint32Array(a.buffer, a.byteOffset, a.length * 2);
-}
-
-const LITTLE = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
-
-export function isStale(words: Uint32Array, i: number): boolean {
-  return LITTLE ? words[2 * i + 1] === 0x7ff00000 && words[2 * i] === 2 : words[2 * i] === 0x7ff00000 && words[2 * i + 1] === 2;
-}
 
 /** Adds the sketch bins of bucket j to `into`. */
 export function addSketchBins(into: QuantileSketch, s: SketchColumns, j: number): void {
@@ -42,12 +28,12 @@ export function addSketchBins(into: QuantileSketch, s: SketchColumns, j: number)
  * Gauge and counter points in time order: count, min, max, sum, first and last, the counter
  * resets (value before each drop, summed, as Prometheus' rate adds them), and optionally the
  * per-minute rates of consecutive points with resets left out (Hawkular's counter rates) and
- * sketches of the values and of those rates. NaN points are counted apart (`nan`) and take no
- * part in the rest. Staleness markers are not points at all: callers leave them out (isStale).
+ * sketches of the values and of those rates. Staleness markers (every NaN stored is one:
+ * src/prometheus/staleness.ts) are no points: they are left out, as the Hawkular reads and
+ * PromQL's range vectors leave them out.
  */
 export class NumSeg {
   n = 0;
-  nan = 0;
   min = Number.POSITIVE_INFINITY;
   max = Number.NEGATIVE_INFINITY;
   sum = 0;
@@ -69,7 +55,7 @@ export class NumSeg {
   ) {}
 
   clear(): void {
-    this.n = this.nan = this.sum = this.rs = this.rn = this.rsum = 0;
+    this.n = this.sum = this.rs = this.rn = this.rsum = 0;
     this.min = this.rmin = Number.POSITIVE_INFINITY;
     this.max = this.rmax = Number.NEGATIVE_INFINITY;
     this.firstT = this.firstV = this.lastT = this.lastV = Number.NaN;
@@ -95,10 +81,7 @@ export class NumSeg {
 
   /** Appends a point later than every point so far. */
   addPoint(t: number, v: number): void {
-    if (Number.isNaN(v)) {
-      this.nan++;
-      return;
-    }
+    if (isStaleMarker(v)) return;
     if (this.n === 0) {
       this.firstT = t;
       this.firstV = v;
@@ -119,7 +102,6 @@ export class NumSeg {
 
   /** Appends the interior of row j: its points are later than every point so far. */
   appendInterior(r: NumericRows, j: number): void {
-    this.nan += r.nan[j]!;
     const c = r.cnt[j]!;
     if (c === 0) return;
     if (this.n === 0) {
@@ -147,7 +129,6 @@ export class NumSeg {
 
   /** Appends another segment whose points are all later than these. */
   appendSeg(o: NumSeg): void {
-    this.nan += o.nan;
     if (o.n === 0) return;
     if (this.n === 0) {
       this.firstT = o.firstT;
@@ -179,7 +160,6 @@ export class NumSeg {
    * add up; first and last are the earliest and latest; no pair across the two is formed.
    */
   mergeUnordered(o: NumSeg): void {
-    this.nan += o.nan;
     if (o.n === 0) return;
     if (this.n === 0 || o.firstT < this.firstT) {
       this.firstT = o.firstT;

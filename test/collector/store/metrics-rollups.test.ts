@@ -20,6 +20,7 @@ import { AVAILABILITY_VALUES, DAY_MS, type MetricType } from "../../../src/metri
 import { SKETCH_RELATIVE_ACCURACY } from "../../../src/metrics/quantile-sketch.ts";
 import { rates } from "../../../src/metrics/rates.ts";
 import { DEFAULT_ROLLUP_TIERS, parseRollupTiers } from "../../../src/metrics/rollup/tiers.ts";
+import { withoutStaleMarkers } from "../../../src/prometheus/staleness.ts";
 import { quantile } from "../../../src/promql/kahan.ts";
 import { type Backend, type BackendStore, openBackendStore } from "../../helpers/metrics-backends.ts";
 import { createTestDatabase, migrateAll, type TestDatabase } from "../../helpers/postgres.ts";
@@ -41,7 +42,7 @@ interface Written {
   writes: { timestamp: number; value: number | string }[][];
 }
 
-/** Points of a few days: gaps from a second to hours, counter resets, NaN, then rewrites of earlier stretches. */
+/** Points of a few days: gaps from a second to hours, counter resets, staleness markers (NaN), then rewrites of earlier stretches. */
 const seriesArb = (type: MetricType) =>
   fc
     .record({
@@ -126,9 +127,10 @@ function expectQuantile(got: number, q: number, values: number[], what: string):
   expect(Math.abs(got - exact), `${what}: ${got} vs exact ${exact}`).toBeLessThanOrEqual(bound + 1e-12);
 }
 
+/** The raw points as the Hawkular stats read them: staleness markers (NaN) are no points. */
 async function rawSeries(store: MetricsStore, type: MetricType, id: string, b: Buckets) {
   const s = await store.readSeries("t", type, id, b.start, b.start + b.count * b.step);
-  return s ? { ts: s.ts, values: s.values } : { ts: new Float64Array(0), values: new Float64Array(0) };
+  return s ? withoutStaleMarkers({ ts: s.ts, values: s.values }) : { ts: new Float64Array(0), values: new Float64Array(0) };
 }
 
 function bucketValues(ts: Float64Array, values: Float64Array, lo: number, hi: number): number[] {
