@@ -95,6 +95,17 @@ class Lookup implements RowLookup {
   }
 }
 
+/** Whether each interval lies inside one of the series' pending ranges. */
+function allPending(info: RollupSeriesInfo, intervals: readonly number[]): boolean {
+  const p = info.pending;
+  for (let k = 0; k < intervals.length; k += 2) {
+    let inside = false;
+    for (let i = 0; i < p.length && !inside; i += 2) inside = p[i]! <= intervals[k]! && intervals[k + 1]! <= p[i + 1]!;
+    if (!inside) return false;
+  }
+  return true;
+}
+
 function mergeRanges(ranges: [number, number][]): [number, number][] {
   ranges.sort((a, b) => a[0] - b[0]);
   const out: [number, number][] = [];
@@ -142,6 +153,8 @@ export async function readThroughTiers(
   if (!rr || !tiers || tiers.length === 0) return undefined;
   const now = rr.now();
   const infos = await rr.series(tenant, refs);
+  // Every interval not rolled up yet (just written, or a catch-up): raw points, as without tiers.
+  if (infos.every((info) => !info || allPending(info, intervals))) return undefined;
   const blocks = infos.map(() => new Map<string, Rows | undefined>());
   let covers: Cover[][] = [];
   // A pass plans every interval with what is loaded; blocks it could not see are loaded for the next.

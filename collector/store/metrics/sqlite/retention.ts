@@ -18,8 +18,8 @@ export function maintain(s: StoreState): void {
       enforceRetention(s);
       s.rollups?.retention();
     }
-    // After the flush: the chunks it sealed are rolled up in the same turn (docs/storage.md, "Rollup tiers").
-    s.rollups?.round();
+    // After the flush: the chunks it sealed are rolled up, a slice at a time (docs/storage.md, "Rollup tiers").
+    s.rollups?.background();
   } catch (e) {
     // A full disk is logged once by the storage health; the heads keep their points and the
     // next run retries.

@@ -9,15 +9,27 @@ import { RollupBlockCache } from "../rollup-cache.ts";
 import { chunkPoints, rawSpan } from "./rollup-chunks.ts";
 import type { SeriesMeta, StoreState } from "./state.ts";
 
-/** Chunks one roller transaction takes at most, and their points. */
-const BATCH_CHUNKS = 1024;
-const BATCH_POINTS = 1_000_000;
+/** Points of one series one roller transaction takes at most (a step of about 100 ms at most). */
+const BATCH_POINTS = 200_000;
+/** The background task's time for the roller per second, in slices with the event loop free between. */
+const BUDGET_MS = 200;
+const SLICE_MS = 20;
+/** The same while queries are being answered (a read in the last second). */
+const READING_BUDGET_MS = 20;
+/** A window of chunks to roll up opens at most this often while points keep coming in, */
+const ROLL_PERIOD_MS = 30_000;
+/** and this often once the heads stopped growing. */
+const QUIET_PERIOD_MS = 2000;
 /** Blocks of a tier no longer configured deleted per round. */
 const DROP_ROWS = 20_000;
 
-interface BatchChunk {
-  cid: number;
-  sid: number;
+/** The chunks being rolled up: (low, high] of the tiers `updating`, series by series. */
+interface Window {
+  low: number;
+  high: number;
+  updating: number[];
+  /** Series with chunks left in the window, ascending; the first is being rolled up. */
+  todo: number[];
 }
 
 /**
@@ -42,6 +54,18 @@ export class SqliteRollups implements RollupReads {
   private readonly st: Record<string, Statement>;
   private readonly cache: RollupBlockCache;
   private caughtUpAt: number;
+  private window: Window | undefined;
+  /** When the last window opened, and the heads' points at the last round (ingest going on). */
+  private windowOpened = 0;
+  private lastHeadPoints = 0;
+  /** A slice of background work is scheduled. */
+  private slicing = false;
+  /**
+   * Per series with chunks not rolled up yet: their time hull [lo, hi] and newest chunk id, for
+   * queries (which read raw points there) without a lookup per query. Kept by the flush
+   * (sealed) and the roller; read again from the table when a window closes.
+   */
+  private unrolled = new Map<number, { lo: number; hi: number; cid: number }>();
   private readonly counters = { chunksRolled: 0, blocksWritten: 0, seconds: 0, blocksRead: 0, bytesRead: 0 };
   private lastProgressLog = 0;
 
@@ -58,15 +82,40 @@ export class SqliteRollups implements RollupReads {
       ),
       remove: q("DELETE FROM rollups WHERE sid = ? AND step = ? AND block_start = ?"),
       setMark: q("INSERT INTO rollup_progress (step, mark) VALUES (?, ?) ON CONFLICT (step) DO UPDATE SET mark = excluded.mark"),
-      batch: q("SELECT cid, sid, n, coalesce(expires_at, 0) FROM chunks WHERE cid > ? AND cid <= ? ORDER BY cid LIMIT ?"),
+      seriesChunks: q("SELECT cid, n, coalesce(expires_at, 0) FROM chunks WHERE sid = ? AND cid > ? AND cid <= ? ORDER BY cid"),
+      seriesMark: q("SELECT mark FROM rollup_series_marks WHERE sid = ?"),
+      setSeriesMark: q("INSERT INTO rollup_series_marks (sid, mark) VALUES (?, ?) ON CONFLICT (sid) DO UPDATE SET mark = excluded.mark"),
       pendingChunks: q("SELECT count(*) AS c FROM chunks WHERE cid > ?"),
-      unrolled: q("SELECT sid, start_ts, end_ts FROM chunks WHERE cid > ?"),
+      // Per series, the chunks after the lowest mark that no series mark of the window covers yet.
+      unrolled: q(
+        "SELECT c.sid, min(c.start_ts), max(c.end_ts), max(c.cid) FROM chunks c LEFT JOIN rollup_series_marks m ON m.sid = c.sid WHERE c.cid > ? AND c.cid > coalesce(m.mark, 0) GROUP BY c.sid",
+      ),
       seriesBlocks: q("SELECT block_start, body FROM rollups WHERE sid = ? AND step = ? ORDER BY block_start"),
     };
     this.cache = new RollupBlockCache(cacheBytes);
     this.caughtUpAt = s.now();
     this.marks = configured.map(() => 0);
     this.init();
+    this.loadUnrolled();
+  }
+
+  private loadUnrolled(): void {
+    this.unrolled = new Map();
+    for (const [sid, lo, hi, cid] of this.st.unrolled!.values(this.readMark()) as [number, number, number, number][]) this.unrolled.set(sid, { lo, hi, cid });
+  }
+
+  /** Chunks a flush committed (sid, cid, start, end, expiry, five numbers each): pending until rolled up. */
+  sealed(added: readonly number[]): void {
+    if (this.configured.length === 0) return;
+    for (let k = 0; k < added.length; k += 5) {
+      const sid = added[k]!;
+      const e = this.unrolled.get(sid);
+      if (e) {
+        e.lo = Math.min(e.lo, added[k + 2]!);
+        e.hi = Math.max(e.hi, added[k + 3]!);
+        e.cid = Math.max(e.cid, added[k + 1]!);
+      } else this.unrolled.set(sid, { lo: added[k + 2]!, hi: added[k + 3]!, cid: added[k + 1]! });
+    }
   }
 
   /** Compares the configured tiers with those stored: new ones are computed, dropped ones deleted. */
@@ -109,17 +158,22 @@ export class SqliteRollups implements RollupReads {
     return { pendingChunks: pending, lagSeconds: pending === 0 ? 0 : (this.s.now() - this.caughtUpAt) / 1000, ...this.counters };
   }
 
-  /** Background work for about `budgetMs`: dropped tiers, derived tiers, then batches of chunks. */
-  round(budgetMs = 200): void {
-    if (this.configured.length === 0 && this.dropping.length === 0) return;
+  /**
+   * Background work for about `budgetMs`: dropped tiers, derived tiers, then the window of
+   * chunks to roll up (`force`: open one now, whenever the last one opened).
+   */
+  round(budgetMs = 200, force = false): boolean {
+    if (this.configured.length === 0 && this.dropping.length === 0) return false;
     const started = performance.now();
+    let more = true;
     try {
       this.drop();
-      // At least one batch, then more while the budget lasts.
+      // At least one step, then more while the budget lasts.
       do {
         if (this.deriving.size > 0) this.deriveSome();
-        else if (!this.batch()) {
-          this.caughtUpAt = this.s.now();
+        else if (!this.step(force)) {
+          if (!this.window && this.pendingChunks() === 0) this.caughtUpAt = this.s.now();
+          more = false;
           break;
         }
       } while (performance.now() - started < budgetMs);
@@ -127,13 +181,42 @@ export class SqliteRollups implements RollupReads {
       this.counters.seconds += (performance.now() - started) / 1000;
     }
     this.logProgress();
+    return more;
+  }
+
+  /**
+   * The background task's share of the roller, called once a second: up to BUDGET_MS of work,
+   * in slices of SLICE_MS with the event loop free between them, so that requests are not held
+   * up behind a catch-up; a tenth of that while queries are being answered.
+   */
+  background(): void {
+    if (this.slicing) return;
+    // Queries first: while they come, the roller does a small share, enough not to fall behind for good.
+    const reading = performance.now() - this.s.lastReadAt < 1000;
+    const deadline = performance.now() + (reading ? READING_BUDGET_MS : BUDGET_MS);
+    const slice = () => {
+      this.slicing = false;
+      if (!this.s.isReady) return;
+      let more: boolean;
+      try {
+        more = this.round(SLICE_MS);
+      } catch (e) {
+        if (this.s.opts.health?.report(e, "metrics") === undefined) this.s.opts.log?.error("rolling up failed", { err: String(e) });
+        return;
+      }
+      if (more && performance.now() < deadline && this.s.isReady) {
+        this.slicing = true;
+        setTimeout(slice, 0);
+      }
+    };
+    slice();
   }
 
   private logProgress(): void {
     const now = this.s.now();
     if (now - this.lastProgressLog < 30_000) return;
     const pending = this.pendingChunks();
-    if (pending > BATCH_CHUNKS) {
+    if (pending > 1000) {
       this.lastProgressLog = now;
       this.s.opts.log?.info("computing rollup tiers", { pendingChunks: pending, rolledChunks: this.counters.chunksRolled });
     }
@@ -183,54 +266,96 @@ export class SqliteRollups implements RollupReads {
   }
 
   /**
-   * One batch: the chunks after the lowest mark, up to the next tier's mark (tiers at the same
-   * mark move together), in one transaction. False when every tier holds every chunk.
+   * One step of the span of chunks being rolled up (the window): the chunks after the lowest
+   * mark up to the newest chunk when the window opened (or the next tier's mark: tiers at the
+   * same mark move together). The window is rolled up series by series, each series' chunks in
+   * one go (so a series' blocks are rewritten once per window, however many of its chunks
+   * were sealed meanwhile), a transaction per series (or per 200,000 points of it) writing its
+   * blocks and its mark in `rollup_series_marks`; the last step moves the tiers' marks to the
+   * window's end. A crash repeats the step it was in, and no series' chunk twice. A new window
+   * opens at most every 30 s while points keep coming in (2 s once they stop): the roller then
+   * takes a series' chunks of that time together. False when there is nothing to do now.
    */
-  private batch(): boolean {
-    const low = Math.min(...(this.marks as number[]));
-    const updating = this.configured.map((_, k) => k).filter((k) => this.marks[k] === low);
-    const above = (this.marks as number[]).filter((m) => m > low);
-    const ceiling = above.length > 0 ? Math.min(...above) : Number.MAX_SAFE_INTEGER;
-    const rows = this.st.batch!.values(low, ceiling, this.s.opts.rollupBatchChunks ?? BATCH_CHUNKS) as [number, number, number, number][];
-    if (rows.length === 0) {
-      if (ceiling === Number.MAX_SAFE_INTEGER) return false;
-      // Nothing between this mark and the next: the lower tiers catch up at once.
-      this.s.writing(() => this.s.db.transaction(() => this.setMarks(updating, ceiling))());
+  private step(force: boolean): boolean {
+    if (!this.window) {
+      const now = this.s.now();
+      const quiet = this.s.headPoints <= this.lastHeadPoints;
+      this.lastHeadPoints = this.s.headPoints;
+      if (!force && now - this.windowOpened < (quiet ? QUIET_PERIOD_MS : ROLL_PERIOD_MS)) return false;
+      this.window = this.openWindow();
+      if (!this.window) return false;
+      this.windowOpened = now;
+    }
+    const w = this.window;
+    const next = w.todo[0];
+    if (next === undefined) {
+      this.s.writing(() =>
+        this.s.db.transaction(() => {
+          this.setMarks(w.updating, w.high);
+          this.s.db.query("DELETE FROM rollup_series_marks WHERE mark <= ?").run(w.high);
+        })(),
+      );
+      this.window = undefined;
+      this.loadUnrolled();
       return true;
     }
+    this.rollSeriesStep(next, w);
+    return true;
+  }
+
+  /** The window from the lowest mark, or undefined when every tier holds every chunk. */
+  private openWindow(): Window | undefined {
+    for (;;) {
+      const low = Math.min(...(this.marks as number[]));
+      const updating = this.configured.map((_, k) => k).filter((k) => this.marks[k] === low);
+      const above = (this.marks as number[]).filter((m) => m > low);
+      const newest = (this.s.db.query("SELECT max(cid) AS m FROM chunks").get() as { m: number | null }).m ?? 0;
+      const high = above.length > 0 ? Math.min(...above) : newest;
+      if (high <= low) return undefined;
+      const todo = (
+        this.s.db
+          .query(
+            "SELECT c.sid FROM chunks c LEFT JOIN rollup_series_marks m ON m.sid = c.sid WHERE c.cid > ? AND c.cid <= ? AND c.cid > coalesce(m.mark, 0) GROUP BY c.sid ORDER BY c.sid",
+          )
+          .values(low, high) as [number][]
+      ).map((r) => r[0]);
+      if (todo.length > 0) return { low, high, updating, todo };
+      // Nothing between this mark and the next: the lower tiers catch up at once.
+      this.s.writing(() => this.s.db.transaction(() => this.setMarks(updating, high))());
+    }
+  }
+
+  /** The next chunks of the window's first series (up to BATCH_POINTS), rolled up with its mark. */
+  private rollSeriesStep(sid: number, w: Window): void {
+    const marked = (this.st.seriesMark!.get(sid) as { mark: number } | null)?.mark ?? 0;
+    const rows = this.st.seriesChunks!.values(sid, Math.max(w.low, marked), w.high) as [number, number, number][];
     const now = this.s.now();
-    const chunks: BatchChunk[] = [];
+    const cids: number[] = [];
     let points = 0;
-    let end = low;
-    for (const [cid, sid, n, expires] of rows) {
-      if (chunks.length > 0 && points + n > BATCH_POINTS) break;
+    let end = 0;
+    for (const [cid, n, expires] of rows) {
+      if (cids.length > 0 && points + n > (this.s.opts.rollupBatchPoints ?? BATCH_POINTS)) break;
       end = cid;
       // Expired (chunks of version 1 expire by time, checked on reading): not worth a rollup.
       if (expires !== 0 && expires <= now) continue;
       points += n;
-      chunks.push({ cid, sid });
+      cids.push(cid);
     }
-    const bySid = new Map<number, number[]>();
-    for (const c of chunks) {
-      const l = bySid.get(c.sid);
-      if (l) l.push(c.cid);
-      else bySid.set(c.sid, [c.cid]);
-    }
+    if (end === 0 || end === rows.at(-1)![0]) w.todo.shift();
+    if (end === 0) return;
+    const m = this.s.bySid.get(sid);
+    const kind = m && rollupKind(m.type);
     this.s.writing(() =>
       this.s.db.transaction(() => {
-        for (const [sid, cids] of bySid) {
-          const m = this.s.bySid.get(sid);
-          const kind = m && rollupKind(m.type);
-          if (!m || kind === undefined) continue;
-          for (const ch of this.rollSeries(m, kind, cids, updating, end)) {
-            this.write(sid, this.configured[ch.tier]!, ch.start, ch.rows);
-          }
+        if (m && kind !== undefined && cids.length > 0) {
+          for (const ch of this.rollSeries(m, kind, cids, w.updating, end)) this.write(sid, this.configured[ch.tier]!, ch.start, ch.rows);
         }
-        this.setMarks(updating, end);
+        this.st.setSeriesMark!.run(sid, end);
       })(),
     );
-    this.counters.chunksRolled += chunks.length;
-    return true;
+    const u = this.unrolled.get(sid);
+    if (u && u.cid <= end) this.unrolled.delete(sid);
+    this.counters.chunksRolled += cids.length;
   }
 
   private setMarks(updating: number[], mark: number): void {
@@ -275,18 +400,14 @@ export class SqliteRollups implements RollupReads {
   }
 
   async series(tenant: string, refs: readonly { type: MetricType; id: string }[]): Promise<(RollupSeriesInfo | undefined)[]> {
-    const unrolled = new Map<number, number[]>();
-    for (const [sid, lo, hi] of this.st.unrolled!.values(this.readMark()) as [number, number, number][]) {
-      const l = unrolled.get(sid);
-      if (l) l.push(lo, hi + 1);
-      else unrolled.set(sid, [lo, hi + 1]);
-    }
+    this.s.lastReadAt = performance.now();
     const gap = this.configured[0]?.step ?? 0;
     return refs.map((r) => {
       const m = this.s.find(tenant, r.type, r.id);
       const kind = m && rollupKind(m.type);
       if (!m || kind === undefined) return undefined;
-      return { handle: m.sid, kind, pending: [...(unrolled.get(m.sid) ?? []), ...headRanges(m, gap)] };
+      const u = this.unrolled.get(m.sid);
+      return { handle: m.sid, kind, pending: [...(u ? [u.lo, u.hi + 1] : []), ...headRanges(m, gap)] };
     });
   }
 

@@ -40,8 +40,8 @@ export interface SqliteMetricsStoreOptions {
   health?: StorageHealth;
   /** Rollup tiers (src/metrics/rollup/tiers.ts); absent: none computed and none read, [] deletes those stored. */
   rollupTiers?: readonly RollupTier[];
-  /** Chunks one roller transaction takes at most (1,024; smaller in tests that interrupt it). */
-  rollupBatchChunks?: number;
+  /** Points of one series one roller transaction takes at most (a million; fewer in tests that interrupt it). */
+  rollupBatchPoints?: number;
   now?: () => number;
 }
 
@@ -83,12 +83,12 @@ export const kindKey = (tenant: string, type: MetricType) => `${tenant}\u0000${t
 /** Series whose chunk lists one statement looks up (selectChunkLists). */
 export const LIST_BATCH = 32;
 
-type ResolvedOptions = Required<Omit<SqliteMetricsStoreOptions, "log" | "now" | "health" | "released" | "rollupTiers" | "rollupBatchChunks">> & {
+type ResolvedOptions = Required<Omit<SqliteMetricsStoreOptions, "log" | "now" | "health" | "released" | "rollupTiers" | "rollupBatchPoints">> & {
   log?: Logger;
   health?: StorageHealth;
   released?: (bytes: number) => void;
   rollupTiers?: readonly RollupTier[];
-  rollupBatchChunks?: number;
+  rollupBatchPoints?: number;
 };
 
 function prepare(db: Database) {
@@ -158,6 +158,8 @@ export class StoreState {
   legacyChunks = false;
   /** The rollup tiers, once the store is open (with the rollupTiers option). */
   rollups: SqliteRollups | undefined;
+  /** performance.now() of the last read: the roller gives way to queries (rollups.ts). */
+  lastReadAt = Number.NEGATIVE_INFINITY;
   readonly now: () => number;
   /** Chunks as stored (blocks), three quarters of --chunk-cache. */
   readonly cache: ChunkCache;

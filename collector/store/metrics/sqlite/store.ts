@@ -141,18 +141,22 @@ export class SqliteMetricsStore implements MetricsStore {
   }
 
   async readRaw(tenant: string, type: MetricType, id: string, q: RawQuery): Promise<PointColumns> {
+    this.s.lastReadAt = performance.now();
     return readRaw(this.s, tenant, type, id, q);
   }
 
   async readSeries(tenant: string, type: MetricType, id: string, start: number, end: number, buffers?: ReadBuffers): Promise<NumericSeries | undefined> {
+    this.s.lastReadAt = performance.now();
     return readSeries(this.s, tenant, type, id, start, end, buffers);
   }
 
   async readParts(tenant: string, type: MetricType, id: string, start: number, end: number): Promise<SeriesParts | undefined> {
+    this.s.lastReadAt = performance.now();
     return readParts(this.s, tenant, type, id, start, end);
   }
 
   seriesReader(tenant: string, series: readonly { type: MetricType; id: string }[], start: number, end: number): SeriesReader {
+    this.s.lastReadAt = performance.now();
     return seriesReader(this.s, tenant, series, start, end);
   }
 
@@ -179,7 +183,7 @@ export class SqliteMetricsStore implements MetricsStore {
 
   /** Rolls up every sealed chunk now (the background task does it after each flush, a slice at a time). */
   rollUp(): void {
-    this.s.rollups?.round(Number.POSITIVE_INFINITY);
+    this.s.rollups?.round(Number.POSITIVE_INFINITY, true);
   }
 
   async close(): Promise<void> {
