@@ -9,6 +9,8 @@ import { ChunkCache } from "../chunk-cache.ts";
 import type { WriteColumns } from "../../../../src/metrics/write-columns.ts";
 import { ChunkLists } from "./chunk-lists.ts";
 import type { SeriesHead } from "../head.ts";
+import { HeadArrays } from "../head-arrays.ts";
+import { LogScratch } from "../log-body.ts";
 import { METRICS_DB } from "./schema.ts";
 
 export interface SqliteMetricsStoreOptions {
@@ -154,6 +156,14 @@ export class StoreState {
   /** Decoded copies of numeric chunks read more than once, the last quarter: repeated reads skip decoding. */
   readonly hot: ChunkCache;
   readonly opts: ResolvedOptions;
+  /**
+   * The heads' arrays kept for reuse between seals (head-arrays.ts): up to half of what the
+   * heads may hold at once (maxHeadPoints, 16 bytes a point), so a round that seals every head
+   * hands its arrays to the heads that fill next.
+   */
+  readonly headArrays: HeadArrays;
+  /** The commits' log bodies are encoded into this one buffer (SQLite copies each). */
+  readonly logScratch = new LogScratch();
 
   constructor(opts: SqliteMetricsStoreOptions) {
     this.opts = {
@@ -168,6 +178,7 @@ export class StoreState {
       chunkListChunks: opts.chunkListChunks ?? 200_000,
     };
     this.lists = new ChunkLists(this.opts.chunkListChunks);
+    this.headArrays = new HeadArrays(this.opts.maxHeadPoints * 8);
     this.now = opts.now ?? Date.now;
     this.cache = new ChunkCache(this.opts.chunkCacheBytes - Math.floor(this.opts.chunkCacheBytes / 4));
     this.hot = new ChunkCache(Math.floor(this.opts.chunkCacheBytes / 4));

@@ -195,6 +195,12 @@ export class SqliteMetricsStore implements MetricsStore {
     return { chunkCacheBytes: c.bytes + h.bytes, chunkCacheChunks: c.entries + h.entries, headPoints: this.s.headPoints };
   }
 
+  /** The heads' array pool (head-arrays.ts): arrays reused, arrays made new, bytes held for reuse. */
+  headArrays(): { reused: number; made: number; pooledBytes: number } {
+    const p = this.s.headArrays;
+    return { reused: p.reused, made: p.made, pooledBytes: p.bytes };
+  }
+
   /** Counts for self-metrics and tests. */
   stats(): { series: number; headPoints: number; logBatches: number; chunks: number } {
     const s = this.s;
