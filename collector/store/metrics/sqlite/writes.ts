@@ -92,7 +92,7 @@ function commitPending(s: StoreState): void {
           }
         }
         if (writes.length) rows.push(buildLogBody(writes, sids));
-        for (const body of rows) seqs.push(Number(s.st.insertLog.run(encodeLogBody(body)).lastInsertRowid));
+        for (const body of rows) seqs.push(Number(s.st.insertLog.run(encodeLogBody(body, s.logScratch)).lastInsertRowid));
       })(),
     );
   } catch (e) {
@@ -146,7 +146,7 @@ function applyBody(s: StoreState, b: LogBody, seq: number, now: number): { appli
       continue;
     }
     let head = meta.head;
-    if (!head) meta.head = head = new SeriesHead(numeric);
+    if (!head) meta.head = head = new SeriesHead(numeric, s.headArrays);
     if (head.length === 0) meta.headFirstSeq = seq;
     const before = head.length;
     let min = meta.minTs ?? Number.POSITIVE_INFINITY;
