@@ -50,6 +50,8 @@ export interface SeriesMeta {
   type: MetricType;
   id: string;
   tags?: Tags;
+  /** A frozen tags object ensureTags was last given and found equal to `tags` (so it need not compare again). */
+  tagsFrom?: Readonly<Tags>;
   retention?: number;
   minTs?: number;
   maxTs?: number;
@@ -145,6 +147,8 @@ export class StoreState {
   readonly pending: PendingWrite[] = [];
   commitScheduled = false;
   lastRetentionRun = 0;
+  /** Changes when a metric's tags change or a metric is deleted (MetricsStore.definitionsVersion). */
+  definitionsVersion = 0;
   /** Chunks found corrupt (logged once each). */
   readonly corruptChunks = new Set<number>();
   /** Changes whenever chunks are added or deleted: chunk lists looked up before are stale. */

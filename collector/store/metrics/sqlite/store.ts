@@ -125,6 +125,10 @@ export class SqliteMetricsStore implements MetricsStore {
     defs.ensureTags(this.s, tenant, items);
   }
 
+  definitionsVersion(): number {
+    return this.s.definitionsVersion;
+  }
+
   async deleteTags(tenant: string, type: MetricType, id: string, names: string[]): Promise<boolean> {
     return this.durable(defs.deleteTags(this.s, tenant, type, id, names));
   }
