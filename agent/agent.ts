@@ -5,6 +5,7 @@ import type { ProgramContext } from "../src/config/run-program.ts";
 import { readSecretOption } from "../src/config/secret-option.ts";
 import { ensureWritableDir } from "../src/config/writable-dir.ts";
 import { stopServer } from "../src/http/serve.ts";
+import { allowedHostPredicate } from "../src/http/host-check.ts";
 import { hostPort, listenError } from "../src/net/listen.ts";
 import { isLoopbackHost } from "../src/net/loopback.ts";
 import { createLogger, isLogLevel, type Logger } from "../src/log/logger.ts";
@@ -30,7 +31,7 @@ import { type HostMonitoring, startHostMonitoring } from "./host-monitoring.ts";
 import { type LocalAlerting, startLocalAlerting } from "./local-alerting.ts";
 import { createAgentApp } from "./http/server-app.ts";
 import { Intake } from "./intake.ts";
-import { BodyBudget, SERVER_BODY_CAP } from "../src/http/body-limit.ts";
+import { BodyBudget, bodyPaceOf, SERVER_BODY_CAP } from "../src/http/body-limit.ts";
 import { AgentStorage } from "./storage.ts";
 import { createAgentTelemetry } from "./telemetry.ts";
 import { storageFailure } from "../src/sqlite/storage-failure.ts";
@@ -72,7 +73,7 @@ export async function startAgent(values: OptionValues, ctx?: ProgramContext): Pr
   const processMetrics = registerProcessMetrics(telemetry, { lagEveryMs: 2000 });
   const enc = createEncoder();
   const dec = createDecoder();
-  const dataDir = ensureWritableDir(String(values["data-dir"] ?? "./agent-data"), "--data-dir");
+  const dataDir = ensureWritableDir(String(values["data-dir"] ?? "./agent-data"), "--data-dir", log);
   const db = openDatabase(join(dataDir, "buffer.db"), { synchronous: sync });
   const storage = new AgentStorage(dataDir, Number(values["disk-reserve"] ?? 8 * 1024 ** 2), log.child("storage"));
   storage.register("buffer", db);
@@ -92,6 +93,7 @@ export async function startAgent(values: OptionValues, ctx?: ProgramContext): Pr
         log.warn("buffer limit reached: dropped the oldest points", { reason, points });
       },
       writeFailed: storage.failed("buffer"),
+      space: storage.space("buffer"),
     },
   );
 
@@ -196,9 +198,9 @@ export async function startAgent(values: OptionValues, ctx?: ProgramContext): Pr
   if (listenAt) {
     if (!isLoopbackHost(listenAt.hostname) && apiToken === undefined) log.warn(`--insecure: the local write API on ${listenAt.hostname} accepts anyone, for tenant ${tenant}`);
     const maxBody = Number(values["max-request-body"] ?? 32 * 1024 ** 2);
-    const bodies = { maxBytes: maxBody, budget: new BodyBudget(4 * maxBody), option: "--max-request-body" };
+    const bodies = { maxBytes: maxBody, budget: new BodyBudget(4 * maxBody), option: "--max-request-body", pace: bodyPaceOf(values) };
     try {
-      server = Bun.serve({ ...listenAt, fetch: createAgentApp(tenant, sink, telemetry, log, { bodies, apiToken }).fetch, maxRequestBodySize: SERVER_BODY_CAP });
+      server = Bun.serve({ ...listenAt, fetch: createAgentApp(tenant, sink, telemetry, log, { bodies, apiToken, allowedHost: allowedHostPredicate((values["allowed-hosts"] as string[] | undefined) ?? []) }).fetch, maxRequestBodySize: SERVER_BODY_CAP });
     } catch (e) {
       fw.close();
       localAlerting.close();
@@ -244,6 +246,7 @@ export async function startAgent(values: OptionValues, ctx?: ProgramContext): Pr
   let lastProgress = 0;
   let lastCompaction = 0;
   const tick = setInterval(() => {
+    storage.tick();
     buffer.expire();
     // Points that waited over a minute (an outage) are kept compressed from then on. Once a
     // minute: each pass re-encodes the hour's merged row (about 10 ms for a host's hour).

@@ -1,3 +1,4 @@
+import { bodyPaceOptions } from "../src/http/body-limit.ts";
 import { OptionError, type OptionSpec, type OptionValues } from "../src/config/options.ts";
 import { readSecretOption, secretOptions } from "../src/config/secret-option.ts";
 import { isLoopbackHost } from "../src/net/loopback.ts";
@@ -26,6 +27,12 @@ export const agentOptions: OptionSpec[] = [
   ...secretOptions("api-token", "token the local write API and /metrics require (Authorization: Bearer, or as the Basic password); none: open to local clients"),
   { name: "insecure", kind: "boolean", default: false, help: "allow --listen on a non-loopback address without an api-token" },
   {
+    name: "allowed-hosts",
+    kind: "list",
+    default: [],
+    help: "host names clients reach the local write API by, beyond IP addresses, localhost and this machine's name (name, or *.example.com; * allows any); a request for another Host is answered 403 (DNS rebinding)",
+  },
+  {
     name: "max-request-body",
     kind: "size",
     min: 1024,
@@ -33,6 +40,7 @@ export const agentOptions: OptionSpec[] = [
     default: "32MB",
     help: "largest request body the local write API accepts (413 beyond); bodies received at once hold at most 4 times this",
   },
+  ...bodyPaceOptions,
   { name: "topic-prefix", kind: "string", default: "svc", help: "first topic level; must match the collector's --topic-prefix" },
   { name: "buffer-max-bytes", kind: "size", min: MB, max: 1024 ** 4, default: "256MB", help: "buffer size limit; beyond it the oldest points are dropped and counted" },
   { name: "buffer-max-age", kind: "duration", min: 60_000, max: 365 * DAY, default: "30d", help: "points buffered longer than this are dropped and counted" },
@@ -50,7 +58,7 @@ export const agentOptions: OptionSpec[] = [
     min: 0,
     max: 1024 ** 3,
     default: "8MB",
-    help: "disk space held back in the data folder and released when the disk fills, so acknowledged points can still be deleted; 0 disables it",
+    help: "disk space held back in the data folder (at most an eighth of its filesystem) and released when the disk fills, so acknowledged points can still be deleted; 0 disables it",
   },
   { name: "batch-points", kind: "int", min: 1, max: 1_000_000, default: 5000, help: "points per batch sent to the collector, at most" },
   { name: "window", kind: "int", min: 1, max: 1000, default: 8, help: "batches sent and not yet acknowledged by the collector, at most" },

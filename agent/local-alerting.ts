@@ -75,6 +75,7 @@ export async function startLocalAlerting(o: {
       appended: () => forwarder?.pump(),
       dropped: (reason, items) => log.warn("events buffer limit reached: dropped the oldest alerts and events", { reason, items }),
       writeFailed: o.storage.failed("events"),
+      space: o.storage.space("events"),
     },
   );
   // Alerts are few and each matters: no replay limit, small batches.

@@ -1,3 +1,4 @@
+import { bodyPaceOptions } from "../src/http/body-limit.ts";
 import { OptionError, type OptionSpec, type OptionValues, PORT_RANGE } from "../src/config/options.ts";
 import type { ProgramIdentity } from "../src/config/run-program.ts";
 import { readSecretOption, secretOptions } from "../src/config/secret-option.ts";
@@ -45,7 +46,7 @@ export const collectorOptions: OptionSpec[] = [
     min: 0,
     max: 1_000_000,
     default: 5,
-    help: "failed logins allowed per client address and minute before that address is refused for a pause that doubles per failure (up to 60 s); 0: no slow-down",
+    help: "failed logins per minute allowed from one client address (all of loopback counts as one, IPv6 by /64), counted before the password check; one user name gets twice that from everywhere, the whole collector 60 times; beyond, attempts are refused (429, CONNACK 3) until the oldest failure is a minute old; 0: no limit",
   },
   {
     name: "insecure",
@@ -88,6 +89,7 @@ export const collectorOptions: OptionSpec[] = [
     default: "32MB",
     help: "largest HTTP request body accepted (413 beyond); bodies being received at once hold at most 4 times this in memory (503 beyond)",
   },
+  ...bodyPaceOptions,
   {
     name: "memory-target",
     kind: "size",
@@ -119,6 +121,30 @@ export const collectorOptions: OptionSpec[] = [
     max: 256 * 1024 ** 2,
     default: "16MB",
     help: "largest MQTT packet the embedded broker accepts; a client sending a larger one is disconnected (set the same max_packet_size on an external broker)",
+  },
+  {
+    name: "mqtt-preauth-max-bytes",
+    kind: "size",
+    min: 512,
+    max: 1024 ** 2,
+    default: "16KB",
+    help: "bytes an MQTT client may send the embedded broker before it has logged in (its CONNECT packet); more, or another packet, closes the connection",
+  },
+  {
+    name: "mqtt-preauth-timeout",
+    kind: "duration",
+    min: 100,
+    max: 300_000,
+    default: "5s",
+    help: "time an MQTT client has, from connecting (TLS handshake included), to log in to the embedded broker; a slower one is disconnected",
+  },
+  {
+    name: "mqtt-preauth-max-connections",
+    kind: "int",
+    min: 1,
+    max: 1_000_000,
+    default: 128,
+    help: "MQTT connections waiting to log in, at most (a quarter of them from one address or IPv6 /64, all of loopback counting as one); more are closed at once",
   },
   { name: "topic-prefix", kind: "string", default: "svc", help: "first topic level of agent↔collector messages" },
   {
@@ -165,7 +191,13 @@ export const collectorOptions: OptionSpec[] = [
     name: "cors-origins",
     kind: "list",
     help:
-      "browser origins allowed to call the HTTP interfaces (CORS), as scheme://host[:port] entries (a host admits its subdomains); * allows any, an empty value none; a request from another origin is answered 400. Default: * without authentication, none with an auth file",
+      "browser origins (other than the collector's own pages) allowed to call the HTTP interfaces (CORS), as scheme://host[:port] entries (a host admits its subdomains); * allows any, without credentials; a request from another origin is answered 400. Default: none",
+  },
+  {
+    name: "allowed-hosts",
+    kind: "list",
+    default: [],
+    help: "host names clients reach the HTTP interfaces by, beyond IP addresses, localhost, this machine's name and --external-url's host (name, or *.example.com for its subdomains; * allows any); a request for another Host is answered 403 (DNS rebinding)",
   },
   {
     name: "cors-allow-headers",

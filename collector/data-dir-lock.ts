@@ -1,6 +1,7 @@
 import { Database } from "bun:sqlite";
 import { join } from "node:path";
 import { OptionError } from "../src/config/option-error.ts";
+import { makePrivateFile } from "../src/fs/private-files.ts";
 
 export const LOCK_FILE = "collector.lock";
 
@@ -10,6 +11,7 @@ export const LOCK_FILE = "collector.lock";
  * pid file). A second collector, or a restore, on the same folder is refused in one line.
  */
 export function lockDataDir(dataDir: string, purpose = "a collector"): { release(): void } {
+  makePrivateFile(join(dataDir, LOCK_FILE));
   const db = new Database(join(dataDir, LOCK_FILE), { create: true });
   try {
     db.exec("PRAGMA busy_timeout = 0");

@@ -7,7 +7,7 @@ import type { Logger } from "../src/log/logger.ts";
 import { readableByOthers } from "./auth/auth-file.ts";
 import { Credentials } from "./auth/credentials.ts";
 import { AuthGate } from "./auth/gate.ts";
-import { DEFAULT_THROTTLE, FailureThrottle } from "./auth/throttle.ts";
+import { DEFAULT_THROTTLE, FailureThrottle, throttleFor } from "./auth/throttle.ts";
 import { checkExposure } from "./exposure.ts";
 import { loadTls, logCertificate, type TlsFiles, type TlsMaterial } from "./tls.ts";
 
@@ -61,9 +61,9 @@ export function readSecurity(values: OptionValues, log: Logger): Security {
   let gate: AuthGate | undefined;
   if (authFile) {
     const credentials = Credentials.load(authFile);
-    const free = Number(values["auth-failures"] ?? DEFAULT_THROTTLE.free);
+    const free = Number(values["auth-failures"] ?? DEFAULT_THROTTLE.perAddress);
     if (!Number.isInteger(free) || free < 0) throw new OptionError("--auth-failures must be 0 or more");
-    gate = new AuthGate(credentials, log.child("auth"), free === 0 ? undefined : new FailureThrottle({ ...DEFAULT_THROTTLE, free }));
+    gate = new AuthGate(credentials, log.child("auth"), free === 0 ? undefined : new FailureThrottle(throttleFor(free)));
     const { users, tokens } = credentials.counts;
     log.info("credentials required on HTTP and MQTT", { authFile, users, tokens });
     if (users + tokens === 0) log.warn("the auth file holds no credentials: nobody can log in (add some with `collector auth add`)", { authFile });

@@ -12,7 +12,8 @@ export function interfaceOf(path: string): string {
   if (m) return m[1]!;
   const first = /^\/([a-z]+)/.exec(path)?.[1];
   if (first === "metrics") return "scrape";
-  if (first === "health") return first;
+  // Probes: liveness and readiness together.
+  if (first === "health" || first === "ready") return "health";
   if (first === "prometheus" || path.startsWith("/api/v1/")) return "prometheus";
   if (first === "influx" || first === "write" || path.startsWith("/api/v2/")) return "influx";
   return "other";

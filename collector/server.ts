@@ -4,7 +4,8 @@ import type { ProgramContext } from "../src/config/run-program.ts";
 import { OUTPOST_VERSION } from "../src/config/version.ts";
 import { readSecretOption } from "../src/config/secret-option.ts";
 import { ensureWritableDir } from "../src/config/writable-dir.ts";
-import { BodyBudget, limitBodies } from "../src/http/body-limit.ts";
+import { BodyBudget, bodyPaceOf, limitBodies } from "../src/http/body-limit.ts";
+import { allowedHostPredicate } from "../src/http/host-check.ts";
 import { MemoryGovernor } from "../src/http/memory-governor.ts";
 import { createLogger, isLogLevel, type Logger } from "../src/log/logger.ts";
 import { StorageHealth } from "../src/sqlite/storage-health.ts";
@@ -24,6 +25,7 @@ import { createInventoryApp } from "./http/inventory/app.ts";
 import { createMetricsApp } from "./http/metrics/app.ts";
 import { createPrometheusApp, PROMETHEUS_PREFIXES } from "./http/prometheus/app.ts";
 import { createRootApp, type ServiceApps } from "./http/root.ts";
+import { readinessCheck } from "./readiness.ts";
 import { startHttpServer } from "./http-server.ts";
 import { SHARE_GROUP } from "./ingest/external-broker.ts";
 import { startIngest } from "./ingest/ingest.ts";
@@ -64,14 +66,24 @@ export interface Collector {
 }
 
 /**
- * Browser origins allowed by CORS: --cors-origins when given; otherwise every origin while the
- * collector runs without authentication (it then binds to loopback only), and none once an auth
- * file is configured, so that credentials a browser holds cannot be used from another site.
+ * Browser origins allowed by CORS: --cors-origins when given, otherwise none: the collector
+ * answers only its own pages (same origin). Without an auth file any page a browser on the
+ * machine opens could otherwise read and change every tenant's data (docs/security.md, "CORS").
  */
 export function corsOrigins(values: OptionValues): string[] {
   const given = values["cors-origins"];
-  if (Array.isArray(given)) return given;
-  return values["auth-file"] ? [] : ["*"];
+  return Array.isArray(given) ? given : [];
+}
+
+/** Host names the HTTP interfaces answer beyond the built-in ones (src/http/host-check.ts). */
+export function allowedHosts(values: OptionValues): string[] {
+  const given = Array.isArray(values["allowed-hosts"]) ? (values["allowed-hosts"] as string[]) : [];
+  const external = values["external-url"] === undefined ? undefined : String(values["external-url"]).trim();
+  let externalHost: string[] = [];
+  try {
+    if (external) externalHost = [new URL(external).hostname];
+  } catch {}
+  return [...given, ...externalHost];
 }
 
 /** Something started with the collector that must be stopped with it, in reverse order. */
@@ -84,7 +96,7 @@ export async function startCollector(values: OptionValues, ctx?: ProgramContext)
   const log = (ctx?.log ?? createLogger(isLogLevel(level) ? level : "info")).child("collector");
   // Credentials, certificates and listening addresses first: a mistake there stops the start.
   const security = readSecurity(values, log);
-  const dataDir = ensureWritableDir(String(values["data-dir"] ?? "./data"), "--data-dir");
+  const dataDir = ensureWritableDir(String(values["data-dir"] ?? "./data"), "--data-dir", log);
   const lock = lockDataDir(dataDir);
   const closers: Closer[] = [lock.release];
   const closeAll = async () => {
@@ -181,7 +193,7 @@ async function startServices(values: OptionValues, ctx: ProgramContext | undefin
   const monitoring = startSelfMonitoring({ telemetry, bus, dataDir, metricsMemory: metricsStore.memory && (() => metricsStore.memory!()) });
   closers.push(monitoring.stop);
   const maxBody = Number(values["max-request-body"] ?? 32 * 1024 ** 2);
-  const bodies = { maxBytes: maxBody, budget: new BodyBudget(4 * maxBody), option: "--max-request-body", memory };
+  const bodies = { maxBytes: maxBody, budget: new BodyBudget(4 * maxBody), option: "--max-request-body", memory, pace: bodyPaceOf(values) };
   telemetry.counterFrom("outpost_collector_memory_collections_total", "garbage collections run because resident memory was above --memory-target", () => memory.collections);
   if (jsonOffload) {
     telemetry.counterFrom("outpost_collector_ingest_worker_bodies_total", "JSON write bodies parsed into columns by the ingest worker thread (--ingest-worker-min-body)", () => jsonOffload.parsed);
@@ -204,6 +216,7 @@ async function startServices(values: OptionValues, ctx: ProgramContext | undefin
         });
   const app = createRootApp(services, readiness, log, {
     cors: { origins: corsOrigins(values), allowHeaders: (values["cors-allow-headers"] as string[] | undefined) ?? [] },
+    allowedHost: allowedHostPredicate(allowedHosts(values)),
     extra: (root) => {
       root.use("*", limitBodies(bodies));
       servePrometheus(root, telemetry, selfTenant);
@@ -216,6 +229,7 @@ async function startServices(values: OptionValues, ctx: ProgramContext | undefin
     gate: security.gate,
     base: security.base,
     observe: monitoring.observeHttp,
+    readyCheck: readinessCheck({ started: () => ready, health, sql: pg?.sql }),
   });
   if (security.gate) {
     const gate = security.gate;

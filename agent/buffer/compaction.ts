@@ -7,7 +7,7 @@
 import type { Database } from "bun:sqlite";
 import type { Decoder, Encoder } from "cbor-x";
 import type { MetricWrite } from "../../src/metrics/model.ts";
-import { CHUNK_FORMAT, decodeSeriesChunk, encodeSeriesChunk } from "../../src/protocol/series-chunk.ts";
+import { CHUNK_FORMAT, decodeSeriesChunk, encodeSeriesChunk, MARKERS_FLAG } from "../../src/protocol/series-chunk.ts";
 
 export interface CompactionOptions {
   /** Rows buffered less than this long ago are left alone (live data is acked in milliseconds). */
@@ -69,7 +69,8 @@ export function compactRows(db: Database, enc: Encoder, dec: Decoder, now: numbe
   const insert = db.query<null, [number, number, number, number, number, Uint8Array]>("INSERT INTO chunks (id, enq, fmt, n, bytes, body) VALUES (?, ?, ?, ?, ?, ?)");
   const isBusy = (id: number) => busy.some((r) => id >= r.lo && id <= r.hi);
 
-  let group: { rows: Row[]; writes: MetricWrite[]; window: number; points: number; bytes: number; raw: number } | undefined;
+  // `markers`: MARKERS_FLAG when a merged row holds staleness markers, as its rows' formats say.
+  let group: { rows: Row[]; writes: MetricWrite[]; window: number; points: number; bytes: number; raw: number; markers: number } | undefined;
   let taken = 0;
   const close = () => {
     const g = group;
@@ -91,16 +92,16 @@ export function compactRows(db: Database, enc: Encoder, dec: Decoder, now: numbe
       result.bytesDelta -= r.bytes;
     }
     const bytes = merged.byteLength + rowOverhead;
-    insert.run(last.id, last.enq, CHUNK_FORMAT.series, n, bytes, merged);
+    insert.run(last.id, last.enq, CHUNK_FORMAT.series | g.markers, n, bytes, merged);
     result.removed += g.rows.length;
     result.added++;
     result.bytesDelta += bytes;
   };
-  const read = (r: Row): MetricWrite[] | undefined => {
+  const read = (r: Row, fmt: number): MetricWrite[] | undefined => {
     const b = body.get(r.id)?.body;
     if (!b) return undefined;
     try {
-      return r.fmt === CHUNK_FORMAT.series ? decodeSeriesChunk(dec, b) : (dec.decode(b) as MetricWrite[]);
+      return fmt === CHUNK_FORMAT.series ? decodeSeriesChunk(dec, b) : (dec.decode(b) as MetricWrite[]);
     } catch {
       return undefined;
     }
@@ -113,28 +114,30 @@ export function compactRows(db: Database, enc: Encoder, dec: Decoder, now: numbe
     for (const r of rows) {
       after = r.id;
       if (r.enq >= cutoff || taken >= o.maxPointsPerCall) break scan;
-      if (isBusy(r.id) || (r.fmt !== CHUNK_FORMAT.cbor && r.fmt !== CHUNK_FORMAT.series)) {
+      const fmt = r.fmt & ~MARKERS_FLAG;
+      if (isBusy(r.id) || (fmt !== CHUNK_FORMAT.cbor && fmt !== CHUNK_FORMAT.series)) {
         close();
         continue;
       }
       const window = Math.floor(r.enq / o.windowMs);
       // A merged row can only start a group: merging it again into a later one would re-encode it on every call.
-      const fits = group && group.window === window && r.fmt === CHUNK_FORMAT.cbor && group.points + r.n <= o.maxPoints && group.bytes + r.bytes <= o.maxBytes;
+      const fits = group && group.window === window && fmt === CHUNK_FORMAT.cbor && group.points + r.n <= o.maxPoints && group.bytes + r.bytes <= o.maxBytes;
       if (!fits) close();
       // A merged row that is already full is left as it is without decoding it.
-      if (r.fmt === CHUNK_FORMAT.series && (r.n >= o.maxPoints || r.bytes >= o.maxBytes)) continue;
-      const writes = read(r);
+      if (fmt === CHUNK_FORMAT.series && (r.n >= o.maxPoints || r.bytes >= o.maxBytes)) continue;
+      const writes = read(r, fmt);
       if (!writes) {
         result.unreadable++;
         close();
         continue;
       }
-      group ??= { rows: [], writes: [], window, points: 0, bytes: 0, raw: 0 };
+      group ??= { rows: [], writes: [], window, points: 0, bytes: 0, raw: 0, markers: 0 };
+      group.markers |= r.fmt & MARKERS_FLAG;
       group.rows.push(r);
       for (const w of writes) group.writes.push(w);
       group.points += r.n;
       group.bytes += r.bytes;
-      if (r.fmt === CHUNK_FORMAT.cbor) {
+      if (fmt === CHUNK_FORMAT.cbor) {
         group.raw++;
         taken += r.n;
       }

@@ -2,12 +2,13 @@ import type { Database } from "bun:sqlite";
 import { basename } from "node:path";
 import type { Decoder, Encoder } from "cbor-x";
 import type { MetricWrite } from "../../src/metrics/model.ts";
-import { encodeChunk } from "../../src/protocol/data-encode.ts";
-import { CHUNK_FORMAT } from "../../src/protocol/series-chunk.ts";
+import { encodeChunk, hasStaleMarkers } from "../../src/protocol/data-encode.ts";
+import { CHUNK_FORMAT, MARKERS_FLAG } from "../../src/protocol/series-chunk.ts";
 import { splitIntoChunks } from "./chunking.ts";
 import { type CompactionOptions, type CompactionResult, compactRows, type IdRange } from "./compaction.ts";
 import { migrate } from "../../src/sqlite/migrations.ts";
 import { bufferSchema, getMeta, setMeta } from "./schema.ts";
+import { removeSpans, type Span } from "./span-removal.ts";
 
 export interface BufferLimits {
   /** Sum of chunk sizes above which the oldest chunks are dropped. */
@@ -34,6 +35,18 @@ export interface BufferEvents {
    * succeed at once (the agent released its space reserve): removals are then retried at once.
    */
   writeFailed?: (e: unknown) => boolean;
+  /** How the buffer's writes keep within the disk room the agent has (agent/storage.ts); none: no limit. */
+  space?: BufferSpace;
+}
+
+/** See AgentStorage: how much one transaction may add, and what follows each commit. */
+export interface BufferSpace {
+  /** Chunk bytes one append transaction adds at most before it commits and the next begins. */
+  stepBytes(): number;
+  /** Called before every transaction that adds rows. */
+  beforeWrite(): void;
+  /** Called after every commit. */
+  committed(): void;
 }
 
 export interface ChunkSpan {
@@ -42,12 +55,19 @@ export interface ChunkSpan {
   hi: number;
   points: number;
   bodies: Uint8Array[];
-  /** Format of each body (CHUNK_FORMAT: CBOR chunk, or series chunk of a compacted row). */
+  /** Format of each body (CHUNK_FORMAT: CBOR chunk, or series chunk of a compacted row; MARKERS_FLAG added when it holds staleness markers). */
   formats: number[];
 }
 
+/** A chunk to buffer; `format` is CHUNK_FORMAT.cbor unless given. */
+export interface NewChunk {
+  body: Uint8Array;
+  points: number;
+  format?: number;
+}
+
 interface PendingAppend {
-  chunks: { body: Uint8Array; points: number }[];
+  chunks: NewChunk[];
   resolve: () => void;
   reject: (e: Error) => void;
 }
@@ -56,6 +76,8 @@ interface PendingAppend {
 const ROW_OVERHEAD = 40;
 /** How long removals that failed to commit wait before they are tried again. */
 const RETRY_MS = 1000;
+/** Acknowledged spans deleted per transaction: a delete must fit in the log's room on a full disk. */
+const REMOVAL_PIECE = 64;
 
 export class BufferIdentityError extends Error {}
 
@@ -71,7 +93,7 @@ export class PointBuffer {
   private bytes = 0;
   private chunks = 0;
   private pending: PendingAppend[] = [];
-  private removals: [number, number][] = [];
+  private removals: Span[] = [];
   private timer: ReturnType<typeof setTimeout> | undefined;
   private retry: ReturnType<typeof setTimeout> | undefined;
   private closed = false;
@@ -122,14 +144,21 @@ export class PointBuffer {
   /** Buffers the writes; resolves once they are committed to disk. */
   append(writes: MetricWrite[]): Promise<void> {
     if (this.closed) return Promise.reject(new Error("buffer is closed"));
-    return this.appendChunks(splitIntoChunks(writes, this.limits.chunkPoints).map((c) => ({ body: encodeChunk(this.encoder, c.writes), points: c.points })));
+    return this.appendChunks(
+      splitIntoChunks(writes, this.limits.chunkPoints).map((c) => ({
+        body: encodeChunk(this.encoder, c.writes),
+        points: c.points,
+        // Chunks with staleness markers are sent in version 3 batches (docs/protocol.md).
+        format: hasStaleMarkers(c.writes) ? CHUNK_FORMAT.cbor | MARKERS_FLAG : CHUNK_FORMAT.cbor,
+      })),
+    );
   }
 
   /**
    * Buffers chunks already encoded, each counting `points` items (the events buffer keeps
    * fired alerts this way); resolves once they are committed to disk.
    */
-  appendChunks(chunks: { body: Uint8Array; points: number }[]): Promise<void> {
+  appendChunks(chunks: NewChunk[]): Promise<void> {
     if (this.closed) return Promise.reject(new Error("buffer is closed"));
     if (chunks.length === 0) return Promise.resolve();
     return new Promise((resolve, reject) => {
@@ -164,63 +193,72 @@ export class PointBuffer {
     if (appends.length > 0) this.commitAppends(appends);
   }
 
-  private commitRemovals(removals: [number, number][]): void {
-    const removed = { points: 0, bytes: 0, chunks: 0 };
-    const attempt = () =>
-      this.db.transaction(() => {
-        for (const [lo, hi] of removals) {
-          for (const r of this.q.removeSpan.all(lo, hi)) {
-            removed.points += r.n;
-            removed.bytes += r.bytes;
-            removed.chunks++;
-          }
-        }
-      })();
-    try {
-      try {
-        attempt();
-      } catch (e) {
-        // Room may have been made (the space reserve released): try once more at once.
-        if (!this.events.writeFailed?.(e)) throw e;
-        removed.points = removed.bytes = removed.chunks = 0;
-        attempt();
-      }
-    } catch (e) {
-      // Nothing was committed: keep the removals, in order, for the next try.
-      this.events.writeFailed?.(e);
-      this.removals.unshift(...removals);
+  /**
+   * Deletes acknowledged spans, a few per transaction. On a full disk a transaction that fails
+   * is retried once the storage has made what room it can (agent/storage.ts), then in halves,
+   * down to one row: the log's own room holds that. What still fails waits for the next try.
+   */
+  private commitRemovals(removals: Span[]): void {
+    const piece = (spans: Span[]) => {
+      const r = removeSpans(this.db, this.q.removeSpan, spans, (e) => this.events.writeFailed?.(e) ?? false, () => this.events.space?.committed());
+      this.account(-r.points, -r.bytes, -r.chunks);
+      return r.complete;
+    };
+    for (let i = 0; i < removals.length; i += REMOVAL_PIECE) {
+      if (piece(removals.slice(i, i + REMOVAL_PIECE))) continue;
+      // Deleting again what was deleted is harmless: keep the whole rest, in order, for the next try.
+      this.removals.unshift(...removals.slice(i));
       this.retryLater();
       return;
     }
-    this.account(-removed.points, -removed.bytes, -removed.chunks);
   }
 
+  /**
+   * Commits the appends, in transactions of at most the space's step of chunk bytes (at least
+   * one chunk), so that growth not yet copied into the file stays within what the space reserve
+   * can pay for. A writer is answered once all its chunks are committed; when a transaction
+   * fails, the writers not yet answered are refused (a large write may then be kept in part:
+   * sending it again stores each point once, as the collector keeps one per series and time).
+   */
   private commitAppends(appends: PendingAppend[]): void {
-    const drops = { size: [0, 0] as [number, number] };
-    let added = 0;
-    try {
-      this.db.transaction(() => {
-        const enq = this.now();
-        for (const a of appends) {
-          for (const c of a.chunks) {
+    const step = this.events.space?.stepBytes() ?? Number.POSITIVE_INFINITY;
+    let next = 0;
+    let chunk = 0;
+    while (next < appends.length) {
+      const first = next;
+      let drops: [number, number];
+      let added = 0;
+      this.events.space?.beforeWrite();
+      try {
+        drops = this.db.transaction(() => {
+          const enq = this.now();
+          let taken = 0;
+          while (next < appends.length && (added === 0 || taken < step)) {
+            const c = appends[next]!.chunks[chunk]!;
             const bytes = c.body.byteLength + ROW_OVERHEAD;
-            this.q.insert.run(enq, CHUNK_FORMAT.cbor, c.points, bytes, c.body);
+            this.q.insert.run(enq, c.format ?? CHUNK_FORMAT.cbor, c.points, bytes, c.body);
             this.account(c.points, bytes, 1);
+            taken += bytes;
             added++;
+            if (++chunk === appends[next]!.chunks.length) {
+              next++;
+              chunk = 0;
+            }
           }
-        }
-        drops.size = this.dropOldestWhile(() => this.bytes > this.limits.maxBytes);
-      })();
-    } catch (e) {
-      // Nothing was committed: restore the totals and fail the writers (they answer 507/503).
-      this.reloadTotals();
-      this.events.writeFailed?.(e);
-      for (const a of appends) a.reject(e as Error);
-      return;
+          return this.dropOldestWhile(() => this.bytes > this.limits.maxBytes);
+        })();
+      } catch (e) {
+        // Nothing of this transaction was committed: restore the totals and refuse the writers not yet answered (507/503).
+        this.reloadTotals();
+        this.events.writeFailed?.(e);
+        for (let i = first; i < appends.length; i++) appends[i]!.reject(e as Error);
+        return;
+      }
+      for (let i = first; i < next; i++) appends[i]!.resolve();
+      if (drops[0] > 0) this.events.dropped?.("size", drops[0], drops[1]);
+      if (added > 0) this.events.appended?.();
+      this.events.space?.committed();
     }
-    for (const a of appends) a.resolve();
-    if (drops.size[0] > 0) this.events.dropped?.("size", drops.size[0], drops.size[1]);
-    if (added > 0) this.events.appended?.();
   }
 
   private retryLater(): void {
@@ -281,6 +319,7 @@ export class PointBuffer {
       return;
     }
     if (dropped[0] > 0) this.events.dropped?.("age", dropped[0], dropped[1]);
+    this.events.space?.committed();
   }
 
   /**
@@ -317,9 +356,11 @@ export class PointBuffer {
   compact(dec: Decoder, options: CompactionOptions, busy: readonly IdRange[] = []): CompactionResult | undefined {
     if (this.closed) return undefined;
     const ranges = [...busy, ...this.removals.map(([lo, hi]) => ({ lo, hi }))];
+    this.events.space?.beforeWrite();
     try {
       const r = this.db.transaction(() => compactRows(this.db, this.encoder, dec, this.now(), options, ranges, ROW_OVERHEAD))();
       this.account(0, r.bytesDelta, r.added - r.removed);
+      this.events.space?.committed();
       return r;
     } catch {
       this.reloadTotals();
@@ -365,3 +406,4 @@ export class PointBuffer {
     this.db.close();
   }
 }
+

@@ -10,7 +10,7 @@ const DDL = `
 CREATE TABLE IF NOT EXISTS chunks (
   id INTEGER PRIMARY KEY AUTOINCREMENT,
   enq INTEGER NOT NULL,   -- agent clock when buffered, ms
-  fmt INTEGER NOT NULL,   -- body format: 1 CBOR chunk, 2 series chunk (src/protocol/series-chunk.ts)
+  fmt INTEGER NOT NULL,   -- body format: 1 CBOR chunk, 2 series chunk, + 16 (MARKERS_FLAG) with staleness markers (src/protocol/series-chunk.ts)
   n INTEGER NOT NULL,     -- points in the chunk
   bytes INTEGER NOT NULL, -- what the chunk counts against the size limit
   body BLOB NOT NULL      -- CBOR array of metric writes

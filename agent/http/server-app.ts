@@ -1,5 +1,7 @@
 import { Hono } from "hono";
 import { type BodyLimit, limitBodies } from "../../src/http/body-limit.ts";
+import { corsMiddleware } from "../../src/http/cors.ts";
+import { hostCheck } from "../../src/http/host-check.ts";
 import type { Logger } from "../../src/log/logger.ts";
 import { errorResponse, mountService, type ServiceEnv } from "../../src/http/service.ts";
 import { PROMETHEUS_CONTENT_TYPE, renderPrometheus, type Telemetry } from "../../src/telemetry/registry.ts";
@@ -9,10 +11,22 @@ import { createWriteApi, type WriteSink } from "./write-api.ts";
 /** Where existing Hawkular clients expect the metrics interface. */
 export const WRITE_API_ROOTS = ["/svc/metrics", "/hawkular/metrics"];
 
-/** The agent's HTTP server: the local write API, /metrics for Prometheus and /health (always open). */
-export function createAgentApp(tenant: string, sink: WriteSink, telemetry: Telemetry, log: Logger, o: { bodies?: BodyLimit; apiToken?: string } = {}) {
+/**
+ * The agent's HTTP server: the local write API, /metrics for Prometheus and /health (always
+ * open). Browsers' pages get nothing from it: a request from another origin is refused (no
+ * CORS), and one for a host name the agent is not known by (a DNS rebinding) too.
+ */
+export function createAgentApp(
+  tenant: string,
+  sink: WriteSink,
+  telemetry: Telemetry,
+  log: Logger,
+  o: { bodies?: BodyLimit; apiToken?: string; allowedHost?: (host: string) => boolean } = {},
+) {
   const { bodies, apiToken } = o;
   const app = new Hono<ServiceEnv>();
+  if (o.allowedHost) app.use("*", hostCheck(o.allowedHost, "--allowed-hosts", log));
+  app.use("*", corsMiddleware({ origins: [] }));
   if (bodies) app.use("*", limitBodies(bodies));
   app.get("/health", (c) => c.json({ status: "UP" }));
   if (apiToken !== undefined) app.use("*", requireApiToken(apiToken));

@@ -4,6 +4,7 @@ import { resolveAlert } from "../../src/alerts/lifecycle.ts";
 import type { Alert, Event, FullTrigger } from "../../src/alerts/model.ts";
 import type { Logger } from "../../src/log/logger.ts";
 import type { MetricWrite } from "../../src/metrics/model.ts";
+import { isStaleMarker } from "../../src/prometheus/staleness.ts";
 import type { TriggersMessage } from "../../src/protocol/triggers-messages.ts";
 import { dataIdsOf, diffTriggers } from "./trigger-set.ts";
 
@@ -87,6 +88,8 @@ export class LocalTriggers {
       // The engine reads availability as UP, DOWN or UNKNOWN, like the collector's data feed.
       const upper = w.type === "availability";
       for (const p of w.points) {
+        // A staleness marker ends a Prometheus series; it is no value to evaluate.
+        if (typeof p.value === "number" && isStaleMarker(p.value)) continue;
         data.push({ tenantId: this.o.tenant, id: w.id, timestamp: p.timestamp, value: upper ? String(p.value).toUpperCase() : p.value, source: this.o.feed });
       }
     }

@@ -16,7 +16,7 @@ export class ActionDefinitions {
   /** The property names to fill for a plugin (GET /plugins/{plugin}). */
   pluginProperties(name: string): string[] {
     const p = this.ctx.plugins.get(name);
-    if (!p) throw new NotFoundError(`Plugin: ${name} not found`);
+    if (!p) throw new NotFoundError(`actionPlugin: ${name} not found`);
     return [...p.properties];
   }
 
@@ -33,7 +33,7 @@ export class ActionDefinitions {
 
   async get(tenantId: string, plugin: string, actionId: string): Promise<ActionDefinition> {
     const d = await this.ctx.store.actionDefinition(tenantId, plugin, actionId);
-    if (!d) throw new NotFoundError(`Action [${plugin}/${actionId}] not found`);
+    if (!d) throw new NotFoundError(`Not action found for actionPlugin: ${plugin} and actionId: ${actionId}`);
     return d;
   }
 
@@ -56,7 +56,7 @@ export class ActionDefinitions {
   }
 
   create(tenantId: string, input: ActionDefinition): Promise<ActionDefinition> {
-    const def = { ...input, tenantId };
+    const def = withDefaults(input, tenantId);
     this.check(def);
     return this.ctx.serial.run(async () => {
       if (await this.ctx.store.actionDefinition(tenantId, def.actionPlugin, def.actionId)) {
@@ -68,11 +68,11 @@ export class ActionDefinitions {
   }
 
   update(tenantId: string, input: ActionDefinition): Promise<ActionDefinition> {
-    const def = { ...input, tenantId };
+    const def = withDefaults(input, tenantId);
     this.check(def);
     return this.ctx.serial.run(async () => {
       if (!(await this.ctx.store.actionDefinition(tenantId, def.actionPlugin, def.actionId))) {
-        throw new NotFoundError(`Action [${def.actionPlugin}/${def.actionId}] not found`);
+        throw new NotFoundError(`ActionDefinition: ${def.actionPlugin}/${def.actionId} not found for update`);
       }
       await this.ctx.store.putActionDefinitions([def]);
       return def;
@@ -83,7 +83,7 @@ export class ActionDefinitions {
   remove(tenantId: string, plugin: string, actionId: string): Promise<ActionDefinition> {
     return this.ctx.serial.run(async () => {
       const def = await this.ctx.store.actionDefinition(tenantId, plugin, actionId);
-      if (!def) throw new NotFoundError(`Action [${plugin}/${actionId}] not found`);
+      if (!def) throw new NotFoundError(`ActionPlugin: ${plugin} ActionId: ${actionId} not found for delete`);
       await this.ctx.store.deleteActionDefinition(tenantId, plugin, actionId);
       const linked = (f: FullTrigger) => (f.trigger.actions ?? []).some((a) => a.actionPlugin === plugin && a.actionId === actionId);
       const put = (await this.ctx.store.triggers(tenantId)).filter(linked).map((f) => ({
@@ -94,4 +94,9 @@ export class ActionDefinitions {
       return def;
     });
   }
+}
+
+/** The tenant, and `global` as upstream always writes it (false unless set). */
+function withDefaults(input: ActionDefinition, tenantId: string): ActionDefinition {
+  return { ...input, tenantId, global: input.global ?? false };
 }

@@ -1,5 +1,6 @@
 import { completeData, completeEvent } from "../../src/alerts/complete.ts";
 import type { EngineData } from "../../src/alerts/engine/evaluate.ts";
+import { isStaleMarker } from "../../src/prometheus/staleness.ts";
 import type { DataInput, EventInput } from "../../src/alerts/schemas.ts";
 import type { WrittenPoints } from "../events/points-bus.ts";
 import type { AlertingContext } from "./context.ts";
@@ -16,6 +17,8 @@ export function pointsToData(p: WrittenPoints, watched: (id: string) => boolean 
     if (!watched(w.id)) continue;
     const availability = w.type === "availability";
     for (const pt of w.points) {
+      // A staleness marker ends a Prometheus series; it is no value to evaluate.
+      if (typeof pt.value === "number" && isStaleMarker(pt.value)) continue;
       out.push({
         tenantId: p.tenant,
         id: w.id,

@@ -267,7 +267,7 @@ export class GroupDefinitions {
   deleteDampening(tenantId: string, groupId: string, dampeningId: string): Promise<Dampening> {
     return this.changeDampenings(tenantId, groupId, (current) => {
       const old = current.find((x) => x.dampeningId === dampeningId);
-      if (!old) throw new NotFoundError(`Dampening ${dampeningId} not found`);
+      if (!old) throw new NotFoundError(`Dampening not found for dampeningId: ${dampeningId}`);
       return { dampenings: current.filter((x) => x !== old), result: old };
     });
   }

@@ -1,6 +1,6 @@
 import { createAlertsEngine } from "../../src/alerts/engine/engine.ts";
 import { isGroupTrigger } from "../../src/alerts/groups.ts";
-import type { Alert, Event, FullTrigger } from "../../src/alerts/model.ts";
+import { type Alert, type Event, type FullTrigger, SOURCE_NONE } from "../../src/alerts/model.ts";
 import type { Scheduler } from "../../src/alerts/scheduler.ts";
 import type { Logger } from "../../src/log/logger.ts";
 import type { AlertsStore } from "../store/alerts/types.ts";
@@ -220,7 +220,7 @@ export class AlertingService {
    */
   async triggersForFeed(tenantId: string, feedId: string): Promise<FullTrigger[]> {
     return (await this.ctx.store.triggers(tenantId)).filter(
-      (f) => !isGroupTrigger(f.trigger) && (f.trigger.source === feedId || f.trigger.tags?.feed === feedId),
+      (f) => !isGroupTrigger(f.trigger) && ((f.trigger.source === feedId && feedId !== SOURCE_NONE) || f.trigger.tags?.feed === feedId),
     );
   }
 

@@ -195,7 +195,8 @@ export class TriggerDefinitions {
   async dampening(tenantId: string, id: string, dampeningId: string): Promise<Dampening> {
     const full = await requireTrigger(this.ctx, tenantId, id);
     const d = full.dampenings.find((x) => x.dampeningId === dampeningId);
-    if (!d) throw new NotFoundError(`No dampening found for dampeningId: ${dampeningId}`);
+    // Upstream's words, its missing space included.
+    if (!d) throw new NotFoundError(`No dampening found for triggerId: ${id} and dampeningId:${dampeningId}`);
     return d;
   }
 
@@ -230,7 +231,7 @@ export class TriggerDefinitions {
       const full = await requireTrigger(this.ctx, tenantId, id);
       requireSelfManaged(full.trigger);
       const old = full.dampenings.find((x) => x.dampeningId === dampeningId);
-      if (!old) throw new NotFoundError(`Dampening ${dampeningId} not found`);
+      if (!old) throw new NotFoundError(`Dampening not found for dampeningId: ${dampeningId}`);
       await commitTriggers(this.ctx, { put: [{ ...full, dampenings: full.dampenings.filter((x) => x !== old) }] });
       return old;
     });

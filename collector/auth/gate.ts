@@ -4,11 +4,19 @@ import { type Credentials, type Principal, principalKey } from "./credentials.ts
 import { ConsoleSessions } from "./sessions.ts";
 import type { FailureThrottle } from "./throttle.ts";
 
-export type GateResult = { ok: true; principal: Principal } | { ok: false; throttledMs?: number };
+export type GateResult = { ok: true; principal: Principal } | { ok: false; throttledMs?: number; throttledBy?: "address" | "user" | "overall" };
+
+/** The errorMsg and Retry-After of a refused attempt (HTTP 429). */
+export function throttledAnswer(r: { throttledMs: number; throttledBy?: "address" | "user" | "overall" }, address: string, noun: string): { errorMsg: string; retryAfter: string } {
+  const seconds = Math.ceil(r.throttledMs / 1000);
+  const whose = r.throttledBy === "user" ? "for this user name" : r.throttledBy === "overall" ? "on this collector" : `from ${address}`;
+  return { errorMsg: `Too many failed ${noun} ${whose}; retry in ${seconds} s`, retryAfter: String(seconds) };
+}
 
 /**
- * Where HTTP and MQTT check presented credentials: the file's credentials, the per-address
- * failure throttle, and one log line per address and minute about failures (a guessing run
+ * Where HTTP and MQTT check presented credentials: the file's credentials, the failure
+ * throttle (per address group, user name and overall; throttle.ts), and one log line per
+ * address and minute about failures (a guessing run
  * must not flood the log; the count of suppressed lines comes with the next one).
  */
 export class AuthGate {
@@ -31,19 +39,29 @@ export class AuthGate {
   }
 
   async password(address: string, user: string, password: string, via: string): Promise<GateResult> {
-    const wait = this.throttle?.waitMs(address) ?? 0;
-    // A throttled address gets no argon2id check, except for credentials verified recently.
-    if (wait > 0 && !this.credentials.rememberedPassword(user, password)) return this.refused(address, via, wait);
+    // A credential verified recently passes at once: no slot, no argon2id check.
+    if (!this.throttle || this.credentials.rememberedPassword(user, password)) {
+      const principal = await this.credentials.checkPassword(user, password);
+      if (principal) return { ok: true, principal };
+      return this.failed(address, via, `wrong password or unknown user '${user}'`);
+    }
+    // The slot is taken before the check, so attempts sent at once cannot all be checked.
+    const admission = this.throttle.begin(address, user);
+    if (!admission.ok) return this.refused(address, via, admission.waitMs, admission.why);
     const principal = await this.credentials.checkPassword(user, password);
-    if (principal) return { ok: true, principal };
-    return this.failed(address, via, `wrong password or unknown user '${user}'`);
+    if (principal) {
+      admission.attempt.succeeded();
+      return { ok: true, principal };
+    }
+    admission.attempt.failed();
+    return this.failed(address, via, `wrong password or unknown user '${user}'`, false);
   }
 
   token(address: string, token: string, via: string): GateResult {
     const principal = this.credentials.checkToken(token);
     if (principal) return { ok: true, principal };
-    const wait = this.throttle?.waitMs(address) ?? 0;
-    if (wait > 0) return this.refused(address, via, wait);
+    const wait = this.throttle?.addressWaitMs(address) ?? 0;
+    if (wait > 0) return this.refused(address, via, wait, "address");
     return this.failed(address, via, "unknown bearer token");
   }
 
@@ -66,17 +84,18 @@ export class AuthGate {
     }
   }
 
-  private failed(address: string, via: string, why: string): GateResult {
+  private failed(address: string, via: string, why: string, count = true): GateResult {
     this.onFailure();
-    this.throttle?.failed(address);
+    if (count) this.throttle?.failed(address);
     this.note(address, via, why);
     return { ok: false };
   }
 
-  private refused(address: string, via: string, waitMs: number): GateResult {
+  private refused(address: string, via: string, waitMs: number, why: "address" | "user" | "overall"): GateResult {
     this.onFailure();
-    this.note(address, via, `too many failures; refused for ${Math.ceil(waitMs / 1000)} s`);
-    return { ok: false, throttledMs: waitMs };
+    const whose = why === "address" ? "from this address" : why === "user" ? "for this user name" : "on this collector";
+    this.note(address, via, `too many failures ${whose}; refused for ${Math.ceil(waitMs / 1000)} s`);
+    return { ok: false, throttledMs: waitMs, throttledBy: why };
   }
 
   private note(address: string, via: string, why: string): void {

@@ -2,6 +2,7 @@ import { CanonicalPath } from "../../src/inventory/canonical-path.ts";
 import { AVAILABILITY_VALUES, type MetricType } from "../../src/metrics/model.ts";
 import { type BucketAverages, bucketAverages } from "../../src/metrics/bucket-averages.ts";
 import { distinct } from "../../src/metrics/distinct.ts";
+import { withoutStaleMarkers } from "../../src/prometheus/staleness.ts";
 import { presenceMetricId } from "../ingest/presence.ts";
 import type { InventoryStore } from "../store/inventory/types.ts";
 import type { MetricsStore, SeriesEntry } from "../store/metrics/types.ts";
@@ -164,7 +165,8 @@ export async function fleetSummary(stores: FleetStores, tenant: string, q: Fleet
 
     const cpuId = id(AGENT_METRICS.cpu);
     if (entry("gauge", cpuId)) {
-      const cpu = await m.readSeries(tenant, "gauge", cpuId, cpuStart, q.now + 1);
+      const read = await m.readSeries(tenant, "gauge", cpuId, cpuStart, q.now + 1);
+      const cpu = read && withoutStaleMarkers(read);
       if (cpu && cpu.ts.length > 0) {
         const n = cpu.ts.length;
         const avg = bucketAverages(cpu.ts, cpu.values, cpuStart, step, q.cpuBuckets);

@@ -8,6 +8,7 @@ import {
   reconfigure,
   typicalStep,
 } from "../../src/forecast/forecaster.ts";
+import { isStaleMarker } from "../../src/prometheus/staleness.ts";
 import type { Logger } from "../../src/log/logger.ts";
 import type { Ownership } from "../../src/partitions.ts";
 import { storageFailure } from "../../src/sqlite/storage-failure.ts";
@@ -299,7 +300,8 @@ export class ForecastingService {
       if (!r || !learnedType.has(w.type)) continue;
       if (lease && this.caughtUp.get(r) !== lease.generation) continue; // the next round reads them
       const points: LearnPoint[] = [];
-      for (const pt of w.points) if (typeof pt.value === "number") points.push({ timestamp: pt.timestamp, value: pt.value });
+      // Staleness markers are no values to learn from.
+      for (const pt of w.points) if (typeof pt.value === "number" && !isStaleMarker(pt.value)) points.push({ timestamp: pt.timestamp, value: pt.value });
       const held = this.backfilling.get(r);
       if (held) {
         for (const pt of points) held.push(pt);

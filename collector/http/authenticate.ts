@@ -4,7 +4,7 @@ import { type Access, OPEN_ACCESS } from "../../src/http/access.ts";
 import { authenticateChallenges, parseAuthorization } from "../../src/http/authorization.ts";
 import { clientAddress } from "../../src/http/peer.ts";
 import type { ServiceEnv } from "../../src/http/service.ts";
-import type { AuthGate } from "../auth/gate.ts";
+import { type AuthGate, throttledAnswer } from "../auth/gate.ts";
 import { ConsoleSessions } from "../auth/sessions.ts";
 import { isConsoleOpenPath } from "./console/paths.ts";
 import { CONSOLE_HEADER, CSRF_HEADER, SESSION_COOKIE } from "./console/names.ts";
@@ -20,7 +20,7 @@ export function isOpenPath(path: string, method: string): boolean {
   if (isConsoleOpenPath(path, method)) return true;
   if (method !== "GET" && method !== "HEAD") return false;
   // InfluxDB's /ping needs no credentials there either; its clients probe it first.
-  return path === "/health" || /^\/(svc|hawkular)\/[a-z]+\/status\/?$/.test(path) || /^(\/influx\/[^/]+)?\/ping$/.test(path);
+  return path === "/health" || path === "/ready" || /^\/(svc|hawkular)\/[a-z]+\/status\/?$/.test(path) || /^(\/influx\/[^/]+)?\/ping$/.test(path);
 }
 
 function unauthorized(c: Context, message: string): Response {
@@ -77,8 +77,8 @@ export function authenticate(gate: AuthGate | undefined, trustedProxy?: (address
     const result = presented.scheme === "basic" ? await gate.password(address, presented.user, presented.password, via) : gate.token(address, presented.token, via);
     if (!result.ok) {
       if (result.throttledMs !== undefined) {
-        const seconds = Math.ceil(result.throttledMs / 1000);
-        return c.json({ errorMsg: `Too many failed authentications from ${address}; retry in ${seconds} s` }, 429, { "Retry-After": String(seconds) });
+        const a = throttledAnswer({ throttledMs: result.throttledMs, throttledBy: result.throttledBy }, address, "authentications");
+        return c.json({ errorMsg: a.errorMsg }, 429, { "Retry-After": a.retryAfter });
       }
       return unauthorized(c, presented.scheme === "basic" ? "Authentication failed: wrong user name or password" : "Authentication failed: unknown or revoked token");
     }

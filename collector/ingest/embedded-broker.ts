@@ -8,7 +8,8 @@ import type { TlsMaterial } from "../tls.ts";
 import { type MqttIdentity, OPEN_MQTT, publishDenied, subscribeDenied } from "./agent-access.ts";
 import { agentAuthenticator, type AgentSessions } from "./broker-auth.ts";
 import { fixRead } from "./fix-read.ts";
-import { guardPacketSize } from "./packet-size-guard.ts";
+import { ConnectionGuard, type ConnectionLimits, type GuardEvent } from "./connection-guard.ts";
+import { createLogThrottle } from "../../src/log/throttle.ts";
 import { listen } from "./listen.ts";
 import type { IngestTransport } from "./transport.ts";
 
@@ -19,8 +20,8 @@ export interface EmbeddedBrokerOptions {
   /** MQTT over TLS on its own port, when the collector has a certificate. */
   tls?: { port: number; material: TlsMaterial };
   prefix: string;
-  /** Largest MQTT packet accepted; a client sending a larger one is disconnected. */
-  maxPacketBytes: number;
+  /** Largest MQTT packet accepted, and what a client may do before it has logged in (connection-guard.ts). */
+  limits: ConnectionLimits;
   /** Checks agents' credentials; none without --auth-file (loopback only, any client). */
   gate?: AuthGate;
   log: Logger;
@@ -31,6 +32,8 @@ export interface EmbeddedBrokerOptions {
 export interface EmbeddedBroker extends IngestTransport {
   port?: number;
   tlsPort?: number;
+  /** Connections not yet logged in. */
+  pendingClients(): number;
   /** After SIGHUP: disconnects agents whose credential is gone or changed, and serves new certificates. */
   reload(material?: TlsMaterial): void;
 }
@@ -47,8 +50,15 @@ export async function startEmbeddedBroker(o: EmbeddedBrokerOptions): Promise<Emb
   const identities = new WeakMap<Client, MqttIdentity>();
   const identity = (c: Client | null) => (c ? (identities.get(c) ?? OPEN_MQTT) : OPEN_MQTT);
   const sessions: AgentSessions = new Map();
+  const guard = new ConnectionGuard(o.limits, guardLogger(o.log));
+  const check = o.gate ? agentAuthenticator(o.gate, sessions, identities, o.log) : (_c: Client, _u: unknown, _p: unknown, done: (e: null, ok: boolean) => void) => done(null, true);
   const broker = await Aedes.createBroker({
-    authenticate: o.gate ? agentAuthenticator(o.gate, sessions, identities, o.log) : (_client, _u, _p, done) => done(null, true),
+    authenticate(client, username, password, done) {
+      check(client, username, password, (err, ok) => {
+        if (!err && ok) guard.loggedIn(client.conn as Socket);
+        done(err, ok);
+      });
+    },
     authorizePublish(client, packet, done) {
       if (!client) return done(null);
       const why = publishDenied(o.prefix, identity(client), packet.topic);
@@ -73,10 +83,8 @@ export async function startEmbeddedBroker(o: EmbeddedBrokerOptions): Promise<Emb
     sockets.add(sock);
     sock.on("close", () => sockets.delete(sock));
     sock.on("error", () => {});
-    const guarded = guardPacketSize(fixRead(sock), o.maxPacketBytes, (size) =>
-      o.log.warn("MQTT packet over --mqtt-max-packet: connection closed", { remote: sock.remoteAddress, size, max: o.maxPacketBytes }),
-    );
-    broker.handle(guarded);
+    const guarded = guard.admit(fixRead(sock));
+    if (guarded) broker.handle(guarded);
   };
   const servers: Server[] = [];
   let port: number | undefined;
@@ -89,7 +97,8 @@ export async function startEmbeddedBroker(o: EmbeddedBrokerOptions): Promise<Emb
       servers.push(plain);
     }
     if (o.tls) {
-      tlsServer = createTlsServer(secureContextOptions(o.tls.material), (sock: TLSSocket) => accept(sock));
+      // A TLS handshake is part of the time to log in: Node's default would allow 120 s.
+      tlsServer = createTlsServer({ ...secureContextOptions(o.tls.material), handshakeTimeout: o.limits.preAuthMs }, (sock: TLSSocket) => accept(sock));
       // A client that fails the handshake (no or a wrong client certificate) is logged as such.
       tlsServer.on("tlsClientError", (err, sock) => o.log.warn("MQTT TLS handshake failed", { address: sock.remoteAddress, err: err.message }));
       tlsPort = await listen(tlsServer, o.host, o.tls.port, "--mqtts-port");
@@ -130,6 +139,7 @@ export async function startEmbeddedBroker(o: EmbeddedBrokerOptions): Promise<Emb
       );
     },
     connectedClients: () => broker.connectedClients,
+    pendingClients: () => guard.pending,
     reload(material) {
       if (material && tlsServer) tlsServer.setSecureContext(secureContextOptions(material));
       if (!o.gate) return;
@@ -145,5 +155,20 @@ export async function startEmbeddedBroker(o: EmbeddedBrokerOptions): Promise<Emb
       for (const s of sockets) s.destroy();
       await Promise.all(servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
     },
+  };
+}
+
+/** One warning per kind of breach and address group a minute (a flood must not flood the log). */
+function guardLogger(log: Logger): (e: GuardEvent, address: string) => void {
+  const throttle = createLogThrottle(60_000);
+  return (e, address) => {
+    const { pass, suppressed } = throttle(`${e.why} ${e.why === "too-many-pending" ? e.group : address}`);
+    if (!pass) return;
+    const more = { address, suppressedSinceLast: suppressed || undefined };
+    if (e.why === "too-large" && e.loggedIn) log.warn("MQTT packet over --mqtt-max-packet: connection closed", { size: e.size, max: e.max, ...more });
+    else if (e.why === "too-large") log.warn("MQTT client sent more than --mqtt-preauth-max-bytes before logging in: connection closed", { size: e.size, max: e.max, ...more });
+    else if (e.why === "not-connect") log.warn("MQTT client sent another packet than CONNECT before logging in: connection closed", more);
+    else if (e.why === "too-slow") log.warn("MQTT client not logged in within --mqtt-preauth-timeout: connection closed", { timeoutMs: e.ms, ...more });
+    else log.warn("too many MQTT connections waiting to log in (--mqtt-preauth-max-connections): connection refused", { pending: e.pending, max: e.max, group: e.group, ...more });
   };
 }

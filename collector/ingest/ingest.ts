@@ -77,7 +77,7 @@ export async function startIngest(values: OptionValues, deps: IngestDeps): Promi
   const brokerUrl = values.broker === undefined ? "" : String(values.broker).trim();
   const mqttPort = Number(values["mqtt-port"] ?? 1883);
   const log = deps.log.child("ingest");
-  let transport: IngestTransport & { port?: number; tlsPort?: number; reload?: EmbeddedBroker["reload"] };
+  let transport: IngestTransport & { port?: number; tlsPort?: number; reload?: EmbeddedBroker["reload"]; pendingClients?: () => number };
   const mqttsPort = deps.tls ? Number(values["mqtts-port"] ?? 8883) : 0;
   if (brokerUrl !== "") {
     transport = await connectExternalBroker({
@@ -95,7 +95,12 @@ export async function startIngest(values: OptionValues, deps: IngestDeps): Promi
       tls: deps.tls && mqttsPort > 0 ? { port: mqttsPort, material: deps.tls } : undefined,
       prefix,
       gate: deps.gate,
-      maxPacketBytes: Number(values["mqtt-max-packet"] ?? 16 * 1024 ** 2),
+      limits: {
+        maxPacketBytes: Number(values["mqtt-max-packet"] ?? 16 * 1024 ** 2),
+        preAuthBytes: Number(values["mqtt-preauth-max-bytes"] ?? 16 * 1024),
+        preAuthMs: Number(values["mqtt-preauth-timeout"] ?? 5000),
+        maxPending: Number(values["mqtt-preauth-max-connections"] ?? 128),
+      },
       log,
       portFallback: deps.portFallback,
     });
@@ -107,6 +112,7 @@ export async function startIngest(values: OptionValues, deps: IngestDeps): Promi
 
   const counters = registerIngestCounters(deps.telemetry);
   deps.telemetry.gauge("outpost_collector_agents_connected", "clients connected to the embedded broker (-1 with an external broker)", () => transport.connectedClients() ?? -1);
+  deps.telemetry.gauge("outpost_collector_mqtt_connections_pending_login", "connections to the embedded broker not logged in yet (-1 with an external broker)", () => transport.pendingClients?.() ?? -1);
   deps.telemetry.gauge("outpost_collector_ingest_points_per_second", "points committed from agents per second, over about the last 10 s", rateOf(() => counters.points.value, 10_000));
   const enc = createEncoder();
   const alerting = deps.alerting;

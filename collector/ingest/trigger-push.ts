@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import type { Encoder } from "cbor-x";
 import { isGroupTrigger } from "../../src/alerts/groups.ts";
-import type { FullTrigger } from "../../src/alerts/model.ts";
+import { type FullTrigger, SOURCE_NONE } from "../../src/alerts/model.ts";
 import type { Logger } from "../../src/log/logger.ts";
 import { buildTopic } from "../../src/protocol/topics.ts";
 import { encodeTriggers } from "../../src/protocol/triggers-messages.ts";
@@ -12,7 +12,8 @@ import { encodeTriggers } from "../../src/protocol/triggers-messages.ts";
  * (metric points), so it never fires these itself: nothing fires twice.
  */
 export function isLocalTriggerOf(full: FullTrigger, feed: string): boolean {
-  return full.trigger.source === feed && !isGroupTrigger(full.trigger);
+  // `_none_` is no feed: it is the source of every trigger created without one.
+  return full.trigger.source === feed && feed !== SOURCE_NONE && !isGroupTrigger(full.trigger);
 }
 
 export interface TriggerDefinitionsSource {

@@ -33,24 +33,36 @@ export function checked<T>(fn: () => T): T {
 const MODEL_PACKAGE = "org.hawkular.inventory.api.model";
 
 /**
- * `details` of a 404 for a missing entity, in the shape upstream's clients receive:
- * `{"entityType": "Resource", "path": [[{"paths": ["/t;T/f;F/r;R"]}]]}`.
+ * A 404 for a missing entity, as upstream's clients receive it (the Ruby client's recordings):
+ * `No Resource found on any of the following paths: [[CanonicalPaths[/t;T/f;F/r;R]]]`, with the
+ * `details` `{"entityType": "Resource", "path": [[{"paths": ["/t;T/f;F/r;R"]}]]}`.
  */
-export function entityNotFound(path: CanonicalPath, message = `No ${CLASS_NAMES[path.type]} found at ${path}`): ApiError {
+export function entityNotFound(path: CanonicalPath, message = `No ${CLASS_NAMES[path.type]} found on any of the following paths: [[CanonicalPaths[${path}]]]`): ApiError {
   return new ApiError(404, message, { entityType: CLASS_NAMES[path.type], path: [[{ paths: [path.toString()] }]] });
 }
 
 /**
- * `details` of a 409 for an entity that exists: its id and the path to it as upstream's filter
- * chain (`{"types": [...]}`, `{"ids": [...]}`, and `contains` between the segments).
+ * A 409 for an entity that exists, as upstream's clients receive it: the message names its id
+ * and the filters leading to it (`Entity with id 'r1' already exists at some of the positions:
+ * [[Types[Tenant], Ids[t], Related[, rel='contains', role=SOURCE], Types[Resource], Ids[r1]]]`;
+ * a feed's starts `Feed with id 'Feed[path='/t;t/f;f1']' has been already registered. `), and
+ * the `details` hold the same chain (`{"types": [...]}`, `{"ids": [...]}`, `contains` between).
  */
-export function entityExists(path: CanonicalPath, message = `Entity ${path} already exists`): ApiError {
+export function entityExists(path: CanonicalPath, message?: string): ApiError {
   const chain: Record<string, unknown>[] = [];
+  const text: string[] = [];
   path.segments.forEach((s, i) => {
-    if (i > 0) chain.push({ relationshipName: "contains", entityRole: "SOURCE" });
+    if (i > 0) {
+      chain.push({ relationshipName: "contains", entityRole: "SOURCE" });
+      text.push("Related[, rel='contains', role=SOURCE]");
+    }
     chain.push({ types: [`${MODEL_PACKAGE}.${CLASS_NAMES[s.type]}`] }, { ids: [s.id] });
+    text.push(`Types[${CLASS_NAMES[s.type]}]`, `Ids[${s.id}]`);
   });
-  return new ApiError(409, message, { entityId: path.segments[path.segments.length - 1]!.id, paths: [chain] });
+  const id = path.segments[path.segments.length - 1]!.id;
+  const exists = `Entity with id '${id}' already exists at some of the positions: [[${text.join(", ")}]]`;
+  const feed = path.type === "f" ? `Feed with id 'Feed[path='${path}']' has been already registered. ` : "";
+  return new ApiError(409, message ?? feed + exists, { entityId: id, paths: [chain] });
 }
 
 /** `details` of a 404 for a missing relationship. */

@@ -6,6 +6,7 @@
 import type { MetricType, MetricWrite, Tags } from "../../src/metrics/model.ts";
 import { MAX_STRING_LENGTH } from "../../src/metrics/model.ts";
 import { seriesId, seriesTags } from "../../src/prometheus/series-mapping.ts";
+import { STALE_NAN } from "../../src/prometheus/staleness.ts";
 import { ApiError } from "../../src/http/errors.ts";
 import { metricIdProblem, tagsProblem, timestampProblem } from "../../src/metrics/limits.ts";
 import { LabelSetCache, type MappedSeries, SampleColumns } from "../../src/prometheus/remote-write-columns.ts";
@@ -16,12 +17,13 @@ export interface ForeignSeries {
   name: string;
   labels: Record<string, string>;
   type: Extract<MetricType, "gauge" | "string">;
-  points: { timestamp: number; value: number | string }[];
+  /** `stale`: the value is a staleness marker (src/prometheus/staleness.ts), kept as such. */
+  points: { timestamp: number; value: number | string; stale?: boolean }[];
 }
 
 export interface ForeignWriteResult {
   points: number;
-  /** Samples that cannot be stored (NaN, ±Inf: staleness markers among them). */
+  /** Samples that cannot be stored: NaN that is not a staleness marker, ±Inf. */
   skipped: number;
 }
 
@@ -52,7 +54,8 @@ export async function writeForeignSeries(deps: WriteDeps, tenant: string, series
     let entry = byId.get(key);
     if (!entry) byId.set(key, (entry = { type: s.type, tags: seriesTags(s.name, s.labels), write: { type: s.type, id, points: [] } }));
     for (const p of s.points) {
-      if (typeof p.value === "number" && !Number.isFinite(p.value)) skipped++;
+      if (p.stale) entry.write.points.push({ timestamp: p.timestamp, value: STALE_NAN });
+      else if (typeof p.value === "number" && !Number.isFinite(p.value)) skipped++;
       else entry.write.points.push({ timestamp: p.timestamp, value: p.value });
     }
   }

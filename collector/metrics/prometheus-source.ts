@@ -10,6 +10,7 @@ import { AVAILABILITY_CODE } from "../../src/metrics/model.ts";
 import type { SeriesParts } from "../store/metrics/parts.ts";
 import type { MetricsStore, NumericSeries } from "../store/metrics/types.ts";
 import { type IndexedSeries, type LabelIndex, labelIndex } from "./label-index.ts";
+import { withMarkersApart } from "./marker-split.ts";
 
 /** A selected series that can also hand over its samples undecoded. */
 export interface StoreSeriesRef extends SeriesRef {
@@ -62,11 +63,11 @@ export class StoreSeriesSource implements SeriesSource {
     return viaReader ? viaReader() : this.store.readParts(this.tenant, h.entry.type, h.entry.id, start, end + 1);
   }
 
-  /** A series of one metric from its read (availability converted). */
+  /** A series of one metric from its read (availability converted, staleness markers apart). */
   private async readOne(h: IndexedSeries, read: Promise<NumericSeries | undefined>): Promise<RawSeries | undefined> {
     const s = await read;
     if (!s || s.ts.length === 0) return undefined;
-    return h.entry.type === "availability" ? knownAvailability(h.labels, s.ts, s.values) : { labels: h.labels, ts: s.ts, vals: s.values };
+    return h.entry.type === "availability" ? knownAvailability(h.labels, s.ts, s.values) : withMarkersApart(h.labels, s.ts, s.values);
   }
 
   /**
@@ -80,8 +81,9 @@ export class StoreSeriesSource implements SeriesSource {
       if (!s || s.ts.length === 0) continue;
       parts.push(h.entry.type === "availability" ? knownAvailability(h.labels, s.ts, s.values) : { labels: h.labels, ts: s.ts, vals: s.values });
     }
-    if (parts.length <= 1) return parts[0];
-    return mergeSeries(parts);
+    if (parts.length <= 1) return parts[0] && withMarkersApart(parts[0].labels, parts[0].ts, parts[0].vals);
+    const merged = mergeSeries(parts);
+    return withMarkersApart(merged.labels, merged.ts, merged.vals);
   }
 }
 

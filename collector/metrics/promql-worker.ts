@@ -7,6 +7,7 @@
  */
 import { PerSeriesEval } from "../../src/promql/offload.ts";
 import { partsColumns } from "../store/metrics/parts.ts";
+import { withMarkersApart } from "./marker-split.ts";
 import { type OffloadReply, type OffloadRequest, SLICE_FREE, SLICE_STARTED, unpackSlice } from "./promql-wire.ts";
 
 declare const self: Worker;
@@ -32,7 +33,7 @@ self.onmessage = (ev: MessageEvent<OffloadRequest>) => {
     for (const { labels, parts } of unpackSlice(m.series)) {
       const c = partsColumns(parts, j.ev.take);
       j.samples += c.ts.length;
-      j.ev.add({ labels, ts: c.ts, vals: c.nums });
+      j.ev.add(withMarkersApart(labels, c.ts, c.nums));
     }
     j.ev.endSlice();
     j.slices++;

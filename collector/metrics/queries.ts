@@ -12,6 +12,7 @@ import { stackBuckets } from "../../src/metrics/stacked.ts";
 import { taggedStats } from "../../src/metrics/tagged-stats.ts";
 import type { PercentileRequest } from "../../src/metrics/percentiles-param.ts";
 import type { TimeRange } from "../../src/metrics/time-range.ts";
+import { withoutStaleMarkers } from "../../src/prometheus/staleness.ts";
 import type { MetricsStore } from "../store/metrics/types.ts";
 
 /**
@@ -63,9 +64,10 @@ export async function readRawPoints(store: MetricsStore, tenant: string, type: M
   return out;
 }
 
+/** Points of a numeric metric for the Hawkular computations: staleness markers are no points there. */
 async function numericSeries(store: MetricsStore, tenant: string, type: MetricType, id: string, range: TimeRange): Promise<ColumnSeries> {
   const s = await store.readSeries(tenant, type, id, range.start, range.end);
-  return s ? { ts: s.ts, values: s.values } : EMPTY;
+  return s ? withoutStaleMarkers({ ts: s.ts, values: s.values }) : EMPTY;
 }
 
 /** Upstream feeds gauge points to the estimators newest first, counters and rates oldest first. */
@@ -184,7 +186,8 @@ export async function readTaggedStats(
   filters: ReadonlyMap<string, string>,
   percentiles: PercentileRequest[] | undefined,
 ): Promise<Record<string, TaggedBucketPoint>> {
-  const s = await store.readSeries(tenant, type, id, range.start, range.end);
+  const read = await store.readSeries(tenant, type, id, range.start, range.end);
+  const s = read && withoutStaleMarkers(read);
   if (!s || s.ts.length === 0) return {};
   const tags: (Tags | undefined)[] = s.tags ?? new Array(s.ts.length);
   return taggedStats({ ts: s.ts, values: s.values, tags }, filters, { percentiles, feedOrder: singleFeedOrder(type) });

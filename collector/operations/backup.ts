@@ -1,7 +1,8 @@
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { OptionError } from "../../src/config/option-error.ts";
 import { OUTPOST_VERSION } from "../../src/config/version.ts";
+import { makePrivateDir, tightenTree } from "../../src/fs/private-files.ts";
 import type { Logger } from "../../src/log/logger.ts";
 import { COLLECTOR_DATABASES } from "../store/databases.ts";
 import { type CopyInfo, MANIFEST, type Manifest, snapshotInto, verifyCopy } from "./database-copy.ts";
@@ -19,7 +20,9 @@ export async function backupDatabases(dataDir: string, target: string, log: Logg
   const to = resolve(target);
   if (!existsSync(from)) throw new OptionError(`--data-dir ${from} does not exist`);
   if (existsSync(to) && readdirSync(to).length > 0) throw new OptionError(`${to} is not empty: back up into a new folder`);
-  mkdirSync(to, { recursive: true });
+  // A backup holds every tenant's data: only its owner may read it, whatever the umask.
+  makePrivateDir(to);
+  tightenTree(to);
   const copies: CopyInfo[] = [];
   const started = Date.now();
   for (const schema of COLLECTOR_DATABASES) {
@@ -37,7 +40,8 @@ export async function backupDatabases(dataDir: string, target: string, log: Logg
   }
   if (copies.length === 0) throw new OptionError(`${from} holds no collector database: is --data-dir right?`);
   const manifest: Manifest = { format: 1, createdAt: new Date().toISOString(), outpostVersion: OUTPOST_VERSION, databases: copies };
-  writeFileSync(join(to, MANIFEST), `${JSON.stringify(manifest, null, 2)}\n`);
+  writeFileSync(join(to, MANIFEST), `${JSON.stringify(manifest, null, 2)}\n`, { mode: 0o600 });
+  tightenTree(to);
   log.info("backup complete", { folder: to, databases: copies.length, size: mb(copies.reduce((n, c) => n + c.bytes, 0)), seconds: ((Date.now() - started) / 1000).toFixed(1) });
   return manifest;
 }

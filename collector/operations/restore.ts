@@ -2,6 +2,7 @@ import { closeSync, copyFileSync, existsSync, fsyncSync, mkdirSync, openSync, re
 import { join, resolve } from "node:path";
 import { OptionError } from "../../src/config/option-error.ts";
 import { ensureWritableDir } from "../../src/config/writable-dir.ts";
+import { tightenTree } from "../../src/fs/private-files.ts";
 import type { Logger } from "../../src/log/logger.ts";
 import { lockDataDir } from "../data-dir-lock.ts";
 import { COLLECTOR_DATABASES } from "../store/databases.ts";
@@ -52,7 +53,7 @@ export async function restoreDatabases(backup: string, dataDir: string, log: Log
     if (info.sha256 !== entry.sha256) throw new OptionError(`${join(from, entry.file)}: its checksum differs from the manifest's (changed or damaged since the backup)`);
   }
 
-  const to = ensureWritableDir(dataDir, "--data-dir");
+  const to = ensureWritableDir(dataDir, "--data-dir", log);
   const lock = lockDataDir(to, "a restore");
   try {
     const stamp = new Date().toISOString().replace(/[:.]/g, "-");
@@ -79,6 +80,8 @@ export async function restoreDatabases(backup: string, dataDir: string, log: Log
       restored.push(entry.file);
       log.info(`restored ${entry.file}`, { schemaVersion: entry.schemaVersion });
     }
+    // Copies of backups made before they were private keep their mode: the restored files are the folder's own.
+    tightenTree(to);
     log.info("restore complete: start the collector", { dataDir: to, backupOf: manifest.createdAt, madeBy: manifest.outpostVersion });
     return { restored, setAside };
   } finally {

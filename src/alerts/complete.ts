@@ -1,6 +1,6 @@
 import { conditionDisplay } from "./conditions/display.ts";
 import { conditionId, dampeningId } from "./ids.ts";
-import type { Condition, Dampening, Data, Event, FullTrigger, Trigger, TriggerMode } from "./model.ts";
+import { type Condition, type Dampening, type Data, type Event, type FullTrigger, SOURCE_NONE, type Trigger, type TriggerMode } from "./model.ts";
 import type { ConditionInput, DampeningInput, DataInput, EventInput, FullTriggerInput, TriggerInput } from "./schemas.ts";
 
 /**
@@ -9,8 +9,19 @@ import type { ConditionInput, DampeningInput, DataInput, EventInput, FullTrigger
  */
 export function completeTrigger(input: TriggerInput, tenantId: string, newId: () => string = () => crypto.randomUUID()): Trigger {
   const { id, ...rest } = input;
-  return dropUndefined({ ...rest, type: rest.type ?? "STANDARD", tenantId, id: id && id.length > 0 ? id : newId() });
+  return dropUndefined({
+    ...rest,
+    // Upstream's defaults, which its clients see on every trigger: a name, and the source of data without one.
+    name: rest.name ?? DEFAULT_TRIGGER_NAME,
+    source: rest.source && rest.source.length > 0 ? rest.source : SOURCE_NONE,
+    type: rest.type ?? "STANDARD",
+    tenantId,
+    id: id && id.length > 0 ? id : newId(),
+  });
 }
+
+/** The name of a trigger created without one (Hawkular Alerting's Trigger default). */
+export const DEFAULT_TRIGGER_NAME = "defaultName";
 
 /**
  * Conditions as stored: tenant, trigger, and per mode the set size, the 1-based index in list
@@ -69,6 +80,8 @@ export function completeEvent(input: EventInput, tenantId: string, now: number):
     ...input,
     eventType: "EVENT" as const,
     tenantId,
+    // Upstream's default: an event without a source has the source of data without one.
+    dataSource: input.dataSource && input.dataSource.length > 0 ? input.dataSource : SOURCE_NONE,
     ctime: input.ctime ?? now,
     category: input.category ?? "",
     text: input.text ?? "",

@@ -79,14 +79,13 @@ export function writeDecimal(out: ByteWriter, v: Float64Array, n: number, plan: 
   out.byte(plan.e);
   out.varuint(plan.count);
   let last = 0;
-  const raw = new Float64Array(1);
-  const rawBytes = new Uint8Array(raw.buffer);
+  // Exceptions are copied as bytes: a float64 read into a number loses its NaN payload.
+  const bytes = new Uint8Array(v.buffer, v.byteOffset, n * 8);
   for (let k = 0; k < plan.count; k++) {
     const i = exceptions[k]!;
     out.varuint(i - last);
     last = i;
-    raw[0] = v[i]!;
-    out.bytes(rawBytes);
+    out.bytes(bytes.subarray(i * 8, i * 8 + 8));
   }
   writeIntColumn(out, ints, n);
 }
@@ -102,8 +101,7 @@ export function readDecimal(r: ByteReader, n: number, out: Float64Array): void {
     return;
   }
   const idx = new Int32Array(count);
-  const raw = new Float64Array(count);
-  const rawBytes = new Uint8Array(raw.buffer);
+  const rawBytes = new Uint8Array(count * 8);
   let at = 0;
   for (let k = 0; k < count; k++) {
     at += r.varuint();
@@ -112,5 +110,7 @@ export function readDecimal(r: ByteReader, n: number, out: Float64Array): void {
     rawBytes.set(r.take(8), k * 8);
   }
   readIntColumn(r, n, out, POW10[e]!);
-  for (let k = 0; k < count; k++) out[idx[k]!] = raw[k]!;
+  // As bytes, as they were written (NaN payloads kept).
+  const outBytes = new Uint8Array(out.buffer, out.byteOffset, n * 8);
+  for (let k = 0; k < count; k++) outBytes.set(rawBytes.subarray(k * 8, k * 8 + 8), idx[k]! * 8);
 }

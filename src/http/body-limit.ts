@@ -1,4 +1,5 @@
 import type { Context, MiddlewareHandler } from "hono";
+import type { OptionSpec, OptionValues } from "../config/options.ts";
 import { ApiError } from "./errors.ts";
 import type { MemoryGovernor } from "./memory-governor.ts";
 
@@ -35,6 +36,21 @@ export interface BodyLimit {
   option: string;
   /** Collects garbage, or refuses bodies, when resident memory is high (--memory-target, --memory-limit). */
   memory?: MemoryGovernor;
+  /** How slowly a body may arrive (408 beyond); none: no limit. */
+  pace?: BodyPace;
+}
+
+/**
+ * A body must have arrived `graceMs` after its headers, plus one second per `minBytesPerSecond`
+ * of its size: a client trickling it (a byte now and then keeps a connection open forever, and
+ * with it a share of the body budget) is answered 408 and the connection closed. A body without
+ * a declared length is held to the same pace as it arrives.
+ */
+export interface BodyPace {
+  graceMs: number;
+  minBytesPerSecond: number;
+  /** The options that set them, named in the 408 message. */
+  options: string;
 }
 
 /**
@@ -94,10 +110,41 @@ export async function readBodyText(c: Context): Promise<string> {
   const a = allowances.get(c.req.raw);
   const declared = c.req.header("Content-Length");
   if (a && declared !== undefined) {
-    take(a, declaredLength(a, declared));
-    return c.req.text();
+    const n = declaredLength(a, declared);
+    take(a, n);
+    const pace = a.limit.pace;
+    return pace ? inTime(c.req.text(), allowedMs(pace, n), pace) : c.req.text();
   }
   return new TextDecoder().decode(await readBodyBytes(c));
+}
+
+function tooSlow(pace: BodyPace): ApiError {
+  return new ApiError(
+    408,
+    `The request body did not arrive in time (${pace.graceMs / 1000} s, plus a second per ${pace.minBytesPerSecond} bytes of it: ${pace.options})`,
+    undefined,
+    { Connection: "close" },
+  );
+}
+
+/** Milliseconds a body of `bytes` may take to arrive. */
+function allowedMs(pace: BodyPace, bytes: number): number {
+  return pace.graceMs + (1000 * bytes) / pace.minBytesPerSecond;
+}
+
+/** The read, or a 408 after `ms`. */
+async function inTime<T>(read: Promise<T>, ms: number, pace: BodyPace): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(tooSlow(pace)), Math.max(0, ms));
+  });
+  try {
+    return await Promise.race([read, late]);
+  } finally {
+    clearTimeout(timer);
+    // The read goes on until the connection closes; its failure then is no one's concern.
+    read.catch(() => {});
+  }
 }
 
 /** The Content-Length of a body checked against the limit, after the memory governor's say. */
@@ -135,8 +182,10 @@ export async function readBodyBytes(c: Context): Promise<Uint8Array> {
   const { limit } = a;
   const declared = c.req.header("Content-Length");
   if (declared !== undefined) {
-    take(a, declaredLength(a, declared));
-    return new Uint8Array(await c.req.arrayBuffer());
+    const n = declaredLength(a, declared);
+    take(a, n);
+    const pace = limit.pace;
+    return new Uint8Array(await (pace ? inTime(c.req.arrayBuffer(), allowedMs(pace, n), pace) : c.req.arrayBuffer()));
   }
   limit.memory?.admit(0);
   const body = c.req.raw.body;
@@ -144,9 +193,12 @@ export async function readBodyBytes(c: Context): Promise<Uint8Array> {
   const reader = body.getReader();
   const parts: Uint8Array[] = [];
   let size = 0;
+  const started = Date.now();
   try {
     for (;;) {
-      const { done, value } = await reader.read();
+      // The next chunk must come before the bytes so far (and one more) are overdue.
+      const pace = limit.pace;
+      const { done, value } = await (pace ? inTime(reader.read(), started + allowedMs(pace, size + 1) - Date.now(), pace) : reader.read());
       if (done) break;
       size += value.byteLength;
       if (size > limit.maxBytes) throw tooLarge(limit, `more than ${limit.maxBytes} bytes`);
@@ -159,4 +211,32 @@ export async function readBodyBytes(c: Context): Promise<Uint8Array> {
   }
   limit.memory?.received(size);
   return Buffer.concat(parts, size);
+}
+
+/** The options of BodyPace, the same in both programs. */
+export const bodyPaceOptions: OptionSpec[] = [
+  {
+    name: "request-body-timeout",
+    kind: "duration",
+    min: 1000,
+    max: 3_600_000,
+    default: "10s",
+    help: "time an HTTP request body may take to arrive, plus a second per --request-body-min-rate bytes of it; a slower one is answered 408 and its connection closed",
+  },
+  {
+    name: "request-body-min-rate",
+    kind: "size",
+    min: 1,
+    max: 1024 ** 3,
+    default: "16KB",
+    help: "bytes per second an HTTP request body must arrive at, on average, beyond --request-body-timeout",
+  },
+];
+
+export function bodyPaceOf(values: OptionValues): BodyPace {
+  return {
+    graceMs: Number(values["request-body-timeout"] ?? 10_000),
+    minBytesPerSecond: Number(values["request-body-min-rate"] ?? 16 * 1024),
+    options: "--request-body-timeout, --request-body-min-rate",
+  };
 }

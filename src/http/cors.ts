@@ -5,6 +5,8 @@ import type { Context, MiddlewareHandler } from "hono";
  * `Origin` that is not allowed is answered 400 before it reaches any route; an allowed one gets
  * the CORS headers, and a preflight (`OPTIONS`) is answered 200 at once. Same-origin requests
  * (the Origin names the host the request was sent to) are not cross-origin and pass untouched.
+ * Only a listed origin is echoed with credentials allowed; `*` is answered `*` without them, so
+ * a browser never lets an unlisted site read what its credentials or cookies would fetch.
  */
 export interface CorsOptions {
   /**
@@ -63,10 +65,10 @@ function sameOrigin(c: Context, origin: string): boolean {
 
 export function corsMiddleware(opts: CorsOptions): MiddlewareHandler {
   const admitted = compileOriginPredicate(opts.origins);
+  const anyOrigin = opts.origins.some((o) => o.trim() === "*");
   const allowHeaders = [...DEFAULT_ALLOW_HEADERS, ...(opts.allowHeaders ?? []).map((h) => h.trim()).filter((h) => h !== "")].join(",");
   const headers = (origin: string): Record<string, string> => ({
-    "Access-Control-Allow-Origin": origin,
-    "Access-Control-Allow-Credentials": "true",
+    ...(anyOrigin ? { "Access-Control-Allow-Origin": "*" } : { "Access-Control-Allow-Origin": origin, "Access-Control-Allow-Credentials": "true" }),
     "Access-Control-Allow-Methods": ALLOW_METHODS,
     "Access-Control-Allow-Headers": allowHeaders,
     "Access-Control-Expose-Headers": EXPOSE_HEADERS,

@@ -4,7 +4,7 @@
  */
 export class ApiError extends Error {
   constructor(
-    readonly status: 400 | 401 | 403 | 404 | 405 | 406 | 409 | 413 | 415 | 422 | 429 | 500 | 503 | 507,
+    readonly status: 400 | 401 | 403 | 404 | 405 | 406 | 408 | 409 | 413 | 415 | 422 | 429 | 500 | 503 | 507,
     message: string,
     readonly details?: unknown,
     /** Response headers to send with it (a Retry-After). */

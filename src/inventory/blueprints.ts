@@ -1,5 +1,6 @@
 // Namespace import: the named `z` export comes out undefined under vitest on Bun.
 import * as z from "zod";
+import { jsonInteger } from "../http/json-scalars.ts";
 import { METRIC_DATA_TYPES, METRIC_UNITS, type MetricDataType, type MetricUnit, type Properties } from "./model.ts";
 import type { EntityCode } from "./segment-types.ts";
 
@@ -34,7 +35,8 @@ export interface RelationshipBlueprint {
 const id = z.string().min(1, "must not be empty");
 const properties = z.record(z.string(), z.unknown());
 const links = z.record(z.string(), z.array(z.string().min(1)));
-const interval = z.number().int().nonnegative();
+/** Seconds; a numeric string too, as every numeric field of the interfaces (src/http/json-scalars.ts). */
+const interval = jsonInteger.pipe(z.number().nonnegative());
 const optionalName = z.string().nullish();
 
 const common = {

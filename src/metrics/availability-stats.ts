@@ -1,5 +1,4 @@
 import type { AvailabilityBucketPoint } from "./bucket-points.ts";
-import { emptyBucket } from "./bucket-points.ts";
 import type { Buckets } from "./buckets.ts";
 import { AVAILABILITY_CODE, AVAILABILITY_VALUES, type Availability } from "./model.ts";
 import type { Series } from "./series.ts";
@@ -33,7 +32,7 @@ export function availabilityBucketStats(series: Series, buckets: Buckets): Avail
     const start = buckets.start + b * buckets.step;
     const end = start + buckets.step;
     if (j >= n || ts[j]! >= end) {
-      out[b] = emptyBucket(start, end);
+      out[b] = { start, end, samples: 0, upCount: 0, empty: true };
       continue;
     }
     durations.fill(0);

@@ -30,7 +30,22 @@ export interface EmptyBucketPoint {
   empty: true;
 }
 
-export type NumericBucketPoint = EmptyBucketPoint | ({ start: number; end: number } & NumericStats & { empty: false });
+/**
+ * A bucket of stacked stats where no metric had data: upstream adds up nothing there, which
+ * makes 0 for each statistic (a stacked chart drawn from it has no gap), and still calls it empty.
+ */
+export interface ZeroBucketPoint {
+  start: number;
+  end: number;
+  min: 0;
+  avg: 0;
+  median: 0;
+  max: 0;
+  sum: 0;
+  empty: true;
+}
+
+export type NumericBucketPoint = EmptyBucketPoint | ZeroBucketPoint | ({ start: number; end: number } & NumericStats & { empty: false });
 
 export interface AvailabilityStats {
   start: number;
@@ -60,7 +75,7 @@ export interface AvailabilityStats {
   empty: false;
 }
 
-export type AvailabilityBucketPoint = EmptyBucketPoint | AvailabilityStats;
+export type AvailabilityBucketPoint = EmptyAvailabilityBucketPoint | AvailabilityStats;
 
 /** Stats of the points sharing one combination of data-point tag values. */
 export interface TaggedBucketPoint extends NumericStats {
@@ -69,4 +84,16 @@ export interface TaggedBucketPoint extends NumericStats {
 
 export function emptyBucket(start: number, end: number): EmptyBucketPoint {
   return { start, end, empty: true };
+}
+
+/**
+ * An availability bucket without points, as Hawkular Metrics 0.2x writes it: no durations or
+ * ratio, but its counts of samples and of up periods (both 0), as the clients' recordings show.
+ */
+export interface EmptyAvailabilityBucketPoint {
+  start: number;
+  end: number;
+  samples: 0;
+  upCount: 0;
+  empty: true;
 }

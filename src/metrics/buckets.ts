@@ -32,10 +32,23 @@ export interface BucketParams {
 export function bucketConfig(params: BucketParams, range: TimeRange): Buckets | undefined {
   const { buckets, bucketDuration } = params;
   if (buckets === undefined && bucketDuration === undefined) return undefined;
-  if (buckets !== undefined && bucketDuration !== undefined) throw new ApiError(400, BOTH_BUCKET_PARAMS);
+  const problem = bucketParamsProblem(params);
+  if (problem) throw new ApiError(400, problem);
   return buckets !== undefined
     ? bucketsFromCount(range.start, range.end, buckets)
     : bucketsFromStep(range.start, range.end, bucketDuration!);
+}
+
+/**
+ * What is wrong with the bucket parameters themselves, whatever the range: both given, a count
+ * or step that is not positive (upstream's messages). Checked before a read looks anything up,
+ * so a metric that is unknown or holds no data gets the same 400 as any other.
+ */
+export function bucketParamsProblem({ buckets, bucketDuration }: BucketParams): string | undefined {
+  if (buckets !== undefined && bucketDuration !== undefined) return BOTH_BUCKET_PARAMS;
+  if (buckets !== undefined && !(buckets > 0)) return `count is not positive: ${buckets}`;
+  if (bucketDuration !== undefined && !(bucketDuration > 0)) return `step is not positive: ${bucketDuration}`;
+  return undefined;
 }
 
 /**
@@ -44,7 +57,8 @@ export function bucketConfig(params: BucketParams, range: TimeRange): Buckets | 
  */
 export function bucketsFromCount(start: number, end: number, count: number): Buckets {
   checkRange(start, end);
-  if (!(count > 0)) throw new ApiError(400, `count is not positive: ${count}`);
+  const problem = bucketParamsProblem({ buckets: count });
+  if (problem) throw new ApiError(400, problem);
   const span = end - start;
   const [quotient, remainder] = divMod(span, count);
   const step = remainder !== 0 && (count - 1) * (quotient + 1) < span ? quotient + 1 : quotient;
@@ -55,7 +69,8 @@ export function bucketsFromCount(start: number, end: number, count: number): Buc
 /** Buckets of `step` ms covering [start, end); one bucket when the step exceeds the range. */
 export function bucketsFromStep(start: number, end: number, step: number): Buckets {
   checkRange(start, end);
-  if (!(step > 0)) throw new ApiError(400, `step is not positive: ${step}`);
+  const problem = bucketParamsProblem({ bucketDuration: step });
+  if (problem) throw new ApiError(400, problem);
   const span = end - start;
   if (step > span) return checked(start, step, 1);
   const [quotient, remainder] = divMod(span, step);

@@ -38,6 +38,14 @@ const valueOk: Record<MetricType, (v: unknown) => boolean> = {
   string: (v) => typeof v === "string" && v.length <= MAX_STRING_LENGTH,
 };
 
+/** The same, where a gauge or counter value may also be a staleness marker (NaN; agent protocol version 3). */
+const markerOk: Record<MetricType, (v: unknown) => boolean> = {
+  gauge: (v) => typeof v === "number" && !(v === Number.POSITIVE_INFINITY || v === Number.NEGATIVE_INFINITY),
+  counter: (v) => Number.isSafeInteger(v) || (typeof v === "number" && Number.isNaN(v)),
+  availability: valueOk.availability,
+  string: valueOk.string,
+};
+
 export function isMetricType(t: unknown): t is MetricType {
   return typeof t === "string" && Object.hasOwn(valueOk, t);
 }
@@ -46,10 +54,13 @@ export function isNormalizedId(id: unknown): id is string {
   return typeof id === "string" && id.length > 0 && id.length <= LIMITS.metricIdLength && id.trim() === id;
 }
 
-/** True when `points` is an array of normalized points of `type` (possibly empty). */
-export function isNormalizedPoints(type: MetricType, points: unknown): points is DataPoint[] {
+/**
+ * True when `points` is an array of normalized points of `type` (possibly empty); with
+ * `markers`, gauge and counter values may also be staleness markers (NaN).
+ */
+export function isNormalizedPoints(type: MetricType, points: unknown, markers = false): points is DataPoint[] {
   if (!Array.isArray(points)) return false;
-  const ok = valueOk[type];
+  const ok = (markers ? markerOk : valueOk)[type];
   for (const p of points) {
     if (!isPlainObject(p) || !onlyKeys(p, "timestamp", "value", "tags")) return false;
     const t = p.timestamp;

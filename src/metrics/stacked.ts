@@ -1,4 +1,4 @@
-import { emptyBucket, type NumericBucketPoint, type Percentile } from "./bucket-points.ts";
+import type { NumericBucketPoint, Percentile } from "./bucket-points.ts";
 import type { Buckets } from "./buckets.ts";
 
 /**
@@ -6,7 +6,9 @@ import type { Buckets } from "./buckets.ts";
  * numericBucketStats over the same buckets and the same requested percentiles), then per bucket
  * the non-empty buckets are added: min, avg, median, max, sum and each percentile are the sums
  * of the metrics' values, and samples is the number of metrics that had data there (Hawkular
- * Metrics from 0.17 on; 0.16 had no percentiles here). A bucket where no metric had data is empty.
+ * Metrics from 0.17 on; 0.16 had no percentiles here). A bucket where no metric had data adds
+ * up nothing: 0 for min, avg, median, max and sum, and `empty: true` (upstream's
+ * SumNumericBucketPointCollector), so a stacked chart shows 0 there rather than a gap.
  */
 export function stackBuckets(perMetric: readonly (readonly NumericBucketPoint[])[], buckets: Buckets): NumericBucketPoint[] {
   const out: NumericBucketPoint[] = new Array(buckets.count);
@@ -35,7 +37,7 @@ export function stackBuckets(perMetric: readonly (readonly NumericBucketPoint[])
         else for (let k = 0; k < percentiles.length; k++) percentiles[k]!.value += p.percentiles[k]!.value;
       }
     }
-    if (samples === 0) out[b] = emptyBucket(start, end);
+    if (samples === 0) out[b] = { start, end, min: 0, avg: 0, median: 0, max: 0, sum: 0, empty: true };
     else {
       const point: NumericBucketPoint = { start, end, min, avg, median, max, sum, samples, empty: false };
       if (percentiles) point.percentiles = percentiles;

@@ -4,9 +4,11 @@ import { ApiError } from "../http/errors.ts";
  * Parses the `tag-list` format of the `tags` query parameter and of `/tags/{tags}` paths:
  * comma-separated `name:value` pairs, split at the first colon. The value is URL-decoded once
  * more (as upstream does), so `%2C`, `%3A` and `%2F` stand for `,` `:` and `/`, and `+` for a
- * space. A trailing comma is tolerated, like upstream; a leading or doubled comma, a token
- * without a colon, an empty name, or a blank name or value is a 400. A repeated name keeps
- * its last value. The empty string is an empty list (the caller decides whether that is allowed).
+ * space. A bare name (a token without a colon) means "has this tag", the value `*`: what a bare
+ * name means in the tag query language too, so `tags=novalue` selects the same metrics in both
+ * syntaxes (docs/compatibility.md). A trailing comma is tolerated, like upstream; a leading or
+ * doubled comma, an empty name, or a blank name or value is a 400. A repeated name keeps its
+ * last value. The empty string is an empty list (the caller decides whether that is allowed).
  */
 export function parseTagList(text: string): Map<string, string> {
   const tags = new Map<string, string>();
@@ -19,9 +21,9 @@ export function parseTagList(text: string): Map<string, string> {
   for (let i = 0; i < last; i++) {
     const token = tokens[i]!;
     const colon = token.indexOf(":");
-    if (colon <= 0) throw invalid();
-    const name = token.slice(0, colon);
-    const value = decodeTagValue(token.slice(colon + 1), text);
+    if (colon === 0) throw invalid();
+    const name = colon < 0 ? token : token.slice(0, colon);
+    const value = colon < 0 ? "*" : decodeTagValue(token.slice(colon + 1), text);
     if (name.trim() === "" || value.trim() === "") throw invalid();
     tags.set(name, value);
   }

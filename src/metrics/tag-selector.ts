@@ -24,13 +24,9 @@ export function compileTagSelector(text: string): TagSelector {
     const q = parseTagQuery(text, "metrics");
     return { match: (tags) => matchesTags(q, tags), names: tagQueryKeys(q) };
   } catch (queryError) {
-    let list: Map<string, string>;
-    try {
-      list = parseTagList(text);
-    } catch (listError) {
-      if (queryError instanceof TagQueryError && !text.includes(":")) throw new ApiError(400, `Invalid tag query: ${queryError.message}`);
-      throw listError;
-    }
+    // Without a colon it can only be the query language (a bare name already parsed as one).
+    if (queryError instanceof TagQueryError && !text.includes(":")) throw new ApiError(400, `Invalid tag query: ${queryError.message}`);
+    const list = parseTagList(text);
     if (list.size === 0) throw new ApiError(400, "Invalid tags: the tag filter is empty");
     return { match: compileTagFilter(list), names: [...list.keys()] };
   }

@@ -14,6 +14,7 @@
  */
 import { ProtobufError, ProtoReader } from "./protobuf.ts";
 import { metadata } from "./remote-write.ts";
+import { isStaleMarkerAt, STALE_NAN } from "./staleness.ts";
 
 /** What a label set stands for (the caller's: a metric id and tags); one object per id. */
 export interface MappedSeries {
@@ -135,7 +136,7 @@ export class SampleColumns<V> {
   values = new Float64Array(4096);
   series: V[] = [];
   points = 0;
-  /** Samples left out: NaN and ±Inf (staleness markers among them), as the general path skips them. */
+  /** Samples left out: NaN that is not a staleness marker, ±Inf, as the general path skips them. */
   skipped = 0;
 
   reset(): void {
@@ -234,15 +235,20 @@ function timeSeries<V extends MappedSeries>(
       const e = r.contentEnd();
       let value = 0;
       let timestamp = 0;
+      let stale = false;
       while (r.pos < e) {
         const k = r.varint();
-        if (k === 0x09) value = r.double();
-        else if (k === 0x10) timestamp = r.int64();
+        if (k === 0x09) {
+          // As remote-write.ts: the staleness marker is known by its bits, which the double loses.
+          stale = r.pos + 8 <= r.end && isStaleMarkerAt(r.buf, r.pos);
+          value = r.double();
+        } else if (k === 0x10) timestamp = r.int64();
         else r.skip(k & 7);
       }
       r.pos = e;
       if (!validTimestamp(timestamp)) return false;
-      if (Number.isFinite(value)) out.push(timestamp, value);
+      if (stale) out.push(timestamp, STALE_NAN);
+      else if (Number.isFinite(value)) out.push(timestamp, value);
       else out.skipped++;
     } else if (key === 0x22) r.skip(2);
     else r.skip(key & 7);

@@ -8,11 +8,14 @@
  */
 import { uncompressSync } from "snappy";
 import { ProtobufError, ProtoReader } from "./protobuf.ts";
+import { isStaleMarkerAt } from "./staleness.ts";
 
 export interface RemoteSample {
   value: number;
   /** ms */
   timestamp: number;
+  /** The value is Prometheus' staleness marker (checked on its bits: other NaNs are values). */
+  stale?: true;
 }
 
 export interface RemoteSeries {
@@ -54,13 +57,17 @@ function label(r: ProtoReader, end: number): [string, string] {
 function sample(r: ProtoReader, end: number): RemoteSample {
   let value = 0;
   let timestamp = 0;
+  let stale = false;
   while (r.pos < end) {
     const key = r.varint();
-    if (key === 0x09) value = r.double();
-    else if (key === 0x10) timestamp = r.int64();
+    if (key === 0x09) {
+      // The marker is known by its bits, which the double read would not keep.
+      stale = r.pos + 8 <= r.end && isStaleMarkerAt(r.buf, r.pos);
+      value = r.double();
+    } else if (key === 0x10) timestamp = r.int64();
     else r.skip(key & 7);
   }
-  return { value, timestamp };
+  return stale ? { value, timestamp, stale } : { value, timestamp };
 }
 
 function timeSeries(r: ProtoReader, end: number): RemoteSeries {

@@ -40,6 +40,31 @@ export interface MatrixSelector {
   range: number;
 }
 
+/**
+ * `expr[range:step]`: the instant-vector expression evaluated every `step` (at multiples of it,
+ * counted from the epoch) over each window (t − range, t], as a range vector.
+ */
+export interface SubqueryExpr {
+  kind: "subquery";
+  expr: Expr;
+  /** ms */
+  range: number;
+  /** ms; absent when the query leaves it out (`[1h:]`): DEFAULT_SUBQUERY_STEP_MS. */
+  step?: number;
+  /** ms; positive looks back. */
+  offset: number;
+  at?: AtModifier;
+}
+
+/**
+ * A subquery's step when the query leaves it out: Prometheus takes its global evaluation
+ * interval, 1 minute unless configured otherwise.
+ */
+export const DEFAULT_SUBQUERY_STEP_MS = 60_000;
+
+/** What a range function reads: a range selector or a subquery. */
+export type RangeArg = MatrixSelector | SubqueryExpr;
+
 export interface NumberLiteral {
   kind: "number";
   value: number;
@@ -101,7 +126,7 @@ export interface Unary {
   expr: Expr;
 }
 
-export type Expr = VectorSelector | MatrixSelector | NumberLiteral | StringLiteral | Call | Aggregate | Binary | Unary;
+export type Expr = VectorSelector | MatrixSelector | SubqueryExpr | NumberLiteral | StringLiteral | Call | Aggregate | Binary | Unary;
 
 export const COMPARISON_OPS: ReadonlySet<string> = new Set(["==", "!=", ">", "<", ">=", "<="]);
 export const SET_OPS: ReadonlySet<string> = new Set(["and", "or", "unless"]);

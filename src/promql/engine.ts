@@ -2,7 +2,7 @@
  * The evaluator: every node is evaluated over all steps of the query at once (columns per
  * series), as Prometheus' range evaluation does. Raw samples are fetched beforehand (query.ts).
  */
-import type { AtModifier, Call, Expr, MatrixSelector, VectorSelector } from "./ast.ts";
+import { type AtModifier, type Call, DEFAULT_SUBQUERY_STEP_MS, type Expr, type RangeArg, type SubqueryExpr, type VectorSelector } from "./ast.ts";
 import { aggregate } from "./aggregate.ts";
 import { binary } from "./binary.ts";
 import { callFunction } from "./functions.ts";
@@ -19,12 +19,26 @@ export interface EvalTimes {
   lookback: number;
 }
 
+/** The query's sample budget (Prometheus' --query.max-samples), charged for subquery results. */
+export interface SampleCounter {
+  readonly max: number;
+  take(n: number): void;
+}
+
+/** The series a range function reads, and where each step's window (end − range, end] ends. */
+interface RangeInput {
+  series: RawSeries[];
+  ends: Float64Array;
+  range: number;
+}
+
 export class Evaluator {
   readonly n: number;
 
   constructor(
     readonly t: EvalTimes,
     private readonly data: ReadonlyMap<VectorSelector, RawSeries[]>,
+    private readonly samples?: SampleCounter,
   ) {
     this.n = t.times.length;
   }
@@ -38,6 +52,7 @@ export class Evaluator {
       case "vector":
         return { type: "vector", series: this.instantSelect(e, false) };
       case "matrix":
+      case "subquery":
         return { type: "matrix", series: this.rangeSelect(e) };
       case "call":
         return callFunction(this, e);
@@ -91,8 +106,8 @@ export class Evaluator {
   }
 
   /**
-   * The latest sample in (t − lookback, t] at each step. With `timestamps`, the sample's
-   * time in seconds instead of its value (timestamp()).
+   * The latest sample in (t − lookback, t] at each step, unless a staleness marker came after
+   * it (by t). With `timestamps`, the sample's time in seconds instead of its value (timestamp()).
    */
   instantSelect(sel: VectorSelector, timestamps: boolean): StepSeries[] {
     const out: StepSeries[] = [];
@@ -103,10 +118,18 @@ export class Evaluator {
       let j = 0;
       let any = false;
       const len = s.ts.length;
+      const stale = s.stale;
+      let k = 0;
       for (let i = 0; i < this.n; i++) {
         const t = times[i]!;
-        if (j > 0 && s.ts[j - 1]! > t) j = 0;
+        if (j > 0 && s.ts[j - 1]! > t) j = k = 0;
         while (j < len && s.ts[j]! <= t) j++;
+        if (stale) {
+          // k: markers at or before t; the latest of them ends the sample before it.
+          if (k > 0 && stale[k - 1]! > t) k = 0;
+          while (k < stale.length && stale[k]! <= t) k++;
+          if (k > 0 && j > 0 && stale[k - 1]! > s.ts[j - 1]!) continue;
+        }
         if (j > 0 && s.ts[j - 1]! > t - lookback) {
           r.vals[i] = timestamps ? s.ts[j - 1]! / 1000 : s.vals[j - 1]!;
           r.has[i] = 1;
@@ -118,12 +141,13 @@ export class Evaluator {
     return out;
   }
 
-  /** A range selector evaluated at a single time (an instant query's range-vector result). */
-  private rangeSelect(m: MatrixSelector): RawSeries[] {
-    const end = this.selectorTime(m.selector, 0);
-    const start = end - m.range;
+  /** A range selector or subquery evaluated at a single time (an instant query's range-vector result). */
+  private rangeSelect(m: RangeArg): RawSeries[] {
+    const input = this.rangeInput(m);
+    const end = input.ends[0]!;
+    const start = end - input.range;
     const out: RawSeries[] = [];
-    for (const s of this.series(m.selector)) {
+    for (const s of input.series) {
       let lo = 0;
       while (lo < s.ts.length && s.ts[lo]! <= start) lo++;
       let hi = lo;
@@ -138,7 +162,7 @@ export class Evaluator {
    * over the samples in (t − range, t]: one pass per series, the window's two ends only move
    * forward while the steps do (O(samples + steps) plus the function's own work).
    */
-  applyRange(call: Call, m: MatrixSelector, param?: Float64Array): StepSeries[] {
+  applyRange(call: Call, m: RangeArg, param?: Float64Array): StepSeries[] {
     const out: StepSeries[] = [];
     this.eachRange(call, m, param, true, (s) => out.push(s));
     return KEEPS_NAME.has(call.name) ? out : this.mergeSameLabels(out);
@@ -149,13 +173,13 @@ export class Evaluator {
    * at some step. With fresh = false that is one scratch series reused for the next (the sink
    * copies what it keeps, as GroupAggregator.add does), which saves an allocation per series.
    */
-  eachRange(call: Call, m: MatrixSelector, param: Float64Array | undefined, fresh: boolean, sink: (s: StepSeries) => void): void {
+  eachRange(call: Call, m: RangeArg, param: Float64Array | undefined, fresh: boolean, sink: (s: StepSeries) => void): void {
     const fn = RANGE_FUNCTIONS[call.name]!;
     const counted = PREFIX_COUNTS[call.name];
     const keepName = KEEPS_NAME.has(call.name);
     const stepLoop = STEP_LOOP.has(call.name);
-    const ends = this.selectorTimes(m.selector);
-    const w: Window = { ts: new Float64Array(0), vals: new Float64Array(0), lo: 0, hi: 0, start: 0, end: 0, range: m.range, param: 0, evalTime: 0, counts: new Int32Array(0) };
+    const { series, ends, range } = this.rangeInput(m);
+    const w: Window = { ts: new Float64Array(0), vals: new Float64Array(0), lo: 0, hi: 0, start: 0, end: 0, range, param: 0, evalTime: 0, counts: new Int32Array(0) };
     let scratch: StepSeries | undefined;
     const target = (labels: Labels): StepSeries => {
       if (fresh) return newStepSeries(labels, this.n);
@@ -163,11 +187,11 @@ export class Evaluator {
       scratch.has.fill(0);
       return (scratch = { labels, vals: scratch.vals, has: scratch.has });
     };
-    for (const s of this.series(m.selector)) {
+    for (const s of series) {
       const len = s.ts.length;
       if (stepLoop) {
         const r = target(keepName ? s.labels : dropName(s.labels));
-        if (extrapolatedRateSteps(s.ts, s.vals, ends, m.range, call.name, r)) sink(r);
+        if (extrapolatedRateSteps(s.ts, s.vals, ends, range, call.name, r)) sink(r);
         continue;
       }
       if (counted) {
@@ -181,7 +205,7 @@ export class Evaluator {
       let hi = 0;
       for (let i = 0; i < this.n; i++) {
         const end = ends[i]!;
-        const start = end - m.range;
+        const start = end - range;
         if (hi > 0 && s.ts[hi - 1]! > end) lo = hi = 0;
         while (hi < len && s.ts[hi]! <= end) hi++;
         while (lo < hi && s.ts[lo]! <= start) lo++;
@@ -200,6 +224,59 @@ export class Evaluator {
       }
       if (r) sink(r);
     }
+  }
+
+  private rangeInput(m: RangeArg): RangeInput {
+    if (m.kind === "matrix") return { series: this.series(m.selector), ends: this.selectorTimes(m.selector), range: m.range };
+    return this.subquery(m);
+  }
+
+  /**
+   * A subquery, as Prometheus evaluates it: its expression once over the steps that are
+   * multiples of its step (from the epoch), from the first after the earliest window's start to
+   * the latest window's end; each outer step's window (end − range, end] then takes the
+   * results that fall in it. `@ start()`/`end()` inside still mean the query's start and end.
+   */
+  private subquery(sq: SubqueryExpr): RangeInput {
+    const ends = new Float64Array(this.n);
+    let lo = Number.POSITIVE_INFINITY;
+    let hi = Number.NEGATIVE_INFINITY;
+    for (let i = 0; i < this.n; i++) {
+      const end = this.atTime(sq.at, i) - sq.offset;
+      ends[i] = end;
+      if (end - sq.range < lo) lo = end - sq.range;
+      if (end > hi) hi = end;
+    }
+    const step = sq.step ?? DEFAULT_SUBQUERY_STEP_MS;
+    // Prometheus' alignment, with Go's integer division (towards zero).
+    let first = step * Math.trunc(lo / step);
+    if (first <= lo) first += step;
+    const count = first > hi ? 0 : Math.floor((hi - first) / step) + 1;
+    // Each inner series holds a value slot per inner step: more steps than the query may load
+    // samples would not fit even one series.
+    if (this.samples && count > this.samples.max) this.samples.take(count);
+    const times = new Float64Array(count);
+    for (let k = 0; k < count; k++) times[k] = first + k * step;
+    const inner = new Evaluator({ times, start: this.t.start, end: this.t.end, lookback: this.t.lookback }, this.data, this.samples);
+    const series: RawSeries[] = [];
+    let taken = 0;
+    for (const s of count > 0 ? inner.evalVector(sq.expr) : []) {
+      let k = 0;
+      for (let j = 0; j < count; j++) k += s.has[j]!;
+      if (k === 0) continue;
+      const ts = new Float64Array(k);
+      const vals = new Float64Array(k);
+      k = 0;
+      for (let j = 0; j < count; j++) {
+        if (!s.has[j]) continue;
+        ts[k] = times[j]!;
+        vals[k++] = s.vals[j]!;
+      }
+      series.push({ labels: s.labels, ts, vals });
+      taken += k;
+    }
+    this.samples?.take(taken);
+    return { series, ends, range: sq.range };
   }
 
   /**

@@ -1,5 +1,5 @@
 /** Function calls: range functions go to the evaluator's window loop, the rest are here. */
-import type { Call, Expr, MatrixSelector, VectorSelector } from "./ast.ts";
+import type { Call, Expr, RangeArg, VectorSelector } from "./ast.ts";
 import type { Evaluator } from "./engine.ts";
 import { histogramQuantile } from "./histogram.ts";
 import { labelJoin, labelReplace } from "./label-functions.ts";
@@ -80,9 +80,9 @@ const str = (e: Expr) => (e.kind === "string" ? e.value : "");
 export function callFunction(ev: Evaluator, call: Call): Value {
   const { name, args } = call;
   if (name in RANGE_FUNCTIONS) {
-    if (name === "quantile_over_time") return vector(ev.applyRange(call, args[1] as MatrixSelector, ev.evalScalar(args[0]!)));
-    if (name === "predict_linear") return vector(ev.applyRange(call, args[0] as MatrixSelector, ev.evalScalar(args[1]!)));
-    return vector(ev.applyRange(call, args[0] as MatrixSelector));
+    if (name === "quantile_over_time") return vector(ev.applyRange(call, args[1] as RangeArg, ev.evalScalar(args[0]!)));
+    if (name === "predict_linear") return vector(ev.applyRange(call, args[0] as RangeArg, ev.evalScalar(args[1]!)));
+    return vector(ev.applyRange(call, args[0] as RangeArg));
   }
   const math = MATH[name];
   if (math) return vector(mapValues(ev, ev.evalVector(args[0]!), math));
@@ -149,9 +149,10 @@ export function callFunction(ev: Evaluator, call: Call): Value {
     case "absent":
       return vector(absent(ev, ev.evalVector(args[0]!), args[0]!));
     case "absent_over_time": {
-      const m = args[0] as MatrixSelector;
+      const m = args[0] as RangeArg;
       const present = ev.applyRange({ kind: "call", name: "present_over_time", args }, m);
-      return vector(absent(ev, present, m.selector));
+      // Of a subquery, Prometheus gives no labels.
+      return vector(absent(ev, present, m.kind === "matrix" ? m.selector : m));
     }
   }
   throw new ExecutionError(`function "${name}" has a signature but no evaluator`);

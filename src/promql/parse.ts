@@ -15,6 +15,7 @@ import {
   type Matcher,
   type MatchOp,
   SET_OPS,
+  type SubqueryExpr,
   TYPE_NAMES,
   type ValueType,
   type VectorMatching,
@@ -30,6 +31,17 @@ export class ParseError extends Error {
     readonly detail: string,
   ) {
     super(`${position}: parse error: ${detail}`);
+  }
+}
+
+/**
+ * Valid PromQL that Outpost does not evaluate (a function or aggregation it lacks, fill
+ * modifiers, duration expressions): not the query's fault, answered 501 (docs/prometheus.md).
+ */
+export class UnsupportedFeatureError extends ParseError {
+  constructor(position: string, detail: string) {
+    super(position, detail);
+    this.message = `${position}: ${detail}`;
   }
 }
 
@@ -68,10 +80,19 @@ class Builder {
   }
 
   private error(pos: number, detail: string): ParseError {
+    return new ParseError(this.position(pos), detail);
+  }
+
+  private unsupported(pos: number, detail: string): UnsupportedFeatureError {
+    return new UnsupportedFeatureError(this.position(pos), detail);
+  }
+
+  /** `line:column`, as Prometheus writes positions. */
+  private position(pos: number): string {
     const before = this.src.slice(0, pos);
     const line = before.split("\n").length;
     const col = pos - (before.lastIndexOf("\n") + 1) + 1;
-    return new ParseError(`${line}:${col}`, detail);
+    return `${line}:${col}`;
   }
 
   private text(n: SyntaxNode): string {
@@ -122,9 +143,9 @@ class Builder {
       case "UnaryExpr":
         return this.unary(n);
       case "SubqueryExpr":
-        throw this.error(n.from, "subqueries are not supported by Outpost");
+        return this.subquery(n);
       default:
-        throw this.error(n.from, `${n.name} is not supported by Outpost`);
+        throw this.unsupported(n.from, `${n.name} is not supported by Outpost`);
     }
   }
 
@@ -177,15 +198,36 @@ class Builder {
   /** A duration node (a literal, possibly signed): ms. */
   private duration(n: SyntaxNode): number {
     const text = this.text(n).replace(/\s+/g, "");
-    if (!/^[+-]?[0-9.]/.test(text)) throw this.error(n.from, `duration expressions are not supported by Outpost: ${text}`);
+    if (!/^[+-]?[0-9.]/.test(text)) throw this.unsupported(n.from, `duration expressions are not supported by Outpost: ${text}`);
     const sign = text.startsWith("-") ? -1 : 1;
     return sign * this.literal(n, () => parseDuration(text.replace(/^[+-]/, "")));
   }
 
-  /** The selector that an offset or @ modifies. */
-  private modified(target: Expr, pos: number, what: string): VectorSelector {
-    const sel = target.kind === "matrix" ? target.selector : target.kind === "vector" ? target : undefined;
-    if (!sel) throw this.error(pos, `${what} modifier must be preceded by an instant vector selector or range vector selector`);
+  /** `expr[range:step]` (the step may be left out). */
+  private subquery(n: SyntaxNode): Expr {
+    const [inner, rangeNode, stepNode] = this.children(n);
+    // Lezer reads `-x[5m:1m]` as (-x)[5m:1m]; Prometheus' grammar as -(x[5m:1m]), which it refuses.
+    if (inner!.name === "UnaryExpr") throw this.error(n.from, `unary expression only allowed on expressions of type scalar or instant vector, got "range vector"`);
+    const expr = this.expr(inner!);
+    const t = typeOf(expr);
+    // Prometheus names the type here by its short name (matrix, scalar, string).
+    if (t !== "vector") throw this.error(n.from, `subquery is only allowed on instant vector, got ${t} instead`);
+    const range = this.duration(rangeNode!);
+    // Prometheus' words for a zero range or step.
+    if (range <= 0) throw this.error(rangeNode!.from, "duration must be greater than 0");
+    const sub: SubqueryExpr = { kind: "subquery", expr, range, offset: 0 };
+    if (stepNode) {
+      const step = this.duration(stepNode);
+      if (step <= 0) throw this.error(stepNode.from, "duration must be greater than 0");
+      sub.step = step;
+    }
+    return sub;
+  }
+
+  /** What an offset or @ modifies: a selector or a subquery. */
+  private modified(target: Expr, pos: number, what: string): VectorSelector | SubqueryExpr {
+    const sel = target.kind === "matrix" ? target.selector : target.kind === "vector" || target.kind === "subquery" ? target : undefined;
+    if (!sel) throw this.error(pos, `${what} modifier must be preceded by an instant vector selector or range vector selector or a subquery`);
     return sel;
   }
 
@@ -219,7 +261,7 @@ class Builder {
     const id = this.child(n, "FunctionIdentifier")!;
     const name = this.text(id);
     const sig = SIGNATURES[name];
-    if (!sig) throw this.error(id.from, `function "${name}" is not supported by Outpost`);
+    if (!sig) throw this.unsupported(id.from, `function "${name}" is not supported by Outpost`);
     const body = this.child(n, "FunctionCallBody");
     const argNodes = body ? this.children(body) : [];
     const args = argNodes.map((a) => this.expr(a));
@@ -245,7 +287,7 @@ class Builder {
 
   private aggregate(n: SyntaxNode): Expr {
     const op = this.text(this.child(n, "AggregateOp")!).toLowerCase();
-    if (!AGGREGATE_OPS.has(op)) throw this.error(n.from, `aggregation "${op}" is not supported by Outpost`);
+    if (!AGGREGATE_OPS.has(op)) throw this.unsupported(n.from, `aggregation "${op}" is not supported by Outpost`);
     const aggOp = op as AggregateOp;
     let grouping: string[] = [];
     let without = false;
@@ -291,7 +333,7 @@ class Builder {
       matching = this.matching(kids[i]!);
       i++;
     }
-    if (kids[i]?.name === "FillModifier") throw this.error(kids[i]!.from, "fill modifiers are not supported by Outpost");
+    if (kids[i]?.name === "FillModifier") throw this.unsupported(kids[i]!.from, "fill modifiers are not supported by Outpost");
     const rhs = this.expr(kids[i]!);
     const lt = typeOf(lhs);
     const rt = typeOf(rhs);

@@ -5,7 +5,7 @@
  * max/count/group/stddev/stdvar aggregation. Such a query reads, evaluates and drops one series
  * after another instead of loading all samples first.
  */
-import type { Aggregate, Expr, VectorSelector } from "./ast.ts";
+import type { Aggregate, Expr, SubqueryExpr, VectorSelector } from "./ast.ts";
 import { isPerSeries } from "./functions.ts";
 import { isFoldable } from "./group-aggregator.ts";
 import { RANGE_FUNCTIONS } from "./range-functions.ts";
@@ -15,30 +15,35 @@ export interface SelectorUse {
   sel: VectorSelector;
   /** The range of a range selector, ms; 0 for an instant selector. */
   range: number;
+  /** The subqueries the selector is inside, outermost first (they move the times it reads at). */
+  within?: readonly SubqueryExpr[];
 }
 
 /** The selectors of an expression, each with the range it reads. */
-export function selectors(e: Expr, out: SelectorUse[] = []): SelectorUse[] {
+export function selectors(e: Expr, out: SelectorUse[] = [], within?: readonly SubqueryExpr[]): SelectorUse[] {
   switch (e.kind) {
     case "vector":
-      out.push({ sel: e, range: 0 });
+      out.push(within ? { sel: e, range: 0, within } : { sel: e, range: 0 });
       break;
     case "matrix":
-      out.push({ sel: e.selector, range: e.range });
+      out.push(within ? { sel: e.selector, range: e.range, within } : { sel: e.selector, range: e.range });
+      break;
+    case "subquery":
+      selectors(e.expr, out, [...(within ?? []), e]);
       break;
     case "call":
-      for (const a of e.args) selectors(a, out);
+      for (const a of e.args) selectors(a, out, within);
       break;
     case "aggregate":
-      if (e.param) selectors(e.param, out);
-      selectors(e.expr, out);
+      if (e.param) selectors(e.param, out, within);
+      selectors(e.expr, out, within);
       break;
     case "binary":
-      selectors(e.lhs, out);
-      selectors(e.rhs, out);
+      selectors(e.lhs, out, within);
+      selectors(e.rhs, out, within);
       break;
     case "unary":
-      selectors(e.expr, out);
+      selectors(e.expr, out, within);
       break;
     default:
   }

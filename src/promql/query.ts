@@ -3,14 +3,14 @@
  * evaluate over the steps — series by series when the expression allows (plan.ts, stream.ts),
  * else all selectors first. Results are in the shapes of Prometheus' query API.
  */
-import type { Expr, VectorSelector } from "./ast.ts";
+import type { AtModifier, Expr, VectorSelector } from "./ast.ts";
 import { type EvalTimes, Evaluator } from "./engine.ts";
 import { compareLabels, type Labels } from "./labels.ts";
 import type { Offload } from "./offload.ts";
 import { type SelectorUse, selectors, streamPlan } from "./plan.ts";
 import { evalStreaming, independent, SampleBudget } from "./stream.ts";
 import { typeOf } from "./types.ts";
-import { ExecutionError, type RawSeries, readAll, type SeriesRef, type SeriesSource, type StepSeries, type Value } from "./values.ts";
+import { ExecutionError, InvalidQueryError, type RawSeries, readAll, type SeriesRef, type SeriesSource, type StepSeries, type Value } from "./values.ts";
 
 export const DEFAULT_LOOKBACK_MS = 300_000;
 /** Prometheus' --query.max-samples default. */
@@ -40,10 +40,22 @@ export type QueryResult =
   | { resultType: "scalar"; result: { t: number; v: number } }
   | { resultType: "string"; result: { t: number; v: string } };
 
-/** The span [from, to] (ms) a selector reads for an evaluation over `t`. */
+const atMs = (at: AtModifier, t: EvalTimes) => (at === "start" ? t.start : at === "end" ? t.end : at);
+
+/**
+ * The span [from, to] (ms) a selector reads for an evaluation over `t`: the steps' span, moved
+ * back over the windows of the subqueries it is inside, then its own lookback or range.
+ */
 function span(use: SelectorUse, t: EvalTimes): [number, number] {
+  let from = t.start;
+  let to = t.end;
+  for (const sq of use.within ?? []) {
+    if (sq.at !== undefined) from = to = atMs(sq.at, t);
+    from -= sq.offset + sq.range;
+    to -= sq.offset;
+  }
   const { sel, range } = use;
-  const [from, to] = sel.at === undefined ? [t.start, t.end] : sel.at === "start" ? [t.start, t.start] : sel.at === "end" ? [t.end, t.end] : [sel.at, sel.at];
+  if (sel.at !== undefined) from = to = atMs(sel.at, t);
   return [from - sel.offset - (range || t.lookback), to - sel.offset];
 }
 
@@ -73,7 +85,7 @@ async function evaluate(e: Expr, source: SeriesSource, t: EvalTimes, o: QueryOpt
   } else {
     for (const use of selectors(e)) data.set(use.sel, await readInto(await find(use, source, t), budget));
   }
-  return new Evaluator(t, data).eval(e);
+  return new Evaluator(t, data, budget).eval(e);
 }
 
 function stepTimes(start: number, end: number, step: number): Float64Array {
@@ -106,7 +118,7 @@ export async function instantQuery(expr: Expr, source: SeriesSource, time: numbe
 export async function rangeQuery(expr: Expr, source: SeriesSource, start: number, end: number, step: number, o: QueryOptions = {}): Promise<QueryResult> {
   const t = typeOf(expr);
   if (t !== "scalar" && t !== "vector") {
-    throw new ExecutionError(`invalid expression type "${t === "matrix" ? "range vector" : "string"}" for range query, must be Scalar or instant Vector`);
+    throw new InvalidQueryError(`invalid expression type "${t === "matrix" ? "range vector" : "string"}" for range query, must be Scalar or instant Vector`);
   }
   const lookback = o.lookbackMs ?? DEFAULT_LOOKBACK_MS;
   const times = stepTimes(start, end, step);

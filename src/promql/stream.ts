@@ -27,7 +27,7 @@ const OFFLOAD_MAX_VALUES = 8_000_000;
 export class SampleBudget {
   private used = 0;
 
-  constructor(private readonly max: number) {}
+  constructor(readonly max: number) {}
 
   take(n: number): void {
     this.used += n;

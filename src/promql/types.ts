@@ -11,6 +11,7 @@ export function typeOf(e: Expr): ValueType {
     case "vector":
       return "vector";
     case "matrix":
+    case "subquery":
       return "matrix";
     case "call":
       return SIGNATURES[e.name]!.returns;

@@ -6,6 +6,13 @@ export interface RawSeries {
   labels: Labels;
   ts: Float64Array;
   vals: Float64Array;
+  /**
+   * Times of the series' staleness markers, ascending (absent: none). They are not samples (not
+   * in ts/vals, so range vectors never see them); an instant selector finds nothing at t when
+   * a marker lies between the latest sample and t, as in Prometheus, where the latest sample
+   * is then the marker.
+   */
+  stale?: Float64Array;
 }
 
 /**
@@ -60,6 +67,9 @@ export type Value =
 
 /** Errors during evaluation that Prometheus reports as `execution` (HTTP 422). */
 export class ExecutionError extends Error {}
+
+/** A query that cannot be run as asked, which Prometheus refuses as `bad_data` (HTTP 400) before evaluating it. */
+export class InvalidQueryError extends Error {}
 
 export function newStepSeries(labels: Labels, n: number): StepSeries {
   return { labels, vals: new Float64Array(n), has: new Uint8Array(n) };

@@ -31,7 +31,7 @@ export function decodeCbor(dec: Decoder, payload: Uint8Array, what: string): unk
   }
 }
 
-/** Checks `v` before anything else; returns it. Data batches accept versions 1 and 2. */
+/** Checks `v` before anything else; returns it. Data batches accept versions 1, 2 and 3. */
 export function versionCheck(value: unknown, kind: string, accepted: readonly number[] = [PROTOCOL_VERSION]): number {
   if (value === null || typeof value !== "object") throw new ProtocolError(`${kind} message is not a map`);
   const v = (value as { v?: unknown }).v;

@@ -10,7 +10,7 @@ import type { Decoder } from "cbor-x";
 import * as z from "zod";
 import { METRIC_TYPES, type MetricType, type MetricWrite } from "../metrics/model.ts";
 import { metricIdSchema, pointSchemas } from "../metrics/schemas.ts";
-import { type DataBatch, DATA_VERSION_SERIES } from "./data-encode.ts";
+import { type DataBatch, DATA_VERSION_MARKERS, DATA_VERSION_SERIES } from "./data-encode.ts";
 import { decodeCbor, PROTOCOL_VERSION, ProtocolError, versionCheck } from "./envelope.ts";
 import { isNormalizedChunk } from "./normalized-chunk.ts";
 import { CHUNK_FORMAT, decodeSeriesChunk, SeriesChunkError } from "./series-chunk.ts";
@@ -25,14 +25,14 @@ const sessionSchema = z.number().int().min(0).refine(Number.isSafeInteger, "out 
 const msSchema = z.number().int().refine(Number.isSafeInteger, "out of range");
 
 const dataEnvelope = z.object({
-  v: z.union([z.literal(PROTOCOL_VERSION), z.literal(DATA_VERSION_SERIES)]),
+  v: z.union([z.literal(PROTOCOL_VERSION), z.literal(DATA_VERSION_SERIES), z.literal(DATA_VERSION_MARKERS)]),
   kind: z.literal("data"),
   session: sessionSchema,
   seq: seqSchema,
   sentAt: msSchema,
   replay: z.boolean(),
   chunks: z.array(z.instanceof(Uint8Array)).min(1, "a batch has at least one chunk"),
-  /** Version 2 only: the format of each chunk. */
+  /** Versions 2 and 3 only: the format of each chunk. */
   fmts: z.array(z.union([z.literal(CHUNK_FORMAT.cbor), z.literal(CHUNK_FORMAT.series)])).optional(),
 });
 
@@ -41,6 +41,18 @@ function writeSchema<T extends MetricType>(type: T) {
 }
 /** One chunk: the same shape the metrics write API produces after parsing its JSON. */
 export const chunkSchema = z.array(z.discriminatedUnion("type", METRIC_TYPES.map(writeSchema) as [ReturnType<typeof writeSchema>])).min(1);
+
+/** A point whose value may also be a staleness marker (NaN), for gauges and counters in version 3. */
+function markerPointSchema(type: "gauge" | "counter") {
+  const p = pointSchemas[type];
+  return p.extend({ value: z.union([p.shape.value, z.nan()]) });
+}
+function markerWriteSchema<T extends MetricType>(type: T) {
+  const points = type === "gauge" || type === "counter" ? markerPointSchema(type) : pointSchemas[type];
+  return z.object({ type: z.literal(type), id: metricIdSchema, points: z.array(points).min(1) });
+}
+/** A chunk of a version 3 batch: staleness markers allowed. */
+export const markerChunkSchema = z.array(z.discriminatedUnion("type", METRIC_TYPES.map(markerWriteSchema) as [ReturnType<typeof markerWriteSchema>])).min(1);
 
 /** The first issues of a validation failure, for logs and rejections. */
 export function describeIssues(err: z.ZodError): string {
@@ -58,7 +70,7 @@ export interface DecodedBatch extends Omit<DataBatch, "chunks"> {
 /** Decodes and validates a data batch and every point in it. */
 export function decodeData(dec: Decoder, payload: Uint8Array): DecodedBatch {
   const raw = decodeCbor(dec, payload, "data batch");
-  const v = versionCheck(raw, "data", [PROTOCOL_VERSION, DATA_VERSION_SERIES]);
+  const v = versionCheck(raw, "data", [PROTOCOL_VERSION, DATA_VERSION_SERIES, DATA_VERSION_MARKERS]);
   const env = dataEnvelope.safeParse(raw);
   if (!env.success) {
     const r = raw as { session?: unknown; seq?: unknown };
@@ -67,9 +79,11 @@ export function decodeData(dec: Decoder, payload: Uint8Array): DecodedBatch {
   }
   const { session, seq, sentAt, replay, chunks, fmts } = env.data;
   const ref = { session, seq };
-  if (v === DATA_VERSION_SERIES ? fmts?.length !== chunks.length : fmts !== undefined) {
-    throw new ProtocolError(`invalid data batch: ${v === DATA_VERSION_SERIES ? "fmts must give the format of each chunk" : "fmts is a version 2 field"}`, ref);
+  const withFormats = v !== PROTOCOL_VERSION;
+  if (withFormats ? fmts?.length !== chunks.length : fmts !== undefined) {
+    throw new ProtocolError(`invalid data batch: ${withFormats ? "fmts must give the format of each chunk" : "fmts is a version 2 field"}`, ref);
   }
+  const markers = v === DATA_VERSION_MARKERS;
   const writes: MetricWrite[] = [];
   let points = 0;
   for (let i = 0; i < chunks.length; i++) {
@@ -81,9 +95,9 @@ export function decodeData(dec: Decoder, payload: Uint8Array): DecodedBatch {
       throw new ProtocolError(e instanceof SeriesChunkError ? `invalid chunk ${i}: ${e.message}` : (e as Error).message, ref);
     }
     let chunk: MetricWrite[];
-    if (isNormalizedChunk(value)) chunk = value;
+    if (isNormalizedChunk(value, markers)) chunk = value;
     else {
-      const parsed = chunkSchema.safeParse(value);
+      const parsed = (markers ? markerChunkSchema : chunkSchema).safeParse(value);
       if (!parsed.success) throw new ProtocolError(`invalid chunk ${i}: ${describeIssues(parsed.error)}`, ref);
       chunk = parsed.data as MetricWrite[];
     }

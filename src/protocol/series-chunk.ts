@@ -11,6 +11,12 @@ import { AVAILABILITY_CODE, AVAILABILITY_VALUES, type DataPoint, type MetricType
 /** Chunk formats; a buffer row records its format, and a data batch says each chunk's. */
 export const CHUNK_FORMAT = { cbor: 1, series: 2 } as const;
 export type ChunkFormat = (typeof CHUNK_FORMAT)[keyof typeof CHUNK_FORMAT];
+/**
+ * Added to a chunk's recorded format (the agent buffer's rows, DataBatch.formats) when its
+ * points include staleness markers: such chunks travel in version 3 batches, whose `fmts`
+ * carry the plain formats (data-encode.ts).
+ */
+export const MARKERS_FLAG = 0x10;
 
 /** A series chunk that cannot be read: not the shape above, or a block that fails its checks. */
 export class SeriesChunkError extends Error {}
@@ -18,7 +24,7 @@ export class SeriesChunkError extends Error {}
 /**
  * Merges the writes per (type, id), keeping each series' points in write order, and encodes
  * one block per series. Throws TypeError on values the type cannot hold (never produced by
- * the agent, whose intake validated every point).
+ * the agent, whose intake validated every point). A gauge or counter NaN is a staleness marker.
  */
 export function encodeSeriesChunk(enc: Encoder, writes: readonly MetricWrite[]): Uint8Array {
   const bySeries = new Map<string, { type: MetricType; id: string; points: DataPoint[] }>();
@@ -46,8 +52,9 @@ function encodeSeries(type: MetricType, points: readonly DataPoint[]): Uint8Arra
   const nums = new Float64Array(n);
   for (let i = 0; i < n; i++) {
     const v = points[i]!.value;
-    nums[i] = type === "availability" ? (AVAILABILITY_CODE[v as keyof typeof AVAILABILITY_CODE] ?? Number.NaN) : (v as number);
-    if (Number.isNaN(nums[i]!) || typeof v !== (type === "availability" ? "string" : "number")) throw new TypeError(`${type} ${JSON.stringify(v)} cannot be encoded`);
+    const avail = type === "availability";
+    nums[i] = avail ? (AVAILABILITY_CODE[v as keyof typeof AVAILABILITY_CODE] ?? Number.NaN) : (v as number);
+    if ((avail && Number.isNaN(nums[i]!)) || typeof v !== (avail ? "string" : "number")) throw new TypeError(`${type} ${JSON.stringify(v)} cannot be encoded`);
   }
   return encodePoints({ ts, nums, tags });
 }

@@ -1,6 +1,6 @@
 import { Database } from "bun:sqlite";
-import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
+import { makePrivateDir, makePrivateFile } from "../fs/private-files.ts";
 
 export interface OpenOptions {
   /** FULL survives power loss with every commit; NORMAL may lose the last commits. */
@@ -15,9 +15,16 @@ export interface OpenOptions {
   autoVacuum?: "INCREMENTAL";
 }
 
-/** Opens (creating folders as needed) a SQLite database in WAL mode with our pragmas. */
+/**
+ * Opens (creating folders as needed) a SQLite database in WAL mode with our pragmas. A new
+ * database file is created 0600 in a 0700 folder whatever the umask, and SQLite gives its
+ * -wal and -shm files the mode of the database file.
+ */
 export function openDatabase(path: string, opts: OpenOptions = {}): Database {
-  if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+  if (path !== ":memory:" && !opts.readonly) {
+    makePrivateDir(dirname(path));
+    makePrivateFile(path);
+  }
   const db = new Database(path, opts.readonly ? { readonly: true } : { create: true, readwrite: true, strict: true });
   db.exec("PRAGMA busy_timeout = 5000");
   if (!opts.readonly) {

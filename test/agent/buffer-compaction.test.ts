@@ -7,7 +7,9 @@ import { type CompactionOptions, DEFAULT_COMPACTION } from "../../agent/buffer/c
 import { type BufferLimits, type DropReason, PointBuffer } from "../../agent/buffer/point-buffer.ts";
 import type { MetricWrite } from "../../src/metrics/model.ts";
 import { createDecoder, createEncoder } from "../../src/protocol/cbor.ts";
-import { CHUNK_FORMAT, decodeSeriesChunk } from "../../src/protocol/series-chunk.ts";
+import { decodeData, encodeData } from "../../src/protocol/messages.ts";
+import { CHUNK_FORMAT, decodeSeriesChunk, MARKERS_FLAG } from "../../src/protocol/series-chunk.ts";
+import { STALE_NAN } from "../../src/prometheus/staleness.ts";
 import { openDatabase } from "../../src/sqlite/open.ts";
 
 const dirs: string[] = [];
@@ -94,6 +96,28 @@ describe("agent buffer compaction", () => {
     const again = pointsOf(b.read(0, Number.MAX_SAFE_INTEGER, 1e9));
     expect(sortKey(again)).toEqual(sortKey(before));
     expect(again.filter((p) => p.startsWith("gauge cpu"))).toEqual(before.filter((p) => p.startsWith("gauge cpu")));
+    b.close();
+  });
+
+  it("flags rows holding staleness markers, and keeps the flag when it merges them, so they travel as version 3", async () => {
+    const path = tempDb();
+    const clock = { t: T0 };
+    const { b } = open(path, clock);
+    await fill(b, clock, 0, 3);
+    clock.t += 10_000;
+    await b.append([{ type: "gauge", id: "cpu", points: [{ timestamp: clock.t, value: STALE_NAN }] }]);
+    await fill(b, clock, 5, 2);
+    expect(rows(path).map((r) => r.fmt)).toEqual([1, 1, 1, 1 | MARKERS_FLAG, 1, 1]);
+    const sent = b.read(0, Number.MAX_SAFE_INTEGER, 1e9)!;
+    expect((dec.decode(encodeData(createEncoder(), { session: 1, seq: 1, sentAt: 0, replay: false, chunks: sent.bodies, formats: sent.formats })) as { v: number }).v).toBe(3);
+    clock.t += HOUR;
+    b.compact(dec, opts);
+    expect(rows(path).map((r) => r.fmt)).toEqual([CHUNK_FORMAT.series | MARKERS_FLAG]);
+    const merged = b.read(0, Number.MAX_SAFE_INTEGER, 1e9)!;
+    const batch = decodeData(dec, encodeData(createEncoder(), { session: 1, seq: 1, sentAt: 0, replay: true, chunks: merged.bodies, formats: merged.formats }));
+    const cpu = batch.writes.find((w) => w.id === "cpu")!;
+    expect(cpu.points.filter((p) => Number.isNaN(p.value))).toHaveLength(1);
+    expect(batch.points).toBe(5 * 4 + 1);
     b.close();
   });
 

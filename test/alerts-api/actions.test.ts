@@ -105,7 +105,8 @@ describe("plugins and action definitions", () => {
 
   it("creates, reads, lists, updates and deletes definitions", async () => {
     const def = { actionPlugin: "webhook", actionId: "crud-hook", properties: { url: hookUrl("/ok"), method: "PUT" }, states: ["OPEN"] };
-    expect(await api.ok("POST", "/actions", def)).toEqual({ tenantId: "t1", ...def });
+    // `global` as upstream always writes it.
+    expect(await api.ok("POST", "/actions", def)).toEqual({ tenantId: "t1", global: false, ...def });
     await expectError(await api.post("/actions", def), 400, /Existing/);
     expect((await api.ok("GET", "/actions")).webhook).toContain("crud-hook");
     expect(await api.ok("GET", "/actions/plugin/webhook")).toContain("crud-hook");

@@ -17,7 +17,7 @@ const ids = (list: { id: string }[]) => list.map((e) => e.id).sort();
 describe("events", () => {
   it("creates an event: category and text required, id unique, tenant from the header", async () => {
     const e = await api.ok("POST", "/events", { id: "ev-1", ctime: 1000, category: "DEPLOY", text: "v2 out", tenantId: "x", context: { by: "ci" } });
-    expect(e).toEqual({ eventType: "EVENT", tenantId: "t1", id: "ev-1", ctime: 1000, category: "DEPLOY", text: "v2 out", context: { by: "ci" } });
+    expect(e).toEqual({ eventType: "EVENT", tenantId: "t1", id: "ev-1", ctime: 1000, dataSource: "_none_", category: "DEPLOY", text: "v2 out", context: { by: "ci" } });
     expect(await api.ok("GET", "/events/event/ev-1")).toEqual(e);
     await expectError(await api.post("/events", { id: "ev-1", category: "DEPLOY", text: "again" }), 400, /exists/);
     await expectError(await api.post("/events", { id: "ev-x", text: "no category" }), 400, /category/);

@@ -44,7 +44,7 @@ describe("what a trigger fires", () => {
       evalTimestamp: now,
       dataTimestamp: expect.any(Number),
       condition: expect.objectContaining({ dataId: "cpu", conditionId: `${TENANT}-cpu-high-FIRING-1-1` }),
-      displayString: "cpu GT 90: 95",
+      displayString: "Threshold: cpu[95.00] GT 90.00",
     });
   });
 

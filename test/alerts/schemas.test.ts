@@ -76,7 +76,7 @@ describe("trigger schema", () => {
       ["tnt-gen-1-FIRING-2-2", 2, 2],
       ["tnt-gen-1-AUTORESOLVE-1-1", 1, 1],
     ]);
-    expect(ft.conditions[0]!.displayString).toBe("a GT 1");
+    expect(ft.conditions[0]!.displayString).toBe("a GT 1.00");
   });
 
   it("a full trigger needs its trigger and at most one dampening per mode", () => {
@@ -182,7 +182,7 @@ describe("data and event schemas", () => {
     expect(errorOf(eventSchema, { id: "e", text: "t" })).toContain("category");
     expect(errorOf(eventSchema, { id: "", category: "c", text: "t" })).toContain("id: must not be empty");
     const e = completeEvent(externalEventSchema.parse({ id: "e", dataId: "d" }), "tn", 5);
-    expect(e).toEqual({ eventType: "EVENT", tenantId: "tn", id: "e", ctime: 5, dataId: "d", category: "", text: "" });
+    expect(e).toEqual({ eventType: "EVENT", tenantId: "tn", id: "e", ctime: 5, dataId: "d", dataSource: "_none_", category: "", text: "" });
   });
 
   it("trigger modes in paths are case-insensitive", () => {

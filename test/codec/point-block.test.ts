@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { decodePoints, decodePointsInto, encodePoints, inspectBlock, MAX_POINTS } from "../../src/codec/index.ts";
+import { STALE_NAN_HI, STALE_NAN_LO } from "../../src/prometheus/staleness.ts";
 import { sameBits } from "./arbitraries.ts";
 
 const T0 = 1_763_000_000_000;
@@ -54,6 +55,40 @@ describe("point codec", () => {
     }
     // Short decimals cost a fraction of what xor makes of them.
     expect(encodePoints({ ts: grid(n), nums: load }).length * 3).toBeLessThan(encodePoints({ ts: grid(n), nums: load }, { values: "xor" }).length);
+  });
+
+  it("keeps the staleness marker's NaN payload (0x7ff0000000000002) bit for bit in every value scheme", () => {
+    const n = 128;
+    // The payload is set through the words: a NaN read into a number would lose it.
+    const withMarkers = (base: (i: number) => number) => {
+      const nums = Float64Array.from({ length: n }, (_, i) => base(i));
+      const w = new Uint32Array(nums.buffer);
+      for (const i of [5, 6, 40, n - 1]) {
+        w[2 * i] = STALE_NAN_LO;
+        w[2 * i + 1] = STALE_NAN_HI;
+      }
+      // Another NaN payload next to it stays what it is too.
+      w[2 * 20] = 0x1234;
+      w[2 * 20 + 1] = 0x7ff80000;
+      return nums;
+    };
+    const decimals = withMarkers((i) => (i % 7) / 4);
+    const floats = withMarkers((i) => Math.sqrt(i + 2));
+    for (const [nums, values, scheme] of [
+      [decimals, "auto", "decimal"],
+      [floats, "auto", "xor"],
+      [floats, "raw", "raw"],
+      [decimals, "xor", "xor"],
+    ] as const) {
+      const bytes = encodePoints({ ts: grid(n), nums }, { values });
+      expect(inspectBlock(bytes).valueScheme).toBe(scheme);
+      expect(sameBits(decodePoints(bytes).nums!, nums)).toBe(true);
+      const into = new Float64Array(n + 2);
+      decodePointsInto(bytes, new Float64Array(n + 2), into, 2);
+      expect(sameBits(into.subarray(2), nums)).toBe(true);
+      const words = new Uint32Array(into.buffer, 16);
+      expect([words[2 * 5], words[2 * 5 + 1]]).toEqual([STALE_NAN_LO, STALE_NAN_HI]);
+    }
   });
 
   it("decodes numeric blocks one after another into one pair of arrays", () => {

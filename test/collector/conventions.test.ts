@@ -55,15 +55,19 @@ describe("HTTP conventions", () => {
     expect(res.status).toBe(415);
   });
 
-  it("answers CORS preflights for browser clients", async () => {
-    const res = await col.req("/svc/metrics/gauges", {
-      method: "OPTIONS",
-      headers: { Origin: "http://grafana.local", "Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": "hawkular-tenant" },
-    });
-    // Without --cors-origins and without authentication every origin is allowed; as upstream,
-    // the preflight is answered 200 and the origin is echoed (with credentials allowed).
-    expect(res.status).toBe(200);
-    expect(res.headers.get("access-control-allow-origin")).toBe("http://grafana.local");
-    expect(res.headers.get("access-control-allow-headers")?.toLowerCase()).toContain("hawkular-tenant");
+  it("answers CORS preflights for the browser origins it is given", async () => {
+    const grafana = await startTestCollector({ "cors-origins": ["http://grafana.local"] });
+    try {
+      const res = await grafana.req("/svc/metrics/gauges", {
+        method: "OPTIONS",
+        headers: { Origin: "http://grafana.local", "Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": "hawkular-tenant" },
+      });
+      // As upstream: the preflight is answered 200 and the listed origin echoed (with credentials allowed).
+      expect(res.status).toBe(200);
+      expect(res.headers.get("access-control-allow-origin")).toBe("http://grafana.local");
+      expect(res.headers.get("access-control-allow-headers")?.toLowerCase()).toContain("hawkular-tenant");
+    } finally {
+      await grafana.close();
+    }
   });
 });

@@ -69,7 +69,7 @@ describe("request body limit", () => {
     for (let i = 0; i < 4; i++) {
       const s = connect(Number(new URL(col.url).port), "127.0.0.1");
       held.push(s);
-      s.write(`POST /svc/metrics/gauges/slow${i}/raw HTTP/1.1\r\nHost: x\r\nSvc-Tenant: t1\r\nContent-Type: application/json\r\nContent-Length: ${MAX_BODY}\r\n\r\n[`);
+      s.write(`POST /svc/metrics/gauges/slow${i}/raw HTTP/1.1\r\nHost: 127.0.0.1\r\nSvc-Tenant: t1\r\nContent-Type: application/json\r\nContent-Length: ${MAX_BODY}\r\n\r\n[`);
     }
     await Bun.sleep(200);
     const fifth = await col.req("/svc/metrics/gauges/lim.fifth/raw", { method: "POST", body: points(10), headers: { "Content-Type": "application/json" } });

@@ -11,6 +11,7 @@ import { SqliteForecastStore } from "../../collector/store/forecast/sqlite.ts";
 import { openSqliteMetricsStore } from "../../collector/store/metrics/sqlite/store.ts";
 import { createLogger } from "../../src/log/logger.ts";
 import { linearTrend } from "../helpers/series.ts";
+import { STALE_NAN } from "../../src/prometheus/staleness.ts";
 
 const log = createLogger("silent");
 const MINUTE = 60_000;
@@ -102,7 +103,8 @@ describe("forecasters learn from the metrics store", () => {
     const svc = new ForecastingService({ store, points: source, log });
     await svc.open();
     const subscribing = svc.subscribe("t", { metricId: "g" });
-    svc.onPoints({ tenant: "t", origin: "http", writes: [{ type: "gauge", id: "g", points: pts([5, 6], 4) }] });
+    // A staleness marker (remote write) is no value to learn.
+    svc.onPoints({ tenant: "t", origin: "http", writes: [{ type: "gauge", id: "g", points: [...pts([5, 6], 4), { timestamp: pts([0], 6)[0]!.timestamp - 1, value: STALE_NAN }] }] });
     await svc.learn("t", "g", pts([7], 6));
     release();
     await subscribing;

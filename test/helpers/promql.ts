@@ -1,6 +1,6 @@
 /**
  * Hand-built series in the notation of Prometheus' promql test files
- * (`load 5m` + `name{l="v"} 0+10x10 _ NaN 1 2`), and queries over them.
+ * (`load 5m` + `name{l="v"} 0+10x10 _ NaN stale 1 2`), and queries over them.
  */
 import { expect } from "vitest";
 import type { Matcher } from "../../src/promql/ast.ts";
@@ -12,9 +12,9 @@ import { parsePromQL } from "../../src/promql/parse.ts";
 import { instantQuery, type QueryResult, rangeQuery } from "../../src/promql/query.ts";
 import type { RawSeries, SeriesRef, SeriesSource } from "../../src/promql/values.ts";
 
-/** Expands `0+10x3` → 0 10 20 30, `1x2` → 1 1 1, `_` → gap, numbers and NaN/Inf as they are. */
-function expandValues(spec: string): (number | undefined)[] {
-  const out: (number | undefined)[] = [];
+/** Expands `0+10x3` → 0 10 20 30, `1x2` → 1 1 1, `_` → gap, `stale` → a staleness marker, numbers and NaN/Inf as they are. */
+function expandValues(spec: string): (number | undefined | "stale")[] {
+  const out: (number | undefined | "stale")[] = [];
   for (const tok of spec.trim().split(/\s+/)) {
     if (tok === "") continue;
     const m = /^([-+]?[\d.]+(?:[eE][-+]?\d+)?|[-+]?Inf|NaN)(?:([-+])([\d.eE]+))?x(\d+)$/.exec(tok);
@@ -25,6 +25,7 @@ function expandValues(spec: string): (number | undefined)[] {
     } else if (/^_x(\d+)$/.test(tok)) {
       for (let i = 0; i < Number(tok.slice(2)); i++) out.push(undefined);
     } else if (tok === "_") out.push(undefined);
+    else if (tok === "stale") out.push("stale");
     else out.push(Number(tok.replace("Inf", "Infinity")));
   }
   return out;
@@ -54,12 +55,18 @@ export class MemorySource implements SeriesSource {
       const values = expandValues(line.slice(split));
       const ts: number[] = [];
       const vals: number[] = [];
+      const stale: number[] = [];
       values.forEach((v, i) => {
         if (v === undefined) return;
-        ts.push(i * step);
-        vals.push(v);
+        if (v === "stale") stale.push(i * step);
+        else {
+          ts.push(i * step);
+          vals.push(v);
+        }
       });
-      this.series.push({ labels, ts: Float64Array.from(ts), vals: Float64Array.from(vals) });
+      const s: RawSeries = { labels, ts: Float64Array.from(ts), vals: Float64Array.from(vals) };
+      if (stale.length) s.stale = Float64Array.from(stale);
+      this.series.push(s);
     }
     return this;
   }
@@ -71,7 +78,11 @@ export class MemorySource implements SeriesSource {
         labels: s.labels,
         read: async () => {
           const keep = Array.from(s.ts.keys()).filter((i) => s.ts[i]! >= start && s.ts[i]! <= end);
-          return keep.length ? { labels: s.labels, ts: Float64Array.from(keep, (i) => s.ts[i]!), vals: Float64Array.from(keep, (i) => s.vals[i]!) } : undefined;
+          const stale = s.stale?.filter((t) => t >= start && t <= end);
+          if (!keep.length && !stale?.length) return undefined;
+          const r: RawSeries = { labels: s.labels, ts: Float64Array.from(keep, (i) => s.ts[i]!), vals: Float64Array.from(keep, (i) => s.vals[i]!) };
+          if (stale?.length) r.stale = stale;
+          return r;
         },
       }));
   }

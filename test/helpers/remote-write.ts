@@ -19,19 +19,33 @@ export const WriteRequestType = root.lookupType("prometheus.WriteRequest");
 
 export interface SeriesIn {
   labels: Record<string, string>;
-  samples: [timestamp: number, value: number][];
+  /** "stale": Prometheus' staleness marker (the NaN 0x7ff0000000000002, as Prometheus sends it). */
+  samples: [timestamp: number, value: number | "stale"][];
 }
+
+/**
+ * Stands for a marker while protobufjs encodes (a number cannot carry the marker's NaN bits,
+ * see src/prometheus/staleness.ts); its 8 bytes are then replaced by the marker's.
+ */
+const MARKER_STAND_IN = 3 * 2 ** -1000;
+const standInBytes = new Uint8Array(Float64Array.of(MARKER_STAND_IN).buffer);
+const STALE_NAN_BYTES = [0x02, 0, 0, 0, 0, 0, 0xf0, 0x7f];
 
 /** The protobuf bytes of a WriteRequest. */
 export function encodeWriteRequest(series: SeriesIn[]): Uint8Array {
-  return WriteRequestType.encode(
+  const bytes = WriteRequestType.encode(
     WriteRequestType.create({
       timeseries: series.map((s) => ({
         labels: Object.entries(s.labels).map(([name, value]) => ({ name, value })),
-        samples: s.samples.map(([timestamp, value]) => ({ timestamp, value })),
+        samples: s.samples.map(([timestamp, value]) => ({ timestamp, value: value === "stale" ? MARKER_STAND_IN : value })),
       })),
     }),
   ).finish();
+  // A double field is its tag byte 0x09 and 8 bytes.
+  for (let i = 0; i + 9 <= bytes.length; i++) {
+    if (bytes[i] === 0x09 && standInBytes.every((b, k) => bytes[i + 1 + k] === b)) bytes.set(STALE_NAN_BYTES, i + 1);
+  }
+  return bytes;
 }
 
 /** A remote-write HTTP body: snappy-compressed WriteRequest. */

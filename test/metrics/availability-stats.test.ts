@@ -95,9 +95,9 @@ describe("availabilityBucketStats", () => {
   it("returns every bucket, empty ones as {start, end, empty}", () => {
     const buckets = bucketsFromStep(T0, T0 + 3 * HOUR, HOUR);
     const out = availabilityBucketStats({ ts: [T0 + HOUR + MIN], values: [DOWN] }, buckets);
-    expect(out[0]).toEqual({ start: T0, end: T0 + HOUR, empty: true });
+    expect(out[0]).toEqual({ start: T0, end: T0 + HOUR, samples: 0, upCount: 0, empty: true });
     expect(out[1]).toMatchObject({ downtimeDuration: HOUR, downtimeCount: 1, lastDowntime: T0 + 2 * HOUR, uptimeRatio: 0 });
-    expect(out[2]).toEqual({ start: T0 + 2 * HOUR, end: T0 + 3 * HOUR, empty: true });
+    expect(out[2]).toEqual({ start: T0 + 2 * HOUR, end: T0 + 3 * HOUR, samples: 0, upCount: 0, empty: true });
   });
 
   it("splits a series across buckets, each bucket on its own", () => {

@@ -50,10 +50,10 @@ describe("stackBuckets", () => {
     for (const p of plain) expect("percentiles" in p).toBe(false);
   });
 
-  it("a bucket where no metric has data is empty", () => {
+  it("a bucket where no metric has data adds up nothing: zeros, and empty (upstream's SumNumericBucketPointCollector)", () => {
     const late = bucketsFromCount(T0, T0 + 40 * MIN, 4);
     const out = stackBuckets([numericBucketStats(a, late, { feedOrder: "desc" })], late);
-    expect(out[3]).toEqual({ start: T0 + 30 * MIN, end: T0 + 40 * MIN, empty: true });
+    expect(out[3]).toEqual({ start: T0 + 30 * MIN, end: T0 + 40 * MIN, min: 0, avg: 0, median: 0, max: 0, sum: 0, empty: true });
   });
 
   it("no metrics: every bucket empty", () => {

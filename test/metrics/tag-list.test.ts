@@ -37,8 +37,15 @@ describe("parseTagList", () => {
     expect(parseTagList("").size).toBe(0);
   });
 
+  it("reads a bare name as the tag being present (`*`), alone or beside pairs", () => {
+    expect([...parseTagList("novalue")]).toEqual([["novalue", "*"]]);
+    expect([...parseTagList("novalue,other:y")]).toEqual([
+      ["novalue", "*"],
+      ["other", "y"],
+    ]);
+  });
+
   it.each([
-    ["a", "token without a colon"],
     [":x", "empty name"],
     [",a:1", "leading comma"],
     ["a:1,,b:2", "double comma"],

@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import type { MetricWrite } from "../../src/metrics/model.ts";
 import { createDecoder, createEncoder } from "../../src/protocol/cbor.ts";
-import { CHUNK_FORMAT, decodeData, decodeSeriesChunk, encodeChunk, encodeData, encodeSeriesChunk, ProtocolError, SeriesChunkError } from "../../src/protocol/messages.ts";
+import { STALE_NAN } from "../../src/prometheus/staleness.ts";
+import { CHUNK_FORMAT, decodeData, decodeSeriesChunk, encodeChunk, encodeData, encodeSeriesChunk, MARKERS_FLAG, ProtocolError, SeriesChunkError } from "../../src/protocol/messages.ts";
 
 const enc = createEncoder();
 const dec = createDecoder();
@@ -91,5 +92,35 @@ describe("series chunks (data v2)", () => {
     expect(protocolError(() => decodeData(dec, raw({ fmts: [2, 2] }))).message).toMatch(/fmts/);
     expect(protocolError(() => decodeData(dec, raw({ fmts: [7] }))).message).toMatch(/fmts/);
     expect(protocolError(() => decodeData(dec, raw({ v: 1, fmts: [2] }))).message).toMatch(/fmts/);
+  });
+});
+
+describe("staleness markers (data v3)", () => {
+  const marked: MetricWrite[] = [
+    { type: "gauge", id: "up", points: [{ timestamp: 1000, value: 1 }, { timestamp: 2000, value: STALE_NAN }] },
+    { type: "counter", id: "req", points: [{ timestamp: 2000, value: STALE_NAN }] },
+  ];
+
+  it("sends chunks flagged as holding markers in a version 3 batch, with their plain formats, and reads the markers back", () => {
+    const bytes = batch([encodeChunk(enc, marked), encodeSeriesChunk(enc, marked)], [CHUNK_FORMAT.cbor | MARKERS_FLAG, CHUNK_FORMAT.series | MARKERS_FLAG]);
+    expect(dec.decode(bytes)).toMatchObject({ v: 3, fmts: [1, 2] });
+    const b = decodeData(dec, bytes);
+    expect(b.points).toBe(6);
+    expect(b.writes.map((w) => w.points.map((p) => p.value))).toEqual([[1, Number.NaN], [Number.NaN], [1, Number.NaN], [Number.NaN]]);
+    // Without any flag the batch stays version 1 or 2.
+    expect((dec.decode(batch([encodeChunk(enc, writes)], [CHUNK_FORMAT.cbor])) as { v: number }).v).toBe(1);
+  });
+
+  it("accepts a marker only in version 3, only for gauges and counters, and no infinity in any version", () => {
+    const v = (version: number, chunk: unknown) => enc.encode({ v: version, kind: "data", session: 1, seq: 3, sentAt: 0, replay: false, chunks: [enc.encode(chunk)], ...(version > 1 ? { fmts: [1] } : {}) });
+    for (const version of [1, 2]) expect(protocolError(() => decodeData(dec, v(version, marked))).batch).toEqual({ session: 1, seq: 3 });
+    expect(protocolError(() => decodeData(dec, v(3, [{ type: "gauge", id: "g", points: [{ timestamp: 1, value: Number.POSITIVE_INFINITY }] }]))).message).toMatch(/invalid chunk 0/);
+    expect(() => decodeData(dec, v(3, [{ type: "availability", id: "a", points: [{ timestamp: 1, value: Number.NaN }] }]))).toThrow(ProtocolError);
+    // The lenient path (a timestamp as a string of digits) takes markers too.
+    const lenient = decodeData(dec, v(3, [{ type: "gauge", id: "g", points: [{ timestamp: "5", value: Number.NaN }] }]));
+    expect(lenient.writes[0]!.points).toEqual([{ timestamp: 5, value: Number.NaN }]);
+    // Version 3 gives each chunk's format, as version 2 does.
+    const noFmts = enc.encode({ v: 3, kind: "data", session: 1, seq: 4, sentAt: 0, replay: false, chunks: [enc.encode(marked)] });
+    expect(protocolError(() => decodeData(dec, noFmts)).message).toMatch(/fmts must give the format of each chunk/);
   });
 });

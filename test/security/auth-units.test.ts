@@ -7,34 +7,68 @@ import { parseAuthorization } from "../../src/http/authorization.ts";
 import { isLoopbackHost } from "../../src/net/loopback.ts";
 
 describe("the failure throttle", () => {
-  it("lets `free` failures through, then pauses the address for a time that doubles up to the maximum", () => {
+  const options = { perAddress: 3, perUser: 5, perUserElsewhere: 2, overall: 12, windowMs: 60_000, maxKeys: 100 };
+
+  it("takes a slot before the check, so attempts running at once are counted; a success gives it back, a failure keeps it a minute", () => {
     let now = 0;
-    const t = new FailureThrottle({ free: 2, windowMs: 60_000, firstPauseMs: 1000, maxPauseMs: 4000, maxAddresses: 100 }, () => now);
-    t.failed("a");
-    t.failed("a");
-    expect(t.waitMs("a")).toBe(0);
-    t.failed("a");
-    expect(t.waitMs("a")).toBe(1000);
-    t.failed("a");
-    expect(t.waitMs("a")).toBe(2000);
-    t.failed("a");
-    t.failed("a");
-    expect(t.waitMs("a")).toBe(4000);
-    expect(t.waitMs("b")).toBe(0);
+    const t = new FailureThrottle(options, () => now);
+    const running = [t.begin("10.0.0.1", "alice"), t.begin("10.0.0.1", "alice"), t.begin("10.0.0.1", "alice")];
+    expect(running.every((a) => a.ok)).toBe(true);
+    // A fourth attempt while three checks still run: refused before any check.
+    const fourth = t.begin("10.0.0.1", "alice");
+    expect(fourth).toEqual({ ok: false, waitMs: 60_000, why: "address" });
+    // One of the three was the right password: its slot is free again.
+    if (running[0]!.ok) running[0]!.attempt.succeeded();
+    expect(t.begin("10.0.0.1", "alice").ok).toBe(true);
+    for (const a of running.slice(1)) if (a.ok) a.attempt.failed();
     expect(t.blockedCount()).toBe(1);
-    now += 4000;
-    expect(t.waitMs("a")).toBe(0);
-    // Once the window is over and the pause served, the address starts afresh.
-    now += 60_000;
-    t.failed("a");
-    expect(t.waitMs("a")).toBe(0);
+    now = 60_001;
+    expect(t.begin("10.0.0.1", "alice").ok).toBe(true);
   });
 
-  it("forgets the oldest address beyond its bound", () => {
-    const t = new FailureThrottle({ free: 0, windowMs: 60_000, firstPauseMs: 1000, maxPauseMs: 1000, maxAddresses: 2 });
-    for (const a of ["a", "b", "c"]) t.failed(a);
-    expect(t.waitMs("a")).toBe(0);
-    expect(t.waitMs("c")).toBeGreaterThan(0);
+  it("counts all of loopback as one address, and an IPv6 /64 as one", () => {
+    const t = new FailureThrottle(options, () => 0);
+    for (const a of ["127.0.0.2", "127.9.8.7", "::ffff:127.0.0.3"]) expect(t.begin(a, `u${a}`).ok).toBe(true);
+    expect(t.begin("::1", "x")).toMatchObject({ ok: false, why: "address" });
+    for (const a of ["2001:db8::1", "2001:db8:0:0:ffff::2", "2001:0db8::3"]) expect(t.begin(a, `u${a}`).ok).toBe(true);
+    expect(t.begin("2001:db8::abcd", "x")).toMatchObject({ ok: false, why: "address" });
+    expect(t.begin("2001:db8:0:1::1", "x").ok).toBe(true);
+  });
+
+  it("holds a user name's budget whatever the address; the user still gets checked from an address that did not fail", () => {
+    const t = new FailureThrottle(options, () => 0);
+    // Five failures for alice from two other addresses fill her budget.
+    for (const a of ["10.0.0.1", "10.0.0.1", "10.0.0.2", "10.0.0.2", "10.0.0.2"]) {
+      const r = t.begin(a, "alice");
+      expect(r.ok).toBe(true);
+      if (r.ok) r.attempt.failed();
+    }
+    expect(t.begin("10.0.0.1", "alice")).toMatchObject({ ok: false, why: "user" });
+    // Other names from there are the address's business only.
+    expect(t.begin("10.0.0.1", "bob").ok).toBe(true);
+    // From an address that never failed for alice: a few checks still run (a rotating guesser gets no more).
+    expect(t.begin("10.0.0.7", "alice").ok).toBe(true);
+    expect(t.begin("10.0.0.8", "alice").ok).toBe(true);
+    expect(t.begin("10.0.0.9", "alice")).toMatchObject({ ok: false, why: "user" });
+  });
+
+  it("has an overall budget, so many addresses and many names do not multiply the rate", () => {
+    const t = new FailureThrottle(options, () => 0);
+    for (let i = 0; i < 12; i++) {
+      const r = t.begin(`10.0.${i}.1`, `user${i}`);
+      expect(r.ok).toBe(true);
+      if (r.ok) r.attempt.failed();
+    }
+    expect(t.begin("10.9.9.9", "someone")).toMatchObject({ ok: false, why: "overall" });
+  });
+
+  it("forgets the quietest key beyond its bound", () => {
+    const t = new FailureThrottle({ ...options, perAddress: 1, overall: 1000, maxKeys: 4 }, () => 0);
+    for (const a of ["10.0.0.1", "10.0.0.2", "10.0.0.3"]) {
+      const r = t.begin(a, "u");
+      if (r.ok) r.attempt.failed();
+    }
+    expect(t.begin("10.0.0.1", "v").ok).toBe(true);
   });
 });
 

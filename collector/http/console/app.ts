@@ -8,7 +8,7 @@ import { type BaseUrlPolicy, requestBase } from "../../../src/http/base-url.ts";
 import { clientAddress } from "../../../src/http/peer.ts";
 import { parseWith } from "../../../src/http/validate.ts";
 import type { Logger } from "../../../src/log/logger.ts";
-import type { AuthGate } from "../../auth/gate.ts";
+import { type AuthGate, throttledAnswer } from "../../auth/gate.ts";
 import type { ConsoleSession } from "../../auth/sessions.ts";
 import { consoleBundle } from "./assets.ts";
 import { CONSOLE_HEADER, SESSION_COOKIE, type SessionInfo } from "./names.ts";
@@ -103,8 +103,8 @@ export function createConsoleApp(deps: ConsoleDeps): Hono {
     const result = await gate.password(address, user, password, "console login");
     if (!result.ok) {
       if (result.throttledMs !== undefined) {
-        const seconds = Math.ceil(result.throttledMs / 1000);
-        return c.json({ errorMsg: `Too many failed logins from ${address}; retry in ${seconds} s` }, 429, { "Retry-After": String(seconds) });
+        const a = throttledAnswer({ throttledMs: result.throttledMs, throttledBy: result.throttledBy }, address, "logins");
+        return c.json({ errorMsg: a.errorMsg }, 429, { "Retry-After": a.retryAfter });
       }
       return c.json({ errorMsg: "Wrong user name or password" }, 401);
     }

@@ -29,7 +29,8 @@ const userType = z.enum(METRIC_TYPES, { error: "Metric type is invalid" });
 function typeParam(raw: string | undefined): MetricType | undefined {
   if (raw === undefined || raw === "") return undefined;
   const r = userType.safeParse(raw.toLowerCase());
-  if (!r.success) throw new ApiError(400, "Incorrect type param");
+  // Upstream names the type it refuses (`Incorrect type param counter_rate`).
+  if (!r.success) throw new ApiError(400, `Incorrect type param ${raw}`);
   return r.data;
 }
 

@@ -62,8 +62,8 @@ async function typeStatsQuery(c: ServiceContext, deps: MetricsDeps, type: Numeri
   const tenant = c.get("tenant");
   const defs = await selectMetrics(deps.store, tenant, type, b.metrics ?? b.ids, b.tags);
   const range = await readRange(deps, b, async () => defs);
-  if (!range || defs.length === 0) return c.body(null, 204);
-  const req = statsRead(range, p, b.fromEarliest);
+  const req = range && statsRead(range, p, b.fromEarliest);
+  if (!req || defs.length === 0) return c.body(null, 204);
   return jsonOr204(c, await readMultiStats(deps.store, tenant, type, defs, { ...req, stacked: b.stacked ?? false, rate }));
 }
 

@@ -1,6 +1,6 @@
 import * as z from "zod";
 import { ApiError } from "../../../src/http/errors.ts";
-import { BUCKET_PARAM_REQUIRED, bucketConfig } from "../../../src/metrics/buckets.ts";
+import { BUCKET_PARAM_REQUIRED, bucketConfig, bucketParamsProblem } from "../../../src/metrics/buckets.ts";
 import { parseDuration } from "../../../src/metrics/duration.ts";
 import { FROM_EARLIEST_WITH_RANGE, fromEarliestRange } from "../../../src/metrics/from-earliest.ts";
 import type { MetricDefinition } from "../../../src/metrics/model.ts";
@@ -78,7 +78,13 @@ export function statsRead(range: TimeRange, b: BucketParams, fromEarliest: boole
   return { buckets, percentiles: b.percentiles ? parsePercentiles(b.percentiles) : undefined, fromEarliest };
 }
 
-/** Bucket parameters are checked before anything is read: a request without one is a 400 at once. */
+/**
+ * Bucket parameters are checked before anything is looked up: one is required, and what is
+ * wrong with them whatever the range (both given, a count or step not positive) is a 400 at
+ * once, also for a metric that is unknown or holds no data.
+ */
 export function requireBucketParam(b: BucketParams): void {
   if (b.buckets === undefined && b.bucketDuration === undefined) throw new ApiError(400, BUCKET_PARAM_REQUIRED);
+  const problem = bucketParamsProblem({ buckets: b.buckets, bucketDuration: b.bucketDuration === undefined ? undefined : parseDuration(b.bucketDuration) });
+  if (problem) throw new ApiError(400, problem);
 }

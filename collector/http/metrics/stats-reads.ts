@@ -50,8 +50,9 @@ async function multiStats(c: ServiceContext, deps: MetricsDeps, type: NumericTyp
   requireBucketParam(p);
   const defs = await selectMetrics(deps.store, c.get("tenant"), type, c.req.queries("metrics"), p.tags);
   const range = await readRange(deps, p, async () => defs);
-  if (!range || defs.length === 0) return c.body(null, 204);
-  const req = statsRead(range, p, p.fromEarliest);
+  // The buckets of a range given are checked whether or not any metric was found.
+  const req = range && statsRead(range, p, p.fromEarliest);
+  if (!req || defs.length === 0) return c.body(null, 204);
   return jsonOr204(c, await readMultiStats(deps.store, c.get("tenant"), type, defs, { ...req, stacked: p.stacked ?? false, rate }));
 }
 

@@ -1,9 +1,9 @@
 /** GET|POST /api/v1/query and /api/v1/query_range. */
 import type { Context, Hono } from "hono";
-import { ParseError, parsePromQL } from "../../../src/promql/parse.ts";
+import { ParseError, parsePromQL, UnsupportedFeatureError } from "../../../src/promql/parse.ts";
 import type { Expr } from "../../../src/promql/ast.ts";
 import { instantQuery, MAX_POINTS, rangeQuery } from "../../../src/promql/query.ts";
-import { ExecutionError } from "../../../src/promql/values.ts";
+import { ExecutionError, InvalidQueryError } from "../../../src/promql/values.ts";
 import { StoreSeriesSource } from "../../metrics/prometheus-source.ts";
 import type { PrometheusDeps } from "./deps.ts";
 import { parseDurationParam, parseTime, readParams } from "./params.ts";
@@ -14,6 +14,7 @@ function parseQuery(q: string | undefined): Expr {
   try {
     return parsePromQL(q ?? "");
   } catch (e) {
+    if (e instanceof UnsupportedFeatureError) throw new PromApiError("not_implemented", e.message);
     if (e instanceof ParseError) throw badData(`invalid parameter "query": ${e.message}`);
     throw e;
   }
@@ -24,6 +25,7 @@ async function run<T>(f: () => Promise<T>): Promise<T> {
     return await f();
   } catch (e) {
     if (e instanceof ExecutionError) throw new PromApiError("execution", e.message);
+    if (e instanceof InvalidQueryError) throw badData(`invalid parameter "query": ${e.message}`);
     throw e;
   }
 }

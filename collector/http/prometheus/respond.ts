@@ -3,9 +3,10 @@ import type { Context } from "hono";
 import type { QueryResult } from "../../../src/promql/query.ts";
 import { successChunks } from "../../../src/prometheus/result-json.ts";
 
-export type ErrorType = "bad_data" | "execution" | "timeout" | "canceled" | "internal" | "not_found" | "unavailable";
+/** Prometheus' error types, and `not_implemented` (501) for valid PromQL Outpost does not evaluate. */
+export type ErrorType = "bad_data" | "execution" | "timeout" | "canceled" | "internal" | "not_found" | "unavailable" | "not_implemented";
 
-const STATUS: Record<ErrorType, number> = { bad_data: 400, execution: 422, timeout: 503, canceled: 499, internal: 500, not_found: 404, unavailable: 503 };
+const STATUS: Record<ErrorType, number> = { bad_data: 400, execution: 422, timeout: 503, canceled: 499, internal: 500, not_found: 404, unavailable: 503, not_implemented: 501 };
 
 /** An error answered in Prometheus' envelope (with Outpost's `errorMsg` beside it). */
 export class PromApiError extends Error {

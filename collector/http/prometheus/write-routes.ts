@@ -49,7 +49,7 @@ export function writeRoutes(app: Hono, deps: PrometheusDeps): void {
     }
     const series: ForeignSeries[] = req.series.map((s) => {
       const { __name__: name, ...labels } = s.labels;
-      return { name: name ?? "", labels, type: "gauge", points: s.samples.map((p) => ({ timestamp: p.timestamp, value: p.value })) };
+      return { name: name ?? "", labels, type: "gauge", points: s.samples.map((p) => (p.stale ? { timestamp: p.timestamp, value: p.value, stale: true } : { timestamp: p.timestamp, value: p.value })) };
     });
     await writeForeignSeries(deps, tenant, series, "remote-write");
     return c.body(null, 204);

@@ -7,6 +7,9 @@ import type { WriteColumns } from "../../../src/metrics/write-columns.ts";
  * arrays is over ten times cheaper than encoding one small array pair per series.
  * Point i of part p lies at offset(p) + i in `ts` and `nums` (NaN for string points); string
  * values are consumed in order from `strs`; point tags are sparse `[pointIndex, tags]` pairs.
+ * `strParts[p]` is 1 for a part of string points: a NaN in `nums` is no longer only a string's
+ * place, it is also a staleness marker (src/prometheus/staleness.ts). Bodies of version 2,
+ * written before markers were stored, have no `strParts`: there a NaN is a string point.
  */
 export interface LogBody {
   sids: Uint32Array;
@@ -15,9 +18,11 @@ export interface LogBody {
   nums: Float64Array;
   strs: string[];
   tags: [number, Tags][];
+  /** Absent in version 2 bodies (see above). */
+  strParts?: Uint8Array;
 }
 
-const VERSION = 2;
+const VERSION = 3;
 
 /** Builds the columns of the given writes; `sids[k]` is the series of `writes[k]`. */
 export function buildLogBody(writes: MetricWrite[], sids: number[]): LogBody {
@@ -30,6 +35,7 @@ export function buildLogBody(writes: MetricWrite[], sids: number[]): LogBody {
     nums: new Float64Array(total),
     strs: [],
     tags: [],
+    strParts: new Uint8Array(writes.length),
   };
   let o = 0;
   for (let k = 0; k < writes.length; k++) {
@@ -38,6 +44,7 @@ export function buildLogBody(writes: MetricWrite[], sids: number[]): LogBody {
     body.counts[k] = pts.length;
     const avail = w.type === "availability";
     const str = w.type === "string";
+    if (str) body.strParts![k] = 1;
     for (let i = 0; i < pts.length; i++, o++) {
       const p = pts[i]!;
       body.ts[o] = p.timestamp;
@@ -67,7 +74,7 @@ const nonEmpty = (t: Tags) => {
  */
 export function columnsLogBody(c: WriteColumns, sids: number[]): LogBody {
   const tags = c.tags.length === 0 ? [] : c.tags.filter(([, t]) => nonEmpty(t));
-  return { sids: Uint32Array.from(sids), counts: c.counts, ts: c.ts, nums: c.values, strs: [], tags };
+  return { sids: Uint32Array.from(sids), counts: c.counts, ts: c.ts, nums: c.values, strs: [], tags, strParts: new Uint8Array(sids.length) };
 }
 
 /**
@@ -85,7 +92,8 @@ export class LogScratch {
   }
 }
 
-/** CBOR tags of little-endian typed arrays (RFC 8746), as cbor-x writes them. */
+/** CBOR tags of typed arrays (RFC 8746; little-endian ones), as cbor-x writes them. */
+const TAG_UINT8 = 64;
 const TAG_UINT32_LE = 70;
 const TAG_FLOAT64_LE = 86;
 
@@ -95,10 +103,11 @@ const TAG_FLOAT64_LE = 86;
  * a view of the scratch, valid until its next use; other bodies are encoded by cbor-x.
  */
 export function encodeLogBody(b: LogBody, scratch?: LogScratch): Uint8Array {
-  if (!scratch || b.strs.length > 0 || b.tags.length > 0) return encode([VERSION, b.sids, b.counts, b.ts, b.nums, b.strs, b.tags]);
-  const out = scratch.room(3 + 4 * 7 + b.sids.byteLength + b.counts.byteLength + b.ts.byteLength + b.nums.byteLength);
+  const strParts = b.strParts ?? new Uint8Array(b.sids.length);
+  if (!scratch || b.strs.length > 0 || b.tags.length > 0) return encode([VERSION, b.sids, b.counts, b.ts, b.nums, b.strs, b.tags, strParts]);
+  const out = scratch.room(4 + 5 * 8 + b.sids.byteLength + b.counts.byteLength + b.ts.byteLength + b.nums.byteLength + strParts.byteLength);
   let o = 0;
-  out[o++] = 0x87; // an array of 7
+  out[o++] = 0x88; // an array of 8
   out[o++] = VERSION;
   o = typedArray(out, o, TAG_UINT32_LE, b.sids);
   o = typedArray(out, o, TAG_UINT32_LE, b.counts);
@@ -106,11 +115,11 @@ export function encodeLogBody(b: LogBody, scratch?: LogScratch): Uint8Array {
   o = typedArray(out, o, TAG_FLOAT64_LE, b.nums);
   out[o++] = 0x80; // strs: []
   out[o++] = 0x80; // tags: []
-  return out.subarray(0, o);
+  return out.subarray(0, typedArray(out, o, TAG_UINT8, strParts));
 }
 
 /** A tagged byte string holding the array's bytes (its header in CBOR's shortest form). */
-function typedArray(out: Uint8Array, o: number, tag: number, a: Uint32Array | Float64Array): number {
+function typedArray(out: Uint8Array, o: number, tag: number, a: Uint8Array | Uint32Array | Float64Array): number {
   out[o++] = 0xd8;
   out[o++] = tag;
   const n = a.byteLength;
@@ -134,7 +143,8 @@ function typedArray(out: Uint8Array, o: number, tag: number, a: Uint32Array | Fl
 }
 
 export function decodeLogBody(bytes: Uint8Array): LogBody {
-  const v = decode(bytes) as [number, Uint32Array, Uint32Array, Float64Array, Float64Array, string[], [number, Tags][]];
-  if (v[0] !== VERSION) throw new Error(`unknown ingest log body version ${v[0]}`);
-  return { sids: v[1], counts: v[2], ts: v[3], nums: v[4], strs: v[5], tags: v[6] };
+  const v = decode(bytes) as [number, Uint32Array, Uint32Array, Float64Array, Float64Array, string[], [number, Tags][], Uint8Array?];
+  if (v[0] === 2) return { sids: v[1], counts: v[2], ts: v[3], nums: v[4], strs: v[5], tags: v[6] };
+  if (v[0] !== VERSION || !(v[7] instanceof Uint8Array) || v[7].length !== v[1].length) throw new Error(`unknown ingest log body version ${v[0]}`);
+  return { sids: v[1], counts: v[2], ts: v[3], nums: v[4], strs: v[5], tags: v[6], strParts: v[7] };
 }

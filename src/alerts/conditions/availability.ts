@@ -1,4 +1,4 @@
-import type { AvailabilityCondition, AvailabilityOperator, AvailabilityValue } from "../model.ts";
+import type { AvailabilityOperator, AvailabilityValue } from "../model.ts";
 
 /**
  * Reads a datum as availability. Accepts the alerting names (UP, DOWN, UNAVAILABLE) and the
@@ -28,8 +28,4 @@ export function availabilityMatches(op: AvailabilityOperator, value: Availabilit
     case "NOT_UP":
       return value !== "UP";
   }
-}
-
-export function availabilityDisplay(c: Pick<AvailabilityCondition, "dataId" | "operator">): string {
-  return `${c.dataId} is ${c.operator}`;
 }

@@ -23,8 +23,3 @@ export function numericValue(value: string | number): number {
   if (value.length === 0 || value.trim().length === 0) return Number.NaN;
   return Number(value);
 }
-
-/** Formats a number for display strings without noise: at most 2 decimals, like Hawkular's %.2f. */
-export function fmt(n: number): string {
-  return Number.isInteger(n) ? String(n) : n.toFixed(2);
-}

@@ -1,5 +1,4 @@
 import type { RangeOperator, ThresholdRangeCondition } from "../model.ts";
-import { fmt } from "./operators.ts";
 
 type RangeFields = Pick<ThresholdRangeCondition, "operatorLow" | "operatorHigh" | "thresholdLow" | "thresholdHigh" | "inRange">;
 
@@ -15,10 +14,4 @@ function belowHigh(op: RangeOperator, high: number, v: number): boolean {
 export function rangeMatches(c: RangeFields, value: number): boolean {
   const inside = aboveLow(c.operatorLow, c.thresholdLow, value) && belowHigh(c.operatorHigh, c.thresholdHigh, value);
   return inside === c.inRange;
-}
-
-export function rangeDisplay(c: RangeFields & { dataId: string }): string {
-  const lo = c.operatorLow === "INCLUSIVE" ? "[" : "(";
-  const hi = c.operatorHigh === "INCLUSIVE" ? "]" : ")";
-  return `${c.dataId} ${c.inRange ? "in" : "not in"} ${lo}${fmt(c.thresholdLow)}, ${fmt(c.thresholdHigh)}${hi}`;
 }

@@ -1,5 +1,5 @@
-import { type CompareOperator, RATE_PERIOD_MS, type RateCondition, type RateDirection, type RatePeriod } from "../model.ts";
-import { compareWith, fmt } from "./operators.ts";
+import { type CompareOperator, RATE_PERIOD_MS, type RateDirection, type RatePeriod } from "../model.ts";
+import { compareWith } from "./operators.ts";
 
 /**
  * The rate between two data points: value change per period. The result is never negative:
@@ -26,8 +26,4 @@ export function rateOf(
 
 export function rateMatches(op: CompareOperator, threshold: number, rate: number): boolean {
   return compareWith(op, rate, threshold);
-}
-
-export function rateDisplay(c: Pick<RateCondition, "dataId" | "direction" | "operator" | "threshold" | "period">): string {
-  return `${c.dataId} ${c.direction} ${c.operator} ${fmt(c.threshold)} per ${c.period}`;
 }

@@ -34,7 +34,3 @@ export function compileStringMatcher(c: StringFields): (value: string) => boolea
 export function stringMatches(c: StringFields, value: string): boolean {
   return compileStringMatcher(c)(value);
 }
-
-export function stringDisplay(c: StringFields & { dataId: string }): string {
-  return `${c.dataId} ${c.operator} [${c.pattern}]${c.ignoreCase ? " ignoring case" : ""}`;
-}

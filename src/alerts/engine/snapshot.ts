@@ -1,5 +1,6 @@
 import type { AvailabilityValue, ConditionEval, Data, Event } from "../model.ts";
 import { nelsonRulesOf } from "../nelson.ts";
+import { evalDisplay } from "../conditions/display.ts";
 import type { ConditionRt } from "./runtime.ts";
 
 /**
@@ -84,36 +85,6 @@ export function snapshotSet(conditions: readonly ConditionRt[]): ConditionEval[]
   const out: ConditionEval[] = [];
   for (const c of conditions) if (c.hasEval) out.push(snapshotEval(c));
   return out;
-}
-
-function fmt(n: number): string {
-  return Number.isInteger(n) ? String(n) : n.toFixed(2);
-}
-
-/** A readable line for an evaluation: the condition and what was seen. */
-export function evalDisplay(e: ConditionEval): string {
-  const cond = e.condition.displayString ?? e.condition.dataId;
-  switch (e.type) {
-    case "THRESHOLD":
-    case "RANGE":
-      return `${cond}: ${fmt(e.value)}`;
-    case "AVAILABILITY":
-      return `${cond}: ${e.value}`;
-    case "STRING":
-      return `${cond}: [${e.value}]`;
-    case "COMPARE":
-      return `${cond}: ${fmt(e.value1)} vs ${fmt(e.value2)}`;
-    case "EXTERNAL":
-      return `${cond}: external`;
-    case "EVENT":
-      return `${cond}: event ${e.value.id}`;
-    case "RATE":
-      return `${cond}: rate ${fmt(e.rate)}`;
-    case "MISSING":
-      return `${cond}: nothing for ${e.time - e.previousTime}ms`;
-    case "NELSON":
-      return `${cond}: ${e.violations.length > 0 ? e.violations.join(", ") : "no violations"}`;
-  }
 }
 
 /** Fills the display strings of evaluation sets that are about to be reported. */

@@ -4,6 +4,7 @@ import { dataIdsOf, diffTriggers } from "../../../agent/triggers/trigger-set.ts"
 import type { Alert, Event, FullTrigger } from "../../../src/alerts/model.ts";
 import { createLogger } from "../../../src/log/logger.ts";
 import type { MetricWrite } from "../../../src/metrics/model.ts";
+import { STALE_NAN } from "../../../src/prometheus/staleness.ts";
 
 const FEED = "edge-1";
 
@@ -46,6 +47,19 @@ describe("local triggers", () => {
     const alert = s.fired[0] as Alert;
     expect(alert).toMatchObject({ eventType: "ALERT", tenantId: "acme", status: "OPEN", dataSource: FEED, trigger: { id: "hot" } });
     expect(alert.evalSets?.[0]?.[0]).toMatchObject({ type: "THRESHOLD", value: 90, condition: { dataId: `${FEED}:temp`, threshold: 50 } });
+    local.close();
+  });
+
+  test("a staleness marker is no data: it neither fires nor breaks a dampening run", async () => {
+    const s = setup();
+    const local = s.make();
+    const strict2 = { ...trigger("two", `${FEED}:x`), dampenings: [{ triggerMode: "FIRING", type: "STRICT", evalTrueSetting: 2 }] };
+    await local.apply({ digest: "a", triggers: [strict2] });
+    local.onWrites(s.gauge(`${FEED}:x`, 60));
+    local.onWrites(s.gauge(`${FEED}:x`, STALE_NAN));
+    expect(s.fired).toEqual([]);
+    local.onWrites(s.gauge(`${FEED}:x`, 61));
+    expect(s.fired.map((f) => f.trigger?.id)).toEqual(["two"]);
     local.close();
   });
 

@@ -135,7 +135,7 @@ describe("finding definitions by tags", () => {
     expect(await ids(`${M}/metrics?tags=dc:east&id=find\\.[ab]`)).toEqual(["find.a"]);
     const bad = await col.req(`${M}/metrics?type=counter_rate`, { tenant: "tags" });
     expect(bad.status).toBe(400);
-    expect((await body(bad)).errorMsg).toBe("Incorrect type param");
+    expect((await body(bad)).errorMsg).toBe("Incorrect type param counter_rate");
   });
 
   it("returns the distinct tag values of matching metrics", async () => {

@@ -50,10 +50,12 @@ const value = fc.oneof(
   { weight: 10, arbitrary: fc.double() },
   { weight: 1, arbitrary: fc.constantFrom(Number.NaN, Number.POSITIVE_INFINITY, -0) },
 );
+/** Prometheus' staleness marker, by its bits (src/prometheus/staleness.ts). */
+const STALE = [0x02, 0, 0, 0, 0, 0, 0xf0, 0x7f];
 const sampleBytes = fc
-  .tuple(timestamp, value, fc.boolean(), fc.boolean())
-  .map(([t, v, swap, omitValue]) => {
-    const vf = omitValue ? [] : [0x09, ...double(v)];
+  .tuple(timestamp, value, fc.boolean(), fc.boolean(), fc.integer({ min: 0, max: 9 }))
+  .map(([t, v, swap, omitValue, marker]) => {
+    const vf = omitValue ? [] : [0x09, ...(marker === 0 ? STALE : double(v))];
     const tf = [0x10, ...varint(t)];
     return lenField(0x12, swap ? [...tf, ...vf] : [...vf, ...tf]);
   });
@@ -83,7 +85,8 @@ const request = fc
 /** A store that records what it is asked: definitions' tags and the points written. */
 function recordingDeps(): { deps: WriteDeps; calls: unknown[] } {
   const calls: unknown[] = [];
-  const asWrites = (writes: MetricWrite[]) => writes.map((w) => ({ id: w.id, type: w.type, points: w.points.map((p) => [p.timestamp, p.value]) }));
+  // Markers (NaN) as a word: toEqual takes any two NaNs as equal, and a marker is the only NaN stored.
+  const asWrites = (writes: MetricWrite[]) => writes.map((w) => ({ id: w.id, type: w.type, points: w.points.map((p) => [p.timestamp, Number.isNaN(p.value) ? "marker" : p.value]) }));
   const store = {
     async ensureTags(tenant: string, items: { type: string; id: string; tags: Record<string, string> }[]) {
       calls.push(["tags", tenant, items.map((i) => ({ ...i, tags: { ...i.tags } }))]);
@@ -104,7 +107,7 @@ async function generalPath(raw: Uint8Array): Promise<{ calls: unknown[]; skipped
     const req = decodeWriteRequest(raw);
     const series: ForeignSeries[] = req.series.map((s) => {
       const { __name__: name, ...labels } = s.labels;
-      return { name: name ?? "", labels, type: "gauge", points: s.samples.map((p) => ({ timestamp: p.timestamp, value: p.value })) };
+      return { name: name ?? "", labels, type: "gauge", points: s.samples.map((p) => (p.stale ? { timestamp: p.timestamp, value: p.value, stale: true } : { timestamp: p.timestamp, value: p.value })) };
     });
     const r = await writeForeignSeries(deps, "t", series, "rw");
     return { calls, skipped: r.skipped };

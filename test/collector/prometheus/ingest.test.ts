@@ -39,12 +39,46 @@ describe("remote write", () => {
     expect(def.tags).toEqual({ metric: "http_requests_total", job: "api", instance: "a:9100", code: "200" });
   });
 
-  test("writing the same samples again is idempotent; NaN (staleness markers) is skipped", async () => {
+  test("writing the same samples again is idempotent; a NaN that is not a staleness marker is skipped", async () => {
     const s = [{ labels: { __name__: "temp", room: "a" }, samples: [[T0, 20], [T0 + 10_000, Number.NaN], [T0 + 20_000, 21]] as [number, number][] }];
     for (let i = 0; i < 2; i++) expect((await post("/prometheus/rw/api/v1/write", remoteWriteBody(s), REMOTE_WRITE_HEADERS)).status).toBe(204);
     const raw = await body(await c.req(`/svc/metrics/gauges/${encodeURIComponent('temp{room="a"}')}/raw?start=${T0}&end=${T0 + 60_000}`, { tenant: "rw" }));
     expect(raw).toHaveLength(2);
     expect(await instant("rw", "count_over_time(temp[1m])", T0 + 20_000)).toEqual([{ metric: { room: "a" }, value: [(T0 + 20_000) / 1000, "2"] }]);
+  });
+
+  test("staleness markers are kept: they end the series for PromQL; Hawkular reads, stats and rates never see them", async () => {
+    const s = [
+      { labels: { __name__: "flaky", job: "a" }, samples: [[T0, 1], [T0 + 15_000, 3], [T0 + 30_000, "stale"], [T0 + 60_000, 7], [T0 + 75_000, "stale"]] as [number, number | "stale"][] },
+      { labels: { __name__: "steady", job: "a" }, samples: [[T0, 1], [T0 + 15_000, 3]] as [number, number][] },
+    ];
+    expect((await post("/prometheus/st/api/v1/write", remoteWriteBody(s), REMOTE_WRITE_HEADERS)).status).toBe(204);
+    const value = async (q: string, t: number) => (await instant("st", q, t)).map((r: { value: [number, string] }) => r.value[1]);
+    expect(await value("flaky", T0 + 29_000)).toEqual(["3"]);
+    expect(await value("flaky", T0 + 30_000)).toEqual([]);
+    expect(await value("flaky", T0 + 59_000)).toEqual([]);
+    expect(await value("flaky", T0 + 61_000)).toEqual(["7"]);
+    expect(await value("flaky", T0 + 200_000)).toEqual([]);
+    // Without a marker, a series is seen for the lookback after its last sample.
+    expect(await value("steady", T0 + 200_000)).toEqual(["3"]);
+    expect(await value("count_over_time(flaky[2m])", T0 + 90_000)).toEqual(["3"]);
+    const range = await body(await c.req(`/prometheus/st/api/v1/query_range?${new URLSearchParams({ query: "flaky", start: String(T0 / 1000), end: String((T0 + 90_000) / 1000), step: "15" })}`, { tenant: null }));
+    expect(range.data.result[0].values.map((v: [number, string]) => [v[0] - T0 / 1000, v[1]])).toEqual([[0, "1"], [15, "3"], [60, "7"]]);
+
+    const id = encodeURIComponent('flaky{job="a"}');
+    const get = async (path: string) => body(await c.req(path, { tenant: "st" }));
+    const raw = await get(`/svc/metrics/gauges/${id}/raw?start=${T0}&end=${T0 + 120_000}&order=ASC`);
+    expect(raw.map((p: { timestamp: number; value: number }) => [p.timestamp - T0, p.value])).toEqual([[0, 1], [15_000, 3], [60_000, 7]]);
+    expect((await get(`/svc/metrics/gauges/${id}/raw?start=${T0}&end=${T0 + 120_000}&order=DESC&limit=1`)).map((p: { value: number }) => p.value)).toEqual([7]);
+    const [stats] = await get(`/svc/metrics/gauges/${id}/stats?start=${T0}&end=${T0 + 120_000}&buckets=1`);
+    expect({ samples: stats.samples, min: stats.min, max: stats.max, sum: stats.sum }).toEqual({ samples: 3, min: 1, max: 7, sum: 11 });
+    // Per minute: 1 → 3 in 15 s, then 3 → 7 in 45 s (the markers are no points between them).
+    const rates = await get(`/svc/metrics/gauges/${id}/rate?start=${T0}&end=${T0 + 120_000}&order=ASC`);
+    expect(rates.map((p: { timestamp: number }) => p.timestamp - T0)).toEqual([15_000, 60_000]);
+    expect(rates[0].value).toBeCloseTo(8, 12);
+    expect(rates[1].value).toBeCloseTo(16 / 3, 12);
+    const multi = await get(`/svc/metrics/gauges/stats?metrics=${id}&start=${T0}&end=${T0 + 120_000}&buckets=1`);
+    expect(multi[0].samples).toBe(3);
   });
 
   test("the tenant header works at /api/v1/write; tenants stay apart", async () => {

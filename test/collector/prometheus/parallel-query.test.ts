@@ -1,7 +1,8 @@
 /**
  * Large PromQL queries evaluated partly in a worker thread (collector/metrics/promql-offload.ts)
  * answer exactly what one thread answers — every bit of every value, sums folded in series
- * order — over a real SQLite store: sealed chunks, heads, rewritten timestamps, NaN, gaps.
+ * order — over a real SQLite store: sealed chunks, heads, rewritten timestamps, staleness
+ * markers (stored NaN), gaps.
  */
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
@@ -17,7 +18,7 @@ import { randomSamples, randomSeries } from "../../helpers/random-series.ts";
 const T0 = 1_700_000_000_000;
 const STEP = 15_000;
 
-/** 300 series of 400 samples: counters with resets and gauges, some NaN, some rewritten late. */
+/** 300 series of 400 samples: counters with resets and gauges, some staleness markers (NaN), some rewritten late. */
 function fleet(): TestSeries[] {
   const u = uniform(17);
   const out: TestSeries[] = [];

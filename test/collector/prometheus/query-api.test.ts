@@ -122,7 +122,11 @@ describe("errors as Prometheus reports them", () => {
     [{ query: "x", time: "yesterday" }, 400, "bad_data", /invalid parameter "time": cannot parse "yesterday" to a valid timestamp/],
     [{ query: "{}" }, 400, "bad_data", /vector selector must contain at least one non-empty matcher/],
     [{ query: "holt_winters(x[5m], 0.5, 0.5)" }, 400, "bad_data", /1:1: parse error: unknown function with name "holt_winters"/],
-    [{ query: "mad_over_time(x[5m])" }, 400, "bad_data", /function "mad_over_time" is not supported by Outpost/],
+    // Valid PromQL that Outpost does not evaluate: 501, not the query's fault.
+    [{ query: "mad_over_time(x[5m])" }, 501, "not_implemented", /^1:1: function "mad_over_time" is not supported by Outpost$/],
+    [{ query: "limitk(2, x)" }, 501, "not_implemented", /aggregation "limitk" is not supported by Outpost/],
+    [{ query: "histogram_count(x)" }, 501, "not_implemented", /function "histogram_count" is not supported by Outpost/],
+    [{ query: "x[5m:1m][10m:1m]" }, 400, "bad_data", /^invalid parameter "query": 1:1: parse error: subquery is only allowed on instant vector, got matrix instead$/],
   ])("%j → %i %s", async (params, status, type, msg) => {
     const r = await q("/prometheus/acme/api/v1/query", params as Record<string, string>);
     expect(r.status).toBe(status);
@@ -139,8 +143,12 @@ describe("errors as Prometheus reports them", () => {
     expect((await bad({ start: "0", end: "5", step: "0" })).error).toMatch(/zero or negative query resolution step widths are not accepted/);
     expect((await bad({ start: "0", end: "100000", step: "1" })).error).toMatch(/exceeded maximum resolution of 11,000 points per timeseries/);
     expect((await bad({ start: "0", end: "5" })).error).toMatch(/invalid parameter "step"/);
-    const matrix = await body(await q("/prometheus/acme/api/v1/query_range", { query: "web[5m]", start: "0", end: "5", step: "1" }));
-    expect(matrix.errorType).toBe("execution");
+    // Refused before evaluation, as Prometheus does (checked against it in test/e2e/promql-reference.test.ts).
+    for (const query of ["web[5m]", "web[5m:1m]"]) {
+      const r = await q("/prometheus/acme/api/v1/query_range", { query, start: "0", end: "5", step: "1" });
+      expect(r.status).toBe(400);
+      expect(await body(r)).toMatchObject({ errorType: "bad_data", error: 'invalid parameter "query": invalid expression type "range vector" for range query, must be Scalar or instant Vector' });
+    }
   });
 
   test("a request without a tenant is refused", async () => {

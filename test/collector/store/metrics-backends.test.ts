@@ -55,18 +55,37 @@ describe.each<Backend>(["sqlite", "postgres"])("metrics store on %s", (backend) 
     expect((await s.readRaw("t", "counter", "c", { ...all, order: "desc", limit: 1 })).values).toEqual([2]);
   });
 
+  it("keeps staleness markers (NaN) through sealing: series reads have them, raw reads leave them out before the limit", async () => {
+    const b = await open();
+    const s = b.store;
+    const values = [1, Number.NaN, 2, 3, Number.NaN];
+    await s.write("t", [{ type: "gauge", id: "g", points: values.map((value, i) => ({ timestamp: NOW + i * 1000, value })) }]);
+    for (let round = 0; round < 2; round++) {
+      const series = await s.readSeries("t", "gauge", "g", NOW, NOW + 10_000);
+      expect([...series!.values]).toEqual(values);
+      expect(await s.readRaw("t", "gauge", "g", all)).toEqual({ ts: [NOW, NOW + 2000, NOW + 3000], values: [1, 2, 3] });
+      expect((await s.readRaw("t", "gauge", "g", { ...all, order: "desc", limit: 2 })).values).toEqual([3, 2]);
+      await b.seal();
+    }
+    // A sample written over a marker replaces it, and the other way round.
+    await s.write("t", [{ type: "gauge", id: "g", points: [{ timestamp: NOW + 1000, value: 7 }, { timestamp: NOW + 3000, value: Number.NaN }] }]);
+    expect((await s.readRaw("t", "gauge", "g", all)).values).toEqual([1, 7, 2]);
+    await b.seal();
+    expect([...(await s.readSeries("t", "gauge", "g", NOW, NOW + 10_000))!.values]).toEqual([1, 7, 2, Number.NaN, Number.NaN]);
+  });
+
   it("keeps strings, availability, tags and odd numbers through sealing", async () => {
     const b = await open();
     const s = b.store;
     await s.write("t", [
       { type: "string", id: "s", points: [{ timestamp: NOW - 2, value: 'a "quoted" \\ {x,y}', tags: { k: "v" } }, { timestamp: NOW - 1, value: "" }] },
       { type: "availability", id: "a", points: ["up", "down", "unknown"].map((v, i) => ({ timestamp: NOW + i, value: v })) },
-      { type: "gauge", id: "g", points: [Number.NaN, Number.POSITIVE_INFINITY, -0.5, 1e300].map((v, i) => ({ timestamp: NOW + i, value: v })) },
+      { type: "gauge", id: "g", points: [Number.POSITIVE_INFINITY, -0.5, 1e300].map((v, i) => ({ timestamp: NOW + i, value: v })) },
     ]);
     for (let round = 0; round < 2; round++) {
       expect(await s.readRaw("t", "string", "s", all)).toEqual({ ts: [NOW - 2, NOW - 1], values: ['a "quoted" \\ {x,y}', ""], tags: [{ k: "v" }, undefined] });
       expect((await s.readRaw("t", "availability", "a", all)).values).toEqual(["up", "down", "unknown"]);
-      expect((await s.readRaw("t", "gauge", "g", all)).values).toEqual([Number.NaN, Number.POSITIVE_INFINITY, -0.5, 1e300]);
+      expect((await s.readRaw("t", "gauge", "g", all)).values).toEqual([Number.POSITIVE_INFINITY, -0.5, 1e300]);
       expect(await s.readSeries("t", "string", "s", 0, NOW + 10)).toBeUndefined();
       await b.seal();
     }

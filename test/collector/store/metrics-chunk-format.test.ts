@@ -121,8 +121,9 @@ describe("compressed chunks (metrics.db schema 3)", () => {
       for (let i = 1; i < 3000; i++) expect(Object.is(r!.values[i], OLD[0]!.values[i]), `point ${i}`).toBe(true);
       expect(Array.from(r!.values.subarray(3000))).toEqual(later.map((p) => p.value));
       // A range inside the old chunks only, and one across both formats.
+      // (Raw reads leave NaN out: a stored NaN is a staleness marker, docs/prometheus.md.)
       const mid = await st.readRaw("t", "gauge", "g", { start: DAY0 + 1000 * 60_000, end: DAY0 + 1010 * 60_000, order: "desc" });
-      expect(mid.ts).toEqual(Array.from({ length: 10 }, (_, i) => DAY0 + (1009 - i) * 60_000));
+      expect(mid.ts).toEqual(Array.from({ length: 10 }, (_, i) => 1009 - i).filter((k) => k % 7 !== 0).map((k) => DAY0 + k * 60_000));
       const across = await st.readRaw("t", "gauge", "g", { start: DAY0 + 2999 * 60_000, end: DAY0 + 3000 * 60_000 + 20_001, order: "asc" });
       expect(across.values).toEqual([OLD[0]!.values[2999], 0, 0.01, 0.02]);
     };

@@ -4,6 +4,8 @@ import { join } from "node:path";
 import { Database } from "bun:sqlite";
 import { afterEach, describe, expect, it } from "vitest";
 import { encodeChunk } from "../../../collector/store/metrics/chunk-codec.ts";
+import { buildLogBody, decodeLogBody, encodeLogBody } from "../../../collector/store/metrics/log-body.ts";
+import { encode } from "../../../src/cbor/cbor.ts";
 import { openSqliteMetricsStore, type SqliteMetricsStore } from "../../../collector/store/metrics/sqlite/store.ts";
 import { DAY_MS } from "../../../src/metrics/model.ts";
 
@@ -134,6 +136,38 @@ describe("SQLite metrics store", () => {
     expect((await again.readRaw("t1", "gauge", "c", all)).values).toEqual([7]);
     expect((await again.readRaw("t2", "gauge", "a", all)).values).toEqual([201, 202, 203]);
     expect((await again.readRaw("t2", "gauge", "b", all)).values).toEqual([204, 205]);
+  });
+
+  it("replays a log with staleness markers of a series deleted since, and the strings after it", async () => {
+    const { s, d } = await open();
+    await s.write("t", [
+      { type: "gauge", id: "gone", points: [{ timestamp: NOW, value: 1 }, { timestamp: NOW + 1, value: Number.NaN }] },
+      { type: "string", id: "s", points: [{ timestamp: NOW, value: "first" }] },
+    ]);
+    await s.write("t", [
+      { type: "gauge", id: "kept", points: [{ timestamp: NOW, value: Number.NaN }] },
+      { type: "string", id: "s", points: [{ timestamp: NOW + 1, value: "second" }] },
+    ]);
+    // A point of the deleted series' write group must not be taken for a string's place.
+    expect(await s.deleteMetric("t", "gauge", "gone")).toBe(true);
+    const again = (await open(d)).s;
+    expect((await again.readRaw("t", "string", "s", all)).values).toEqual(["first", "second"]);
+    expect([...(await again.readSeries("t", "gauge", "kept", NOW, NOW + 1))!.values]).toEqual([Number.NaN]);
+  });
+
+  it("reads log bodies of version 2 (written before markers were stored) and version 3", () => {
+    const v2 = encode([2, Uint32Array.of(1, 2), Uint32Array.of(1, 1), Float64Array.of(NOW, NOW), Float64Array.of(Number.NaN, 5), ["x"], []]);
+    const old = decodeLogBody(v2);
+    expect(old.strParts).toBeUndefined();
+    expect([...old.nums]).toEqual([Number.NaN, 5]);
+    const body = buildLogBody(
+      [
+        { type: "string", id: "s", points: [{ timestamp: NOW, value: "x" }] },
+        { type: "gauge", id: "g", points: [{ timestamp: NOW, value: Number.NaN }] },
+      ],
+      [1, 2],
+    );
+    expect([...decodeLogBody(encodeLogBody(body)).strParts!]).toEqual([1, 0]);
   });
 
   it("splits chunks at UTC day boundaries and reads ranges across them", async () => {

@@ -163,8 +163,9 @@ function applyBody(s: StoreState, b: LogBody, seq: number, now: number): { appli
     if (!meta || meta.flushedSeq >= seq) {
       if (!numeric) si += n;
       else if (!meta) {
-        // Unknown series (deleted since): its string values, if any, are NaN-marked in nums.
-        for (let i = 0; i < n; i++) if (Number.isNaN(b.nums[o + i]!)) si++;
+        // Unknown series (deleted since): skip its string values, if it has any.
+        if (b.strParts) si += b.strParts[k] ? n : 0;
+        else for (let i = 0; i < n; i++) if (Number.isNaN(b.nums[o + i]!)) si++;
       }
       o += n;
       continue;

@@ -1,0 +1,25 @@
+import { startTestCollector } from "./test/helpers/collector.ts";
+const c = await startTestCollector();
+const show = async (m: string, p: string, json?: unknown, tenant = "p") => {
+  const r = await c.req(p, { method: m, tenant, ...(json === undefined ? {} : { json }) });
+  console.log(m, p, r.status, (await r.text()).slice(0, 300));
+};
+await show("GET", `/hawkular/metrics/metrics?type=counter_rate`);
+await show("GET", `/hawkular/metrics/metrics?type=nonsense`);
+await show("POST", `/hawkular/metrics/metrics`, { id: "x", type: "counter_rate" });
+await show("POST", `/hawkular/metrics/counters`, { id: "c1", tags: { novalue: "x" } });
+await show("POST", `/hawkular/metrics/counters`, { id: "c2", tags: { other: "y" } });
+await show("GET", `/hawkular/metrics/counters?tags=novalue`);
+await show("GET", `/hawkular/metrics/counters?tags=novalue:*`);
+await show("GET", `/hawkular/metrics/counters?tags=novalue,other:y`);
+await show("GET", `/hawkular/alerts/plugins/x`);
+await show("GET", `/hawkular/alerts/actions/email/nope`);
+await show("DELETE", `/hawkular/alerts/actions/email/nope`);
+await show("PUT", `/hawkular/alerts/actions`, { actionPlugin: "email", actionId: "nope", properties: {} });
+await show("POST", `/hawkular/inventory/entity/f`, { id: "f1" });
+await show("POST", `/hawkular/inventory/entity/f`, { id: "f1" });
+await show("GET", `/hawkular/inventory/entity/f;nope`);
+await show("GET", `/hawkular/inventory/entity/f;f1/r;nope`);
+await show("POST", `/hawkular/inventory/entity/f;f1/resourceType`, { id: "rt", collectionInterval: "30" });
+await show("POST", `/hawkular/inventory/entity/f;f1/metricType`, { id: "mt", type: "GAUGE", unit: "NONE", collectionInterval: "30" });
+await c.close();
