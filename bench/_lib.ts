@@ -31,12 +31,14 @@ export interface Proc {
 
 /**
  * Starts the collector as its own process and waits until it answers /health.
- * COLLECTOR_PROFILE=<dir> makes it write a CPU profile (markdown) there when it exits.
+ * COLLECTOR_PROFILE=<dir> makes it write a CPU profile (markdown) there when it exits;
+ * COLLECTOR_BUN_ARGS gives the runtime more arguments (e.g. `--smol`, `--preload <file>`).
  * `fixedPort`: a port to listen on (a restarted collector keeps the one its clients know).
  */
 export async function startCollectorProcess(args: string[], fixedPort?: number): Promise<{ proc: Proc; url: string; port: number }> {
   const port = fixedPort ?? (await freePort());
-  const proc = Bun.spawn([BUN, ...(process.env.COLLECTOR_PROFILE ? ["--cpu-prof-md", `--cpu-prof-dir=${process.env.COLLECTOR_PROFILE}`] : []), join(ROOT, "collector/main.ts"), "--http-port", String(port), "--http-host", "127.0.0.1", "--log-level", "warn", ...args], {
+  const runtimeArgs = [...(process.env.COLLECTOR_PROFILE ? ["--cpu-prof-md", `--cpu-prof-dir=${process.env.COLLECTOR_PROFILE}`] : []), ...(process.env.COLLECTOR_BUN_ARGS?.split(" ").filter(Boolean) ?? [])];
+  const proc = Bun.spawn([BUN, ...runtimeArgs, join(ROOT, "collector/main.ts"), "--http-port", String(port), "--http-host", "127.0.0.1", "--log-level", "warn", ...args], {
     stdout: "inherit",
     stderr: "inherit",
   });

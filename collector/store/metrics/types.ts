@@ -65,7 +65,17 @@ export interface MetricsStore {
   getMetric(tenant: string, type: MetricType, id: string): Promise<MetricDefinition | undefined>;
   findMetrics(tenant: string, filter?: MetricFilter): Promise<MetricDefinition[]>;
   /** Every series of the tenant, unordered, from memory (the Prometheus API's series index). */
+  /**
+   * Every series of the tenant. The SQLite store answers its own objects, whose spans follow
+   * the writes (as seriesVersion tells): read them, never change them.
+   */
   listSeries(tenant: string): Promise<SeriesEntry[]>;
+  /**
+   * A number that changes whenever a series is added or removed, or its tags change, so that a
+   * caller holding listSeries' (live) entries may skip asking again (the Prometheus API's label
+   * index). Absent where the entries are copies, or other collectors change them (PostgreSQL).
+   */
+  seriesVersion?(): number;
   /** Merges tags into the definition (creating it if needed). */
   updateTags(tenant: string, type: MetricType, id: string, tags: Tags): Promise<void>;
   /**

@@ -61,6 +61,7 @@ function updateDefinition(s: StoreState, m: SeriesMeta, tags: Tags | undefined, 
   m.tagsFrom = undefined;
   m.retention = retention;
   s.definitionsVersion++;
+  s.seriesVersion++;
 }
 
 /** min/max timestamps are those of the points stored (retention removes whole chunks). */
@@ -108,10 +109,9 @@ export function findMetrics(s: StoreState, tenant: string, filter: MetricFilter)
   return out.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : a.type < b.type ? -1 : 1));
 }
 
+/** The store's own series objects (live: their spans follow the writes), not copies. */
 export function listSeries(s: StoreState, tenant: string): SeriesEntry[] {
-  const out: SeriesEntry[] = [];
-  for (const m of s.byTenant.get(tenant) ?? []) out.push({ type: m.type, id: m.id, tags: m.tags, minTs: m.minTs, maxTs: m.maxTs });
-  return out;
+  return [...(s.byTenant.get(tenant) ?? [])];
 }
 
 export function updateTags(s: StoreState, tenant: string, type: MetricType, id: string, tags: Tags): void {
@@ -167,6 +167,7 @@ export function ensureTags(s: StoreState, tenant: string, items: { type: MetricT
     m.tags = tags;
     m.tagsFrom = undefined;
   }
+  if (updated.size > 0) s.seriesVersion++;
 }
 
 export function deleteTags(s: StoreState, tenant: string, type: MetricType, id: string, names: string[]): boolean {

@@ -149,6 +149,8 @@ export class StoreState {
   lastRetentionRun = 0;
   /** Changes when a metric's tags change or a metric is deleted (MetricsStore.definitionsVersion). */
   definitionsVersion = 0;
+  /** Changes when a series is added or removed, or its tags change (MetricsStore.seriesVersion). */
+  seriesVersion = 0;
   /** Chunks found corrupt (logged once each). */
   readonly corruptChunks = new Set<number>();
   /** Changes whenever chunks are added or deleted: chunk lists looked up before are stale. */
@@ -226,6 +228,7 @@ export class StoreState {
   }
 
   register(m: SeriesMeta): void {
+    this.seriesVersion++;
     const k = kindKey(m.tenant, m.type);
     let ids = this.byKind.get(k);
     if (!ids) this.byKind.set(k, (ids = new Map()));
@@ -237,6 +240,7 @@ export class StoreState {
   }
 
   unregister(m: SeriesMeta): void {
+    this.seriesVersion++;
     this.byKind.get(kindKey(m.tenant, m.type))?.delete(m.id);
     this.bySid.delete(m.sid);
     this.byTenant.get(m.tenant)?.delete(m);

@@ -129,6 +129,10 @@ export class SqliteMetricsStore implements MetricsStore {
     return this.s.definitionsVersion;
   }
 
+  seriesVersion(): number {
+    return this.s.seriesVersion;
+  }
+
   async deleteTags(tenant: string, type: MetricType, id: string, names: string[]): Promise<boolean> {
     return this.durable(defs.deleteTags(this.s, tenant, type, id, names));
   }
