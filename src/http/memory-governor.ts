@@ -21,6 +21,13 @@ export interface MemoryGovernorOptions {
   limitBytes: number;
   /** Bytes of bodies (and other garbage counted) between two collections at least (default 8 MiB). */
   spacingBytes?: number;
+  /**
+   * Milliseconds between two collections for the target at least (default 1000). A collection
+   * gives the engine's garbage to the allocator, which hands unused pages back to the system
+   * after its own delay: collecting sooner again cost CPU without lowering the resident size (a
+   * query path of 702 series spent a tenth of its time in back-to-back collections).
+   */
+  minIntervalMs?: number;
   /** The resident size now (default: the process's). */
   rss?: () => number;
   /**
@@ -41,6 +48,7 @@ export const MEMORY_RETRY_AFTER_S = 1;
 
 export class MemoryGovernor {
   private readonly spacing: number;
+  private readonly minInterval: number;
   private since = 0;
   /** Resident size the last collection left. */
   private floor = 0;
@@ -54,6 +62,7 @@ export class MemoryGovernor {
 
   constructor(private readonly o: MemoryGovernorOptions) {
     this.spacing = o.spacingBytes ?? DEFAULT_SPACING;
+    this.minInterval = o.minIntervalMs ?? 1000;
     this.rss = o.rss ?? (() => process.memoryUsage.rss());
     this.collect = o.collect ?? (() => fullGC());
     this.now = o.now ?? Date.now;
@@ -99,7 +108,8 @@ export class MemoryGovernor {
     const overLimit = limitBytes > 0 && rss > limitBytes;
     const collectAbove = Math.max(targetBytes, this.floor * 1.25);
     // Over the limit, a collection is tried before refusing, but at most once a second.
-    if ((targetBytes > 0 && rss > collectAbove && this.since >= this.spacing) || (overLimit && this.now() - this.lastCollect >= 1000)) {
+    const sinceLast = this.now() - this.lastCollect;
+    if ((targetBytes > 0 && rss > collectAbove && this.since >= this.spacing && sinceLast >= this.minInterval) || (overLimit && sinceLast >= 1000)) {
       rss = this.runCollection();
     }
     return rss;
