@@ -9,7 +9,8 @@ import { seriesId, seriesTags } from "../../src/prometheus/series-mapping.ts";
 import { STALE_NAN } from "../../src/prometheus/staleness.ts";
 import { ApiError } from "../../src/http/errors.ts";
 import { metricIdProblem, tagsProblem, timestampProblem } from "../../src/metrics/limits.ts";
-import { LabelSetCache, type MappedSeries, SampleColumns } from "../../src/prometheus/remote-write-columns.ts";
+import { BytesMap } from "../../src/codec/bytes-map.ts";
+import { type MappedSeries, SampleColumns } from "../../src/prometheus/remote-write-columns.ts";
 import type { WriteColumns } from "../../src/metrics/write-columns.ts";
 import { type WriteDeps, writeColumns, writePoints } from "./write-points.ts";
 
@@ -89,7 +90,7 @@ export interface RemoteSeries extends MappedSeries {
  * flight, reused from request to request.
  */
 export class RemoteWriteColumns {
-  readonly cache = new LabelSetCache<RemoteSeries>();
+  readonly cache = new BytesMap<RemoteSeries>();
   /** One object per id, so that two label sets of one id in a request are seen as one series. */
   private readonly byId = new Map<string, RemoteSeries>();
   private readonly spare: SampleColumns<RemoteSeries>[] = [];

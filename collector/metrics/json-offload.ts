@@ -23,16 +23,25 @@ export interface JsonRequest {
   /** The slot holding the body's bytes (SlotPool.ONE_OFF: buffers of this request alone). */
   slot: number;
   length: number;
+  /** The most ids the worker's dictionary holds before it starts again empty (tests make it small). */
+  maxIds?: number;
   /** The slot's buffers, when the worker does not hold them yet (or they were replaced). */
   input?: SharedArrayBuffer;
   output?: SharedArrayBuffer;
 }
 
-/** Columns in the slot (`points` ≥ 0, one id per entry), columns of their own (`cols`), or neither: not columns. */
+/**
+ * Columns in the slot (`points` ≥ 0, `entries` of them, each id as a code of the worker's
+ * dictionary), columns of their own (`cols`), or neither: not columns. `newIds` are the ids the
+ * dictionary took for this body, their codes following the last ones; `resetIds` says it started
+ * again empty first (it is bounded).
+ */
 export interface JsonReply {
   id: number;
   points?: number;
-  ids?: string[];
+  entries?: number;
+  newIds?: string[];
+  resetIds?: boolean;
   cols?: WriteColumns;
 }
 
@@ -64,11 +73,14 @@ export class JsonOffload {
   private lostCount = 0;
 
   private readonly slots: SlotPool;
+  /** The worker's dictionary of ids, by code: each id a string once, not once per body (json-worker.ts). */
+  private idByCode: string[] = [];
   private readonly log?: Logger;
   private readonly timeoutMs: number;
   private readonly retryMs: number;
   private readonly maxWaiting: number;
   readonly minChars: number;
+  private readonly maxIds?: number;
 
   constructor(
     o: {
@@ -82,6 +94,8 @@ export class JsonOffload {
       minChars?: number;
       /** Bodies handed over at once; beyond, the main thread parses (it is idle then). */
       maxWaiting?: number;
+      /** The most ids the worker's dictionary holds (json-worker.ts; default a million). */
+      maxIds?: number;
     } = {},
   ) {
     this.log = o.log;
@@ -97,6 +111,7 @@ export class JsonOffload {
     this.retryMs = o.retryMs ?? 10_000;
     this.minChars = o.minChars ?? JSON_OFFLOAD_MIN_CHARS;
     this.maxWaiting = o.maxWaiting ?? 8;
+    this.maxIds = o.maxIds;
     // Slots stay busy until the store has applied their columns, after the worker answered.
     this.slots = new SlotPool(this.maxWaiting * 2);
   }
@@ -120,6 +135,7 @@ export class JsonOffload {
       this.waiting.set(id, { done: resolve, timer, type, slot });
       try {
         const req: JsonRequest = { id, type, slot: slot.index, length: bytes.byteLength };
+        if (this.maxIds !== undefined) req.maxIds = this.maxIds;
         if (slot.sentTo !== w) {
           req.input = slot.input;
           req.output = slot.output;
@@ -139,9 +155,12 @@ export class JsonOffload {
     this.waiting.delete(m.id);
     clearTimeout(p.timer);
     const { slot } = p;
+    // The dictionary follows the worker's, reply by reply (they come in the order it made them).
+    if (m.resetIds) this.idByCode = [];
+    if (m.newIds) for (const id of m.newIds) this.idByCode.push(id);
     let parsed: ParsedColumns | undefined;
-    if (m.points !== undefined && m.ids) {
-      const cols = slot.columns(p.type, m.ids, m.points);
+    if (m.points !== undefined && m.entries !== undefined) {
+      const cols = slot.columns(p.type, this.idByCode, m.entries, m.points);
       parsed = {
         cols,
         release: () => {
@@ -164,6 +183,8 @@ export class JsonOffload {
     if (this.slot.current) return this.slot.current;
     if (Date.now() < this.retryAt) return undefined;
     try {
+      // A new worker starts with an empty dictionary of ids.
+      this.idByCode = [];
       return this.slot.get();
     } catch (e) {
       this.workerLost(String(e));

@@ -17,18 +17,27 @@ export const SLOT_MAX_BYTES = 4 * 1024 * 1024;
 /** The smallest slot: bodies the worker takes are 32 KB and more by default. */
 const SLOT_MIN_BYTES = 64 * 1024;
 
-/** Where the columns lie in a slot's output buffer, for bodies of up to `inputBytes`. */
-export function outputLayout(inputBytes: number): { entries: number; points: number; tsAt: number; valuesAt: number; bytes: number } {
+/**
+ * Where the columns lie in a slot's output buffer, for bodies of up to `inputBytes`: per entry its
+ * point count and its id's code (json-worker.ts's dictionary of ids), then timestamps and values.
+ */
+export function outputLayout(inputBytes: number): { entries: number; points: number; codesAt: number; tsAt: number; valuesAt: number; bytes: number } {
   const { entries, points } = capacityFor(inputBytes);
-  const tsAt = Math.ceil((entries * 4) / 8) * 8;
+  const codesAt = entries * 4;
+  const tsAt = Math.ceil((codesAt + entries * 4) / 8) * 8;
   const valuesAt = tsAt + points * 8;
-  return { entries, points, tsAt, valuesAt, bytes: valuesAt + points * 8 };
+  return { entries, points, codesAt, tsAt, valuesAt, bytes: valuesAt + points * 8 };
 }
 
 /** The column views of an output buffer (sized by outputLayout for `inputBytes`). */
-export function outputViews(output: SharedArrayBuffer, inputBytes: number): { counts: Uint32Array; ts: Float64Array; values: Float64Array } {
+export function outputViews(output: SharedArrayBuffer, inputBytes: number): { counts: Uint32Array; codes: Uint32Array; ts: Float64Array; values: Float64Array } {
   const l = outputLayout(inputBytes);
-  return { counts: new Uint32Array(output, 0, l.entries), ts: new Float64Array(output, l.tsAt, l.points), values: new Float64Array(output, l.valuesAt, l.points) };
+  return {
+    counts: new Uint32Array(output, 0, l.entries),
+    codes: new Uint32Array(output, l.codesAt, l.entries),
+    ts: new Float64Array(output, l.tsAt, l.points),
+    values: new Float64Array(output, l.valuesAt, l.points),
+  };
 }
 
 export class Slot {
@@ -49,11 +58,13 @@ export class Slot {
   /**
    * The columns the worker scanned into this slot: views of its memory, valid until the slot is
    * given back (json-offload.ts marks them released then, so that a reader who kept them fails
-   * loudly: columnsToWrites).
+   * loudly: columnsToWrites); the ids are the dictionary's strings, made once per id, not per body.
    */
-  columns(type: ColumnType, ids: string[], points: number): WriteColumns {
+  columns(type: ColumnType, idByCode: readonly string[], entries: number, points: number): WriteColumns {
     const v = outputViews(this.output, this.capacity);
-    return { type, ids, counts: v.counts.subarray(0, ids.length), ts: v.ts.subarray(0, points), values: v.values.subarray(0, points), tags: [] };
+    const ids = new Array<string>(entries);
+    for (let e = 0; e < entries; e++) ids[e] = idByCode[v.codes[e]!]!;
+    return { type, ids, counts: v.counts.subarray(0, entries), ts: v.ts.subarray(0, points), values: v.values.subarray(0, points), tags: [] };
   }
 }
 

@@ -6,7 +6,8 @@
  * explains or converts what it holds.
  */
 import { fullGC } from "bun:jsc";
-import { scanColumns } from "../../src/metrics/json-columns.ts";
+import { BytesMap } from "../../src/codec/bytes-map.ts";
+import { capacityFor, type ColumnsOut, idOf, scanColumns } from "../../src/metrics/json-columns.ts";
 import { parseColumns } from "../../src/metrics/write-columns.ts";
 import type { JsonReply, JsonRequest } from "./json-offload.ts";
 import { outputViews } from "./json-slots.ts";
@@ -23,8 +24,20 @@ declare const self: Worker;
 let parsedAsText = 0;
 const COLLECT_EVERY = 4 * 1024 * 1024;
 
+/**
+ * Ids by their bytes, as codes the main thread turns back into the same strings: a body of 1,000
+ * series made 1,000 strings here and 1,000 more on the main thread, every time (issue 28). At
+ * most MAX_IDS, then both sides start again empty (the reply says so).
+ */
+const MAX_IDS = 1_000_000;
+let codes = new BytesMap<number>(2 * MAX_IDS);
+let ids = 0;
+
 const utf8 = new TextDecoder();
 const slots: { input: SharedArrayBuffer; output: SharedArrayBuffer }[] = [];
+/** Where the scan writes each entry's id bytes (this thread's own, reused). */
+let idStarts = new Uint32Array(1024);
+let idEnds = new Uint32Array(1024);
 
 self.onmessage = (ev: MessageEvent<JsonRequest>) => {
   const { id, type, slot, length } = ev.data;
@@ -39,10 +52,34 @@ self.onmessage = (ev: MessageEvent<JsonRequest>) => {
   }
   const bytes = new Uint8Array(buffers.input, 0, length);
   const views = outputViews(buffers.output, buffers.input.byteLength);
-  const ids: string[] = [];
-  const points = scanColumns(type, bytes, length, { counts: views.counts, ts: views.ts, values: views.values, ids });
+  const room = capacityFor(length).entries;
+  if (idStarts.length < room) {
+    idStarts = new Uint32Array(room);
+    idEnds = new Uint32Array(room);
+  }
+  const out: ColumnsOut = { counts: views.counts, ts: views.ts, values: views.values, idStarts, idEnds, entries: 0 };
+  const points = scanColumns(type, bytes, length, out);
   if (points >= 0) {
-    self.postMessage({ id, points, ids } satisfies JsonReply);
+    // Room for every id of this body before it starts: codes are never reused within a reply.
+    const resetIds = ids + out.entries > (ev.data.maxIds ?? MAX_IDS);
+    if (resetIds) {
+      codes = new BytesMap<number>(2 * MAX_IDS);
+      ids = 0;
+    }
+    const newIds: string[] = [];
+    for (let e = 0; e < out.entries; e++) {
+      let code = codes.get(bytes, idStarts[e]!, idEnds[e]!);
+      if (code === undefined) {
+        code = ids++;
+        codes.set(bytes, idStarts[e]!, idEnds[e]!, code);
+        newIds.push(idOf(bytes, out, e));
+      }
+      views.codes[e] = code;
+    }
+    const reply: JsonReply = { id, points, entries: out.entries };
+    if (newIds.length > 0) reply.newIds = newIds;
+    if (resetIds) reply.resetIds = true;
+    self.postMessage(reply);
     return;
   }
   const cols = parseColumns(type, utf8.decode(bytes));

@@ -18,8 +18,14 @@ export interface ColumnsOut {
   counts: Uint32Array;
   ts: Float64Array;
   values: Float64Array;
-  /** One id per entry, filled by the scan. */
-  ids: string[];
+  /**
+   * Each entry's metric id as the bytes [idStarts[e], idEnds[e]) of the body (ASCII, checked to
+   * be a normalized id): the caller makes strings of them, or looks them up without one.
+   */
+  idStarts: Uint32Array;
+  idEnds: Uint32Array;
+  /** Entries written (set by the scan). */
+  entries: number;
 }
 
 /**
@@ -259,7 +265,7 @@ const POINT_KEYS = [bytesOf("timestamp"), bytesOf("value")];
  */
 export function scanColumns(type: ColumnType, bytes: Uint8Array, length: number, out: ColumnsOut): number {
   const s = new Scanner(bytes, length);
-  out.ids.length = 0;
+  out.entries = 0;
   try {
     const points = scanBody(s, type, out);
     s.ws();
@@ -288,7 +294,8 @@ function scanBody(s: Scanner, type: ColumnType, out: ColumnsOut): number {
   for (;;) {
     s.expect(OPEN_OBJECT);
     const from = o;
-    let id = "";
+    let idStart = 0;
+    let idEnd = 0;
     let seen = 0; // bits of METRIC_KEYS
     s.ws();
     if (s.b[s.i] === CLOSE_OBJECT) return fail(); // no id
@@ -298,18 +305,22 @@ function scanBody(s: Scanner, type: ColumnType, out: ColumnsOut): number {
       // dataPoints follow data in the columns; in the other order they would not.
       if (k === 1 && seen & 4 && o > from) return fail();
       seen |= 1 << k;
-      if (k === 0) id = idString(s);
-      else o = points(s, counter, out, o);
+      if (k === 0) {
+        idStart = idBytes(s);
+        idEnd = s.i - 1;
+      } else o = points(s, counter, out, o);
       const c = s.next();
       if (c === CLOSE_OBJECT) break;
       if (c !== COMMA) return fail();
     }
     if (!(seen & 1)) return fail();
     if (o > from) {
-      const e = out.ids.length;
-      if (e >= out.counts.length) return fail();
+      const e = out.entries;
+      if (e >= out.counts.length || e >= out.idStarts.length) return fail();
       out.counts[e] = o - from;
-      out.ids.push(id);
+      out.idStarts[e] = idStart;
+      out.idEnds[e] = idEnd;
+      out.entries = e + 1;
     }
     const c = s.next();
     if (c === CLOSE_ARRAY) return o;
@@ -317,16 +328,24 @@ function scanBody(s: Scanner, type: ColumnType, out: ColumnsOut): number {
   }
 }
 
-/** A normalized metric id: 1 to LIMITS.metricIdLength characters, not starting or ending with a space. */
-function idString(s: Scanner): string {
+/**
+ * A normalized metric id (1 to LIMITS.metricIdLength characters, not starting or ending with a
+ * space): returns where its bytes start; they end before the closing quote (the scanner is past it).
+ */
+function idBytes(s: Scanner): number {
   s.expect(QUOTE);
   const start = s.i;
   const end = s.stringEnd();
   const len = end - start;
   const b = s.b;
   if (len === 0 || len > LIMITS.metricIdLength || b[start] === SPACE || b[end - 1] === SPACE) return fail();
+  return start;
+}
+
+/** The id of entry `e` as a string (for callers without a dictionary of ids). */
+export function idOf(bytes: Uint8Array, out: ColumnsOut, e: number): string {
   let id = "";
-  for (let k = start; k < end; k++) id += String.fromCharCode(b[k]!);
+  for (let k = out.idStarts[e]!; k < out.idEnds[e]!; k++) id += String.fromCharCode(bytes[k]!);
   return id;
 }
 

@@ -5,7 +5,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { capacityFor, type ColumnsOut, scanColumns } from "../../src/metrics/json-columns.ts";
+import { capacityFor, type ColumnsOut, idOf, scanColumns } from "../../src/metrics/json-columns.ts";
 import { LIMITS } from "../../src/metrics/limits.ts";
 import { normalizedMetricsBody } from "../../src/metrics/normalized.ts";
 import { parseJsonBody } from "../../src/http/body.ts";
@@ -126,15 +126,16 @@ const bodyText = (type: ColumnType) => fc.oneof(
   { weight: 1, arbitrary: fc.constantFrom("", "[]", "{}", "[", "[{}]", "\uFEFF[]", "null", '[{"id":"m","data":[{"timestamp":1,"value":1}]}] x', '[{"id":"m","data":[{"timestamp":1,"value":1}]},]') },
 );
 
-function scan(type: ColumnType, text: string): { out: ColumnsOut; points: number } {
+function scan(type: ColumnType, text: string): { out: ColumnsOut & { ids: string[] }; points: number } {
   const bytes = new TextEncoder().encode(text);
   // A larger buffer than the body: the scan must stop at `length`.
   const buf = new Uint8Array(bytes.length + 8);
   buf.set(bytes);
   buf.fill(0x20, bytes.length);
   const cap = capacityFor(bytes.length);
-  const out: ColumnsOut = { counts: new Uint32Array(cap.entries), ts: new Float64Array(cap.points), values: new Float64Array(cap.points), ids: [] };
-  return { out, points: scanColumns(type, buf, bytes.length, out) };
+  const out = newOut(cap);
+  const points = scanColumns(type, buf, bytes.length, out);
+  return { out: { ...out, ids: Array.from({ length: out.entries }, (_, e) => idOf(buf, out, e)) }, points };
 }
 
 /**
@@ -163,6 +164,15 @@ function reference(type: ColumnType, text: string): { ids: string[]; counts: num
   }
   return r;
 }
+
+const newOut = (cap: { points: number; entries: number }): ColumnsOut => ({
+  counts: new Uint32Array(cap.entries),
+  ts: new Float64Array(cap.points),
+  values: new Float64Array(cap.points),
+  idStarts: new Uint32Array(cap.entries),
+  idEnds: new Uint32Array(cap.entries),
+  entries: 0,
+});
 
 const bits = (a: ArrayLike<number>) => Array.from(a, (v) => (Object.is(v, -0) ? "-0" : String(v)));
 
@@ -228,7 +238,7 @@ describe("scanning a JSON write body into columns", () => {
     const text = '[{"id":"m","data":[{"timestamp":1,"value":1}]}]';
     const bytes = new TextEncoder().encode(`${text}garbage`);
     const cap = capacityFor(text.length);
-    const out: ColumnsOut = { counts: new Uint32Array(cap.entries), ts: new Float64Array(cap.points), values: new Float64Array(cap.points), ids: [] };
+    const out = newOut(cap);
     expect(scanColumns("gauge", bytes, text.length, out)).toBe(1);
     expect(scanColumns("gauge", bytes, text.length + 2, out)).toBe(-1);
   });

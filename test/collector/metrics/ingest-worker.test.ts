@@ -211,6 +211,28 @@ describe("the worker thread", () => {
     }
   });
 
+  it("turns ids into codes and back through a bounded dictionary, and starts it again when full", async () => {
+    // Room for 500 ids: bodies of 400 ids, a third of them new each time, fill it again and again.
+    const off = new JsonOffload({ log, maxIds: 500, minChars: 1 });
+    const tenant = "dict";
+    const body = (round: number) =>
+      JSON.stringify(Array.from({ length: 400 }, (_, s) => ({ id: `d${s + round * 130}`, data: [{ timestamp: T0 + round, value: s + round * 130 }] })));
+    try {
+      const app = appWith(off);
+      for (let round = 0; round < 8; round++) expect((await post(app, tenant, body(round))).status).toBe(200);
+      expect(off.parsed).toBe(8);
+      // Every id read back with its own value, at the rounds that wrote it.
+      for (const n of [0, 129, 130, 399, 500, 909, 1309]) {
+        const got = await store.readRaw(tenant, "gauge", `d${n}`, { start: 0, end: T0 * 2, order: "asc" });
+        const rounds = Array.from({ length: 8 }, (_, r) => r).filter((r) => n - r * 130 >= 0 && n - r * 130 < 400);
+        expect(got.ts).toEqual(rounds.map((r) => T0 + r));
+        expect(got.values).toEqual(rounds.map(() => n));
+      }
+    } finally {
+      await off.close();
+    }
+  });
+
   it.each([
     ["exits at its message (killed mid-request)", "promql-worker-exits.ts", {}],
     ["throws on its message", "promql-worker-throws.ts", {}],

@@ -1,21 +1,21 @@
 /**
- * The label-set cache of remote write's fast path (src/prometheus/remote-write-columns.ts): keys
+ * The byte-string map (src/codec/bytes-map.ts) of remote write's and JSON ingest's fast paths: keys
  * are the bytes as sent, copied (the request's buffer is reused), found again after the table
  * grows, and the cache starts again empty past its bound.
  */
 import { describe, expect, it } from "vitest";
-import { LabelSetCache } from "../../src/prometheus/remote-write-columns.ts";
+import { BytesMap } from "../../src/codec/bytes-map.ts";
 
 const bytes = (s: string) => new TextEncoder().encode(s);
 
-describe("the label-set cache", () => {
+describe("the byte-string map", () => {
   it("finds every key by its bytes, whatever the buffer around them, after growing many times", () => {
-    const cache = new LabelSetCache<{ lastRequest: number; n: number }>(100_000);
+    const cache = new BytesMap<{ n: number }>(100_000);
     const keys = Array.from({ length: 20_000 }, (_, i) => `__name__=m,series=s${i},instance=i${i % 7}`);
     for (let i = 0; i < keys.length; i++) {
       // The key in the middle of a larger buffer, which is then overwritten.
       const buf = bytes(`xx${keys[i]}yy`);
-      cache.set(buf, 2, buf.length - 2, { lastRequest: 0, n: i });
+      cache.set(buf, 2, buf.length - 2, { n: i });
       buf.fill(0);
     }
     expect(cache.size).toBe(keys.length);
@@ -32,10 +32,10 @@ describe("the label-set cache", () => {
   });
 
   it("starts again empty past its bound, and finds what is set after", () => {
-    const cache = new LabelSetCache<{ lastRequest: number; n: number }>(100);
+    const cache = new BytesMap<{ n: number }>(100);
     for (let i = 0; i < 150; i++) {
       const b = bytes(`k${i}`);
-      cache.set(b, 0, b.length, { lastRequest: 0, n: i });
+      cache.set(b, 0, b.length, { n: i });
     }
     expect(cache.size).toBe(50);
     expect(cache.get(bytes("k10"), 0, 3)).toBeUndefined();
