@@ -3,6 +3,7 @@ import { basename } from "node:path";
 import type { Decoder, Encoder } from "cbor-x";
 import type { MetricWrite } from "../../src/metrics/model.ts";
 import { encodeChunk, hasStaleMarkers } from "../../src/protocol/data-encode.ts";
+import { encodeDefinitionsChunk, type SeriesDefinition } from "../../src/protocol/definitions-chunk.ts";
 import { CHUNK_FORMAT, MARKERS_FLAG } from "../../src/protocol/series-chunk.ts";
 import { splitIntoChunks } from "./chunking.ts";
 import { type CompactionOptions, type CompactionResult, compactRows, type IdRange } from "./compaction.ts";
@@ -142,16 +143,17 @@ export class PointBuffer {
   }
 
   /** Buffers the writes; resolves once they are committed to disk. */
-  append(writes: MetricWrite[]): Promise<void> {
+  append(writes: MetricWrite[], definitions?: readonly SeriesDefinition[]): Promise<void> {
     if (this.closed) return Promise.reject(new Error("buffer is closed"));
-    return this.appendChunks(
-      splitIntoChunks(writes, this.limits.chunkPoints).map((c) => ({
-        body: encodeChunk(this.encoder, c.writes),
-        points: c.points,
-        // Chunks with staleness markers are sent in version 3 batches (docs/protocol.md).
-        format: hasStaleMarkers(c.writes) ? CHUNK_FORMAT.cbor | MARKERS_FLAG : CHUNK_FORMAT.cbor,
-      })),
-    );
+    const chunks: NewChunk[] = splitIntoChunks(writes, this.limits.chunkPoints).map((c) => ({
+      body: encodeChunk(this.encoder, c.writes),
+      points: c.points,
+      // Chunks with staleness markers are sent in version 3 batches (docs/protocol.md).
+      format: hasStaleMarkers(c.writes) ? CHUNK_FORMAT.cbor | MARKERS_FLAG : CHUNK_FORMAT.cbor,
+    }));
+    // Definitions go just before the points, in the same transaction: sent before or with them.
+    if (definitions && definitions.length > 0) chunks.unshift({ body: encodeDefinitionsChunk(this.encoder, definitions), points: 0, format: CHUNK_FORMAT.definitions });
+    return this.appendChunks(chunks);
   }
 
   /**

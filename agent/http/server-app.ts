@@ -12,16 +12,17 @@ import { createWriteApi, type WriteSink } from "./write-api.ts";
 export const WRITE_API_ROOTS = ["/svc/metrics", "/hawkular/metrics"];
 
 /**
- * The agent's HTTP server: the local write API, /metrics for Prometheus and /health (always
- * open). Browsers' pages get nothing from it: a request from another origin is refused (no
- * CORS), and one for a host name the agent is not known by (a DNS rebinding) too.
+ * The agent's HTTP server: the local write API, the inputs' routes (OTLP, Influx), /metrics for
+ * Prometheus and /health (always open). Browsers' pages get nothing from it: a request from
+ * another origin is refused (no CORS), and one for a host name the agent is not known by (a DNS
+ * rebinding) too.
  */
 export function createAgentApp(
   tenant: string,
   sink: WriteSink,
   telemetry: Telemetry,
   log: Logger,
-  o: { bodies?: BodyLimit; apiToken?: string; allowedHost?: (host: string) => boolean } = {},
+  o: { bodies?: BodyLimit; apiToken?: string; allowedHost?: (host: string) => boolean; inputs?: Hono[] } = {},
 ) {
   const { bodies, apiToken } = o;
   const app = new Hono<ServiceEnv>();
@@ -31,6 +32,7 @@ export function createAgentApp(
   app.get("/health", (c) => c.json({ status: "UP" }));
   if (apiToken !== undefined) app.use("*", requireApiToken(apiToken));
   app.get("/metrics", (c) => c.body(renderPrometheus(telemetry), 200, { "Content-Type": PROMETHEUS_CONTENT_TYPE }));
+  for (const routes of o.inputs ?? []) app.route("/", routes);
   mountService(app, WRITE_API_ROOTS, createWriteApi(tenant, sink));
   app.notFound((c) => c.json({ errorMsg: `No resource at ${c.req.path}` }, 404));
   app.onError((err, c) => errorResponse(err, c, log));

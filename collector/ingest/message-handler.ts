@@ -117,6 +117,8 @@ export class MessageHandler {
     const origin = `mqtt:${addr.feed}`;
     if (this.d.memory?.enabled) this.d.memory.collectIfDue(batch.points * JSON_BYTES_PER_POINT);
     try {
+      // Labels first, as the remote-write route does: no query sees these series without them.
+      if (batch.definitions.length > 0) await this.d.store.ensureTags(addr.tenant, batch.definitions);
       await writePoints(this.d, addr.tenant, batch.writes, origin);
     } catch (e) {
       // No ack: the agent keeps the batch and resends it. A full disk is logged by the storage health.

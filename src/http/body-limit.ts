@@ -228,7 +228,7 @@ export const bodyPaceOptions: OptionSpec[] = [
     kind: "size",
     min: 1,
     max: 1024 ** 3,
-    default: "16KB",
+    default: "16KiB",
     help: "bytes per second an HTTP request body must arrive at, on average, beyond --request-body-timeout",
   },
 ];

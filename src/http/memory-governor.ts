@@ -84,7 +84,7 @@ export class MemoryGovernor {
       this.refused++;
       throw new ApiError(
         503,
-        `The collector's memory (${Math.round(rss / 2 ** 20)} MB) is above --memory-limit (${Math.round(limitBytes / 2 ** 20)} MB); retry in ${MEMORY_RETRY_AFTER_S} s`,
+        `The collector's memory (${Math.round(rss / 2 ** 20)} MiB) is above --memory-limit (${Math.round(limitBytes / 2 ** 20)} MiB); retry in ${MEMORY_RETRY_AFTER_S} s`,
         undefined,
         { "Retry-After": String(MEMORY_RETRY_AFTER_S) },
       );

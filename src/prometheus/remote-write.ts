@@ -6,8 +6,8 @@
  *   Sample       { double value = 1; int64 timestamp = 2; }
  *   MetricMetadata { type = 1; string metric_family_name = 2; string help = 4; string unit = 5; }
  */
-import { uncompressSync } from "snappy";
 import { ProtobufError, ProtoReader } from "./protobuf.ts";
+import { uncompressSnappy } from "./snappy.ts";
 import { isStaleMarkerAt } from "./staleness.ts";
 
 export interface RemoteSample {
@@ -156,7 +156,7 @@ export function uncompressRemoteWrite(body: Uint8Array, maxBytes = Number.POSITI
   if (length > maxBytes) throw new RemoteWriteError(`body decompresses to ${length} bytes; at most ${maxBytes} are accepted (--max-request-body)`);
   let raw: Uint8Array;
   try {
-    raw = uncompressSync(Buffer.from(body.buffer, body.byteOffset, body.byteLength)) as Buffer;
+    raw = uncompressSnappy(body, maxBytes);
   } catch (e) {
     throw new RemoteWriteError(`body is not snappy-compressed (block format): ${(e as Error).message}`);
   }

@@ -120,7 +120,7 @@ describe("MemoryGovernor", () => {
     const e = refusal(() => g.admit(1024));
     expect(e?.status).toBe(503);
     expect(e?.headers).toEqual({ "Retry-After": String(MEMORY_RETRY_AFTER_S) });
-    expect(e?.message).toBe("The collector's memory (320 MB) is above --memory-limit (300 MB); retry in 1 s");
+    expect(e?.message).toBe("The collector's memory (320 MiB) is above --memory-limit (300 MiB); retry in 1 s");
     expect(state.collections).toBe(1);
     state.now = 500;
     expect(refusal(() => g.admit(1024))?.status).toBe(503);
