@@ -79,8 +79,18 @@ export interface SeriesParts {
 export interface MetricsReader {
   getMetric(tenant: string, type: MetricType, id: string): Promise<MetricDefinition | undefined>;
   findMetrics(tenant: string, filter?: MetricFilter): Promise<MetricDefinition[]>;
-  /** Every series of the tenant, unordered (the Prometheus API's series index). */
+  /**
+   * Every series of the tenant, unordered (the Prometheus API's series index). The SQLite store
+   * answers its own objects, whose spans follow the writes (as seriesVersion tells): read them,
+   * never change them.
+   */
   listSeries(tenant: string): Promise<SeriesEntry[]>;
+  /**
+   * A number that changes whenever a series is added or removed, or its tags change, so that a
+   * caller holding listSeries' (live) entries may skip asking again (the Prometheus API's label
+   * index). Absent where the entries are copies, or other collectors change them (PostgreSQL).
+   */
+  seriesVersion?(): number;
   /** Points in [start, end), retention applied, in the requested order and limit. */
   readRaw(tenant: string, type: MetricType, id: string, q: RawQuery): Promise<PointColumns>;
   /**
