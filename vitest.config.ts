@@ -1,23 +1,5 @@
 import { defineConfig } from "vitest/config";
-import type { Reporter, TestModule } from "vitest/node";
-
-/** Prints one plain closing line that log readers (CI) can parse. */
-class SummaryLine implements Reporter {
-  onTestRunEnd(testModules: ReadonlyArray<TestModule>) {
-    let passed = 0;
-    let failed = 0;
-    let skipped = 0;
-    for (const m of testModules) {
-      for (const t of m.children.allTests()) {
-        const s = t.result().state;
-        if (s === "passed") passed++;
-        else if (s === "failed") failed++;
-        else skipped++;
-      }
-    }
-    process.stdout.write(`\nvitest: ${passed} passed, ${failed} failed, ${skipped} skipped\n`);
-  }
-}
+import { SummaryLine } from "./test/setup/summary-line.ts";
 
 const POSTGRES_SUITES = [
   "test/alerts-api/**/*.test.ts",
@@ -32,6 +14,13 @@ export default defineConfig({
   test: {
     // vmThreads/vmForks break bun:sqlite; forks works under `bun --bun`.
     pool: "forks",
+    // Two files at a time: vitest's default in a run is one fewer than the cores (1 here), while
+    // most files wait on processes, brokers and timers rather than compute (docs: README, Tests).
+    maxWorkers: 2,
+    // The run's own PostgreSQL server (test/helpers/postgres-server.ts), made on first use.
+    globalSetup: ["test/setup/postgres.global.ts"],
+    // A private runtime folder per test file (collectors' broker files, src/config/local-collector.ts).
+    setupFiles: ["test/setup/private-runtime-dir.ts"],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     reporters: ["default", new SummaryLine()],
@@ -48,7 +37,7 @@ export default defineConfig({
           // Files that open their stores themselves: they run both engines, or SQLite on purpose.
           exclude: ["**/storage-failures.test.ts", "**/store.test.ts", "**/service-api.test.ts"],
           env: { TEST_STORE_BACKEND: "postgres" },
-          setupFiles: ["test/helpers/postgres-backend.setup.ts"],
+          setupFiles: ["test/setup/private-runtime-dir.ts", "test/helpers/postgres-backend.setup.ts"],
         },
       },
     ],

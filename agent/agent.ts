@@ -2,7 +2,7 @@ import { hostname } from "node:os";
 import { join } from "node:path";
 import type { OptionValues } from "../src/config/options.ts";
 import type { ProgramContext } from "../src/config/run-program.ts";
-import { readSecretOption } from "../src/config/secret-option.ts";
+import { openSecretFiles, readSecretOption } from "../src/config/secret-option.ts";
 import { ensureWritableDir } from "../src/config/writable-dir.ts";
 import { stopServer } from "../src/http/serve.ts";
 import { allowedHostPredicate } from "../src/http/host-check.ts";
@@ -16,6 +16,7 @@ import { encodeStatus } from "../src/protocol/control-messages.ts";
 import { ProtocolError } from "../src/protocol/envelope.ts";
 import { agentClientId, buildTopic } from "../src/protocol/topics.ts";
 import { parseBrokerUrl } from "../src/protocol/broker-url.ts";
+import { chooseBroker } from "./forward/broker-choice.ts";
 import { openDatabase } from "../src/sqlite/open.ts";
 import { registerProcessMetrics } from "../src/telemetry/process.ts";
 import { telemetryWrites } from "../src/telemetry/registry.ts";
@@ -31,8 +32,15 @@ import { type HostMonitoring, startHostMonitoring } from "./host-monitoring.ts";
 import { type LocalAlerting, startLocalAlerting } from "./local-alerting.ts";
 import { createAgentApp } from "./http/server-app.ts";
 import { Intake } from "./intake.ts";
+import { type Inputs, startInputs } from "./inputs/inputs.ts";
+import { DefinitionLedger } from "./inputs/series-output.ts";
+import type { SeriesDefinition } from "../src/protocol/definitions-chunk.ts";
+import { STALE_NAN } from "../src/prometheus/staleness.ts";
 import { BodyBudget, bodyPaceOf, SERVER_BODY_CAP } from "../src/http/body-limit.ts";
 import { AgentStorage } from "./storage.ts";
+import { historyConfig } from "../src/agent-config/history.ts";
+import { OUTPOST_VERSION } from "../src/config/version.ts";
+import { LocalHistory } from "./history/local-history.ts";
 import { createAgentTelemetry } from "./telemetry.ts";
 import { storageFailure } from "../src/sqlite/storage-failure.ts";
 
@@ -60,10 +68,12 @@ export async function startAgent(values: OptionValues, ctx?: ProgramContext): Pr
   const prefix = String(values["topic-prefix"] ?? "svc");
   const interval = Number(values.interval ?? 10_000);
   const batchPoints = Number(values["batch-points"] ?? 5000);
-  const brokerUrl = String(values.broker ?? "mqtt://127.0.0.1:1883");
-  const tls = tlsFilesLoader(values, parseBrokerUrl(brokerUrl).tls);
+  // Secrets first: a file others can read stops the start before anything else is said.
   const password = readSecretOption(values, "password");
   const apiToken = readSecretOption(values, "api-token");
+  for (const w of openSecretFiles(values, ["password", "api-token"])) log.warn(`${w}; used because of --allow-open-secret-files: other users can read it`);
+  const brokerUrl = chooseBroker(values, ctx?.origin, log);
+  const tls = tlsFilesLoader(values, parseBrokerUrl(brokerUrl).tls);
   const listen = String(values.listen ?? "127.0.0.1:8181").trim();
   const listenAt = listen === "" ? undefined : splitListen(listen);
   const sync = String(values.synchronous ?? "FULL").toUpperCase() === "NORMAL" ? "NORMAL" : "FULL";
@@ -74,26 +84,38 @@ export async function startAgent(values: OptionValues, ctx?: ProgramContext): Pr
   const enc = createEncoder();
   const dec = createDecoder();
   const dataDir = ensureWritableDir(String(values["data-dir"] ?? "./agent-data"), "--data-dir", log);
-  const db = openDatabase(join(dataDir, "buffer.db"), { synchronous: sync });
+  // A queue (appended, read once, deleted): a small page cache serves it; 16 MB would fill with
+  // pages already sent when inputs buffer megabytes a minute.
+  const db = openDatabase(join(dataDir, "buffer.db"), { synchronous: sync, cacheKiB: 2048 });
   const storage = new AgentStorage(dataDir, Number(values["disk-reserve"] ?? 8 * 1024 ** 2), log.child("storage"));
   storage.register("buffer", db);
   storage.instrument(telemetry);
   let forwarder: Forwarder | undefined;
   let host: HostMonitoring | undefined;
   let local: LocalAlerting | undefined;
+  // Which series definitions the buffer holds; forgotten whenever points may leave it uncommitted.
+  const ledger = new DefinitionLedger();
   const buffer = new PointBuffer(
     db,
     { tenant, feed },
-    { maxBytes: Number(values["buffer-max-bytes"] ?? 256 * 1024 ** 2), maxAgeMs: Number(values["buffer-max-age"] ?? 86_400_000), chunkPoints: batchPoints },
+    {
+      maxBytes: Number(values["buffer-max-bytes"] ?? 256 * 1024 ** 2),
+      maxAgeMs: Number(values["buffer-max-age"] ?? 86_400_000),
+      chunkPoints: batchPoints,
+      historyMs: historyConfig(values).windowMs,
+    },
     enc,
     {
       appended: () => forwarder?.pump(),
       dropped: (reason, points) => {
+        ledger.forget();
         (reason === "age" ? counters.droppedAge : counters.droppedSize).inc(points);
         log.warn("buffer limit reached: dropped the oldest points", { reason, points });
       },
       writeFailed: storage.failed("buffer"),
       space: storage.space("buffer"),
+      // While storage is in trouble, acknowledged points are deleted, not kept.
+      keepAcked: () => storage.health.failing === undefined,
     },
   );
 
@@ -140,6 +162,16 @@ export async function startAgent(values: OptionValues, ctx?: ProgramContext): Pr
       },
     },
   );
+  // A batch the collector refused is dropped with any definitions it held: send them again.
+  const pointsRejected = {
+    inc(n?: number) {
+      ledger.forget();
+      counters.pointsRejected.inc(n);
+    },
+    get value() {
+      return counters.pointsRejected.value;
+    },
+  };
   forwarder = new Forwarder(
     buffer,
     planner,
@@ -147,13 +179,15 @@ export async function startAgent(values: OptionValues, ctx?: ProgramContext): Pr
     enc,
     dec,
     { dataTopic: topic("data"), window: Number(values.window ?? 8), ackTimeoutMs: Number(values["ack-timeout"] ?? 10_000) },
-    counters,
+    { ...counters, pointsRejected },
     log.child("forward"),
   );
   const fw = forwarder;
 
   telemetry.gauge("outpost_agent_buffer_points", "points in the buffer, sent or not, awaiting the collector's ack", () => buffer.depth.points);
   telemetry.gauge("outpost_agent_buffer_bytes", "bytes the buffered points count against --buffer-max-bytes", () => buffer.depth.bytes);
+  telemetry.gauge("outpost_agent_history_points", "acknowledged points kept for local reads ([agent.history] window)", () => buffer.history.depth.points);
+  telemetry.gauge("outpost_agent_history_bytes", "bytes the local history counts against --buffer-max-bytes", () => buffer.history.depth.bytes);
   telemetry.gauge("outpost_agent_buffer_file_bytes", "size of the buffer's database file", () => buffer.fileBytes());
   telemetry.gauge("outpost_agent_buffer_oldest_age_seconds", "how long the oldest buffered point has waited", () => {
     const at = buffer.oldestBufferedAt();
@@ -186,13 +220,30 @@ export async function startAgent(values: OptionValues, ctx?: ProgramContext): Pr
   const localAlerting = local;
   // Every accepted point, once buffered, is also evaluated by the local triggers that read it.
   const sink = {
-    async accept(writes: MetricWrite[]) {
-      const r = await intake.accept(writes);
+    async accept(writes: MetricWrite[], definitions?: SeriesDefinition[]) {
+      const r = await intake.accept(writes, definitions);
       localAlerting.onWrites(writes);
       return r;
     },
   };
 
+  let inputs: Inputs;
+  try {
+    inputs = await startInputs({ values, feed, ledger, sink: (writes, defs) => sink.accept(writes, defs), telemetry, log, staleMarker: STALE_NAN });
+  } catch (e) {
+    fw.close();
+    await localAlerting.close();
+    buffer.close();
+    storage.close();
+    processMetrics.stop();
+    throw e;
+  }
+  // The local history's reads (docs/storage.md, "The agent's local history").
+  const windowMs = buffer.history.windowMs;
+  const reads =
+    windowMs > 0
+      ? { tenant, store: new LocalHistory(buffer.database, dec, tenant, windowMs / 86_400_000), retentionDays: windowMs / 86_400_000, version: OUTPOST_VERSION, log: log.child("history") }
+      : undefined;
   // The HTTP server before the broker link and host metrics: a taken port fails the start cleanly.
   let server: ReturnType<typeof Bun.serve> | undefined;
   if (listenAt) {
@@ -200,10 +251,15 @@ export async function startAgent(values: OptionValues, ctx?: ProgramContext): Pr
     const maxBody = Number(values["max-request-body"] ?? 32 * 1024 ** 2);
     const bodies = { maxBytes: maxBody, budget: new BodyBudget(4 * maxBody), option: "--max-request-body", pace: bodyPaceOf(values) };
     try {
-      server = Bun.serve({ ...listenAt, fetch: createAgentApp(tenant, sink, telemetry, log, { bodies, apiToken, allowedHost: allowedHostPredicate((values["allowed-hosts"] as string[] | undefined) ?? []) }).fetch, maxRequestBodySize: SERVER_BODY_CAP });
+      server = Bun.serve({
+        ...listenAt,
+        fetch: createAgentApp(tenant, sink, telemetry, log, { bodies, apiToken, allowedHost: allowedHostPredicate((values["allowed-hosts"] as string[] | undefined) ?? []), inputs: inputs.routes(tenant), reads }).fetch,
+        maxRequestBodySize: SERVER_BODY_CAP,
+      });
     } catch (e) {
+      await inputs.stop();
       fw.close();
-      localAlerting.close();
+      await localAlerting.close();
       buffer.close();
       storage.close();
       processMetrics.stop();
@@ -220,6 +276,7 @@ export async function startAgent(values: OptionValues, ctx?: ProgramContext): Pr
     enc,
     retryMs: Number(values["ack-timeout"] ?? 10_000),
     log,
+    inputs: () => inputs.inventory(),
   });
   const hostMonitoring = host;
 
@@ -235,6 +292,7 @@ export async function startAgent(values: OptionValues, ctx?: ProgramContext): Pr
     log: log.child("link"),
   });
 
+  ctx?.reload.register({ what: "inputs", options: ["inputs"], apply: (v) => inputs.reload(v) });
   ctx?.reload.register({ what: "host metric filters", options: ["host-include", "host-exclude", "host-exclude-fs-types"], apply: (v) => hostMonitoring.reloadFilters(v) });
   ctx?.reload.register({
     what: "broker credentials",
@@ -283,11 +341,12 @@ export async function startAgent(values: OptionValues, ctx?: ProgramContext): Pr
       processMetrics.stop();
       ackWatch.stop();
       hostMonitoring.stop();
+      await inputs.stop();
       // Writes in progress finish (their points are buffered) before the buffer closes.
       if (server) await stopServer(server, 2000);
       fw.close();
       await link.stop(status("offline"));
-      localAlerting.close();
+      await localAlerting.close();
       buffer.close();
       storage.close();
       log.info("agent stopped", { bufferedPoints: buffer.depth.points });

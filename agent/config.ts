@@ -1,10 +1,13 @@
+import { actionsOption } from "../src/agent-config/actions.ts";
+import { historyOption } from "../src/agent-config/history.ts";
+import { inputsOption } from "../src/agent-config/inputs.ts";
 import { bodyPaceOptions } from "../src/http/body-limit.ts";
 import { OptionError, type OptionSpec, type OptionValues } from "../src/config/options.ts";
 import { readSecretOption, secretOptions } from "../src/config/secret-option.ts";
 import { isLoopbackHost } from "../src/net/loopback.ts";
 import { parseBrokerUrl } from "../src/protocol/broker-url.ts";
 import { topicPrefixProblem } from "../src/protocol/topics.ts";
-import { hostMetricOptions } from "./sources/host/options.ts";
+import { hostMetricOptions } from "./inputs/host/options.ts";
 
 export const AGENT_ENV_PREFIX = "OUTPOST_AGENT";
 
@@ -13,7 +16,12 @@ const DAY = 24 * HOUR;
 const MB = 1024 ** 2;
 
 export const agentOptions: OptionSpec[] = [
-  { name: "broker", kind: "string", default: "mqtt://127.0.0.1:1883", help: "MQTT broker URL: the collector's embedded broker or an external one (mqtt:// or mqtts://)" },
+  {
+    name: "broker",
+    kind: "string",
+    default: "mqtt://127.0.0.1:1883",
+    help: "MQTT broker URL: the collector's embedded broker or an external one (mqtt://host:port or mqtts://host:port; without a port, 1883 or 8883). When not given, the broker of a collector this user runs on this machine (it says where it listens in the user's runtime folder), else the default",
+  },
   { name: "tenant", kind: "string", help: "tenant the agent's data belongs to (required)" },
   { name: "feed", kind: "string", help: "feed id naming this agent within its tenant (default: the host name)" },
   { name: "username", kind: "string", reloadable: true, help: "username presented to the broker (the agent credential made with `collector auth add --feed TENANT/FEED`; re-read on SIGHUP: the agent reconnects)" },
@@ -37,19 +45,19 @@ export const agentOptions: OptionSpec[] = [
     kind: "size",
     min: 1024,
     max: 4 * 1024 ** 3,
-    default: "32MB",
+    default: "32MiB",
     help: "largest request body the local write API accepts (413 beyond); bodies received at once hold at most 4 times this",
   },
   ...bodyPaceOptions,
   { name: "topic-prefix", kind: "string", default: "svc", help: "first topic level; must match the collector's --topic-prefix" },
-  { name: "buffer-max-bytes", kind: "size", min: MB, max: 1024 ** 4, default: "256MB", help: "buffer size limit; beyond it the oldest points are dropped and counted" },
+  { name: "buffer-max-bytes", kind: "size", min: MB, max: 1024 ** 4, default: "256MiB", help: "buffer size limit; beyond it the oldest points are dropped and counted" },
   { name: "buffer-max-age", kind: "duration", min: 60_000, max: 365 * DAY, default: "30d", help: "points buffered longer than this are dropped and counted" },
   {
     name: "events-buffer-max-bytes",
     kind: "size",
     min: 64 * 1024,
     max: 1024 ** 4,
-    default: "32MB",
+    default: "32MiB",
     help: "size limit of the buffer of alerts and events fired by local triggers; beyond it the oldest are dropped and counted",
   },
   {
@@ -57,7 +65,7 @@ export const agentOptions: OptionSpec[] = [
     kind: "size",
     min: 0,
     max: 1024 ** 3,
-    default: "8MB",
+    default: "8MiB",
     help: "disk space held back in the data folder (at most an eighth of its filesystem) and released when the disk fills, so acknowledged points can still be deleted; 0 disables it",
   },
   { name: "batch-points", kind: "int", min: 1, max: 1_000_000, default: 5000, help: "points per batch sent to the collector, at most" },
@@ -85,6 +93,9 @@ export const agentOptions: OptionSpec[] = [
   },
   ...hostMetricOptions,
   { name: "inventory", kind: "boolean", default: true, help: "describe the host (resources and metrics collected) in the collector's inventory, synced whenever it changes" },
+  inputsOption,
+  actionsOption,
+  historyOption,
 ];
 
 /** host:port of --listen (IPv6 in brackets), or an OptionError. */

@@ -5,11 +5,12 @@ import type { MetricWrite } from "../src/metrics/model.ts";
 import { OUTPOST_VERSION } from "../src/config/version.ts";
 import { encodeInventory } from "../src/protocol/inventory-messages.ts";
 import { createHostInventory } from "./inventory/host-inventory.ts";
+import type { InputsInventory } from "./inventory/host-structure.ts";
 import { InventorySync } from "./inventory/inventory-sync.ts";
-import { hostMetricsConfig, hostReaderFor } from "./sources/host/options.ts";
-import { procFiles } from "./sources/host/proc-files.ts";
-import { startHostSource } from "./sources/host/host-source.ts";
-import type { HostSeries } from "./sources/host/series.ts";
+import { hostMetricsConfig, hostReaderFor } from "./inputs/host/options.ts";
+import { procFiles } from "./inputs/host/proc-files.ts";
+import { startHostSource } from "./inputs/host/host-source.ts";
+import type { HostSeries } from "./inputs/host/series.ts";
 
 export interface HostMonitoring {
   /** Present when the inventory is synced. */
@@ -31,6 +32,8 @@ export function startHostMonitoring(o: {
   enc: Encoder;
   retryMs: number;
   log: Logger;
+  /** The inputs and their targets' health, listed in the inventory. */
+  inputs?: () => InputsInventory | undefined;
 }): HostMonitoring {
   const config = hostMetricsConfig(o.values);
   if (!config.enabled) {
@@ -55,7 +58,7 @@ export function startHostMonitoring(o: {
       log: o.log.child("inventory"),
     });
     inventory = sync;
-    onSeries = (series) => sync.offer(host.structureFor(series));
+    onSeries = (series) => sync.offer(host.structureFor(series, o.inputs?.()));
   }
   const source = startHostSource({
     reader,

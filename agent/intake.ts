@@ -1,6 +1,7 @@
 import type { Logger } from "../src/log/logger.ts";
 import { createLogThrottle } from "../src/log/throttle.ts";
 import type { MetricWrite } from "../src/metrics/model.ts";
+import type { SeriesDefinition } from "../src/protocol/definitions-chunk.ts";
 import { type ClockWindow, pointsOutsideWindow } from "../src/protocol/clock-window.ts";
 import type { Counter } from "../src/telemetry/registry.ts";
 
@@ -10,27 +11,30 @@ export interface IntakeCounters {
 }
 
 /**
- * The one way points enter the agent (local write API, its own metrics, later the sources):
+ * The one way points enter the agent (local write API, its own metrics, every input):
  * flags timestamps far from the agent's clock, then buffers. Resolves after the commit.
  */
 export class Intake {
   private readonly throttle = createLogThrottle(60_000);
 
   constructor(
-    private readonly buffer: { append(w: MetricWrite[]): Promise<void> },
+    private readonly buffer: { append(w: MetricWrite[], definitions?: readonly SeriesDefinition[]): Promise<void> },
     private readonly window: ClockWindow,
     private readonly counters: IntakeCounters,
     private readonly log: Logger,
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** Returns how many points were flagged for their timestamp. */
-  async accept(writes: MetricWrite[]): Promise<{ flagged: number }> {
+  /**
+   * Returns how many points were flagged for their timestamp. `definitions` (the tags of
+   * series named the Prometheus way) are buffered with the points, just before them.
+   */
+  async accept(writes: MetricWrite[], definitions?: readonly SeriesDefinition[]): Promise<{ flagged: number }> {
     let points = 0;
     for (const w of writes) points += w.points.length;
-    if (points === 0) return { flagged: 0 };
+    if (points === 0 && !definitions?.length) return { flagged: 0 };
     const out = pointsOutsideWindow(writes, this.now(), this.window);
-    await this.buffer.append(writes);
+    await this.buffer.append(writes, definitions);
     this.counters.accepted.inc(points);
     if (out.count > 0) {
       this.counters.clockSkew.inc(out.count);

@@ -1,6 +1,9 @@
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { Decoder, Encoder } from "cbor-x";
-import type { Alert, Event } from "../src/alerts/model.ts";
+import { actionsConfig } from "../src/agent-config/actions.ts";
+import type { Action, Alert, Event } from "../src/alerts/model.ts";
+import { EVENTS_CHUNK_FORMAT } from "../src/protocol/events-messages.ts";
 import type { OptionValues } from "../src/config/options.ts";
 import type { Logger } from "../src/log/logger.ts";
 import type { MetricWrite } from "../src/metrics/model.ts";
@@ -13,6 +16,8 @@ import { getMeta, setMeta } from "./buffer/schema.ts";
 import { Forwarder, type Publisher } from "./forward/forwarder.ts";
 import { SendPlanner } from "./forward/send-planner.ts";
 import type { AgentStorage } from "./storage.ts";
+import { ActionJournal } from "./actions/journal.ts";
+import { LocalActions } from "./actions/local-actions.ts";
 import { FiredQueue } from "./triggers/fired-queue.ts";
 import { LocalTriggers } from "./triggers/local-triggers.ts";
 
@@ -24,9 +29,10 @@ export interface LocalAlerting {
   /** An `events-ack` from the collector. */
   onAck(payload: Uint8Array): void;
   linkReady(): void;
-  /** Every tick: drops what exceeds the events buffer's age limit. */
+  /** Every tick: drops what exceeds the events buffer's age limit; local actions' housekeeping. */
   expire(): void;
-  close(): void;
+  /** Waits (a few seconds at most) for local actions running, then closes. */
+  close(): Promise<void>;
 }
 
 /**
@@ -94,9 +100,31 @@ export async function startLocalAlerting(o: {
   t.gauge("outpost_agent_events_buffered", "fired alerts and events waiting for the collector's ack", () => buffer.depth.points);
 
   const queue = new FiredQueue((groups) => buffer.appendChunks(groups.map(({ items }) => ({ body: o.enc.encode(items), points: items.length }))), log);
+  const journalPath = join(o.dataDir, "actions.db");
+  const actions = new LocalActions({
+    tenant: o.tenant,
+    feed: o.feed,
+    config: actionsConfig(o.values),
+    journalExists: existsSync(journalPath),
+    journal: () => {
+      // Always FULL: a run recorded as started must be on disk before the action starts.
+      const db = openDatabase(journalPath, { synchronous: "FULL", cacheKiB: 512 });
+      o.storage.register("actions", db);
+      return new ActionJournal(db);
+    },
+    // Outcomes travel in the events buffer, in chunks of their own format (docs/protocol.md).
+    report: (outcomes: Action[]) => buffer.appendChunks([{ body: o.enc.encode(outcomes), points: outcomes.length, format: EVENTS_CHUNK_FORMAT.actions }]),
+    counters: {
+      ran: t.counter("outpost_agent_actions_processed_total", "local actions that ran and succeeded"),
+      failed: t.counter("outpost_agent_actions_failed_total", "local actions that ran and failed, or were interrupted by a stop"),
+      refused: t.counter("outpost_agent_actions_refused_total", "local actions refused: not allowed by [agent.actions], or over the trigger's rate"),
+    },
+    log: log.child("actions"),
+  });
   const fired = (items: (Alert | Event)[]) => {
     counters.fired.inc(items.length);
     queue.push(items);
+    actions.onFired(items);
   };
 
   const triggers = new LocalTriggers({
@@ -104,9 +132,11 @@ export async function startLocalAlerting(o: {
     feed: o.feed,
     fired,
     store: { load: () => getMeta(db, "triggers"), save: (text) => setMeta(db, "triggers", text) },
+    actions: (defs) => actions.setDefinitions(defs),
     log,
   });
   t.gauge("outpost_agent_local_triggers", "triggers this agent evaluates", () => triggers.triggerCount);
+  t.gauge("outpost_agent_action_definitions", "definitions of local actions pushed with the triggers", () => actions.definitionCount);
   await triggers.restore();
 
   // Pushed sets are applied one after another, in the order they arrived.
@@ -126,8 +156,12 @@ export async function startLocalAlerting(o: {
     },
     onAck: (payload) => fw.onAck(payload),
     linkReady: () => fw.linkReady(),
-    expire: () => buffer.expire(),
-    close() {
+    expire: () => {
+      buffer.expire();
+      actions.tick();
+    },
+    async close() {
+      await actions.close();
       queue.close();
       triggers.close();
       fw.close();

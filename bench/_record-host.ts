@@ -8,7 +8,7 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { hostMetricsConfig, hostReaderFor } from "../agent/sources/host/options.ts";
+import { hostMetricsConfig, hostReaderFor } from "../agent/inputs/host/options.ts";
 import type { HostRecording } from "./_host-data.ts";
 
 const minutes = Number(process.argv[2] ?? 60);

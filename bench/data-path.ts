@@ -75,7 +75,7 @@ const agentUrl = `http://127.0.0.1:${agentPort}`;
 const collector = new Proc("collector", [BUN, "collector/main.ts", "--http-port", String(httpPort), "--http-host", "127.0.0.1", "--mqtt-port", String(mqttPort), "--mqtt-host", "127.0.0.1", "--data-dir", join(dir, "c"), "--log-level", "warn"], dir);
 const agent = new Proc(
   "agent",
-  [BUN, "agent/main.ts", "--broker", `mqtt://127.0.0.1:${mqttPort}`, "--tenant", "bench", "--feed", "f", "--data-dir", join(dir, "a"), "--listen", `127.0.0.1:${agentPort}`, "--replay-rate", String(REPLAY_RATE), "--reconnect-max", "500ms", "--log-level", "warn"],
+  [BUN, "agent/main.ts", "--broker", `mqtt://127.0.0.1:${mqttPort}`, "--tenant", "bench", "--feed", "f", "--data-dir", join(dir, "a"), "--listen", `127.0.0.1:${agentPort}`, "--replay-rate", String(REPLAY_RATE), "--reconnect-min", "100ms", "--reconnect-max", "500ms", "--log-level", "warn"],
   dir,
 );
 

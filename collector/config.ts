@@ -10,6 +10,8 @@ import { nodeNameProblem } from "./cluster/node-name.ts";
 
 export const COLLECTOR_ENV_PREFIX = "OUTPOST";
 
+const DAY = 86_400_000;
+
 export const collectorOptions: OptionSpec[] = [
   { name: "http-port", kind: "int", ...PORT_RANGE, default: 8080, help: "HTTP port of the REST interfaces (0 picks a free port)" },
   {
@@ -34,7 +36,12 @@ export const collectorOptions: OptionSpec[] = [
     name: "mqtt-host",
     kind: "string",
     default: "127.0.0.1",
-    help: "address the embedded MQTT broker binds to (plain and TLS); another than loopback needs --auth-file (or --insecure)",
+    help: "address the embedded MQTT broker binds to (MQTT over TLS, and plain MQTT unless --tls-cert keeps that on loopback: --mqtt-plain-host); another than loopback needs --auth-file (or --insecure)",
+  },
+  {
+    name: "mqtt-plain-host",
+    kind: "string",
+    help: "address of the plain (unencrypted) MQTT listener on --mqtt-port; default: --mqtt-host, but 127.0.0.1 when --tls-cert is given, so that agents' passwords cross the network only over TLS unless asked (e.g. 0.0.0.0)",
   },
   {
     name: "auth-file",
@@ -87,7 +94,7 @@ export const collectorOptions: OptionSpec[] = [
     kind: "size",
     min: 1024,
     max: 4 * 1024 ** 3,
-    default: "32MB",
+    default: "32MiB",
     help: "largest HTTP request body accepted (413 beyond); bodies being received at once hold at most 4 times this in memory (503 beyond)",
   },
   ...bodyPaceOptions,
@@ -96,15 +103,15 @@ export const collectorOptions: OptionSpec[] = [
     kind: "size",
     min: 0,
     max: 1024 ** 4,
-    default: "200MB",
-    help: "resident memory above which the collector collects garbage eagerly while HTTP bodies and MQTT batches arrive, metric chunks are sealed or read (at most once per 8 MB of them); 0 leaves it to the runtime",
+    default: "200MiB",
+    help: "resident memory above which the collector collects garbage eagerly while HTTP bodies and MQTT batches arrive, metric chunks are sealed or read (at most once per 8 MiB of them); 0 leaves it to the runtime",
   },
   {
     name: "ingest-worker-min-body",
     kind: "size",
     min: 0,
     max: 4 * 1024 ** 3,
-    default: "32KB",
+    default: "32KiB",
     help: "gauge and counter JSON write bodies at least this large are parsed in a second thread (docs/storage.md, write path); 0: every body on the main thread",
   },
   {
@@ -120,7 +127,7 @@ export const collectorOptions: OptionSpec[] = [
     kind: "size",
     min: 1024,
     max: 256 * 1024 ** 2,
-    default: "16MB",
+    default: "16MiB",
     help: "largest MQTT packet the embedded broker accepts; a client sending a larger one is disconnected (set the same max_packet_size on an external broker)",
   },
   {
@@ -128,7 +135,7 @@ export const collectorOptions: OptionSpec[] = [
     kind: "size",
     min: 512,
     max: 1024 ** 2,
-    default: "16KB",
+    default: "16KiB",
     help: "bytes an MQTT client may send the embedded broker before it has logged in (its CONNECT packet); more, or another packet, closes the connection",
   },
   {
@@ -166,8 +173,8 @@ export const collectorOptions: OptionSpec[] = [
     kind: "size",
     min: 0,
     max: 64 * 1024 ** 3,
-    default: "64MB",
-    help: "memory for stored metric chunks kept between reads, compressed as on disk (about 10 M points of host metrics in 64 MB); 0 disables it",
+    default: "64MiB",
+    help: "memory for stored metric chunks kept between reads, compressed as on disk (about 10 M points of host metrics in 64 MiB); 0 disables it",
   },
   {
     name: "value-precision",
@@ -176,7 +183,15 @@ export const collectorOptions: OptionSpec[] = [
     max: 17,
     help: "round gauge and counter values to this many significant decimal digits as they are written (smaller on disk, docs/storage.md); unset: stored exactly as sent",
   },
-  { name: "default-retention", kind: "int", min: 1, max: 36_500, default: 7, help: "days a data point is kept when neither metric nor tenant sets a retention" },
+  {
+    name: "default-retention",
+    kind: "duration",
+    bareUnit: "d",
+    min: DAY,
+    max: 36_500 * DAY,
+    default: "7d",
+    help: "how long a data point is kept when neither metric nor tenant sets a retention: whole days, e.g. 7d or 365d (a number alone is days, as in older configuration files)",
+  },
   {
     name: "rollup-tiers",
     kind: "list",
@@ -251,6 +266,9 @@ export function validateCollectorOptions(values: OptionValues): void {
   if (nodeProblem) throw new OptionError(`--node-name ${nodeProblem}`);
   const prefixProblem = topicPrefixProblem(String(values["topic-prefix"] ?? "svc"));
   if (prefixProblem) throw new OptionError(`--topic-prefix ${prefixProblem}`);
+  // Retention is counted in days (Hawkular's dataRetention): a part of a day would be dropped unsaid.
+  const retention = Number(values["default-retention"] ?? 7 * DAY);
+  if (retention % DAY !== 0) throw new OptionError(`--default-retention must be whole days (e.g. ${Math.max(1, Math.round(retention / DAY))}d)`);
   rollupTiersOf(values);
 }
 
@@ -262,3 +280,6 @@ export function rollupTiersOf(values: OptionValues) {
     throw new OptionError(`--rollup-tiers: ${(e as Error).message}`);
   }
 }
+
+/** --default-retention in days, as the stores count retention. */
+export const defaultRetentionDays = (values: OptionValues): number => Number(values["default-retention"] ?? 7 * DAY) / DAY;

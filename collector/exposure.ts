@@ -1,4 +1,4 @@
-import { OptionError } from "../src/config/options.ts";
+import { OptionError, type OptionValues } from "../src/config/options.ts";
 import type { Logger } from "../src/log/logger.ts";
 import { isLoopbackHost } from "../src/net/loopback.ts";
 
@@ -10,6 +10,18 @@ export interface Listener {
   option: string;
   /** Whether the connection is encrypted (credentials do not cross the network in clear). */
   tls: boolean;
+}
+
+/**
+ * Where the embedded broker's plain MQTT listens: --mqtt-plain-host when given, else --mqtt-host;
+ * but with TLS on, a non-loopback --mqtt-host serves MQTT over TLS only and plain MQTT stays on
+ * loopback (agents on the collector's own host), unless --mqtt-plain-host asks for more.
+ */
+export function plainMqttHost(values: OptionValues, tls: boolean): string {
+  const given = values["mqtt-plain-host"] === undefined ? "" : String(values["mqtt-plain-host"]).trim();
+  if (given !== "") return given;
+  const host = String(values["mqtt-host"] ?? "127.0.0.1");
+  return tls && !isLoopbackHost(host) ? "127.0.0.1" : host;
 }
 
 /**

@@ -1,10 +1,13 @@
 #!/usr/bin/env bun
+// First: it may start the process again with the allocator's setting (allocator-env.ts).
+import "./allocator-setup.ts";
+import { invocation } from "../src/config/invocation.ts";
 import { runProgram } from "../src/config/run-program.ts";
 import { collectorCommands } from "./commands.ts";
 import { collectorProgram, validateCollectorOptions } from "./config.ts";
 import { startCollector } from "./server.ts";
 
-const USAGE = `Usage: outpost-collector [COMMAND] [options]     (from source: bun collector/main.ts ...)
+const USAGE = `Usage: ${invocation("collector", "collector")} [COMMAND] [options]
 
 Outpost collector: stores what agents send over MQTT and serves the metrics, alerting,
 inventory and forecasting HTTP interfaces. Without --auth-file it listens on loopback only

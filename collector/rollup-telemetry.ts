@@ -1,5 +1,5 @@
 import type { Telemetry } from "../src/telemetry/registry.ts";
-import type { RollupStats } from "./store/metrics/rollup-types.ts";
+import type { RollupStats } from "../src/metrics/rollup/reads.ts";
 
 /**
  * The rollup tiers' self-metrics (docs/operations.md, "Self-monitoring"): how far behind the

@@ -8,7 +8,7 @@ import { readableByOthers } from "./auth/auth-file.ts";
 import { Credentials } from "./auth/credentials.ts";
 import { AuthGate } from "./auth/gate.ts";
 import { DEFAULT_THROTTLE, FailureThrottle, throttleFor } from "./auth/throttle.ts";
-import { checkExposure } from "./exposure.ts";
+import { checkExposure, plainMqttHost } from "./exposure.ts";
 import { loadTls, logCertificate, type TlsFiles, type TlsMaterial } from "./tls.ts";
 
 /** What the collector's options say about who may get in (docs/security.md). */
@@ -85,7 +85,7 @@ export function readSecurity(values: OptionValues, log: Logger): Security {
   checkExposure(
     [
       { what: tls ? "HTTPS" : "HTTP", host: String(values["http-host"] ?? "127.0.0.1"), option: "--http-host", tls: tls !== undefined },
-      ...(!external && mqttPort > 0 ? [{ what: "MQTT", host: mqttHost, option: "--mqtt-host", tls: false }] : []),
+      ...(!external && mqttPort > 0 ? [{ what: "MQTT", host: plainMqttHost(values, tls !== undefined), option: values["mqtt-plain-host"] === undefined ? "--mqtt-host" : "--mqtt-plain-host", tls: false }] : []),
       ...(!external && mqttsPort > 0 ? [{ what: "MQTT over TLS", host: mqttHost, option: "--mqtt-host", tls: true }] : []),
     ],
     gate !== undefined,

@@ -1,8 +1,9 @@
 import { join } from "node:path";
 import type { OptionValues } from "../src/config/options.ts";
 import type { ProgramContext } from "../src/config/run-program.ts";
+import { invocation } from "../src/config/invocation.ts";
 import { OUTPOST_VERSION } from "../src/config/version.ts";
-import { readSecretOption } from "../src/config/secret-option.ts";
+import { openSecretFiles, readSecretOption } from "../src/config/secret-option.ts";
 import { ensureWritableDir } from "../src/config/writable-dir.ts";
 import { BodyBudget, bodyPaceOf, limitBodies } from "../src/http/body-limit.ts";
 import { allowedHostPredicate } from "../src/http/host-check.ts";
@@ -11,7 +12,7 @@ import { createLogger, isLogLevel, type Logger } from "../src/log/logger.ts";
 import { StorageHealth } from "../src/sqlite/storage-health.ts";
 import { Telemetry } from "../src/telemetry/registry.ts";
 import { createAlerting } from "./alerts/start.ts";
-import { rollupTiersOf, validateCollectorOptions } from "./config.ts";
+import { defaultRetentionDays, rollupTiersOf, validateCollectorOptions } from "./config.ts";
 import { registerRollupMetrics } from "./rollup-telemetry.ts";
 import { lockDataDir } from "./data-dir-lock.ts";
 import { InventoryEvents } from "./events/inventory-events.ts";
@@ -22,6 +23,7 @@ import { createConsoleApp } from "./http/console/app.ts";
 import { createDataminingApp } from "./http/datamining/app.ts";
 import { createFleetApp } from "./http/fleet/app.ts";
 import { createInfluxApp, INFLUX_PREFIXES } from "./http/influx/app.ts";
+import { createOtlpApp, OTLP_PREFIXES } from "./http/otlp/app.ts";
 import { createInventoryApp } from "./http/inventory/app.ts";
 import { createMetricsApp } from "./http/metrics/app.ts";
 import { createPrometheusApp, PROMETHEUS_PREFIXES } from "./http/prometheus/app.ts";
@@ -29,6 +31,7 @@ import { createRootApp, type ServiceApps } from "./http/root.ts";
 import { readinessCheck } from "./readiness.ts";
 import { startHttpServer } from "./http-server.ts";
 import { SHARE_GROUP } from "./ingest/external-broker.ts";
+import { announceToLocalAgents } from "./ingest/local-agents.ts";
 import { startIngest } from "./ingest/ingest.ts";
 import { startLeases } from "./cluster/leases.ts";
 import { InventorySync } from "./cluster/inventory-sync.ts";
@@ -95,6 +98,7 @@ export async function startCollector(values: OptionValues, ctx?: ProgramContext)
   validateCollectorOptions(values);
   const level = String(values["log-level"] ?? "info");
   const log = (ctx?.log ?? createLogger(isLogLevel(level) ? level : "info")).child("collector");
+  for (const w of openSecretFiles(values, ["database-url", "broker-password"])) log.warn(`${w}; used because of --allow-open-secret-files: other users can read it`);
   // Credentials, certificates and listening addresses first: a mistake there stops the start.
   const security = readSecurity(values, log);
   const dataDir = ensureWritableDir(String(values["data-dir"] ?? "./data"), "--data-dir", log);
@@ -125,7 +129,7 @@ async function startServices(values: OptionValues, ctx: ProgramContext | undefin
   const readiness = { ready: () => ready };
   const bus = new PointsBus((err) => log.error("points listener failed", { err: String(err) }));
   const synchronous = String(values.synchronous ?? "FULL").toUpperCase() === "NORMAL" ? "NORMAL" : "FULL";
-  const defaultRetentionDays = Number(values["default-retention"] ?? 7);
+  const retentionDays = defaultRetentionDays(values);
   // One view of the storage for every store: a full disk is logged once and probed until it passes.
   const health = new StorageHealth({ log: log.child("storage") });
   closers.push(() => health.close());
@@ -141,7 +145,7 @@ async function startServices(values: OptionValues, ctx: ProgramContext | undefin
   const chunkCacheBytes = Number(values["chunk-cache"] ?? 64 * 1024 ** 2);
   const memory = new MemoryGovernor({ targetBytes: Number(values["memory-target"] ?? 200 * 1024 ** 2), limitBytes: Number(values["memory-limit"] ?? 0) });
   const metricsStore = createMetricsStore({
-    ...{ dataDir, synchronous, defaultRetentionDays, chunkCacheBytes, log: log.child("metrics-store"), health, sql: pg?.sql, ownership: keeper },
+    ...{ dataDir, synchronous, defaultRetentionDays: retentionDays, chunkCacheBytes, log: log.child("metrics-store"), health, sql: pg?.sql, ownership: keeper },
     rollupTiers: rollupTiersOf(values),
     // A sealing round's garbage counts like request bodies' toward the next collection.
     released: (bytes) => memory.garbage(bytes),
@@ -182,7 +186,7 @@ async function startServices(values: OptionValues, ctx: ProgramContext | undefin
   const jsonOffload = workerMin > 0 ? new JsonOffload({ log: log.child("ingest"), minChars: workerMin }) : undefined;
   if (jsonOffload) closers.push(() => jsonOffload.close());
   const services: ServiceApps = {
-    metrics: createMetricsApp({ store: metricsStore, bus, valuePrecision, version: VERSION, defaultRetentionDays, jsonOffload }),
+    metrics: createMetricsApp({ store: metricsStore, bus, valuePrecision, version: VERSION, defaultRetentionDays: retentionDays, jsonOffload }),
     datamining: createDataminingApp({ forecasting: forecasting.service }),
     inventory: createInventoryApp({ inventory, log }),
     alerts: createAlertsApp({ alerting: alerting.service, heartbeatMs: Number(values["watch-heartbeat"] ?? 10_000), version: VERSION }),
@@ -205,6 +209,8 @@ async function startServices(values: OptionValues, ctx: ProgramContext | undefin
   telemetry.counterFrom("outpost_collector_memory_refusals_total", "HTTP request bodies refused with 503 because resident memory was above --memory-limit", () => memory.refused);
   telemetry.gauge("outpost_collector_request_body_bytes", "bytes of HTTP request bodies being received or handled now (at most 4 × --max-request-body)", () => bodies.budget.inUse);
   const selfTenant = String(values["self-metrics-tenant"] ?? "_outpost");
+  // How an agent reaches this collector's broker, once it listens (printed, and shown by the console).
+  let agentCommand: string | undefined;
   const promqlOffload = new PromqlOffload({ log: log.child("promql") });
   closers.push(() => promqlOffload.close());
   const consoleApp =
@@ -214,6 +220,8 @@ async function startServices(values: OptionValues, ctx: ProgramContext | undefin
           gate: security.gate,
           base: security.base,
           tenants: async () => (await metricsStore.listTenants()).map((t) => t.id).sort(),
+          selfTenant,
+          agentCommand: () => agentCommand,
           version: OUTPOST_VERSION,
           log: log.child("console"),
         });
@@ -227,6 +235,7 @@ async function startServices(values: OptionValues, ctx: ProgramContext | undefin
     mounts: [
       { prefixes: PROMETHEUS_PREFIXES, app: createPrometheusApp({ store: metricsStore, bus, valuePrecision, version: OUTPOST_VERSION, offload: promqlOffload }, log.child("prometheus")) },
       { prefixes: INFLUX_PREFIXES, app: createInfluxApp({ store: metricsStore, bus, valuePrecision }, log.child("influx")) },
+      { prefixes: OTLP_PREFIXES, app: createOtlpApp({ store: metricsStore, bus, valuePrecision }, log.child("otlp")) },
       ...(consoleApp ? [{ prefixes: [""], app: consoleApp }] : []),
     ],
     gate: security.gate,
@@ -282,6 +291,12 @@ async function startServices(values: OptionValues, ctx: ProgramContext | undefin
 
   ready = true;
   log.info("collector ready", { version: OUTPOST_VERSION });
+  if (ingest?.plainUrl) {
+    // With an auth file an agent logs in: its credential is made with `auth add --feed TENANT/FEED` (docs/security.md).
+    const login = security.gate ? " --feed web-1 --username web-1 --password-file web-1.pw" : "";
+    agentCommand = `${invocation("agent", "collector")} --broker ${ingest.plainUrl}${login}`;
+    closers.push(announceToLocalAgents(ingest.plainUrl, server.url, agentCommand, log));
+  }
 
   return {
     url: server.url,

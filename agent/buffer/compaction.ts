@@ -55,18 +55,27 @@ export interface CompactionResult {
 }
 
 /**
- * Merges old rows. Every group is a run of consecutive rows (by id) of one window, possibly
+ * Merges old rows of `table` (the backlog, or the local window's acknowledged rows). Every group is a run of consecutive rows (by id) of one window, possibly
  * starting with an already merged row; the merged row takes the id and buffering time of the
  * group's newest row, so ids stay unique and ordered by buffering time, and an ack of an id
  * range still covers exactly the points it covered when the range was sent.
  */
-export function compactRows(db: Database, enc: Encoder, dec: Decoder, now: number, o: CompactionOptions, busy: readonly IdRange[], rowOverhead: number): CompactionResult {
+export function compactRows(
+  db: Database,
+  enc: Encoder,
+  dec: Decoder,
+  now: number,
+  o: CompactionOptions,
+  busy: readonly IdRange[],
+  rowOverhead: number,
+  table: "chunks" | "kept" = "chunks",
+): CompactionResult {
   const result: CompactionResult = { removed: 0, added: 0, bytesDelta: 0, unreadable: 0 };
   const cutoff = now - o.minAgeMs;
-  const page = db.query<Row, [number, number]>("SELECT id, enq, fmt, n, bytes FROM chunks WHERE id > ? ORDER BY id LIMIT ?");
-  const body = db.query<{ body: Uint8Array }, [number]>("SELECT body FROM chunks WHERE id = ?");
-  const del = db.query<null, [number]>("DELETE FROM chunks WHERE id = ?");
-  const insert = db.query<null, [number, number, number, number, number, Uint8Array]>("INSERT INTO chunks (id, enq, fmt, n, bytes, body) VALUES (?, ?, ?, ?, ?, ?)");
+  const page = db.query<Row, [number, number]>(`SELECT id, enq, fmt, n, bytes FROM ${table} WHERE id > ? ORDER BY id LIMIT ?`);
+  const body = db.query<{ body: Uint8Array }, [number]>(`SELECT body FROM ${table} WHERE id = ?`);
+  const del = db.query<null, [number]>(`DELETE FROM ${table} WHERE id = ?`);
+  const insert = db.query<null, [number, number, number, number, number, Uint8Array]>(`INSERT INTO ${table} (id, enq, fmt, n, bytes, body) VALUES (?, ?, ?, ?, ?, ?)`);
   const isBusy = (id: number) => busy.some((r) => id >= r.lo && id <= r.hi);
 
   // `markers`: MARKERS_FLAG when a merged row holds staleness markers, as its rows' formats say.

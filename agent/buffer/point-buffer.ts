@@ -3,12 +3,15 @@ import { basename } from "node:path";
 import type { Decoder, Encoder } from "cbor-x";
 import type { MetricWrite } from "../../src/metrics/model.ts";
 import { encodeChunk, hasStaleMarkers } from "../../src/protocol/data-encode.ts";
+import { encodeDefinitionsChunk, type SeriesDefinition } from "../../src/protocol/definitions-chunk.ts";
 import { CHUNK_FORMAT, MARKERS_FLAG } from "../../src/protocol/series-chunk.ts";
 import { splitIntoChunks } from "./chunking.ts";
 import { type CompactionOptions, type CompactionResult, compactRows, type IdRange } from "./compaction.ts";
 import { migrate } from "../../src/sqlite/migrations.ts";
 import { bufferSchema, getMeta, setMeta } from "./schema.ts";
 import { removeSpans, type Span } from "./span-removal.ts";
+import { HistoryWindow } from "./history-window.ts";
+import { storageFailure } from "../../src/sqlite/storage-failure.ts";
 
 export interface BufferLimits {
   /** Sum of chunk sizes above which the oldest chunks are dropped. */
@@ -17,6 +20,8 @@ export interface BufferLimits {
   maxAgeMs: number;
   /** Points per chunk at most; a chunk is never split across batches. */
   chunkPoints: number;
+  /** How long acknowledged rows are kept for local reads (history-window.ts); 0 or absent: deleted at once. */
+  historyMs?: number;
 }
 
 export interface BufferIdentity {
@@ -37,6 +42,8 @@ export interface BufferEvents {
   writeFailed?: (e: unknown) => boolean;
   /** How the buffer's writes keep within the disk room the agent has (agent/storage.ts); none: no limit. */
   space?: BufferSpace;
+  /** False while storage is in trouble: acknowledged rows are then deleted, not kept in the window. */
+  keepAcked?: () => boolean;
 }
 
 /** See AgentStorage: how much one transaction may add, and what follows each commit. */
@@ -98,6 +105,8 @@ export class PointBuffer {
   private retry: ReturnType<typeof setTimeout> | undefined;
   private closed = false;
   private readonly q;
+  /** Acknowledged rows kept for local reads; counted with the backlog against maxBytes, dropped first. */
+  readonly history: HistoryWindow;
 
   constructor(
     private readonly db: Database,
@@ -127,6 +136,7 @@ export class PointBuffer {
     this.chunks = totals.c;
     this.points = totals.n ?? 0;
     this.bytes = totals.b ?? 0;
+    this.history = new HistoryWindow(db, limits.historyMs ?? 0);
     this.q = {
       insert: db.query<null, [number, number, number, number, Uint8Array]>("INSERT INTO chunks (enq, fmt, n, bytes, body) VALUES (?, ?, ?, ?, ?)"),
       removeSpan: db.query<{ n: number; bytes: number }, [number, number]>("DELETE FROM chunks WHERE id BETWEEN ? AND ? RETURNING n, bytes"),
@@ -142,16 +152,17 @@ export class PointBuffer {
   }
 
   /** Buffers the writes; resolves once they are committed to disk. */
-  append(writes: MetricWrite[]): Promise<void> {
+  append(writes: MetricWrite[], definitions?: readonly SeriesDefinition[]): Promise<void> {
     if (this.closed) return Promise.reject(new Error("buffer is closed"));
-    return this.appendChunks(
-      splitIntoChunks(writes, this.limits.chunkPoints).map((c) => ({
-        body: encodeChunk(this.encoder, c.writes),
-        points: c.points,
-        // Chunks with staleness markers are sent in version 3 batches (docs/protocol.md).
-        format: hasStaleMarkers(c.writes) ? CHUNK_FORMAT.cbor | MARKERS_FLAG : CHUNK_FORMAT.cbor,
-      })),
-    );
+    const chunks: NewChunk[] = splitIntoChunks(writes, this.limits.chunkPoints).map((c) => ({
+      body: encodeChunk(this.encoder, c.writes),
+      points: c.points,
+      // Chunks with staleness markers are sent in version 3 batches (docs/protocol.md).
+      format: hasStaleMarkers(c.writes) ? CHUNK_FORMAT.cbor | MARKERS_FLAG : CHUNK_FORMAT.cbor,
+    }));
+    // Definitions go just before the points, in the same transaction: sent before or with them.
+    if (definitions && definitions.length > 0) chunks.unshift({ body: encodeDefinitionsChunk(this.encoder, definitions), points: 0, format: CHUNK_FORMAT.definitions });
+    return this.appendChunks(chunks);
   }
 
   /**
@@ -200,6 +211,7 @@ export class PointBuffer {
    */
   private commitRemovals(removals: Span[]): void {
     const piece = (spans: Span[]) => {
+      if (this.keepsAcked() && this.moveToHistory(spans)) return true;
       const r = removeSpans(this.db, this.q.removeSpan, spans, (e) => this.events.writeFailed?.(e) ?? false, () => this.events.space?.committed());
       this.account(-r.points, -r.bytes, -r.chunks);
       return r.complete;
@@ -224,8 +236,10 @@ export class PointBuffer {
     const step = this.events.space?.stepBytes() ?? Number.POSITIVE_INFINITY;
     let next = 0;
     let chunk = 0;
+    let yielded = false;
     while (next < appends.length) {
       const first = next;
+      const firstChunk = chunk;
       let drops: [number, number];
       let added = 0;
       this.events.space?.beforeWrite();
@@ -245,12 +259,23 @@ export class PointBuffer {
               chunk = 0;
             }
           }
-          return this.dropOldestWhile(() => this.bytes > this.limits.maxBytes);
+          // The local window gives way first: the backlog is what the collector has not got yet.
+          this.history.dropOldest(() => this.bytes + this.history.depth.bytes > this.limits.maxBytes);
+          return this.dropOldestWhile(() => this.bytes + this.history.depth.bytes > this.limits.maxBytes);
         })();
       } catch (e) {
-        // Nothing of this transaction was committed: restore the totals and refuse the writers not yet answered (507/503).
+        // Nothing of this transaction was committed: restore the totals.
         this.reloadTotals();
+        this.history.reload();
         this.events.writeFailed?.(e);
+        // A full disk while the window holds rows: they go, and the transaction is tried once more.
+        if (!yielded && storageFailure(e) === "full" && this.yieldHistory(this.pendingBytes(appends, first, firstChunk))) {
+          yielded = true;
+          next = first;
+          chunk = firstChunk;
+          continue;
+        }
+        // Refuse the writers not yet answered (507/503).
         for (let i = first; i < appends.length; i++) appends[i]!.reject(e as Error);
         return;
       }
@@ -261,12 +286,49 @@ export class PointBuffer {
     }
   }
 
+  private keepsAcked(): boolean {
+    return this.history.enabled && (this.events.keepAcked?.() ?? true);
+  }
+
+  /** Moves acknowledged spans into the local window; false when that failed (they are then deleted). */
+  private moveToHistory(spans: Span[]): boolean {
+    this.events.space?.beforeWrite();
+    try {
+      const moved = this.history.move(spans);
+      this.account(-moved.points, -moved.bytes, -moved.chunks);
+    } catch (e) {
+      this.history.reload();
+      this.reloadTotals();
+      this.events.writeFailed?.(e);
+      return false;
+    }
+    this.events.space?.committed();
+    return true;
+  }
+
+  /** Makes room for writes the disk refused at the window's expense (history-window.ts, makeRoom). */
+  private yieldHistory(bytes: number): boolean {
+    if (!this.history.makeRoom(bytes)) return false;
+    this.events.space?.committed();
+    return true;
+  }
+
   private retryLater(): void {
     if (this.retry || this.closed) return;
     this.retry = setTimeout(() => {
       this.retry = undefined;
       this.schedule();
     }, RETRY_MS);
+  }
+
+  /** Bytes of the chunks not yet committed, from appends[first], chunk `chunk`. */
+  private pendingBytes(appends: PendingAppend[], first: number, chunk: number): number {
+    let n = 0;
+    for (let i = first; i < appends.length; i++) {
+      const cs = appends[i]!.chunks;
+      for (let j = i === first ? chunk : 0; j < cs.length; j++) n += cs[j]!.body.byteLength + ROW_OVERHEAD;
+    }
+    return 2 * n;
   }
 
   /** Removals waiting to be committed (kept while the disk refuses them). */
@@ -319,6 +381,13 @@ export class PointBuffer {
       return;
     }
     if (dropped[0] > 0) this.events.dropped?.("age", dropped[0], dropped[1]);
+    if (this.history.enabled) {
+      try {
+        this.history.expire(this.now());
+      } catch (e) {
+        this.events.writeFailed?.(e);
+      }
+    }
     this.events.space?.committed();
   }
 
@@ -360,12 +429,23 @@ export class PointBuffer {
     try {
       const r = this.db.transaction(() => compactRows(this.db, this.encoder, dec, this.now(), options, ranges, ROW_OVERHEAD))();
       this.account(0, r.bytesDelta, r.added - r.removed);
+      // The window is kept compressed the same way (nothing of it is in flight).
+      if (this.history.depth.rows > 0) {
+        const h = this.db.transaction(() => compactRows(this.db, this.encoder, dec, this.now(), options, [], ROW_OVERHEAD, "kept"))();
+        this.history.account(0, h.bytesDelta, h.added - h.removed);
+      }
       this.events.space?.committed();
       return r;
     } catch {
       this.reloadTotals();
+      this.history.reload();
       return undefined;
     }
+  }
+
+  /** The database, for local reads of the buffered and kept rows (agent/history/). */
+  get database(): Database {
+    return this.db;
   }
 
   firstAfter(id: number): { id: number; enq: number } | undefined {

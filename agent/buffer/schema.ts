@@ -18,9 +18,30 @@ CREATE TABLE IF NOT EXISTS chunks (
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 `;
 
+/**
+ * Version 2: the local window (history-window.ts), acknowledged rows kept as they were sent,
+ * with the ids they had. events.db has the table too, always empty.
+ */
+const KEPT = `
+CREATE TABLE IF NOT EXISTS kept (
+  id INTEGER PRIMARY KEY,  -- the row's id in chunks: ids stay unique across both tables
+  enq INTEGER NOT NULL,
+  fmt INTEGER NOT NULL,
+  n INTEGER NOT NULL,
+  bytes INTEGER NOT NULL,
+  body BLOB NOT NULL
+);
+`;
+
 /** Versions of the agent's buffers, buffer.db and events.db (src/sqlite/migrations.ts). */
 export function bufferSchema(name: string): DatabaseSchema {
-  return { name, migrations: [baseline("chunks and meta", DDL)] };
+  return {
+    name,
+    migrations: [
+      baseline("chunks and meta", DDL),
+      { version: 2, description: "kept: acknowledged rows of the local window", up: (db) => db.exec(KEPT) },
+    ],
+  };
 }
 
 export function getMeta(db: Database, key: string): string | undefined {

@@ -6,7 +6,7 @@ import { createServiceApp, type ServiceEnv, Routes, tenantHeader } from "../../s
 import { parseWith } from "../../src/http/validate.ts";
 import { type MetricWrite, PATH_TYPE, TYPE_PATH } from "../../src/metrics/model.ts";
 import { isNormalizedId, normalizedMetricsBody, normalizedPointsBody } from "../../src/metrics/normalized.ts";
-import { storageFailure, storageFailureMessage } from "../../src/sqlite/storage-failure.ts";
+import { bufferRefusal } from "./buffer-refusal.ts";
 
 /**
  * The schemas load zod (about 8 MB); an agent that nobody writes to, or that receives only
@@ -41,9 +41,7 @@ export function createWriteApi(tenant: string, sink: WriteSink) {
     try {
       ({ flagged } = await sink.accept(writes));
     } catch (e) {
-      const storage = storageFailure(e);
-      if (storage) throw new ApiError(storage === "full" ? 507 : 503, `The agent buffer cannot accept data. ${storageFailureMessage(storage)}`);
-      throw new ApiError(503, `The agent buffer cannot accept data: ${(e as Error).message}`);
+      throw bufferRefusal(e);
     }
     if (flagged > 0) c.header(FLAGGED_HEADER, String(flagged));
     return emptyOk(c);

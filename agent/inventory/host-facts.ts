@@ -1,5 +1,5 @@
-import { parseCpuinfo } from "../sources/host/parse/cpuinfo.ts";
-import type { ProcFiles } from "../sources/host/proc-files.ts";
+import { parseCpuinfo } from "../inputs/host/parse/cpuinfo.ts";
+import type { ProcFiles } from "../inputs/host/proc-files.ts";
 
 /** What identifies the host, read once at start and on each inventory refresh. */
 export interface HostFacts {

@@ -1,9 +1,9 @@
 import { readFileSync } from "node:fs";
 import { hostname } from "node:os";
-import type { ProcFiles } from "../sources/host/proc-files.ts";
-import type { HostSeries } from "../sources/host/series.ts";
+import type { ProcFiles } from "../inputs/host/proc-files.ts";
+import type { HostSeries } from "../inputs/host/series.ts";
 import { discoverHostFacts, type HostFacts } from "./host-facts.ts";
-import { buildHostStructure } from "./host-structure.ts";
+import { buildHostStructure, type InputsInventory } from "./host-structure.ts";
 import { type DigestedStructure, digestStructure } from "./structure-digest.ts";
 
 /** Facts such as the CPU model rarely change; re-read them this often (cpuinfo is long on big hosts). */
@@ -21,8 +21,9 @@ function readOsRelease(): string | undefined {
 }
 
 /**
- * The host feed's inventory from each sample's series. The structure is rebuilt only when the
- * set of series or their resources' properties changed, so an idle host costs a string compare.
+ * The host feed's inventory from each sample's series and the inputs' state. The structure is
+ * rebuilt only when the set of series, their resources' properties, or the inputs and their
+ * targets' health changed, so an idle host costs a string compare.
  */
 export function createHostInventory(o: { feed: string; proc: ProcFiles; collectionIntervalSeconds: number; agentVersion?: string; now?: () => number }) {
   const now = o.now ?? Date.now;
@@ -41,18 +42,18 @@ export function createHostInventory(o: { feed: string; proc: ProcFiles; collecti
   };
 
   return {
-    structureFor(series: readonly HostSeries[]): DigestedStructure {
+    structureFor(series: readonly HostSeries[], inputs?: InputsInventory): DigestedStructure {
       if (!facts || now() - factsAt >= FACTS_REFRESH_MS) {
         facts = discoverHostFacts(o.proc, readOsRelease(), hostname());
         factsAt = now();
         // Rebuild; an unchanged result keeps its digest and is not resent.
         signature = "";
       }
-      const sig = signatureOf(series);
+      const sig = signatureOf(series) + (inputs ? JSON.stringify(inputs) : "");
       if (last && signature !== "" && sig === signature) return last;
       signature = sig;
       last = digestStructure(
-        buildHostStructure({ feed: o.feed, facts, series, collectionIntervalSeconds: o.collectionIntervalSeconds, agentVersion: o.agentVersion }),
+        buildHostStructure({ feed: o.feed, facts, series, collectionIntervalSeconds: o.collectionIntervalSeconds, agentVersion: o.agentVersion, inputs }),
       );
       return last;
     },

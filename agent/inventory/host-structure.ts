@@ -1,18 +1,53 @@
 import type { EntityBlueprint } from "../../src/inventory/blueprints.ts";
 import { encodeId } from "../../src/inventory/path-codec.ts";
 import type { InventoryStructure, StructureNode } from "../../src/inventory/structure-json.ts";
-import type { HostMetricSpec, HostScope } from "../sources/host/catalog.ts";
-import type { HostResource, HostSeries } from "../sources/host/series.ts";
+import type { HostMetricSpec, HostScope } from "../inputs/host/catalog.ts";
+import type { HostResource, HostSeries } from "../inputs/host/series.ts";
 import type { HostFacts } from "./host-facts.ts";
 
 /** Resource types of a host feed: id and display name. */
-export const HOST_RESOURCE_TYPES: Readonly<Record<HostScope, string>> = {
+export const HOST_RESOURCE_TYPES: Readonly<Record<HostScope | "input" | "scrape-target", string>> = {
   host: "Host",
   cpu: "CPU",
   disk: "Disk",
   filesystem: "Filesystem",
   interface: "Network interface",
+  input: "Input",
+  "scrape-target": "Scrape target",
 };
+
+/** What the agent's inputs show in the inventory: each input, and each scrape target with its health. */
+export interface InputsInventory {
+  targets: { job: string; url: string; instance: string; health: string; lastError?: string }[];
+  otlp: boolean;
+  influx: boolean;
+  statsd?: { udp?: string; tcp?: string };
+}
+
+/** The inputs as resources under the host: `input:<name>`, scrape targets under `input:prometheus`. */
+function inputResources(feedPath: string, inputs: InputsInventory): StructureNode[] {
+  const input = (name: string, properties: Record<string, string | number>, children: StructureNode[] = []): StructureNode => ({
+    blueprint: { type: "r", id: `input:${name}`, name, typePath: `${feedPath}/rt;input`, properties },
+    children,
+  });
+  const out: StructureNode[] = [];
+  if (inputs.targets.length > 0) {
+    const targets = inputs.targets.map((t) =>
+      leaf({
+        type: "r",
+        id: `scrape-target:${t.job}:${t.url}`,
+        name: t.instance,
+        typePath: `${feedPath}/rt;scrape-target`,
+        properties: { job: t.job, url: t.url, health: t.health, ...(t.lastError ? { lastError: t.lastError } : {}) },
+      }),
+    );
+    out.push(input("prometheus", { targets: targets.length, up: inputs.targets.filter((t) => t.health === "up").length }, targets.sort(byId)));
+  }
+  if (inputs.otlp) out.push(input("otlp", { path: "/v1/metrics" }));
+  if (inputs.influx) out.push(input("influx", { path: "/write, /api/v2/write" }));
+  if (inputs.statsd) out.push(input("statsd", { ...(inputs.statsd.udp ? { udp: inputs.statsd.udp } : {}), ...(inputs.statsd.tcp ? { tcp: inputs.statsd.tcp } : {}) }));
+  return out;
+}
 
 /** The id of a host's resource: `host`, or `<scope>:<instance>` (`cpu:cpu0`, `filesystem:/boot`, `interface:eth0`). */
 export function resourceId(r: HostResource): string {
@@ -57,6 +92,7 @@ export function buildHostStructure(input: {
   collectionIntervalSeconds: number;
   /** The agent's release, a property of the feed (the console's fleet page shows it). */
   agentVersion?: string;
+  inputs?: InputsInventory;
 }): InventoryStructure {
   const { feed, facts, series } = input;
   const interval = input.collectionIntervalSeconds;
@@ -113,7 +149,7 @@ export function buildHostStructure(input: {
       typePath: `${feedPath}/rt;host`,
       properties: hostProperties(facts, cpuCount),
     },
-    children: [...(metricsByResource.get("host") ?? []).sort(byId), ...children.sort(byId)],
+    children: [...(metricsByResource.get("host") ?? []).sort(byId), ...children.sort(byId), ...(input.inputs ? inputResources(feedPath, input.inputs) : [])],
   };
   return {
     root: {

@@ -1,7 +1,7 @@
 import type { AlertsEngine, EngineEffect } from "../../src/alerts/engine/engine.ts";
 import type { EngineData } from "../../src/alerts/engine/evaluate.ts";
 import { resolveAlert } from "../../src/alerts/lifecycle.ts";
-import type { Alert, Event, FullTrigger } from "../../src/alerts/model.ts";
+import type { ActionDefinition, Alert, Event, FullTrigger } from "../../src/alerts/model.ts";
 import type { Logger } from "../../src/log/logger.ts";
 import type { MetricWrite } from "../../src/metrics/model.ts";
 import { isStaleMarker } from "../../src/prometheus/staleness.ts";
@@ -20,6 +20,8 @@ export interface LocalTriggersOptions {
   /** Receives what fired, in order: new alerts and events, and alerts resolved here. */
   fired(items: (Alert | Event)[]): void;
   store: TriggerSetStore;
+  /** The action definitions that came with the set (plugin `agent`; docs/local-triggers.md). */
+  actions?(definitions: ActionDefinition[]): void;
   log: Logger;
   now?: () => number;
 }
@@ -60,6 +62,8 @@ export class LocalTriggers {
   async apply(msg: TriggersMessage, save = true): Promise<void> {
     if (msg.digest === this.digest) return;
     const valid = msg.triggers.length > 0 ? await this.validate(msg.triggers) : [];
+    const actions = msg.actions && msg.actions.length > 0 ? await this.validateActions(msg.actions) : [];
+    this.o.actions?.(actions);
     const { load, remove, texts } = diffTriggers(this.loaded, valid);
     if (load.length > 0) this.engine ??= await this.createEngine();
     for (const id of remove) {
@@ -70,8 +74,8 @@ export class LocalTriggers {
     this.loaded = texts;
     this.dataIds = dataIdsOf(valid);
     this.digest = msg.digest;
-    if (save) this.o.store.save(JSON.stringify({ digest: msg.digest, triggers: valid }));
-    this.o.log.info("local triggers updated", { triggers: valid.length, loaded: load.length, removed: remove.length, digest: msg.digest });
+    if (save) this.o.store.save(JSON.stringify(actions.length > 0 ? { digest: msg.digest, triggers: valid, actions } : { digest: msg.digest, triggers: valid }));
+    this.o.log.info("local triggers updated", { triggers: valid.length, loaded: load.length, removed: remove.length, actions: actions.length || undefined, digest: msg.digest });
   }
 
   get triggerCount(): number {
@@ -112,6 +116,17 @@ export class LocalTriggers {
       }
       // The agent's tenant, whatever the message says.
       out.push(completeFullTrigger(r.data, this.o.tenant));
+    }
+    return out;
+  }
+
+  private async validateActions(raw: unknown[]): Promise<ActionDefinition[]> {
+    const { actionDefinitionSchema } = await import("../../src/alerts/schemas.ts");
+    const out: ActionDefinition[] = [];
+    for (const item of raw) {
+      const r = actionDefinitionSchema.safeParse(item);
+      if (r.success) out.push({ ...r.data, tenantId: this.o.tenant } as ActionDefinition);
+      else this.o.log.warn("ignoring an invalid pushed action definition", { err: r.error.issues[0]?.message });
     }
     return out;
   }

@@ -1,6 +1,7 @@
-import type { ActionDefinition, FullTrigger } from "../../src/alerts/model.ts";
-import { unknownProperties } from "./actions/plugin.ts";
-import { checkTimeConstraint, TimeConstraintError } from "./actions/time-constraint.ts";
+import { type ActionDefinition, type FullTrigger, SOURCE_NONE } from "../../src/alerts/model.ts";
+import { announceDefinitions } from "./announce.ts";
+import { unknownProperties } from "../../src/alerts/actions/plugin.ts";
+import { checkTimeConstraint, TimeConstraintError } from "../../src/alerts/actions/time-constraint.ts";
 import type { AlertingContext } from "./context.ts";
 import { InvalidRequestError, NotFoundError } from "./errors.ts";
 import { commitTriggers } from "./trigger-writes.ts";
@@ -63,6 +64,7 @@ export class ActionDefinitions {
         throw new InvalidRequestError(`Existing ActionDefinition: ${def.actionPlugin}/${def.actionId}`);
       }
       await this.ctx.store.putActionDefinitions([def]);
+      await this.announceAgentAction(tenantId, def);
       return def;
     });
   }
@@ -71,10 +73,10 @@ export class ActionDefinitions {
     const def = withDefaults(input, tenantId);
     this.check(def);
     return this.ctx.serial.run(async () => {
-      if (!(await this.ctx.store.actionDefinition(tenantId, def.actionPlugin, def.actionId))) {
-        throw new NotFoundError(`ActionDefinition: ${def.actionPlugin}/${def.actionId} not found for update`);
-      }
+      const before = await this.ctx.store.actionDefinition(tenantId, def.actionPlugin, def.actionId);
+      if (!before) throw new NotFoundError(`ActionDefinition: ${def.actionPlugin}/${def.actionId} not found for update`);
       await this.ctx.store.putActionDefinitions([def]);
+      await this.announceAgentAction(tenantId, def, before.global);
       return def;
     });
   }
@@ -91,8 +93,23 @@ export class ActionDefinitions {
         trigger: { ...f.trigger, actions: f.trigger.actions!.filter((a) => !(a.actionPlugin === plugin && a.actionId === actionId)) },
       }));
       if (put.length > 0) await commitTriggers(this.ctx, { put });
+      else await this.announceAgentAction(tenantId, def);
       return def;
     });
+  }
+
+  /**
+   * Definitions of agent plugins travel with the triggers pushed to agents: the triggers that
+   * link one (all local triggers for a global one) are announced, so their sets are pushed again.
+   */
+  private async announceAgentAction(tenantId: string, def: ActionDefinition, wasGlobal = false): Promise<void> {
+    if (!this.ctx.plugins.get(def.actionPlugin)?.runsOnAgent) return;
+    const global = def.global === true || wasGlobal;
+    const links = (f: FullTrigger) => (f.trigger.actions ?? []).some((a) => a.actionPlugin === def.actionPlugin && a.actionId === def.actionId);
+    const ids = (await this.ctx.store.triggers(tenantId))
+      .filter((f) => (global ? f.trigger.source !== undefined && f.trigger.source !== SOURCE_NONE : links(f)))
+      .map((f) => f.trigger.id);
+    announceDefinitions(this.ctx, tenantId, ids);
   }
 }
 

@@ -1,6 +1,6 @@
 import type { ActionDefinition, Alert, Event } from "../../src/alerts/model.ts";
 import type { StoredAction } from "../store/alerts/types.ts";
-import { actionsToRun } from "./actions/select.ts";
+import { actionsToRun } from "../../src/alerts/actions/select.ts";
 import type { AlertingContext } from "./context.ts";
 
 /**
@@ -15,7 +15,8 @@ export async function plannedActions(ctx: AlertingContext, events: readonly Even
   const planned: StoredAction[] = [];
   const now = ctx.now();
   for (const [tenant, list] of byTenant) {
-    const defs = await ctx.store.actionDefinitions(tenant);
+    // Actions of agent plugins are run and reported by the agent (docs/local-triggers.md).
+    const defs = (await ctx.store.actionDefinitions(tenant)).filter((d) => !ctx.plugins.get(d.actionPlugin)?.runsOnAgent);
     if (defs.length === 0) continue;
     const byKey = new Map<string, ActionDefinition>(defs.map((d) => [`${d.actionPlugin}\u0000${d.actionId}`, d]));
     const lookup = {

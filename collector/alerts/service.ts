@@ -1,6 +1,7 @@
 import { createAlertsEngine } from "../../src/alerts/engine/engine.ts";
 import { isGroupTrigger } from "../../src/alerts/groups.ts";
-import { type Alert, type Event, type FullTrigger, SOURCE_NONE } from "../../src/alerts/model.ts";
+import { type Action, type ActionDefinition, type Alert, type Event, type FullTrigger, SOURCE_NONE } from "../../src/alerts/model.ts";
+import { agentActionKey } from "../../src/alerts/actions/agent-record.ts";
 import type { Scheduler } from "../../src/alerts/scheduler.ts";
 import type { Logger } from "../../src/log/logger.ts";
 import type { AlertsStore } from "../store/alerts/types.ts";
@@ -236,6 +237,27 @@ export class AlertingService {
     return () => this.ctx.definitionListeners.delete(fn);
   }
 
+  /** The tenant's definitions of plugins the agents run; pushed with the triggers they link (or all, when global). */
+  async agentActionDefinitions(tenantId: string): Promise<ActionDefinition[]> {
+    return (await this.ctx.store.actionDefinitions(tenantId)).filter((d) => this.ctx.plugins.get(d.actionPlugin)?.runsOnAgent);
+  }
+
+  /**
+   * Stores in the action history what an agent reports of the actions it ran. Each record has
+   * a key made from the feed and the agent's run id, so a record delivered again is ignored.
+   * Answers how many were new.
+   */
+  ingestAgentActions(tenantId: string, feed: string, actions: readonly Action[]): Promise<number> {
+    return this.ctx.serial.run(async () => {
+      const known = new Set((await this.ctx.store.findActions({ tenants: [tenantId], eventIds: [...new Set(actions.map((a) => a.eventId))] })).map((r) => r.key));
+      const fresh = actions
+        .map((a) => ({ key: agentActionKey(feed, a), action: { ...a, tenantId } }))
+        .filter((r, i, all) => !known.has(r.key) && all.findIndex((o) => o.key === r.key) === i);
+      if (fresh.length > 0) await this.ctx.store.insertActions(fresh);
+      return fresh.length;
+    });
+  }
+
   /**
    * Stores alerts and events that an agent's triggers fired, without evaluating them again.
    * New ones are stored, watched and (unless `runActions` is false) acted on; a known alert
@@ -246,7 +268,14 @@ export class AlertingService {
     const runActions = opts.runActions !== false;
     return this.ctx.serial.run(async () => {
       const { store } = this.ctx;
-      const alerts = items.filter((i): i is Alert => i.eventType === "ALERT").map((a) => ({ ...a, tenantId }));
+      // An alert fired and resolved during one outage comes twice in a batch: its latest state counts.
+      const latest = new Map<string, Alert>();
+      for (const a of items) {
+        if (a.eventType !== "ALERT") continue;
+        const seen = latest.get(a.id);
+        if (!seen || (a as Alert).lifecycle.length > seen.lifecycle.length) latest.set(a.id, { ...(a as Alert), tenantId });
+      }
+      const alerts = [...latest.values()];
       const events = items.filter((i) => i.eventType !== "ALERT").map((e) => ({ ...e, tenantId, eventType: "EVENT" as const }));
       const newAlerts = await unstored(alerts, (t, id) => store.alert(t, id));
       const fresh = new Set(newAlerts);

@@ -1,6 +1,6 @@
 import { isGroupTrigger } from "../../src/alerts/groups.ts";
 import type { FullTrigger, Trigger } from "../../src/alerts/model.ts";
-import { checkTimeConstraint, TimeConstraintError } from "./actions/time-constraint.ts";
+import { checkTimeConstraint, TimeConstraintError } from "../../src/alerts/actions/time-constraint.ts";
 import { announceDefinitions } from "./announce.ts";
 import type { AlertingContext } from "./context.ts";
 import { InvalidRequestError, NotFoundError } from "./errors.ts";

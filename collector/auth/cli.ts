@@ -1,6 +1,7 @@
-import { mkdirSync } from "node:fs";
+import { fchmodSync, fstatSync, mkdirSync, readlinkSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { formatHelp } from "../../src/config/help.ts";
+import { invocation } from "../../src/config/invocation.ts";
 import { OptionError, type OptionSpec, type OptionValues, type ParsedOptions, parseOptions } from "../../src/config/options.ts";
 import { readSecretOption } from "../../src/config/secret-option.ts";
 import type { Subcommand } from "../../src/config/run-program.ts";
@@ -26,6 +27,31 @@ interface Action {
 }
 
 const say = (line: string) => process.stderr.write(`${line}\n`);
+
+/**
+ * Prints a secret once on standard output. Redirected into a new file (`> web-1.pw`), the shell
+ * made that file with the umask's mode, 0644 as a rule, where every user could read it: an empty
+ * file of this user's is made 0600 before the secret goes in, and said so; any other file that
+ * others can read gets a warning.
+ */
+function printSecret(secret: string): void {
+  try {
+    const st = fstatSync(1);
+    if (st.isFile() && (st.mode & 0o077) !== 0) {
+      let where = "standard output";
+      try {
+        where = readlinkSync("/proc/self/fd/1");
+      } catch {}
+      if (st.size === 0 && st.uid === process.getuid?.()) {
+        fchmodSync(1, 0o600);
+        say(`made ${where} mode 600: it holds a secret`);
+      } else {
+        say(`warning: ${where} can be read by other users (mode ${(st.mode & 0o777).toString(8)}): chmod 600 ${where}`);
+      }
+    }
+  } catch {}
+  process.stdout.write(`${secret}\n`);
+}
 
 function required(v: OptionValues, name: string): string {
   const s = v[name] === undefined ? "" : String(v[name]).trim();
@@ -97,7 +123,7 @@ const actions: Record<string, Action> = {
       file.users[user] = entry;
       writeAuthFile(path, file);
       say(`${existed ? "replaced" : "added"} user '${user}': ${describeRole(entry)} (in ${path}; send the collector SIGHUP to apply)`);
-      if (generated) process.stdout.write(`${password}\n`);
+      if (generated) printSecret(password);
     },
   },
   token: {
@@ -113,7 +139,7 @@ const actions: Record<string, Action> = {
       file.tokens[t.id] = { hash: hashTokenSecret(t.secret), ...role, ...(name ? { name } : {}), created: new Date().toISOString() };
       writeAuthFile(path, file);
       say(`token ${t.id} created for ${describeRole(file.tokens[t.id]!)}; it is shown once, below (send the collector SIGHUP to apply)`);
-      process.stdout.write(`${t.token}\n`);
+      printSecret(t.token);
     },
   },
   remove: {
@@ -180,7 +206,7 @@ const actions: Record<string, Action> = {
   },
 };
 
-const USAGE = `Usage: bun collector/main.ts auth <command> --auth-file FILE [options]
+const USAGE = `Usage: ${invocation("collector", "collector")} auth <command> --auth-file FILE [options]
 
 Manages the collector's credentials file (docs/security.md). Commands:
 ${Object.entries(actions)
@@ -200,7 +226,7 @@ export const authCommand: Subcommand = {
     // Each action has its own options, but the variables are shared (OUTPOST_AUTH_PASSWORD for
     // add, not for list): one action does not refuse another's.
     const parsed = parseOptions({ specs: action.options, envPrefix: ENV, otherEnvPrefixes: [`${ENV}_`] }, argv.slice(1), process.env);
-    if (parsed.help) return void process.stdout.write(formatHelp(`Usage: bun collector/main.ts auth ${name} [options]\n\n${action.summary}`, action.options, ENV));
+    if (parsed.help) return void process.stdout.write(formatHelp(`Usage: ${invocation("collector", "collector")} auth ${name} [options]\n\n${action.summary}`, action.options, ENV));
     if (parsed.positionals.length > 0) throw new OptionError(`unexpected argument "${parsed.positionals[0]}" (see auth ${name} --help)`);
     const path = parsed.values["auth-file"] === undefined ? "" : String(parsed.values["auth-file"]).trim();
     if (action.writes && path !== "") await withAuthFileLock(path, () => action.run(parsed.values, parsed.origin));

@@ -14,7 +14,10 @@ import { listen } from "./listen.ts";
 import type { IngestTransport } from "./transport.ts";
 
 export interface EmbeddedBrokerOptions {
+  /** Address of the TLS listener, and of the plain one unless `plainHost` says otherwise. */
   host: string;
+  /** Address of the plain listener (collector/exposure.ts, plainMqttHost). */
+  plainHost?: string;
   /** Plain MQTT port; 0 for none (TLS only). */
   port: number;
   /** MQTT over TLS on its own port, when the collector has a certificate. */
@@ -31,6 +34,8 @@ export interface EmbeddedBrokerOptions {
 
 export interface EmbeddedBroker extends IngestTransport {
   port?: number;
+  /** The plain listener's URL as a client on this machine reaches it. */
+  plainUrl?: string;
   tlsPort?: number;
   /** Connections not yet logged in. */
   pendingClients(): number;
@@ -87,13 +92,14 @@ export async function startEmbeddedBroker(o: EmbeddedBrokerOptions): Promise<Emb
     if (guarded) broker.handle(guarded);
   };
   const servers: Server[] = [];
+  const plainHost = o.plainHost ?? o.host;
   let port: number | undefined;
   let tlsPort: number | undefined;
   let tlsServer: ReturnType<typeof createTlsServer> | undefined;
   try {
     if (o.port > 0) {
       const plain = createServer(accept);
-      port = await listen(plain, o.host, o.port, "--mqtt-port", o.portFallback ? o.log : undefined);
+      port = await listen(plain, plainHost, o.port, "--mqtt-port", o.portFallback ? o.log : undefined);
       servers.push(plain);
     }
     if (o.tls) {
@@ -109,15 +115,16 @@ export async function startEmbeddedBroker(o: EmbeddedBrokerOptions): Promise<Emb
     await new Promise<void>((resolve) => broker.close(() => resolve()));
     throw e;
   }
-  const where = [port !== undefined ? `mqtt://${o.host}:${port}` : "", tlsPort !== undefined ? `mqtts://${o.host}:${tlsPort}` : ""].filter(Boolean).join(" and ");
+  const where = [port !== undefined ? `mqtt://${plainHost}:${port}` : "", tlsPort !== undefined ? `mqtts://${o.host}:${tlsPort}` : ""].filter(Boolean).join(" and ");
   // Where it really listens, the ports the system chose included.
-  const reachable = o.host === "0.0.0.0" || o.host === "::" ? "127.0.0.1" : o.host;
-  if (port !== undefined) o.log.info("MQTT broker listening", { address: hostPort(o.host, port), url: `mqtt://${hostPort(reachable, port)}` });
-  if (tlsPort !== undefined) o.log.info("MQTT broker listening", { address: hostPort(o.host, tlsPort), url: `mqtts://${hostPort(reachable, tlsPort)}` });
+  const reachable = (h: string) => (h === "0.0.0.0" || h === "::" ? "127.0.0.1" : h);
+  if (port !== undefined) o.log.info("MQTT broker listening", { address: hostPort(plainHost, port), url: `mqtt://${hostPort(reachable(plainHost), port)}` });
+  if (tlsPort !== undefined) o.log.info("MQTT broker listening", { address: hostPort(o.host, tlsPort), url: `mqtts://${hostPort(reachable(o.host), tlsPort)}` });
 
   return {
     port,
     tlsPort,
+    plainUrl: port === undefined ? undefined : `mqtt://${hostPort(reachable(plainHost), port)}`,
     description: `embedded broker on ${where}`,
     async start(filters, deliver) {
       for (const f of filters) {

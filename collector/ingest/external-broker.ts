@@ -1,3 +1,4 @@
+import { parseBrokerUrl, portNote } from "../../src/protocol/broker-url.ts";
 import mqtt from "mqtt";
 import type { Logger } from "../../src/log/logger.ts";
 import type { IngestTransport } from "./transport.ts";
@@ -33,7 +34,10 @@ export function sharedFilters(filters: readonly string[], group: string | undefi
  * subscriptions are MQTT 5's).
  */
 export async function connectExternalBroker(o: ExternalBrokerOptions): Promise<IngestTransport> {
+  const note = portNote(o.url);
+  if (note) o.log.info(`--broker ${note}`);
   const client = mqtt.connect(o.url, {
+    port: parseBrokerUrl(o.url).port,
     clientId: `outpost-collector-${crypto.randomUUID().slice(0, 8)}`,
     protocolVersion: o.shareGroup === undefined ? 4 : 5,
     clean: true,

@@ -6,11 +6,12 @@ import { kindFilter } from "../../src/protocol/topics.ts";
 import { rateOf } from "../../src/telemetry/rate.ts";
 import type { Telemetry } from "../../src/telemetry/registry.ts";
 import type { PointsBus } from "../events/points-bus.ts";
-import type { Alert, Event } from "../../src/alerts/model.ts";
+import type { Action, Alert, Event } from "../../src/alerts/model.ts";
 import type { Inventory } from "../inventory/context.ts";
 import type { MetricsStore } from "../store/metrics/types.ts";
 import type { AuthGate } from "../auth/gate.ts";
 import type { TlsMaterial } from "../tls.ts";
+import { plainMqttHost } from "../exposure.ts";
 import { type EmbeddedBroker, startEmbeddedBroker } from "./embedded-broker.ts";
 import { connectExternalBroker } from "./external-broker.ts";
 import { registerIngestCounters } from "./ingest-telemetry.ts";
@@ -23,6 +24,8 @@ export interface Ingest {
   /** Ports of the embedded broker, when it runs (plain and TLS). */
   mqttPort?: number;
   mqttsPort?: number;
+  /** The embedded broker's plain listener as a client on this machine reaches it (mqtt://127.0.0.1:PORT). */
+  plainUrl?: string;
   description: string;
   /** Publishes every agent's local triggers again, even unchanged (SIGHUP). */
   repushTriggers(): Promise<void>;
@@ -34,6 +37,7 @@ export interface Ingest {
 /** What ingest needs from the alerting service (collector/alerts/service.ts). */
 export interface IngestAlerting extends TriggerDefinitionsSource {
   ingestFired(tenant: string, items: readonly (Alert | Event)[]): Promise<unknown>;
+  ingestAgentActions(tenant: string, feed: string, actions: readonly Action[]): Promise<unknown>;
   onDefinitionsChanged(fn: (tenant: string, triggerIds: readonly string[]) => void): () => void;
 }
 
@@ -77,7 +81,7 @@ export async function startIngest(values: OptionValues, deps: IngestDeps): Promi
   const brokerUrl = values.broker === undefined ? "" : String(values.broker).trim();
   const mqttPort = Number(values["mqtt-port"] ?? 1883);
   const log = deps.log.child("ingest");
-  let transport: IngestTransport & { port?: number; tlsPort?: number; reload?: EmbeddedBroker["reload"]; pendingClients?: () => number };
+  let transport: IngestTransport & { port?: number; tlsPort?: number; plainUrl?: string; reload?: EmbeddedBroker["reload"]; pendingClients?: () => number };
   const mqttsPort = deps.tls ? Number(values["mqtts-port"] ?? 8883) : 0;
   if (brokerUrl !== "") {
     transport = await connectExternalBroker({
@@ -89,8 +93,12 @@ export async function startIngest(values: OptionValues, deps: IngestDeps): Promi
       log,
     });
   } else if (mqttPort > 0 || mqttsPort > 0) {
+    const host = String(values["mqtt-host"] ?? "127.0.0.1");
+    const plainHost = plainMqttHost(values, deps.tls !== undefined && mqttsPort > 0);
+    if (mqttPort > 0 && plainHost !== host) log.info(`plain MQTT listens on ${plainHost} only; on ${host}, MQTT over TLS (--mqtt-plain-host to change)`);
     transport = await startEmbeddedBroker({
-      host: String(values["mqtt-host"] ?? "127.0.0.1"),
+      host,
+      plainHost,
       port: mqttPort,
       tls: deps.tls && mqttsPort > 0 ? { port: mqttsPort, material: deps.tls } : undefined,
       prefix,
@@ -140,6 +148,7 @@ export async function startIngest(values: OptionValues, deps: IngestDeps): Promi
   return {
     mqttPort: transport.port,
     mqttsPort: transport.tlsPort,
+    plainUrl: transport.plainUrl,
     description: transport.description,
     async repushTriggers() {
       await triggers?.republishAll();

@@ -4,7 +4,7 @@ import { createLogThrottle } from "../../src/log/throttle.ts";
 import { postgresRejectedText } from "../../src/postgres/failure.ts";
 import { storageFailure } from "../../src/sqlite/storage-failure.ts";
 import { type ClockWindow, pointsOutsideWindow } from "../../src/protocol/clock-window.ts";
-import type { Alert, Event } from "../../src/alerts/model.ts";
+import type { Action, Alert, Event } from "../../src/alerts/model.ts";
 import { decodeEvents } from "../../src/protocol/events-messages.ts";
 import { decodeInventory, encodeInventoryAck, type InventoryAck } from "../../src/protocol/inventory-messages.ts";
 import { type AckKind, type BatchRef, decodeData, decodeStatus, encodeAck, ProtocolError } from "../../src/protocol/messages.ts";
@@ -24,7 +24,10 @@ export interface HandlerDeps {
   /** Where agents' inventory structures are applied; without it they are rejected. */
   inventory?: Inventory;
   /** Stores what agents' local triggers fired, without evaluating it again; without it events are rejected. */
-  alerting?: { ingestFired(tenant: string, items: readonly (Alert | Event)[]): Promise<unknown> };
+  alerting?: {
+    ingestFired(tenant: string, items: readonly (Alert | Event)[]): Promise<unknown>;
+    ingestAgentActions(tenant: string, feed: string, actions: readonly Action[]): Promise<unknown>;
+  };
   /** Told when an agent announces itself online (the trigger push hooks in here). */
   onAgentOnline?: (tenant: string, feed: string) => void;
   bus: PointsBus;
@@ -117,6 +120,8 @@ export class MessageHandler {
     const origin = `mqtt:${addr.feed}`;
     if (this.d.memory?.enabled) this.d.memory.collectIfDue(batch.points * JSON_BYTES_PER_POINT);
     try {
+      // Labels first, as the remote-write route does: no query sees these series without them.
+      if (batch.definitions.length > 0) await this.d.store.ensureTags(addr.tenant, batch.definitions);
       await writePoints(this.d, addr.tenant, batch.writes, origin);
     } catch (e) {
       // No ack: the agent keeps the batch and resends it. A full disk is logged by the storage health.
@@ -170,7 +175,9 @@ export class MessageHandler {
       return;
     }
     try {
-      await alerting.ingestFired(addr.tenant, batch.items);
+      // The alerts before the outcomes of their actions: the history then names stored alerts.
+      if (batch.items.length > 0) await alerting.ingestFired(addr.tenant, batch.items);
+      if (batch.actions.length > 0) await alerting.ingestAgentActions(addr.tenant, addr.feed, batch.actions);
     } catch (e) {
       const rejectedText = postgresRejectedText(e);
       if (rejectedText) {
@@ -184,7 +191,7 @@ export class MessageHandler {
       else if (this.throttle("store").pass) this.d.log.error("storing fired alerts failed; the agent will resend them", { tenant: addr.tenant, feed: addr.feed, err: (e as Error).message });
       return;
     }
-    this.d.log.info("stored alerts and events fired by an agent", { tenant: addr.tenant, feed: addr.feed, items: batch.items.length, replay: batch.replay });
+    this.d.log.info("stored alerts and events fired by an agent", { tenant: addr.tenant, feed: addr.feed, items: batch.items.length, actions: batch.actions.length || undefined, replay: batch.replay });
     await this.ack(addr, { session: batch.session, seq: batch.seq }, undefined, "events-ack");
   }
 

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import type { Encoder } from "cbor-x";
 import { isGroupTrigger } from "../../src/alerts/groups.ts";
-import { type FullTrigger, SOURCE_NONE } from "../../src/alerts/model.ts";
+import { type ActionDefinition, type FullTrigger, SOURCE_NONE } from "../../src/alerts/model.ts";
 import type { Logger } from "../../src/log/logger.ts";
 import { buildTopic } from "../../src/protocol/topics.ts";
 import { encodeTriggers } from "../../src/protocol/triggers-messages.ts";
@@ -18,6 +18,18 @@ export function isLocalTriggerOf(full: FullTrigger, feed: string): boolean {
 
 export interface TriggerDefinitionsSource {
   fullTriggers(tenant: string): Promise<FullTrigger[]>;
+  /** Definitions of the plugins agents run (plugin `agent`). */
+  agentActionDefinitions(tenant: string): Promise<ActionDefinition[]>;
+}
+
+/** The agent action definitions a set of triggers links, and the global ones, in a stable order. */
+export function actionsOfSet(set: readonly FullTrigger[], defs: readonly ActionDefinition[]): ActionDefinition[] {
+  if (set.length === 0) return [];
+  const linked = new Set<string>();
+  for (const f of set) for (const a of f.trigger.actions ?? []) linked.add(`${a.actionPlugin}\u0000${a.actionId}`);
+  return defs
+    .filter((d) => d.global === true || linked.has(`${d.actionPlugin}\u0000${d.actionId}`))
+    .sort((a, b) => (a.actionPlugin + a.actionId < b.actionPlugin + b.actionId ? -1 : 1));
 }
 
 /**
@@ -71,15 +83,18 @@ export class TriggerPublisher {
   private async publishSets(tenant: string, all: FullTrigger[], feeds: string[], force: boolean): Promise<void> {
     const seen = this.published.get(tenant) ?? new Map<string, string>();
     this.published.set(tenant, seen);
+    const defs = feeds.length > 0 ? await this.d.source.agentActionDefinitions(tenant) : [];
     for (const feed of feeds) {
       const set = all.filter((f) => isLocalTriggerOf(f, feed)).sort((a, b) => (a.trigger.id < b.trigger.id ? -1 : 1));
-      const digest = createHash("sha1").update(JSON.stringify(set)).digest("hex");
+      const actions = actionsOfSet(set, defs);
+      // A set without actions keeps the digest it had before actions travelled with triggers.
+      const digest = createHash("sha1").update(JSON.stringify(actions.length > 0 ? [set, actions] : set)).digest("hex");
       if (!force && seen.get(feed) === digest) continue;
       const topic = buildTopic(this.d.prefix, { tenant, feed, kind: "triggers" });
       try {
-        await this.d.publish(topic, encodeTriggers(this.d.enc, { digest, triggers: set }), true);
+        await this.d.publish(topic, encodeTriggers(this.d.enc, { digest, triggers: set, actions }), true);
         seen.set(feed, digest);
-        this.d.log.info("pushed local triggers", { tenant, feed, triggers: set.length, digest });
+        this.d.log.info("pushed local triggers", { tenant, feed, triggers: set.length, actions: actions.length || undefined, digest });
       } catch (e) {
         // Published again when the agent next comes online or a definition changes.
         this.d.log.warn("pushing local triggers failed", { tenant, feed, err: (e as Error).message });

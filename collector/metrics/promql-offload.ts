@@ -12,7 +12,7 @@ import type { EvalTimes } from "../../src/promql/engine.ts";
 import type { Offload, OffloadJob, OffloadResult } from "../../src/promql/offload.ts";
 import type { SeriesRef } from "../../src/promql/values.ts";
 import type { Logger } from "../../src/log/logger.ts";
-import type { StoreSeriesRef } from "./prometheus-source.ts";
+import type { StoreSeriesRef } from "../../src/prometheus/store-source.ts";
 import { type OffloadReply, type OffloadRequest, packSlice, SLICE_FREE, SLICE_TAKEN_BACK, type SliceSeries, transferables } from "./promql-wire.ts";
 import { WorkerSlot, workerScript } from "./worker-slot.ts";
 

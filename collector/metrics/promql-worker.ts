@@ -7,7 +7,7 @@
  */
 import { PerSeriesEval } from "../../src/promql/offload.ts";
 import { partsColumns } from "../store/metrics/parts.ts";
-import { withMarkersApart } from "./marker-split.ts";
+import { withMarkersApart } from "../../src/prometheus/marker-split.ts";
 import { type OffloadReply, type OffloadRequest, SLICE_FREE, SLICE_STARTED, unpackSlice } from "./promql-wire.ts";
 
 declare const self: Worker;

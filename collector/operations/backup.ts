@@ -7,7 +7,7 @@ import type { Logger } from "../../src/log/logger.ts";
 import { COLLECTOR_DATABASES } from "../store/databases.ts";
 import { type CopyInfo, MANIFEST, type Manifest, snapshotInto, verifyCopy } from "./database-copy.ts";
 
-const mb = (n: number) => (n < 1024 ** 2 ? `${Math.ceil(n / 1024)} KB` : `${(n / 1024 ** 2).toFixed(1)} MB`);
+const mib = (n: number) => (n < 1024 ** 2 ? `${Math.ceil(n / 1024)} KiB` : `${(n / 1024 ** 2).toFixed(1)} MiB`);
 
 /**
  * Copies every database of `dataDir` into `target` (created; it must be empty), each one a
@@ -36,12 +36,12 @@ export async function backupDatabases(dataDir: string, target: string, log: Logg
     snapshotInto(source, join(to, schema.name));
     const info = verifyCopy(join(to, schema.name), schema);
     copies.push(info);
-    log.info(`copied ${schema.name}`, { size: mb(info.bytes), schemaVersion: info.schemaVersion, seconds: ((Date.now() - t0) / 1000).toFixed(1) });
+    log.info(`copied ${schema.name}`, { size: mib(info.bytes), schemaVersion: info.schemaVersion, seconds: ((Date.now() - t0) / 1000).toFixed(1) });
   }
   if (copies.length === 0) throw new OptionError(`${from} holds no collector database: is --data-dir right?`);
   const manifest: Manifest = { format: 1, createdAt: new Date().toISOString(), outpostVersion: OUTPOST_VERSION, databases: copies };
   writeFileSync(join(to, MANIFEST), `${JSON.stringify(manifest, null, 2)}\n`, { mode: 0o600 });
   tightenTree(to);
-  log.info("backup complete", { folder: to, databases: copies.length, size: mb(copies.reduce((n, c) => n + c.bytes, 0)), seconds: ((Date.now() - started) / 1000).toFixed(1) });
+  log.info("backup complete", { folder: to, databases: copies.length, size: mib(copies.reduce((n, c) => n + c.bytes, 0)), seconds: ((Date.now() - started) / 1000).toFixed(1) });
   return manifest;
 }

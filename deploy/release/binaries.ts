@@ -1,3 +1,4 @@
+import { closeSync, openSync, readSync } from "node:fs";
 import { join } from "node:path";
 import type { ReleaseInfo } from "./build-info.ts";
 import { ROOT, runtimeBinary, TARGETS, type Target } from "./runtimes.ts";
@@ -55,8 +56,15 @@ export async function compile(program: Program, target: Target, info: ReleaseInf
   if (code !== 0) throw new Error(`bun build of ${program} for ${target} failed:\n${out}${err}`);
 }
 
-/** The machine an ELF executable is for (e_machine), to check a build's architecture. */
-export function elfMachine(bytes: Uint8Array): number {
-  if (bytes[0] !== 0x7f || bytes[1] !== 0x45 || bytes[2] !== 0x4c || bytes[3] !== 0x46) throw new Error("not an ELF file");
+/** The machine an ELF executable is for (e_machine), to check a build's architecture: its first 20 bytes only. */
+export function elfMachine(path: string): number {
+  const bytes = new Uint8Array(20);
+  const fd = openSync(path, "r");
+  try {
+    readSync(fd, bytes, 0, 20, 0);
+  } finally {
+    closeSync(fd);
+  }
+  if (bytes[0] !== 0x7f || bytes[1] !== 0x45 || bytes[2] !== 0x4c || bytes[3] !== 0x46) throw new Error(`${path} is not an ELF file`);
   return bytes[18]! | (bytes[19]! << 8);
 }

@@ -15,6 +15,22 @@ function git(args: string[]): string | undefined {
   return r.exitCode === 0 ? r.stdout.toString().trim() : undefined;
 }
 
+const MAINTAINER_FORM = /^[^<>@\n]+ <[^<>@\s]+@[^<>@\s]+\.[^<>@\s]+>$/;
+
+/**
+ * The packages' maintainer, as Debian's own tools find it: `--maintainer`, else DEBFULLNAME and
+ * DEBEMAIL, else the git identity of the checkout (user.name, user.email). None is an error:
+ * a made-up address would send users' reports nowhere.
+ */
+export function maintainerOf(given?: string, env: NodeJS.ProcessEnv = process.env): string {
+  const name = env.DEBFULLNAME ?? git(["config", "user.name"]);
+  const email = env.DEBEMAIL ?? git(["config", "user.email"]);
+  const m = given ?? (name && email ? `${name} <${email}>` : undefined);
+  if (!m) throw new Error("the packages need a maintainer: pass --maintainer 'Name <address>', set DEBFULLNAME and DEBEMAIL (as for dch), or git config user.name and user.email");
+  if (!MAINTAINER_FORM.test(m)) throw new Error(`maintainer "${m}" is not "Name <address>"`);
+  return m;
+}
+
 export function releaseInfo(): ReleaseInfo {
   const version = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version: string }).version;
   const rev = git(["rev-parse", "--short=12", "HEAD"]);

@@ -14,9 +14,6 @@ export const debFileName = (program: Program, version: string, target: Target) =
 /** The documents shipped with each package and tarball. */
 export const SHIPPED_DOCS = ["install.md", "operations.md", "security.md"] as const;
 
-/** Who answers for the packages; the address of the project's list belongs here once it has one. */
-export const MAINTAINER = "Outpost developers <outpost@example.org>";
-
 const DESCRIPTIONS: Record<Program, string> = {
   agent: `Collects the host's metrics from procfs and statfs, accepts data points on a
 local write API, keeps every point in a SQLite buffer until the collector
@@ -51,9 +48,9 @@ ${pkg}: maintainer-script-should-not-parse-etc-passwd-or-group *
 }
 
 /** A Debian changelog entry for this build (RFC 5322 date). */
-function changelog(pkg: string, info: ReleaseInfo): string {
+function changelog(pkg: string, info: ReleaseInfo, maintainer: string): string {
   const date = new Date(info.date).toUTCString().replace("GMT", "+0000");
-  return `${pkg} (${info.version}) unstable; urgency=medium\n\n  * Release ${info.version}, commit ${info.commit}.\n  * What changed: the project's README and docs/.\n\n -- ${MAINTAINER}  ${date}\n`;
+  return `${pkg} (${info.version}) unstable; urgency=medium\n\n  * Release ${info.version}, commit ${info.commit}.\n  * What changed: the project's README and docs/.\n\n -- ${maintainer}  ${date}\n`;
 }
 
 function put(root: string, path: string, content: string | Uint8Array, mode: number): void {
@@ -73,7 +70,7 @@ function filesUnder(dir: string): string[] {
  * Lays out the package tree of a program (binary, unit, configuration as a conffile, sysusers
  * line, docs, maintainer scripts from deploy/debian/) in `stage`, ready for `dpkg-deb --build`.
  */
-export function stageDeb(program: Program, target: Target, info: ReleaseInfo, binary: string, stage: string): void {
+export function stageDeb(program: Program, target: Target, info: ReleaseInfo, maintainer: string, binary: string, stage: string): void {
   const pkg = packageName(program);
   copyFileSync(binary, join(mkdirp(join(stage, "usr/bin")), pkg));
   chmodSync(join(stage, "usr/bin", pkg), 0o755);
@@ -83,7 +80,7 @@ export function stageDeb(program: Program, target: Target, info: ReleaseInfo, bi
   const doc = `usr/share/doc/${pkg}`;
   for (const d of SHIPPED_DOCS) put(stage, `${doc}/${d}`, readFileSync(join(ROOT, "docs", d)), 0o644);
   put(stage, `${doc}/copyright`, copyright(), 0o644);
-  put(stage, `${doc}/changelog.gz`, gzipSync(changelog(pkg, info), { level: 9 }), 0o644);
+  put(stage, `${doc}/changelog.gz`, gzipSync(changelog(pkg, info, maintainer), { level: 9 }), 0o644);
   put(stage, `usr/share/lintian/overrides/${pkg}`, lintianOverrides(pkg), 0o644);
 
   const payload = filesUnder(stage).filter((f) => !relative(stage, f).startsWith("DEBIAN"));
@@ -92,9 +89,10 @@ export function stageDeb(program: Program, target: Target, info: ReleaseInfo, bi
     `Package: ${pkg}`,
     `Version: ${info.version}`,
     `Architecture: ${TARGETS[target].debArch}`,
-    `Maintainer: ${MAINTAINER}`,
+    `Maintainer: ${maintainer}`,
     `Installed-Size: ${installedKb}`,
-    // The binary links glibc only (2.17 or later); adduser makes the user where systemd-sysusers is missing.
+    // The binary links glibc only (2.17 or later: no native addon, docs/prometheus.md "Snappy");
+    // adduser makes the user where systemd-sysusers is missing.
     "Depends: libc6 (>= 2.17), adduser",
     "Section: net",
     "Priority: optional",

@@ -5,18 +5,20 @@
  * unpacked by `npm ci` (runtimes.ts). docs/install.md says what each file is.
  *
  *   bun deploy/release/main.ts [--out DIR] [--targets linux-x64,linux-arm64] [--deb-compression gzip|xz|zstd]
+ *                              [--maintainer 'Name <address>']   (default: DEBFULLNAME/DEBEMAIL, else git's identity)
  */
-import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { writeConsoleDist } from "../../collector/http/console/dist.ts";
 import { compile, elfMachine, type Program, PROGRAMS } from "./binaries.ts";
-import { releaseInfo } from "./build-info.ts";
+import { maintainerOf, releaseInfo } from "./build-info.ts";
 import { buildDeb, debFileName, packageName, SHIPPED_DOCS, stageDeb } from "./deb.ts";
 import { ROOT, TARGETS, type Target } from "./runtimes.ts";
 import { sha256Sums, tarball } from "./archives.ts";
 
 interface Options {
   out: string;
+  maintainer?: string;
   targets: Target[];
   debCompression: "gzip" | "xz" | "zstd";
 }
@@ -28,6 +30,7 @@ function parseArgs(argv: string[]): Options {
     if (flag === "--out" && value) o.out = resolve(value);
     else if (flag === "--targets" && value) o.targets = value.split(",").map((t) => (t in TARGETS ? (t as Target) : fail(`unknown target ${t} (${Object.keys(TARGETS).join(", ")})`)));
     else if (flag === "--deb-compression" && (value === "gzip" || value === "xz" || value === "zstd")) o.debCompression = value;
+    else if (flag === "--maintainer" && value) o.maintainer = value;
     else fail(`unknown argument ${flag} (see the comment at the top of deploy/release/main.ts)`);
     i++;
   }
@@ -54,12 +57,14 @@ async function inParallel<T>(jobs: (() => Promise<T>)[], width = 2): Promise<T[]
   return results;
 }
 
-const mb = (path: string) => `${(statSync(path).size / 1024 ** 2).toFixed(1)} MB`;
+const mib = (path: string) => `${(statSync(path).size / 1024 ** 2).toFixed(1)} MiB`;
 
 export async function release(o: Options): Promise<string[]> {
   const info = releaseInfo();
+  // Before anything is built: a release without one stops at once.
+  const maintainer = maintainerOf(o.maintainer);
   const started = Date.now();
-  console.log(`release ${info.version} (commit ${info.commit}, built ${info.date}) → ${o.out}`);
+  console.log(`release ${info.version} (commit ${info.commit}, built ${info.date}, maintainer ${maintainer}) → ${o.out}`);
   rmSync(o.out, { recursive: true, force: true });
   mkdirSync(o.out, { recursive: true });
   // The web console's files, which the collector's binaries embed (docs/console.md).
@@ -75,7 +80,7 @@ export async function release(o: Options): Promise<string[]> {
       mkdirSync(dir, { recursive: true });
       const binary = join(dir, packageName(program));
       await compile(program, target, info, binary);
-      const machine = elfMachine(new Uint8Array(readFileSync(binary).subarray(0, 20)));
+      const machine = elfMachine(binary);
       if (machine !== TARGETS[target].elfMachine) throw new Error(`${binary} is for machine ${machine}, not ${target}`);
       copyFileSync(binary, join(o.out, name));
       // The tarball: the binary with its unit, configuration and documentation.
@@ -85,10 +90,10 @@ export async function release(o: Options): Promise<string[]> {
       const tgz = join(o.out, `${name}.tar.gz`);
       await tarball(work, name, tgz);
       const stage = join(work, `deb-${name}`);
-      stageDeb(program, target, info, binary, stage);
+      stageDeb(program, target, info, maintainer, binary, stage);
       const deb = join(o.out, debFileName(program, info.version, target));
       await buildDeb(stage, deb, o.debCompression);
-      console.log(`  ${name}: binary ${mb(binary)}, ${basename(tgz)} ${mb(tgz)}, ${basename(deb)} ${mb(deb)} (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
+      console.log(`  ${name}: binary ${mib(binary)}, ${basename(tgz)} ${mib(tgz)}, ${basename(deb)} ${mib(deb)} (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
       return [join(o.out, name), tgz, deb];
     }),
   );

@@ -31,10 +31,10 @@ interface Pins {
 
 /** The pinned version (package.json) and integrity (package-lock.json) of a runtime package. */
 export function pinOf(pkg: string): Pins {
-  const manifest = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { optionalDependencies?: Record<string, string>; devDependencies?: Record<string, string> };
+  const manifest = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { optionalDependencies?: Record<string, string>; dependencies?: Record<string, string> };
   const version = manifest.optionalDependencies?.[pkg];
   if (!version || !/^\d+\.\d+\.\d+$/.test(version)) throw new Error(`${pkg} must be pinned to an exact version in package.json's optionalDependencies`);
-  if (manifest.devDependencies?.bun !== version) throw new Error(`${pkg} ${version} must be the version of the bun dev dependency (${manifest.devDependencies?.bun}), which builds with it`);
+  if (manifest.dependencies?.bun !== version) throw new Error(`${pkg} ${version} must be the version of the bun dependency (${manifest.dependencies?.bun}), which builds with it`);
   const lock = JSON.parse(readFileSync(join(ROOT, "package-lock.json"), "utf8")) as { packages: Record<string, { version?: string; integrity?: string }> };
   const entry = lock.packages[`node_modules/${pkg}`];
   if (entry?.version !== version || !entry.integrity) throw new Error(`package-lock.json has no ${pkg}@${version}: run npm install`);
@@ -88,8 +88,15 @@ export function fetchRuntime(target: Target): string {
   return runtimeBinary(target);
 }
 
+/** Whether npm runs this for an install without dev dependencies (`npm ci --omit=dev`): no release is built there. */
+const productionInstall = () => (process.env.npm_config_omit ?? "").split(/[\s,]+/).includes("dev");
+
 if (import.meta.main) {
   const lenient = process.argv.includes("--if-possible");
+  if (lenient && productionInstall()) {
+    console.log("runtimes: not fetched (an install without dev dependencies; npm run fetch-runtimes before a release)");
+    process.exit(0);
+  }
   let failed = false;
   for (const target of Object.keys(TARGETS) as Target[]) {
     try {

@@ -68,6 +68,15 @@ export interface Action extends ActionDefinition {
   /** The alert or event, omitted when thin. */
   event?: Event;
   result: string;
+  /**
+   * Actions an agent ran (plugin `agent`, docs/local-triggers.md): what came of it in one line
+   * (exit status, HTTP status, why it was refused or not run).
+   */
+  resultMessage?: string;
+  /** Their output: a command's standard output and error, truncated. */
+  output?: string;
+  /** When it ended, ms (agent clock; `ctime` is when it started). */
+  endTime?: number;
 }
 
 // ---------------------------------------------------------------- triggers

@@ -1,5 +1,6 @@
 import type { Logger } from "../log/logger.ts";
 import { formatHelp } from "./help.ts";
+import { selfInvocation } from "./invocation.ts";
 import { OptionError, type OptionSpec, type OptionValues, parseOptions } from "./options.ts";
 import { loggerFor, type ProgramIdentity, programOptions, programSource, type Subcommand } from "./run-program.ts";
 
@@ -27,12 +28,12 @@ export function optionCommand(p: ProgramIdentity, c: OptionCommandSpec): Subcomm
       const specs = [...programOptions(p), ...(c.options ?? [])];
       const parsed = parseOptions(programSource(p, specs), argv, process.env);
       if (parsed.help) {
-        process.stdout.write(formatHelp(`Usage: ${p.name} ${c.name}${c.operands ? ` ${c.operands}` : ""} [options]\n\n${c.description}`, specs, p.envPrefix));
+        process.stdout.write(formatHelp(`Usage: ${selfInvocation(p.name)} ${c.name}${c.operands ? ` ${c.operands}` : ""} [options]\n\n${c.description}`, specs, p.envPrefix));
         return 0;
       }
       if (parsed.version || parsed.checkConfig) throw new OptionError(`${c.name} does not take --${parsed.version ? "version" : "check-config"}`);
       const n = parsed.positionals.length;
-      if (n < c.arity.min || n > c.arity.max) throw new OptionError(`${c.name} takes ${c.operands || "no operands"} (see ${p.name} ${c.name} --help)`);
+      if (n < c.arity.min || n > c.arity.max) throw new OptionError(`${c.name} takes ${c.operands || "no operands"} (see ${selfInvocation(p.name)} ${c.name} --help)`);
       return c.run(parsed.values, parsed.positionals, { log: loggerFor(parsed.values).child(c.name) });
     },
   };

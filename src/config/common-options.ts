@@ -1,5 +1,6 @@
 import { LOG_FORMATS, LOG_LEVELS } from "../log/logger.ts";
 import type { OptionSpec } from "./options.ts";
+import { ALLOW_OPEN_SECRET_FILES } from "./secret-option.ts";
 
 /**
  * Options of the program shell, the same in both programs: logging and how long a stop may
@@ -9,6 +10,12 @@ export function commonOptions(defaults: { shutdownTimeout: string }): OptionSpec
   return [
     { name: "log-level", kind: "string", default: "info", choices: LOG_LEVELS, reloadable: true, help: "debug, info, warn, error or silent (re-read on SIGHUP)" },
     { name: "log-format", kind: "string", default: "text", choices: LOG_FORMATS, help: "text (one readable line per record) or json (one JSON object per line, for log shippers)" },
+    {
+      name: ALLOW_OPEN_SECRET_FILES,
+      kind: "boolean",
+      default: false,
+      help: "use a password, token or URL file (the …-file options) that other users can read, with a warning; without it such a file is refused, as ssh refuses an open private key",
+    },
     {
       name: "shutdown-timeout",
       kind: "duration",

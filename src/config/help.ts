@@ -46,7 +46,7 @@ export function formatHelp(usage: string, specs: readonly OptionSpec[], envPrefi
     "  --help",
     "      print this help and exit",
     "",
-    "Durations need a unit (500ms, 10s, 5m, 2h, 1d) and sizes too (64KB, 256MB); only 0 goes without.",
+    "Durations need a unit (500ms, 10s, 5m, 2h, 1d) and sizes too (64KiB, 256MiB; KB, MB, GB are read as the same binary units); only 0 goes without.",
   );
   return `${lines.join("\n")}\n`;
 }

@@ -11,7 +11,7 @@ import { OptionError } from "./option-error.ts";
 
 export { OptionError };
 
-export type OptionKind = "string" | "int" | "boolean" | "duration" | "size" | "list";
+export type OptionKind = "string" | "int" | "boolean" | "duration" | "size" | "list" | "table";
 
 export interface OptionSpec {
   /** kebab-case flag name without dashes, e.g. "http-port"; also the TOML key. */
@@ -24,6 +24,11 @@ export interface OptionSpec {
   /** Inclusive bounds of an int, a duration (ms) or a size (bytes). */
   min?: number;
   max?: number;
+  /**
+   * A duration whose value was a plain number before it took units: a number without one is read
+   * in this unit (e.g. "d": `default-retention = 7` is 7 days), so older files keep working.
+   */
+  bareUnit?: "s" | "m" | "h" | "d";
   /** The values a string may take (matched without regard to case; the listed spelling is kept). */
   choices?: readonly string[];
   /**
@@ -36,9 +41,17 @@ export interface OptionSpec {
   retired?: string;
   /** Re-read on SIGHUP (the program registers what applies it; see run-program.ts). */
   reloadable?: boolean;
+  /**
+   * Kind "table": checks and converts the option's TOML table (or the JSON of a flag or
+   * variable) into its value, throwing OptionError (a schema of src/config/table.ts).
+   */
+  table?: (raw: unknown, where: string) => TableValue;
 }
 
-export type OptionValue = string | number | boolean | string[] | undefined;
+/** The value of a "table" option: nested tables, lists and scalars, already checked. */
+export type TableValue = { readonly [key: string]: unknown };
+
+export type OptionValue = string | number | boolean | string[] | TableValue | undefined;
 export type OptionValues = Record<string, OptionValue>;
 export type OptionOrigin = "flag" | "env" | "file" | "default";
 
@@ -46,29 +59,35 @@ export type OptionOrigin = "flag" | "env" | "file" | "default";
 export const PORT_RANGE = { min: 0, max: 65535 } as const;
 
 const durationUnits: Record<string, number> = { ms: 1, s: 1000, m: 60_000, mn: 60_000, h: 3_600_000, d: 86_400_000 };
-const sizeUnits: Record<string, number> = { b: 1, kb: 1024, k: 1024, mb: 1024 ** 2, m: 1024 ** 2, gb: 1024 ** 3, g: 1024 ** 3 };
+/**
+ * Sizes are binary: KiB, MiB, GiB. KB, MB, GB (and K, M, G) are read as the same binary units,
+ * as systemd and Docker read them, so that existing files keep their meaning; what the programs
+ * print says KiB, MiB, GiB.
+ */
+const sizeUnits: Record<string, number> = { b: 1, kib: 1024, kb: 1024, k: 1024, mib: 1024 ** 2, mb: 1024 ** 2, m: 1024 ** 2, gib: 1024 ** 3, gb: 1024 ** 3, g: 1024 ** 3 };
 
 /**
- * "10s", "500ms", "2h" → milliseconds. A unit is required (a bare 10 could mean 10 ms or 10 s);
- * only 0 may go without one.
+ * "10s", "500ms", "2h", "7d" → milliseconds. A unit is required (a bare 10 could mean 10 ms or
+ * 10 s), unless the option names one for plain numbers (`bareUnit`); 0 may always go without.
  */
-export function parseDurationOption(v: string): number {
+export function parseDurationOption(v: string, bareUnit?: OptionSpec["bareUnit"]): number {
   const s = v.trim();
   if (/^0+(\.0+)?$/.test(s)) return 0;
+  if (/^\d+(\.\d+)?$/.test(s) && bareUnit) return Math.round(Number(s) * durationUnits[bareUnit]!);
   if (/^\d+(\.\d+)?$/.test(s)) throw new OptionError(`"${v}" needs a unit, e.g. "${s}s" (units: ms, s, m, h, d)`);
   const m = /^(\d+(?:\.\d+)?)(ms|s|m|mn|h|d)$/.exec(s);
   if (!m) throw new OptionError(`invalid duration "${v}" (use e.g. 500ms, 10s, 5m, 2h, 1d)`);
   return Math.round(Number(m[1]) * (durationUnits[m[2]!] ?? 1));
 }
 
-/** "256MB", "64KB", "100B" → bytes. A unit is required; only 0 may go without one. */
+/** "256MiB", "64KiB", "100B" → bytes. A unit is required; only 0 may go without one. */
 export function parseSizeOption(v: string): number {
   const s = v.trim();
   if (/^0+(\.0+)?$/.test(s)) return 0;
-  if (/^\d+(\.\d+)?$/.test(s)) throw new OptionError(`"${v}" needs a unit, e.g. "${s}MB" (units: B, KB, MB, GB)`);
+  if (/^\d+(\.\d+)?$/.test(s)) throw new OptionError(`"${v}" needs a unit, e.g. "${s}MiB" (units: B, KiB, MiB, GiB)`);
   const m = /^(\d+(?:\.\d+)?)\s*([a-z]+)$/i.exec(s);
   const unit = (m?.[2] ?? "").toLowerCase();
-  if (!m || !(unit in sizeUnits)) throw new OptionError(`invalid size "${v}" (use e.g. 256MB, 64KB)`);
+  if (!m || !(unit in sizeUnits)) throw new OptionError(`invalid size "${v}" (use e.g. 256MiB, 64KiB)`);
   return Math.round(Number(m[1]) * (sizeUnits[unit] ?? 1));
 }
 
@@ -76,9 +95,15 @@ export function envName(prefix: string, spec: OptionSpec): string {
   return spec.env ?? `${prefix}_${spec.name.replace(/-/g, "_").toUpperCase()}`;
 }
 
-function formatBound(spec: OptionSpec, n: number): string {
-  if (spec.kind === "duration") return n % 1000 === 0 ? `${n / 1000}s` : `${n}ms`;
-  if (spec.kind === "size") return n % 1024 ** 2 === 0 ? `${n / 1024 ** 2}MB` : `${n}B`;
+/** A number of the largest unit that divides it exactly: 86400000 ms is "1d", 1048576 bytes "1MiB". */
+function largestUnit(n: number, units: [string, number][]): string {
+  const [name, size] = units.find(([, u]) => n !== 0 && n % u === 0) ?? units.at(-1)!;
+  return `${n / size}${name}`;
+}
+
+export function formatBound(spec: OptionSpec, n: number): string {
+  if (spec.kind === "duration") return largestUnit(n, [["d", 86_400_000], ["h", 3_600_000], ["m", 60_000], ["s", 1000], ["ms", 1]]);
+  if (spec.kind === "size") return largestUnit(n, [["GiB", 1024 ** 3], ["MiB", 1024 ** 2], ["KiB", 1024], ["B", 1]]);
   return String(n);
 }
 
@@ -94,6 +119,19 @@ export function convertOption(spec: OptionSpec, raw: unknown, where: string): Op
   const fail = (why: string): never => {
     throw new OptionError(`${where}: ${why}`);
   };
+  if (spec.kind === "table") {
+    let table = raw;
+    if (typeof raw === "string") {
+      // From a flag or a variable: the same structure as JSON.
+      try {
+        table = JSON.parse(raw);
+      } catch {
+        fail("expected a table, in JSON when given as a flag or environment variable");
+      }
+    }
+    if (!spec.table) return fail("option has no table schema");
+    return spec.table(table, where);
+  }
   if (raw !== null && typeof raw === "object" && !(Array.isArray(raw) && spec.kind === "list")) fail(`expected a ${spec.kind === "list" ? "list" : "single value"}, got ${JSON.stringify(raw)}`);
   switch (spec.kind) {
     case "string": {
@@ -117,10 +155,9 @@ export function convertOption(spec: OptionSpec, raw: unknown, where: string): Op
     }
     case "duration":
     case "size": {
-      const parse = spec.kind === "duration" ? parseDurationOption : parseSizeOption;
       let n: number;
       try {
-        n = parse(String(raw));
+        n = spec.kind === "duration" ? parseDurationOption(String(raw), spec.bareUnit) : parseSizeOption(String(raw));
       } catch (e) {
         return fail((e as Error).message);
       }
@@ -275,6 +312,7 @@ export function describeValue(spec: OptionSpec, v: OptionValue): string {
   if (v === undefined) return "(not set)";
   if (spec.secret) return "(set)";
   if (Array.isArray(v)) return v.length === 0 ? "(empty)" : v.join(",");
+  if (typeof v === "object") return JSON.stringify(v);
   if (typeof v === "number" && (spec.kind === "duration" || spec.kind === "size")) return formatBound(spec, v);
   return typeof v === "string" ? JSON.stringify(v) : String(v);
 }

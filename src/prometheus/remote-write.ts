@@ -6,8 +6,8 @@
  *   Sample       { double value = 1; int64 timestamp = 2; }
  *   MetricMetadata { type = 1; string metric_family_name = 2; string help = 4; string unit = 5; }
  */
-import { uncompressSync } from "snappy";
 import { ProtobufError, ProtoReader } from "./protobuf.ts";
+import { uncompressSnappy } from "./snappy.ts";
 import { isStaleMarkerAt } from "./staleness.ts";
 
 export interface RemoteSample {
@@ -96,7 +96,8 @@ function timeSeries(r: ProtoReader, end: number): RemoteSeries {
   return { labels, samples, histograms };
 }
 
-function metadata(r: ProtoReader, end: number): RemoteMetadata {
+/** A MetricMetadata message's fields (also read, and so checked, by remote-write-columns.ts). */
+export function metadata(r: ProtoReader, end: number): RemoteMetadata {
   const m: RemoteMetadata = { type: "unknown", name: "", help: "", unit: "" };
   while (r.pos < end) {
     const key = r.varint();
@@ -146,13 +147,18 @@ function snappyLength(body: Uint8Array): number {
  * decompress to more than `maxBytes` is refused before it is decompressed.
  */
 export function decodeRemoteWrite(body: Uint8Array, maxBytes = Number.POSITIVE_INFINITY): WriteRequest {
+  return decodeWriteRequest(uncompressRemoteWrite(body, maxBytes));
+}
+
+/** The uncompressed WriteRequest of a remote-write body (see decodeRemoteWrite). */
+export function uncompressRemoteWrite(body: Uint8Array, maxBytes = Number.POSITIVE_INFINITY): Uint8Array {
   const length = snappyLength(body);
   if (length > maxBytes) throw new RemoteWriteError(`body decompresses to ${length} bytes; at most ${maxBytes} are accepted (--max-request-body)`);
   let raw: Uint8Array;
   try {
-    raw = uncompressSync(Buffer.from(body.buffer, body.byteOffset, body.byteLength)) as Buffer;
+    raw = uncompressSnappy(body, maxBytes);
   } catch (e) {
     throw new RemoteWriteError(`body is not snappy-compressed (block format): ${(e as Error).message}`);
   }
-  return decodeWriteRequest(raw);
+  return raw;
 }

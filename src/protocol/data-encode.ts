@@ -7,6 +7,7 @@ import type { Encoder } from "cbor-x";
 import type { MetricWrite } from "../metrics/model.ts";
 import { isStaleMarker } from "../prometheus/staleness.ts";
 import { PROTOCOL_VERSION } from "./envelope.ts";
+import { EVENTS_CHUNK_FORMAT, EVENTS_VERSION_ACTIONS } from "./events-messages.ts";
 import { CHUNK_FORMAT, MARKERS_FLAG } from "./series-chunk.ts";
 
 /**
@@ -23,6 +24,13 @@ export const DATA_VERSION_SERIES = 2;
  * Batches without markers keep versions 1 and 2.
  */
 export const DATA_VERSION_MARKERS = 3;
+/**
+ * Version of a data batch that carries series definitions (chunk format 3, definitions-chunk.ts)
+ * besides points, staleness markers allowed as in version 3. Collectors that predate it refuse
+ * it unread and unacknowledged, so the agent keeps it until an upgraded collector takes it; they
+ * would refuse format 3 in an older version for good, losing the points with it.
+ */
+export const DATA_VERSION_DEFINITIONS = 4;
 
 /** A data batch: chunks of points as the agent buffered them, each a nested CBOR item. */
 export interface DataBatch {
@@ -50,19 +58,52 @@ export function hasStaleMarkers(writes: readonly MetricWrite[]): boolean {
   return false;
 }
 
+/**
+ * cbor-x encodes into one buffer shared by all its encoders, grown to four times an encoding
+ * that does not fit and kept: a 1.5 MB batch would leave about 7 MB held for good, and cost
+ * that much allocation each time (a scraping agent's RSS). An encoding expected to be large
+ * gets a buffer of its own, sized to it (the result is a view of it, no copy), and the encoder
+ * goes back to a small one afterwards. A low estimate only means cbor-x grows it as before.
+ */
+const LARGE_ENCODING = 256 * 1024;
+
+export function encodeSized(enc: Encoder, value: unknown, estimate: number): Uint8Array {
+  if (estimate < LARGE_ENCODING) return enc.encode(value);
+  // Buffers, as cbor-x allocates its own (it writes strings with Buffer's utf8Write).
+  const e = enc as unknown as { useBuffer(b: Uint8Array): void };
+  e.useBuffer(Buffer.allocUnsafeSlow(Math.ceil(estimate * 1.1) + 8192));
+  const out = enc.encode(value);
+  e.useBuffer(Buffer.allocUnsafeSlow(8192));
+  return out;
+}
+
+/** About the CBOR size of metric writes (ids as written, a few bytes a point around them). */
+function writesSize(writes: readonly MetricWrite[]): number {
+  let n = 16;
+  for (const w of writes) n += w.id.length + 24 + w.points.length * 28;
+  return n;
+}
+
 export function encodeChunk(enc: Encoder, writes: MetricWrite[]): Uint8Array {
-  return enc.encode(writes);
+  return encodeSized(enc, writes, writesSize(writes));
 }
 
 export type BatchKind = "data" | "events";
 
 export function encodeData(enc: Encoder, b: DataBatch, kind: BatchKind = "data"): Uint8Array {
-  if (kind === "data" && b.formats?.some((f) => f & MARKERS_FLAG)) {
+  let size = 256;
+  for (const c of b.chunks) size += c.byteLength + 8;
+  if (kind === "data" && b.formats?.some((f) => f & MARKERS_FLAG || f === CHUNK_FORMAT.definitions)) {
     const fmts = b.formats.map((f) => f & ~MARKERS_FLAG);
-    return enc.encode({ v: DATA_VERSION_MARKERS, kind, session: b.session, seq: b.seq, sentAt: b.sentAt, replay: b.replay, chunks: b.chunks, fmts });
+    const v = fmts.includes(CHUNK_FORMAT.definitions) ? DATA_VERSION_DEFINITIONS : DATA_VERSION_MARKERS;
+    return encodeSized(enc, { v, kind, session: b.session, seq: b.seq, sentAt: b.sentAt, replay: b.replay, chunks: b.chunks, fmts }, size);
   }
   if (kind === "data" && b.formats?.some((f) => f !== CHUNK_FORMAT.cbor)) {
-    return enc.encode({ v: DATA_VERSION_SERIES, kind, session: b.session, seq: b.seq, sentAt: b.sentAt, replay: b.replay, chunks: b.chunks, fmts: b.formats });
+    return encodeSized(enc, { v: DATA_VERSION_SERIES, kind, session: b.session, seq: b.seq, sentAt: b.sentAt, replay: b.replay, chunks: b.chunks, fmts: b.formats }, size);
   }
-  return enc.encode({ v: PROTOCOL_VERSION, kind, session: b.session, seq: b.seq, sentAt: b.sentAt, replay: b.replay, chunks: b.chunks });
+  // Events batches that carry outcomes of local actions (format 2) are version 2 (events-messages.ts).
+  if (kind === "events" && b.formats?.some((f) => f !== EVENTS_CHUNK_FORMAT.items)) {
+    return encodeSized(enc, { v: EVENTS_VERSION_ACTIONS, kind, session: b.session, seq: b.seq, sentAt: b.sentAt, replay: b.replay, chunks: b.chunks, fmts: b.formats }, size);
+  }
+  return encodeSized(enc, { v: PROTOCOL_VERSION, kind, session: b.session, seq: b.seq, sentAt: b.sentAt, replay: b.replay, chunks: b.chunks }, size);
 }

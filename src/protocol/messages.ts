@@ -10,8 +10,9 @@ import type { Decoder } from "cbor-x";
 import * as z from "zod";
 import { METRIC_TYPES, type MetricType, type MetricWrite } from "../metrics/model.ts";
 import { metricIdSchema, pointSchemas } from "../metrics/schemas.ts";
-import { type DataBatch, DATA_VERSION_MARKERS, DATA_VERSION_SERIES } from "./data-encode.ts";
+import { type DataBatch, DATA_VERSION_DEFINITIONS, DATA_VERSION_MARKERS, DATA_VERSION_SERIES } from "./data-encode.ts";
 import { decodeCbor, PROTOCOL_VERSION, ProtocolError, versionCheck } from "./envelope.ts";
+import { DefinitionsChunkError, decodeDefinitionsChunk, type SeriesDefinition } from "./definitions-chunk.ts";
 import { isNormalizedChunk } from "./normalized-chunk.ts";
 import { CHUNK_FORMAT, decodeSeriesChunk, SeriesChunkError } from "./series-chunk.ts";
 
@@ -25,7 +26,7 @@ const sessionSchema = z.number().int().min(0).refine(Number.isSafeInteger, "out 
 const msSchema = z.number().int().refine(Number.isSafeInteger, "out of range");
 
 const dataEnvelope = z.object({
-  v: z.union([z.literal(PROTOCOL_VERSION), z.literal(DATA_VERSION_SERIES), z.literal(DATA_VERSION_MARKERS)]),
+  v: z.union([z.literal(PROTOCOL_VERSION), z.literal(DATA_VERSION_SERIES), z.literal(DATA_VERSION_MARKERS), z.literal(DATA_VERSION_DEFINITIONS)]),
   kind: z.literal("data"),
   session: sessionSchema,
   seq: seqSchema,
@@ -33,7 +34,7 @@ const dataEnvelope = z.object({
   replay: z.boolean(),
   chunks: z.array(z.instanceof(Uint8Array)).min(1, "a batch has at least one chunk"),
   /** Versions 2 and 3 only: the format of each chunk. */
-  fmts: z.array(z.union([z.literal(CHUNK_FORMAT.cbor), z.literal(CHUNK_FORMAT.series)])).optional(),
+  fmts: z.array(z.union([z.literal(CHUNK_FORMAT.cbor), z.literal(CHUNK_FORMAT.series), z.literal(CHUNK_FORMAT.definitions)])).optional(),
 });
 
 function writeSchema<T extends MetricType>(type: T) {
@@ -65,12 +66,14 @@ export function describeIssues(err: z.ZodError): string {
 export interface DecodedBatch extends Omit<DataBatch, "chunks"> {
   writes: MetricWrite[];
   points: number;
+  /** Definition tags to set before the points are stored (definitions chunks, format 3). */
+  definitions: SeriesDefinition[];
 }
 
 /** Decodes and validates a data batch and every point in it. */
 export function decodeData(dec: Decoder, payload: Uint8Array): DecodedBatch {
   const raw = decodeCbor(dec, payload, "data batch");
-  const v = versionCheck(raw, "data", [PROTOCOL_VERSION, DATA_VERSION_SERIES, DATA_VERSION_MARKERS]);
+  const v = versionCheck(raw, "data", [PROTOCOL_VERSION, DATA_VERSION_SERIES, DATA_VERSION_MARKERS, DATA_VERSION_DEFINITIONS]);
   const env = dataEnvelope.safeParse(raw);
   if (!env.success) {
     const r = raw as { session?: unknown; seq?: unknown };
@@ -83,10 +86,20 @@ export function decodeData(dec: Decoder, payload: Uint8Array): DecodedBatch {
   if (withFormats ? fmts?.length !== chunks.length : fmts !== undefined) {
     throw new ProtocolError(`invalid data batch: ${withFormats ? "fmts must give the format of each chunk" : "fmts is a version 2 field"}`, ref);
   }
-  const markers = v === DATA_VERSION_MARKERS;
+  const markers = v === DATA_VERSION_MARKERS || v === DATA_VERSION_DEFINITIONS;
   const writes: MetricWrite[] = [];
+  const definitions: SeriesDefinition[] = [];
   let points = 0;
+  if (v !== DATA_VERSION_DEFINITIONS && fmts?.includes(CHUNK_FORMAT.definitions)) throw new ProtocolError("invalid data batch: definitions chunks (format 3) come in version 4 batches", ref);
   for (let i = 0; i < chunks.length; i++) {
+    if (fmts?.[i] === CHUNK_FORMAT.definitions) {
+      try {
+        for (const d of decodeDefinitionsChunk(dec, chunks[i]!)) definitions.push(d);
+      } catch (e) {
+        throw new ProtocolError(e instanceof DefinitionsChunkError ? `invalid chunk ${i}: ${e.message}` : (e as Error).message, ref);
+      }
+      continue;
+    }
     let value: unknown;
     try {
       value = fmts?.[i] === CHUNK_FORMAT.series ? decodeSeriesChunk(dec, chunks[i]!) : decodeCbor(dec, chunks[i]!, `chunk ${i}`);
@@ -106,5 +119,5 @@ export function decodeData(dec: Decoder, payload: Uint8Array): DecodedBatch {
       points += w.points.length;
     }
   }
-  return { session, seq, sentAt, replay, writes, points };
+  return { session, seq, sentAt, replay, writes, points, definitions };
 }

@@ -8,8 +8,11 @@ import type { Decoder, Encoder } from "cbor-x";
 import { decodePoints, encodePoints, PointCodecError } from "../codec/index.ts";
 import { AVAILABILITY_CODE, AVAILABILITY_VALUES, type DataPoint, type MetricType, type MetricWrite, type Tags } from "../metrics/model.ts";
 
-/** Chunk formats; a buffer row records its format, and a data batch says each chunk's. */
-export const CHUNK_FORMAT = { cbor: 1, series: 2 } as const;
+/**
+ * Chunk formats; a buffer row records its format, and a data batch says each chunk's. Format 3
+ * holds series definitions, no points (definitions-chunk.ts).
+ */
+export const CHUNK_FORMAT = { cbor: 1, series: 2, definitions: 3 } as const;
 export type ChunkFormat = (typeof CHUNK_FORMAT)[keyof typeof CHUNK_FORMAT];
 /**
  * Added to a chunk's recorded format (the agent buffer's rows, DataBatch.formats) when its

@@ -10,10 +10,16 @@ export interface TriggersMessage {
   digest: string;
   /** FullTrigger JSON (trigger, conditions, dampenings), validated by the agent with the alerting schemas. */
   triggers: unknown[];
+  /**
+   * ActionDefinition JSON of the `agent` plugin that the triggers link, and the tenant's global
+   * ones (docs/local-triggers.md); absent when none. Agents that predate it ignore it.
+   */
+  actions?: unknown[];
 }
 
 export function encodeTriggers(enc: Encoder, m: TriggersMessage): Uint8Array {
-  return enc.encode({ v: PROTOCOL_VERSION, kind: "triggers", digest: m.digest, triggers: m.triggers });
+  const actions = m.actions && m.actions.length > 0 ? { actions: m.actions } : {};
+  return enc.encode({ v: PROTOCOL_VERSION, kind: "triggers", digest: m.digest, triggers: m.triggers, ...actions });
 }
 
 export function decodeTriggers(dec: Decoder, payload: Uint8Array): TriggersMessage {
@@ -23,6 +29,7 @@ export function decodeTriggers(dec: Decoder, payload: Uint8Array): TriggersMessa
   check("kind", map.kind === "triggers", 'expected "triggers"');
   check("digest", typeof map.digest === "string" && map.digest.length > 0, "expected a non-empty string");
   check("triggers", Array.isArray(map.triggers), "expected an array");
+  check("actions", map.actions === undefined || Array.isArray(map.actions), "expected an array");
   if (problems.length) throw new ProtocolError(`invalid triggers: ${problems.join("; ")}`);
-  return { digest: map.digest as string, triggers: map.triggers as unknown[] };
+  return { digest: map.digest as string, triggers: map.triggers as unknown[], actions: map.actions as unknown[] | undefined };
 }

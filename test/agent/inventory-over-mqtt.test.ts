@@ -78,6 +78,9 @@ describe("the agent's inventory reaches the collector", () => {
       "cpu:cpu1",
       "disk:vda",
       "filesystem:/",
+      // The inputs on by default: OTLP and Influx on the local API (docs/inputs.md).
+      "input:influx",
+      "input:otlp",
       "interface:eth0",
       "interface:ifb0",
       "interface:ifb1",

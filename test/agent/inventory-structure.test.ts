@@ -2,10 +2,10 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { discoverHostFacts, osNameOf } from "../../agent/inventory/host-facts.ts";
 import { buildHostStructure } from "../../agent/inventory/host-structure.ts";
 import { digestStructure } from "../../agent/inventory/structure-digest.ts";
-import { createHostReader } from "../../agent/sources/host/host-reader.ts";
-import { DEFAULT_EXCLUDED_FS_TYPES, DEFAULT_HOST_EXCLUDES } from "../../agent/sources/host/options.ts";
-import { procFiles } from "../../agent/sources/host/proc-files.ts";
-import { seriesSelection } from "../../agent/sources/host/selection.ts";
+import { createHostReader } from "../../agent/inputs/host/host-reader.ts";
+import { DEFAULT_EXCLUDED_FS_TYPES, DEFAULT_HOST_EXCLUDES } from "../../agent/inputs/host/options.ts";
+import { procFiles } from "../../agent/inputs/host/proc-files.ts";
+import { seriesSelection } from "../../agent/inputs/host/selection.ts";
 import { CanonicalPath } from "../../src/inventory/canonical-path.ts";
 import { parseStructure, structureToJson } from "../../src/inventory/structure.ts";
 import { structureHashTree } from "../../src/inventory/structure-hash.ts";
@@ -75,7 +75,9 @@ describe("host inventory structure", () => {
       "disk",
       "filesystem",
       "host",
+      "input",
       "interface",
+      "scrape-target",
     ]);
     const counter = kids.find((c) => c.blueprint.id === "network_receive_bytes_total");
     expect(counter?.blueprint).toMatchObject({ type: "mt", metricDataType: "COUNTER", unit: "BYTES", collectionInterval: 10 });

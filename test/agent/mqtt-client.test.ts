@@ -97,12 +97,13 @@ describe("MQTT connection against Mosquitto (a private one on an ephemeral port)
     await c.publish(topic, big, 1, false);
     await waitFor("both messages", () => (got.length >= 2 ? true : undefined));
     expect(got[0]).toEqual({ topic, payload: new Uint8Array([1, 2, 3]) });
-    expect(got[1]?.payload).toEqual(big);
+    // Compared as bytes: toEqual walks a 3 MB array element by element (18 s and 2 GB of memory).
+    expect(got[1]?.payload.length).toBe(big.length);
+    expect(Buffer.from(got[1]!.payload).equals(Buffer.from(big))).toBe(true);
     c.end();
     expect(c.open).toBe(false);
     expect(closed).toBe("closed by the client");
-    // 3 MB through a broker on a machine busy with the whole suite (a release build included).
-  }, 90_000);
+  });
 
   test("the will is published when the connection dies, not after a clean end", async () => {
     const willTopic = `${topic}/will`;

@@ -96,7 +96,7 @@ async function settled(eventId: string, n = 1): Promise<ActionJson[]> {
 
 describe("plugins and action definitions", () => {
   it("lists the plugins and the properties each reads", async () => {
-    expect(await api.ok("GET", "/plugins")).toEqual(["email", "file", "webhook"]);
+    expect(await api.ok("GET", "/plugins")).toEqual(["agent", "email", "file", "webhook"]);
     expect(await api.ok("GET", "/plugins/webhook")).toEqual(expect.arrayContaining(["url", "method", "timeout"]));
     expect(await api.ok("GET", "/plugins/file")).toEqual(["path"]);
     expect(await api.ok("GET", "/plugins/email")).toEqual(expect.arrayContaining(["to", "from", "cc", "mail"]));
@@ -135,6 +135,28 @@ describe("plugins and action definitions", () => {
       /calendar/,
     );
     await expectError(await post({ actionPlugin: "file", actionId: "a", properties: { path: "/tmp/x" }, states: ["CLOSED"] }), 400, /states/);
+  });
+
+  it("checks definitions of the agent plugin (run by agents) with the rules the agents apply", async () => {
+    const post = (properties: Record<string, string>) => api.post("/actions", { actionPlugin: "agent", actionId: "local", properties });
+    expect(await api.ok("GET", "/plugins/agent")).toEqual(expect.arrayContaining(["run", "command", "url", "facility"]));
+    await expectError(await post({}), 400, /run is required/);
+    await expectError(await post({ run: "shell" }), 400, /run must be one of command, webhook, syslog/);
+    await expectError(await post({ run: "command" }), 400, /command is required/);
+    await expectError(await post({ run: "command", command: "/usr/bin/siren on" }), 400, /JSON array of strings/);
+    await expectError(await post({ run: "command", command: '["siren", "on"]' }), 400, /absolute path/);
+    await expectError(await post({ run: "webhook", url: "file:///etc/passwd" }), 400, /http or https/);
+    await expectError(await post({ run: "syslog", facility: "nowhere" }), 400, /facility/);
+    await expectError(await post({ run: "syslog", colour: "red" }), 400, /colour/);
+    expect(await api.ok("POST", "/actions", { actionPlugin: "agent", actionId: "siren", properties: { run: "command", command: '["/usr/local/bin/siren", "on"]', "command.RESOLVED": '["/usr/local/bin/siren", "off"]' } })).toMatchObject({ actionId: "siren" });
+  });
+
+  it("never runs agent actions at the collector, even for an alert it fires itself", async () => {
+    await api.ok("POST", "/actions", { actionPlugin: "agent", actionId: "not-here", properties: { run: "webhook", url: hookUrl("/agent-only") } });
+    const alert = await fireWithActions("agent-only", [{ actionPlugin: "agent", actionId: "not-here" }]);
+    await Bun.sleep(300);
+    expect(await historyOf(alert.id)).toEqual([]);
+    expect(received.filter((r) => r.path === "/agent-only")).toEqual([]);
   });
 
   it("removes a deleted definition from the triggers that linked to it", async () => {

@@ -106,6 +106,36 @@ describe.each(backends)("AlertingService on $name for agent synchronisation", ({
     expect(page.items.map((a) => a.id)).toEqual(["agent-alert-1"]);
   });
 
+  it("takes an alert fired and resolved during one outage, in one batch, in its latest state", async () => {
+    const open: Alert = {
+      eventType: "ALERT",
+      tenantId: "t1",
+      id: "outage-alert",
+      ctime: 3000,
+      category: "ALERT",
+      text: "fired and resolved offline",
+      severity: "LOW",
+      status: "OPEN",
+      lifecycle: [{ status: "OPEN", user: "system", stime: 3000 }],
+      trigger: { ...(await service.triggers.get("t1", "by-source")) },
+    };
+    const resolved: Alert = { ...open, status: "RESOLVED", lifecycle: [...open.lifecycle, { status: "RESOLVED", user: "AutoResolve", stime: 4000 }] };
+    expect(await service.ingestFired("t1", [open, resolved])).toEqual({ created: 1, updated: 0, ignored: 1 });
+    expect((await service.alerts.get("t1", "outage-alert")).status).toBe("RESOLVED");
+  });
+
+  it("pushes agent action definitions, and stores what agents report of them once each", async () => {
+    await service.actions.create("t1", { actionPlugin: "agent", actionId: "siren", properties: { run: "command", command: '["/usr/local/bin/siren"]' } });
+    await service.actions.create("t1", { actionPlugin: "webhook", actionId: "central", properties: { url: "http://127.0.0.1:1/x" } });
+    expect((await service.agentActionDefinitions("t1")).map((d) => d.actionId)).toEqual(["siren"]);
+    const event: Event = { eventType: "EVENT", tenantId: "t1", id: "edge-event-7", ctime: 5000, category: "C", text: "edge" };
+    const ran = { tenantId: "t1", actionPlugin: "agent", actionId: "siren", properties: { run: "command" }, eventId: "edge-event-7", event, ctime: 5100, endTime: 5200, result: "PROCESSED", resultMessage: "/usr/local/bin/siren exited with 0" };
+    expect(await service.ingestAgentActions("t1", "feed-1", [ran])).toBe(1);
+    expect(await service.ingestAgentActions("t1", "feed-1", [ran])).toBe(0);
+    const page = await service.history.find("t1", { eventIds: ["edge-event-7"] }, { page: 0, sort: [] }, false);
+    expect(page.items).toEqual([expect.objectContaining({ actionId: "siren", ctime: 5100, endTime: 5200, result: "PROCESSED", resultMessage: "/usr/local/bin/siren exited with 0" })]);
+  });
+
   it("runs actions left WAITING by a stop when the service opens again", async () => {
     const other = mkdtempSync(join(tmpdir(), "outpost-alerting-resume-"));
     const stopped = await place();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { checkTimeConstraint, satisfiesTimeConstraint, TimeConstraintError } from "../../collector/alerts/actions/time-constraint.ts";
+import { checkTimeConstraint, satisfiesTimeConstraint, TimeConstraintError } from "../../src/alerts/actions/time-constraint.ts";
 
 const at = (iso: string) => Date.parse(iso);
 

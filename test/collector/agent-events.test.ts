@@ -3,7 +3,7 @@ import { PointsBus } from "../../collector/events/points-bus.ts";
 import { registerIngestCounters } from "../../collector/ingest/ingest-telemetry.ts";
 import { MessageHandler } from "../../collector/ingest/message-handler.ts";
 import type { MetricsStore } from "../../collector/store/metrics/types.ts";
-import type { Alert, Event } from "../../src/alerts/model.ts";
+import type { Action, Alert, Event } from "../../src/alerts/model.ts";
 import { createLogger } from "../../src/log/logger.ts";
 import { createDecoder, createEncoder } from "../../src/protocol/cbor.ts";
 import { type Ack, decodeAck, encodeData } from "../../src/protocol/messages.ts";
@@ -29,12 +29,16 @@ const event: Event = { eventType: "EVENT", tenantId: "agent-side", id: "ev-1", c
 
 function setup(failWith?: () => unknown) {
   const stored: { tenant: string; items: readonly (Alert | Event)[] }[] = [];
+  const actions: { tenant: string; feed: string; actions: readonly Action[] }[] = [];
   const alerting = {
     fail: false,
     async ingestFired(tenant: string, items: readonly (Alert | Event)[]) {
       if (failWith) throw failWith();
       if (this.fail) throw new Error("disk full");
       stored.push({ tenant, items });
+    },
+    async ingestAgentActions(tenant: string, feed: string, list: readonly Action[]) {
+      actions.push({ tenant, feed, actions: list });
     },
   };
   const acks: { topic: string; ack: Ack }[] = [];
@@ -53,7 +57,7 @@ function setup(failWith?: () => unknown) {
     clockWindow: DEFAULT_CLOCK_WINDOW,
     log: createLogger("silent"),
   });
-  return { h, alerting, stored, acks, counters };
+  return { h, alerting, stored, actions, acks, counters };
 }
 
 const batch = (seq: number, items: unknown[]) =>

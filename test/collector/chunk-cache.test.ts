@@ -112,6 +112,6 @@ describe("the chunk cache", () => {
   it("refuses a size without a unit, in one line", async () => {
     const r = await run("collector", ["--data-dir", tempDir(), "--chunk-cache", "64", "--check-config"]);
     expect(r.code).toBe(2);
-    expect(r.stderr.trim().split("\n").at(-1)).toMatch(/--chunk-cache: "64" needs a unit, e.g. "64MB"/);
+    expect(r.stderr.trim().split("\n").at(-1)).toMatch(/--chunk-cache: "64" needs a unit, e.g. "64MiB"/);
   });
 });

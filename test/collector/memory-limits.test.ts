@@ -31,7 +31,7 @@ describe("--memory-limit", () => {
     const hawkular = await col.req("/svc/metrics/gauges/raw", { method: "POST", body: gaugeWrite("m.a", 10), headers: json });
     expect(hawkular.status).toBe(503);
     expect(hawkular.headers.get("Retry-After")).toBe("1");
-    expect((await body(hawkular)).errorMsg).toMatch(/^The collector's memory \(\d+ MB\) is above --memory-limit \(1 MB\); retry in 1 s$/);
+    expect((await body(hawkular)).errorMsg).toMatch(/^The collector's memory \(\d+ MiB\) is above --memory-limit \(1 MiB\); retry in 1 s$/);
     const one = await col.req("/svc/metrics/gauges/m.b/raw", { method: "POST", body: JSON.stringify([{ timestamp: T0, value: 1 }]), headers: json });
     expect(one.status).toBe(503);
 

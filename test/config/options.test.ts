@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { agentOptions } from "../../agent/config.ts";
-import { collectorOptions } from "../../collector/config.ts";
+import { collectorOptions, validateCollectorOptions } from "../../collector/config.ts";
 import { suggestion } from "../../src/config/closest.ts";
 import { formatConfig } from "../../src/config/help.ts";
 import { OptionError, type OptionSource, parseDurationOption, parseOptions, parseSizeOption } from "../../src/config/options.ts";
@@ -58,8 +58,8 @@ describe("flags", () => {
     expect(refusal(() => parseOptions(collector, ["--mqtt-port", "-1"], {}))).toBe("--mqtt-port: -1 must be between 0 and 65535");
     expect(refusal(() => parseOptions(collector, ["--http-port", "80a"], {}))).toBe('--http-port: "80a" is not an integer');
     expect(refusal(() => parseOptions(agent, ["--batch-points", "0"], {}))).toBe("--batch-points: 0 must be between 1 and 1000000");
-    expect(refusal(() => parseOptions(agent, ["--buffer-max-bytes", "10KB"], {}))).toBe('--buffer-max-bytes: "10KB" must be between 1MB and 1048576MB');
-    expect(refusal(() => parseOptions(agent, ["--interval", "0"], {}))).toBe('--interval: "0" must be between 100ms and 86400s');
+    expect(refusal(() => parseOptions(agent, ["--buffer-max-bytes", "10KB"], {}))).toBe('--buffer-max-bytes: "10KB" must be between 1MiB and 1024GiB');
+    expect(refusal(() => parseOptions(agent, ["--interval", "0"], {}))).toBe('--interval: "0" must be between 100ms and 1d');
   });
 
   it("enumerations accept any case and keep the listed spelling", () => {
@@ -81,7 +81,7 @@ describe("durations and sizes need a unit", () => {
     expect(refusal(() => parseOptions(agent, [], { OUTPOST_AGENT_INTERVAL: "5" }))).toMatch(/^OUTPOST_AGENT_INTERVAL: "5" needs a unit/);
     const f = toml('[agent]\nhost-interval = 10\n');
     expect(refusal(() => parseOptions(agent, ["--config", f], {}))).toBe(`${f}: [agent] host-interval: "10" needs a unit, e.g. "10s" (units: ms, s, m, h, d)`);
-    expect(refusal(() => parseOptions(agent, ["--buffer-max-bytes", "268435456"], {}))).toMatch(/needs a unit, e.g. "268435456MB"/);
+    expect(refusal(() => parseOptions(agent, ["--buffer-max-bytes", "268435456"], {}))).toMatch(/needs a unit, e.g. "268435456MiB" \(units: B, KiB, MiB, GiB\)/);
   });
 
   it("parses the units, and 0 needs none", () => {
@@ -89,6 +89,8 @@ describe("durations and sizes need a unit", () => {
       500, 1500, 120_000, 3_600_000, 86_400_000, 0,
     ]);
     expect([parseSizeOption("64KB"), parseSizeOption("256MB"), parseSizeOption("1g"), parseSizeOption("100B"), parseSizeOption("0")]).toEqual([65536, 256 * 1024 ** 2, 1024 ** 3, 100, 0]);
+    // What the programs print: binary units named as such; KB, MB, GB read as the same.
+    expect([parseSizeOption("64KiB"), parseSizeOption("256MiB"), parseSizeOption("2GiB")]).toEqual([65536, 256 * 1024 ** 2, 2 * 1024 ** 3]);
     expect(() => parseDurationOption("10 parsecs")).toThrow(/invalid duration/);
     expect(() => parseSizeOption("12XB")).toThrow(/invalid size/);
   });
@@ -140,7 +142,7 @@ describe("environment variables", () => {
   it("precedence: flags, then variables, then the file, then defaults", () => {
     const f = toml("[collector]\nhttp-port = 3\nmqtt-port = 3\nsmtp-port = 3\n");
     const { values, origin } = parseOptions(collector, ["--http-port", "1"], { OUTPOST_CONFIG: f, OUTPOST_HTTP_PORT: "2", OUTPOST_MQTT_PORT: "2" });
-    expect([values["http-port"], values["mqtt-port"], values["smtp-port"], values["default-retention"]]).toEqual([1, 2, 3, 7]);
+    expect([values["http-port"], values["mqtt-port"], values["smtp-port"], values["default-retention"]]).toEqual([1, 2, 3, 7 * 86_400_000]);
     expect([origin["http-port"], origin["mqtt-port"], origin["smtp-port"], origin["default-retention"]]).toEqual(["flag", "env", "file", "default"]);
   });
 });
@@ -152,7 +154,7 @@ describe("--check-config output", () => {
     expect(out).toMatch(/^configuration OK\n/);
     expect(out).toMatch(/ tenant +"acme" +\[flag\]/);
     expect(out).toMatch(/ password +\(set\) +\[env\]/);
-    expect(out).toMatch(/ buffer-max-bytes +256MB +\[default\]/);
+    expect(out).toMatch(/ buffer-max-bytes +256MiB +\[default\]/);
     expect(out).not.toContain("hunter2");
   });
 });
@@ -161,5 +163,24 @@ describe("suggestions", () => {
   it("a near name is a likely typo; a far one is only the closest", () => {
     expect(suggestion("brokre", ["broker", "tenant"])).toBe('did you mean "broker"?');
     expect(suggestion("qqqqqqq", ["broker", "tenant"])).toMatch(/^the closest valid name is /);
+  });
+});
+
+describe("every duration takes units (issue 25)", () => {
+  const DAY = 86_400_000;
+  it("default-retention: 7d, 365d; a number alone is days, as in older files; a part of a day is refused", () => {
+    expect(parseOptions(collector, ["--default-retention", "7d"], {}).values["default-retention"]).toBe(7 * DAY);
+    expect(parseOptions(collector, [], { OUTPOST_DEFAULT_RETENTION: "365d" }).values["default-retention"]).toBe(365 * DAY);
+    expect(parseOptions(collector, ["--default-retention", "36500"], {}).values["default-retention"]).toBe(36_500 * DAY);
+    const f = toml("[collector]\ndefault-retention = 30\n");
+    expect(parseOptions(collector, ["--config", f], {}).values["default-retention"]).toBe(30 * DAY);
+    expect(refusal(() => parseOptions(collector, ["--default-retention", "12h"], {}))).toBe('--default-retention: "12h" must be between 1d and 36500d');
+    expect(() => validateCollectorOptions({ "default-retention": 36 * 3_600_000 })).toThrow("--default-retention must be whole days (e.g. 2d)");
+  });
+
+  it("no option of either program counts time in a plain number", () => {
+    for (const o of [...agentOptions, ...collectorOptions]) {
+      if (o.kind === "int") expect(o.help, o.name).not.toMatch(/\b(milliseconds|seconds|minutes|hours|days|weeks)\b/);
+    }
   });
 });

@@ -37,7 +37,7 @@ async function launch(): Promise<BrowserContext> {
 type Seen = { status: number; text: string } | { blocked: string };
 
 async function writeDirect(url: string, metric: string): Promise<number> {
-  const r = await fetch(`${url}/svc/metrics/gauges/${metric}/raw`, { method: "POST", body: JSON.stringify([{ timestamp: Date.now(), value: 42 }]), headers: { "Content-Type": "application/json", "Svc-Tenant": "acme" } });
+  const r = await fetch(`${url}/svc/metrics/gauges/${metric}/raw`, { method: "POST", body: JSON.stringify([{ timestamp: Date.now(), value: 31337.25 }]), headers: { "Content-Type": "application/json", "Svc-Tenant": "acme" } });
   return r.status;
 }
 
@@ -85,7 +85,7 @@ describe("a web page in a browser on the same machine", () => {
       return { read: r.status, body: await r.text(), write: w.status };
     });
     expect(rebound.read).toBe(403);
-    expect(rebound.body).not.toContain("42");
+    expect(rebound.body).not.toContain("31337");
     expect(rebound.write).toBe(403);
     await page.goto(`http://evil.example:${agentPort}/health`);
     const reboundAgent = await page.evaluate(async () => {

@@ -78,6 +78,7 @@ export async function launchBrowser(o: BrowserOptions = {}): Promise<Browser> {
 export interface PageGlobals {
   document: {
     cookie: string;
+    title: string;
     querySelector(selector: string): PageElement | null;
     querySelectorAll(selector: string): { length: number };
   };

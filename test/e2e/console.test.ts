@@ -197,7 +197,7 @@ describe("the console against a real collector and agent", () => {
     const row = page.locator('tr[data-status="OPEN"]', { hasText: "Latency high" });
     await row.waitFor({ timeout: 20_000 });
     const alertId = (await row.getAttribute("data-alert"))!;
-    expect(await row.textContent()).toContain("app.latency GT 100: 250");
+    expect(await row.textContent()).toContain("Threshold: app.latency[250.00] GT 100.00");
 
     await row.getByRole("button", { name: "Acknowledge" }).click();
     await page.locator(`tr[data-alert="${alertId}"][data-status="ACKNOWLEDGED"]`).waitFor();
@@ -266,6 +266,63 @@ describe("the console against a real collector and agent", () => {
     await page.keyboard.press("Enter");
     const first = page.locator('[role="treeitem"][aria-level="2"]').first();
     expect(await first.getAttribute("aria-selected")).toBe("true");
+    await page.close();
+    expectNoProblems();
+  }, 60_000);
+
+  it("first screen: opened with no tenant named, the tenant with data, never the collector's own _outpost", async () => {
+    // The collector's own metrics' tenant holds data too (as its self-metrics will).
+    const own = await fetch(`${sys.collectorUrl}/svc/metrics/gauges/raw`, {
+      method: "POST",
+      headers: { "Svc-Tenant": "_outpost", "Content-Type": "application/json" },
+      body: JSON.stringify([{ id: "collector:probe", data: [{ timestamp: Date.now(), value: 1 }] }]),
+    });
+    expect(own.status).toBe(200);
+    const page = await browser.page();
+    await page.goto(`${sys.collectorUrl}/`);
+    const picker = page.locator("select#tenant");
+    await page.waitForFunction(() => (globalThis as unknown as PageGlobals).document.title.includes("acme"));
+    expect(await picker.inputValue()).toBe(TENANT);
+    // Listed, to be found, but last.
+    expect((await picker.locator("option").allTextContents()).at(-1)).toBe("_outpost");
+    await page.close();
+    expectNoProblems();
+  });
+
+  it("triggers: the New trigger form starts on one alert resolved when back, explains each mode; the trigger it makes fires once and resolves itself", async () => {
+    const page = await open("#/alerts/triggers");
+    await page.getByRole("button", { name: "New trigger" }).click();
+    const form = page.getByRole("form", { name: "New trigger" });
+    const checked = form.locator('input[name="firing-mode"]:checked');
+    expect(await checked.getAttribute("value")).toBe("auto-resolve");
+    const explained = form.getByTestId("firing-mode-explained");
+    await form.getByLabel("Name").fill("Temperature high");
+    await form.getByLabel("Metric").fill("form.temperature");
+    await form.getByLabel("Threshold").fill("30");
+    expect(await explained.textContent()).toBe(
+      "Fires once when form.temperature > 30, then only watches for ≤ 30: that resolves the alert by itself and re-arms the trigger. One alert per episode.",
+    );
+    await form.getByLabel("An alert for every matching point").check();
+    expect(await explained.textContent()).toMatch(/every point that matches opens another alert.*six alerts a minute/);
+    await form.getByLabel("One alert, resolved when the value is back (recommended)").check();
+    await form.getByRole("button", { name: "Create trigger" }).click();
+    await page.locator('tr[data-trigger="temperature-high"]').waitFor();
+
+    // Five points over the threshold through the agent, then one below.
+    const t0 = Date.now() - 10_000;
+    const send = (i: number, value: number) =>
+      fetch(`${sys.agentUrl}/svc/metrics/gauges/form.temperature/raw`, { method: "POST", headers: { "Content-Type": "application/json", "Svc-Tenant": TENANT }, body: JSON.stringify([{ timestamp: t0 + i * 1000, value }]) });
+    for (let i = 0; i < 5; i++) expect((await send(i, 35)).status).toBe(200);
+    await waitFor("the five points", async () => {
+      const r = await api(`/svc/metrics/gauges/form.temperature/raw?start=${t0 - 1}`);
+      return r.status === 200 && ((await r.json()) as unknown[]).length === 5 ? true : undefined;
+    });
+    expect((await send(5, 20)).status).toBe(200);
+    const alerts = await waitFor("the alert resolved by itself", async () => {
+      const l = ((await (await api("/svc/alerts?triggerIds=temperature-high&statuses=OPEN,ACKNOWLEDGED,RESOLVED")).json().catch(() => [])) ?? []) as { status: string }[];
+      return l.length > 0 && l.every((a) => a.status === "RESOLVED") ? l : undefined;
+    }, 20_000);
+    expect(alerts).toHaveLength(1);
     await page.close();
     expectNoProblems();
   }, 60_000);

@@ -85,6 +85,8 @@ export interface SystemOptions {
   agentDataDir?: string;
   /** Extra agent options. */
   agentArgs?: string[];
+  /** Extra environment of the agent. */
+  agentEnv?: Record<string, string>;
   auth?: SystemAuth;
 }
 
@@ -152,7 +154,7 @@ export class System {
         ...(this.o.agentArgs ?? []),
       ],
       this.dir,
-      auth ? { OUTPOST_AGENT_PASSWORD: auth.agent.password } : {},
+      { ...this.o.agentEnv, ...(auth ? { OUTPOST_AGENT_PASSWORD: auth.agent.password } : {}) },
     );
     await this.startCollector();
     await this.startAgent();

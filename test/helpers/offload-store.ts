@@ -6,7 +6,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { StoreSeriesSource } from "../../collector/metrics/prometheus-source.ts";
+import { StoreSeriesSource } from "../../src/prometheus/store-source.ts";
 import type { PromqlOffload } from "../../collector/metrics/promql-offload.ts";
 import { openSqliteMetricsStore, type SqliteMetricsStore } from "../../collector/store/metrics/sqlite/store.ts";
 import { parsePromQL } from "../../src/promql/parse.ts";

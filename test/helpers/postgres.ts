@@ -1,9 +1,9 @@
 /**
- * A PostgreSQL database of its own for each test file: created with a random name on the local
- * server (trust auth, as on the project's machines; `.ci/run` starts it on CI) and dropped
- * afterwards, so that nothing is shared between test files. TEST_POSTGRES_URL may name
- * another server (a URL to its maintenance database); not OUTPOST_…, which the programs would
- * refuse as an unknown option of theirs.
+ * A PostgreSQL database of its own for each test file: created with a random name on the tests'
+ * own server (an initdb cluster of the run, postgres-server.ts) and dropped afterwards, so that
+ * nothing is shared between test files. TEST_POSTGRES_URL may name another server (a URL to its
+ * maintenance database); not OUTPOST_…, which the programs would refuse as an unknown option of
+ * theirs.
  */
 import { SQL } from "bun";
 import { createConnection, createServer, type Server, type Socket } from "node:net";
@@ -11,12 +11,11 @@ import { afterAll, afterEach, beforeAll } from "vitest";
 import { openPostgres } from "../../src/postgres/connect.ts";
 import { migratePostgres } from "../../src/postgres/migrations.ts";
 import { POSTGRES_SCHEMAS } from "../../collector/store/postgres.ts";
-
-const ADMIN_URL = process.env.TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+import { postgresAdminUrl } from "./postgres-server.ts";
 
 export interface TestDatabase {
   name: string;
-  /** URL of the database (no password: trust auth). */
+  /** URL of the database (with the server's password: keep it off command lines). */
   url: string;
   /** A pool on the database, for the test's own statements and stores. */
   sql: SQL;
@@ -28,14 +27,15 @@ export interface TestDatabase {
 
 export async function createTestDatabase(): Promise<TestDatabase> {
   const name = `outpost_test_${crypto.randomUUID().replace(/-/g, "").slice(0, 16)}`;
-  const admin = new SQL(ADMIN_URL, { max: 1 });
+  const adminUrl = await postgresAdminUrl();
+  const admin = new SQL(adminUrl, { max: 1 });
   try {
     await admin.unsafe(`CREATE DATABASE ${name}`);
   } catch (e) {
     await admin.close();
-    throw new Error(`these tests need a PostgreSQL server at ${ADMIN_URL} (trust auth; .ci/run starts one): ${(e as Error).message}`);
+    throw new Error(`cannot create a database on the tests' PostgreSQL server: ${(e as Error).message}`);
   }
-  const u = new URL(ADMIN_URL);
+  const u = new URL(adminUrl);
   u.pathname = `/${name}`;
   const url = u.toString();
   // The collector's settings (src/postgres/connect.ts), so that stores under test run as in production.
@@ -109,9 +109,9 @@ export class PostgresProxy {
   port = 0;
 
   async start(port = 0): Promise<this> {
-    const target = new URL(ADMIN_URL);
+    const target = new URL(await postgresAdminUrl());
     const server = createServer((client) => {
-      const upstream = createConnection({ host: target.hostname, port: Number(target.port || 5432) });
+      const upstream = createConnection({ host: target.hostname, port: Number(target.port) });
       for (const s of [client, upstream]) {
         this.sockets.add(s);
         s.on("close", () => this.sockets.delete(s));

@@ -40,7 +40,7 @@ describe("protocol messages", () => {
     expectProtocolError(() => decodeData(dec, new Uint8Array()), /empty/);
     expectProtocolError(() => decodeData(dec, new Uint8Array([0xff, 0x01, 0x02])), /not valid CBOR/);
     expectProtocolError(() => decodeData(dec, enc.encode("hello")), /not a map/);
-    expectProtocolError(() => decodeData(dec, enc.encode({ v: 4, kind: "data" })), /unsupported data message version 4/);
+    expectProtocolError(() => decodeData(dec, enc.encode({ v: 5, kind: "data" })), /unsupported data message version 5/);
     expectProtocolError(() => decodeData(dec, enc.encode({ v: 1, kind: "data", session: 1, seq: 0, sentAt: 1, replay: false, chunks: [] })), /invalid data batch/);
   });
 

@@ -6,7 +6,7 @@
  */
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { agentOptions } from "../../agent/config.ts";
 import { collectorOptions } from "../../collector/config.ts";
@@ -14,7 +14,8 @@ import { elfMachine } from "../../deploy/release/binaries.ts";
 import { TARGETS } from "../../deploy/release/runtimes.ts";
 import { programOptions } from "../../src/config/run-program.ts";
 import { freePort, waitFor } from "../helpers/ports.ts";
-import { ROOT, Running, runToEnd } from "../helpers/program.ts";
+import { portOf, ROOT, Running, runToEnd } from "../helpers/program.ts";
+import { REMOTE_WRITE_HEADERS, remoteWriteBody } from "../helpers/remote-write.ts";
 
 const VERSION = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version: string }).version;
 const BUN_VERSION = Bun.version;
@@ -25,8 +26,11 @@ let buildLog = "";
 const sh = (cmd: string[], cwd = scratch) => runToEnd(cmd, { cwd, timeoutMs: 120_000 });
 const file = (name: string) => join(out, name);
 
+/** The identity the packages are built with here (as Debian's tools take it from the environment). */
+const MAINTAINER = { DEBFULLNAME: "Outpost Release Test", DEBEMAIL: "release-test@outpost.test" };
+
 beforeAll(async () => {
-  const r = await runToEnd([process.execPath, join(ROOT, "deploy/release/main.ts"), "--out", out], { timeoutMs: 600_000 });
+  const r = await runToEnd([process.execPath, join(ROOT, "deploy/release/main.ts"), "--out", out], { timeoutMs: 600_000, env: MAINTAINER });
   expect(r.code, r.stdout + r.stderr).toBe(0);
   buildLog = r.stdout;
 }, 600_000);
@@ -44,6 +48,20 @@ const PROGRAMS = ["agent", "collector"] as const;
 const ALL_TARGETS = Object.keys(TARGETS) as (keyof typeof TARGETS)[];
 
 describe("the release folder", () => {
+  it("a release without a maintainer stops at once, saying how to name one", async () => {
+    const empty = mkdtempSync(join(tmpdir(), "outpost-release-nobody-"));
+    try {
+      const r = await runToEnd([process.execPath, join(ROOT, "deploy/release/main.ts"), "--out", join(empty, "out")], {
+        env: { HOME: empty, GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null", DEBFULLNAME: "", DEBEMAIL: "" },
+      });
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(/^error: the packages need a maintainer: pass --maintainer 'Name <address>', set DEBFULLNAME and DEBEMAIL/);
+      expect(existsSync(join(empty, "out"))).toBe(false);
+    } finally {
+      rmSync(empty, { recursive: true, force: true });
+    }
+  });
+
   it("holds a binary, a tarball and a .deb per program and target, and their SHA-256 sums", async () => {
     const expected = PROGRAMS.flatMap((p) => ALL_TARGETS.flatMap((t) => [names.binary(p, t), names.tarball(p, t), names.deb(p, t)]));
     expect(readdirSync(out).sort()).toEqual([...expected, "SHA256SUMS"].sort());
@@ -52,13 +70,16 @@ describe("the release folder", () => {
     const check = await sh(["sha256sum", "--check", "--strict", "SHA256SUMS"], out);
     expect(check.code, check.stdout + check.stderr).toBe(0);
     expect(buildLog).toMatch(/SHA256SUMS: 12 files; done in [\d.]+ s/);
+    // Sizes in the units they are counted in (1024²: MiB), and the packages' maintainer named.
+    expect(buildLog).toMatch(/outpost-collector-[\d.]+-linux-arm64: binary [\d.]+ MiB, outpost-collector-[\d.]+-linux-arm64\.tar\.gz [\d.]+ MiB, /);
+    expect(buildLog).toContain("maintainer Outpost Release Test <release-test@outpost.test>");
   });
 
   it("each binary is an executable for its machine", () => {
     for (const p of PROGRAMS) {
       for (const t of ALL_TARGETS) {
         const f = file(names.binary(p, t));
-        expect(elfMachine(new Uint8Array(readFileSync(f).subarray(0, 20))), f).toBe(TARGETS[t].elfMachine);
+        expect(elfMachine(f), f).toBe(TARGETS[t].elfMachine);
         expect(statSync(f).mode & 0o111).toBe(0o111);
       }
     }
@@ -71,6 +92,12 @@ function headCommit(): string {
 }
 
 describe("the binaries run on their own", () => {
+  it.each(PROGRAMS)("%s, linux-arm64 under qemu-aarch64: its version and target", async (program) => {
+    const v = await sh([...qemuPrefix(), file(names.binary(program, "linux-arm64")), "--version"]);
+    expect(v.code, v.stderr).toBe(0);
+    expect(v.stdout).toMatch(new RegExp(`^outpost-${program} ${VERSION.replace(/\./g, "\\.")} \\(commit \\S+, built \\S+, bun ${BUN_VERSION}, linux-arm64\\)\\n$`));
+  });
+
   it.each(PROGRAMS)("%s, linux-x64: the version and build baked in, and every option explained, from an empty folder", async (program) => {
     const bin = file(names.binary(program, "linux-x64"));
     const v = await sh([bin, "--version"]);
@@ -84,58 +111,138 @@ describe("the binaries run on their own", () => {
     const specs = programOptions({ options: program === "agent" ? agentOptions : collectorOptions, shutdownTimeout: "10s" });
     // Secrets are no flags (ps would show them): the help names them as variables and file keys.
     for (const o of specs.filter((s) => !s.retired)) expect(help.stdout).toContain(o.secret ? `  ${o.name} (secret: environment or --config file only)` : `--${o.name}`);
+    // The binary names itself in its usage lines, commands' included (not `bun collector/main.ts`):
+    // here by the release folder's file name, installed (tarball, .deb) as outpost-PROGRAM.
+    const self = basename(bin);
+    expect(help.stdout.split("\n")[0]).toMatch(new RegExp(`^Usage: ${self} `));
+    if (program === "collector") {
+      for (const [args, usage] of [
+        [["auth", "--help"], `Usage: ${self} auth <command>`],
+        [["auth", "add", "--help"], `Usage: ${self} auth add [options]`],
+        [["backup", "--help"], `Usage: ${self} backup DIR`],
+      ] as const) {
+        const r = await sh([bin, ...args]);
+        expect(r.stdout.split("\n")[0], args.join(" ")).toContain(usage);
+        expect(r.stdout).not.toContain("bun collector/main.ts");
+      }
+    }
+    const installed = await sh([await shipped(program, "linux-x64", "deb"), "--help"]);
+    expect(installed.stdout.split("\n")[0]).toMatch(new RegExp(`^Usage: outpost-${program} `));
   });
 
-  it("the arm64 agent under qemu-aarch64: its version, then a real run that delivers to the x64 collector", async () => {
-    const qemu = Bun.which("qemu-aarch64");
-    if (!qemu || !existsSync("/usr/aarch64-linux-gnu/lib/ld-linux-aarch64.so.1")) {
-      throw new Error("needs qemu-aarch64 (Debian qemu-user) and the arm64 C library (libc6-arm64-cross); .ci/run installs both");
-    }
-    const arm = [qemu, "-L", "/usr/aarch64-linux-gnu", file(names.binary("agent", "linux-arm64"))];
-    const v = await sh([...arm, "--version"]);
-    expect(v.stdout).toMatch(new RegExp(`^outpost-agent ${VERSION.replace(/\./g, "\\.")} \\(commit \\S+, built \\S+, bun ${BUN_VERSION}, linux-arm64\\)\\n$`));
+});
 
-    const mqtt = await freePort();
-    const agentPort = await freePort();
-    const collector = new Running([file(names.binary("collector", "linux-x64")), "--data-dir", join(scratch, "collector"), "--http-host", "127.0.0.1", "--http-port", "0", "--mqtt-host", "127.0.0.1", "--mqtt-port", String(mqtt)], { cwd: scratch });
-    const agent = new Running([...arm, "--tenant", "acme", "--feed", "pi-1", "--data-dir", join(scratch, "agent"), "--broker", `mqtt://127.0.0.1:${mqtt}`, "--listen", `127.0.0.1:${agentPort}`, "--interval", "1s", "--host-interval", "1s"], { cwd: scratch });
+/** qemu-aarch64 with the arm64 C library: the arm64 binaries' prefix. */
+function qemuPrefix(): string[] {
+  const qemu = Bun.which("qemu-aarch64");
+  if (!qemu || !existsSync("/usr/aarch64-linux-gnu/lib/ld-linux-aarch64.so.1")) {
+    throw new Error("needs qemu-aarch64 (Debian qemu-user) and the arm64 C library (libc6-arm64-cross); npm test installs both");
+  }
+  return [qemu, "-L", "/usr/aarch64-linux-gnu"];
+}
+
+type Form = "binary" | "tarball" | "deb";
+const FORMS: Form[] = ["binary", "tarball", "deb"];
+
+/** The program's executable as shipped in `form`: the file itself, or unpacked from its tarball or .deb. */
+async function shipped(program: (typeof PROGRAMS)[number], target: keyof typeof TARGETS, form: Form): Promise<string> {
+  if (form === "binary") return file(names.binary(program, target));
+  const into = join(scratch, `unpacked-${form}-${program}-${target}`);
+  mkdirSync(into, { recursive: true });
+  if (form === "tarball") {
+    expect((await sh(["tar", "-xzf", file(names.tarball(program, target)), "-C", into])).code).toBe(0);
+    return join(into, names.binary(program, target), `outpost-${program}`);
+  }
+  expect((await sh(["dpkg-deb", "-x", file(names.deb(program, target)), into])).code).toBe(0);
+  return join(into, "usr/bin", `outpost-${program}`);
+}
+
+/**
+ * A real job for one target and one form: the collector answers its status, takes a snappy
+ * remote-write body and a JSON write and serves them back; the agent of the same target and
+ * form delivers points to it over MQTT. Both stop cleanly. Returns the collector's log.
+ */
+async function realJob(target: keyof typeof TARGETS, form: Form): Promise<void> {
+  const prefix = target === "linux-arm64" ? qemuPrefix() : [];
+  const run = join(scratch, `job-${target}-${form}-${Math.random().toString(36).slice(2, 8)}`);
+  const agentPort = await freePort();
+  const mqttPort = await freePort();
+  const collector = new Running([...prefix, await shipped("collector", target, form), "--data-dir", join(run, "collector"), "--http-port", "0", "--mqtt-port", String(mqttPort), "--log-level", "debug"], { cwd: scratch });
+  let agent: Running | undefined;
+  try {
+    const url = `http://127.0.0.1:${portOf(await collector.waitForLine(/HTTP listening/, 60_000))}`;
+    const mqtt = portOf(await collector.waitForLine(/MQTT broker listening/, 60_000));
+    expect(mqtt).toBe(mqttPort);
+    await collector.waitForLine(/collector ready/, 60_000);
+    const status = await fetch(`${url}/svc/metrics/status`);
+    expect(status.status).toBe(200);
+    expect(((await status.json()) as Record<string, string>)["MetricsService"]).toBe("STARTED");
+    const read = async (path: string) => {
+      const r = await fetch(`${url}${path}`, { headers: { "Svc-Tenant": "acme" } });
+      return r.status === 200 ? ((await r.json()) as { timestamp: number; value: number }[]) : [];
+    };
+
+    // Remote write: 200 series × 30 samples, snappy-compressed (literals and back references).
+    const t0 = Date.now() - 60_000;
+    const series = Array.from({ length: 200 }, (_, s) => ({ labels: { __name__: "rw_job", host: `h${s}` }, samples: Array.from({ length: 30 }, (_, j) => [t0 + j * 1000, s * 100 + j] as [number, number]) }));
+    const rw = await fetch(`${url}/api/v1/write`, { method: "POST", body: remoteWriteBody(series), headers: { ...REMOTE_WRITE_HEADERS, "Svc-Tenant": "acme" } });
+    expect(rw.status, await rw.clone().text()).toBe(204);
+    const h7 = await read(`/svc/metrics/gauges/${encodeURIComponent('rw_job{host="h7"}')}/raw?start=${t0 - 1}&order=ASC&limit=100`);
+    expect(h7.map((p) => p.value)).toEqual(Array.from({ length: 30 }, (_, j) => 700 + j));
+
+    // A JSON write.
+    const json = await fetch(`${url}/svc/metrics/gauges/raw`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", "Svc-Tenant": "acme" },
+      body: JSON.stringify([{ id: "json.job", dataPoints: [{ timestamp: t0, value: 1.5 }, { timestamp: t0 + 1, value: 2.5 }] }]),
+    });
+    expect(json.status).toBe(200);
+    expect(await read(`/svc/metrics/gauges/json.job/raw?start=${t0 - 1}&order=ASC`)).toEqual([{ timestamp: t0, value: 1.5 }, { timestamp: t0 + 1, value: 2.5 }]);
+
+    // The agent delivers points written to its local API.
+    agent = new Running(
+      [...prefix, await shipped("agent", target, form), "--tenant", "acme", "--feed", `${form}-1`, "--data-dir", join(run, "agent"), "--broker", `mqtt://127.0.0.1:${mqtt}`, "--listen", `127.0.0.1:${agentPort}`, "--interval", "1s"],
+      { cwd: scratch },
+    );
+    await agent.waitForLine(/connected to broker/, 60_000);
+    const t = Date.now();
+    const w = await fetch(`http://127.0.0.1:${agentPort}/svc/metrics/gauges/raw`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", "Svc-Tenant": "acme" },
+      body: JSON.stringify([{ id: "agent.job", dataPoints: Array.from({ length: 100 }, (_, i) => ({ timestamp: t - 100 + i, value: i })) }]),
+    });
+    expect(w.status).toBe(200);
+    const points = await waitFor("the agent's points at the collector", async () => {
+      const b = await read(`/svc/metrics/gauges/agent.job/raw?start=${t - 1000}&limit=1000`);
+      return b.length === 100 ? b : undefined;
+    }, 60_000);
+    expect(points).toHaveLength(100);
+    agent.signal("SIGTERM");
+    expect(await agent.exited).toBe(0);
+    collector.signal("SIGTERM");
+    expect(await collector.exited).toBe(0);
+  } finally {
+    await agent?.stop();
+    await collector.stop();
+  }
+}
+
+describe("every artefact does a real job: collector and agent, each target, each form", () => {
+  for (const target of ALL_TARGETS) it.each(FORMS)(`${target}, from the %s`, (form) => realJob(target, form), 240_000);
+
+  it("the web console is built into the collector's binary", async () => {
+    const collector = new Running([file(names.binary("collector", "linux-x64")), "--data-dir", join(scratch, "console"), "--http-port", "0", "--mqtt-port", "0"], { cwd: scratch });
     try {
-      const url = `http://127.0.0.1:${/address=\S+:(\d+)/.exec(await collector.waitForLine(/HTTP listening/))![1]}`;
-      // The web console is built into the collector's binary (docs/console.md).
+      const url = `http://127.0.0.1:${portOf(await collector.waitForLine(/HTTP listening/))}`;
       const page = await fetch(`${url}/`);
       expect(page.status).toBe(200);
       const script = /src="\.\/(console\/assets\/[^"]+\.js)"/.exec(await page.text())?.[1];
       expect(script).toBeDefined();
       expect((await fetch(`${url}/${script}`)).status).toBe(200);
-      await agent.waitForLine(/connected to broker/, 60_000);
-      const t = Date.now();
-      const w = await fetch(`http://127.0.0.1:${agentPort}/svc/metrics/gauges/raw`, {
-        method: "POST",
-        headers: { "Content-Type": "application/json", "Svc-Tenant": "acme" },
-        body: JSON.stringify([{ id: "arm.points", dataPoints: Array.from({ length: 100 }, (_, i) => ({ timestamp: t - 100 + i, value: i })) }]),
-      });
-      expect(w.status).toBe(200);
-      const read = (path: string) => fetch(`${url}${path}`, { headers: { "Svc-Tenant": "acme" } });
-      const points = await waitFor(
-        "the arm64 agent's points at the collector",
-        async () => {
-          const r = await read(`/svc/metrics/gauges/arm.points/raw?start=${t - 1000}&limit=1000`);
-          const b = r.status === 200 ? ((await r.json()) as unknown[]) : [];
-          return b.length === 100 ? b : undefined;
-        },
-        60_000,
-      );
-      expect(points).toHaveLength(100);
-      // Its host metrics, read from the procfs of this (x64) machine by arm64 code.
-      await waitFor("host metrics of the feed", async () => ((await read("/svc/metrics/gauges/pi-1%3Amemory_used_percent/raw")).status === 200 ? true : undefined), 60_000);
-      agent.signal("SIGTERM");
-      expect(await agent.exited).toBe(0);
     } finally {
-      await agent.stop();
-      collector.signal("SIGTERM");
-      expect(await collector.exited).toBe(0);
+      await collector.stop("SIGTERM");
     }
-  }, 180_000);
+  });
 });
 
 describe("the tarballs", () => {
@@ -166,7 +273,14 @@ describe("the .deb packages", () => {
   it.each(PROGRAMS)("%s: control fields, files, modes, conffile, maintainer scripts and checksums", async (program) => {
     for (const t of ALL_TARGETS) {
       const deb = file(names.deb(program, t));
-      expect(await fields(deb)).toMatchObject({ Package: `outpost-${program}`, Version: VERSION, Architecture: TARGETS[t].debArch, Depends: "libc6 (>= 2.17), adduser", Section: "net" });
+      expect(await fields(deb)).toMatchObject({
+        Package: `outpost-${program}`,
+        Version: VERSION,
+        Architecture: TARGETS[t].debArch,
+        Depends: "libc6 (>= 2.17), adduser",
+        Section: "net",
+        Maintainer: "Outpost Release Test <release-test@outpost.test>",
+      });
       const c = await sh(["dpkg-deb", "-c", deb]);
       const files = c.stdout.trim().split("\n").map((l) => ({ mode: l.split(/\s+/)[0]!, owner: l.split(/\s+/)[1]!, path: l.split(/\s+/).at(-1)!.replace(/^\./, "") }));
       const mode = (p: string) => files.find((f) => f.path === p)?.mode;

@@ -39,7 +39,7 @@ describe("collector auth", () => {
   });
 
   it("add: the password from a file, the environment, standard input, or generated and printed once", async () => {
-    writeFileSync(join(dir, "pw"), "from-a-file\n");
+    writeFileSync(join(dir, "pw"), "from-a-file\n", { mode: 0o600 });
     expect((await auth(["add", "--auth-file", file, "--user", "ops", "--password-file", join(dir, "pw"), "--admin"])).code).toBe(0);
     expect((await auth(["add", "--auth-file", file, "--user", "env", "--tenants", "a"], { env: { OUTPOST_AUTH_PASSWORD: "from-env" } })).err).not.toContain("warning");
     expect((await auth(["add", "--auth-file", file, "--user", "piped", "--tenants", "a"], { stdin: "from-stdin\n" })).code).toBe(0);

@@ -1,6 +1,7 @@
 import nodemailer from "nodemailer";
 import type { Action, Alert, StringMap } from "../../../src/alerts/model.ts";
-import { type ActionPlugin, positiveInt, propertyFor } from "./plugin.ts";
+import { type ActionPlugin, positiveInt, propertyFor } from "../../../src/alerts/actions/plugin.ts";
+import { fillTemplate, headline, templateValues } from "../../../src/alerts/actions/template.ts";
 
 export interface EmailOptions {
   /** SMTP server used when an action does not name one (`mail.smtp.host`, `mail.smtp.port`). */
@@ -15,33 +16,6 @@ function addresses(s: string | undefined): string[] {
     .split(",")
     .map((a) => a.trim())
     .filter((a) => a.length > 0);
-}
-
-/** Values a template may use as `${name}`. */
-function templateValues(action: Action, baseUrl: string | undefined): Record<string, string> {
-  const e = action.event as Partial<Alert> | undefined;
-  return {
-    id: e?.id ?? action.eventId,
-    tenantId: action.tenantId ?? "",
-    eventType: e?.eventType ?? "",
-    status: e?.status ?? "",
-    severity: e?.severity ?? "",
-    category: e?.category ?? "",
-    text: e?.text ?? "",
-    ctime: e?.ctime !== undefined ? new Date(e.ctime).toISOString() : "",
-    triggerId: e?.trigger?.id ?? "",
-    triggerName: e?.trigger?.name ?? e?.trigger?.id ?? "",
-    triggerDescription: e?.trigger?.description ?? "",
-    url: baseUrl ?? "",
-  };
-}
-
-function fill(template: string, values: Record<string, string>): string {
-  return template.replace(/\$\{(\w+)\}/g, (all, k: string) => values[k] ?? all);
-}
-
-function subject(v: Record<string, string>): string {
-  return v.eventType === "ALERT" ? `[${v.status}] ${v.severity} alert: ${v.triggerName}` : `Event: ${v.triggerName || v.category}`;
 }
 
 function plainBody(v: Record<string, string>): string {
@@ -101,9 +75,9 @@ export function emailPlugin(opts: EmailOptions = {}): ActionPlugin {
           from: { name: fromName, address: from },
           to,
           cc: addresses(propertyFor(p, "cc", status)),
-          subject: subject(values),
-          text: plain ? fill(plain, values) : plainBody(values),
-          ...(html ? { html: fill(html, values) } : {}),
+          subject: headline(values),
+          text: plain ? fillTemplate(plain, values) : plainBody(values),
+          ...(html ? { html: fillTemplate(html, values) } : {}),
         });
       } finally {
         transport.close();

@@ -2,7 +2,7 @@ import { appendFile, mkdir } from "node:fs/promises";
 import { dirname, isAbsolute } from "node:path";
 import type { Action, StringMap } from "../../../src/alerts/model.ts";
 import { compact } from "../../../src/http/json.ts";
-import type { ActionPlugin } from "./plugin.ts";
+import type { ActionPlugin } from "../../../src/alerts/actions/plugin.ts";
 
 /**
  * Appends the alert or event as one JSON line to the file named by `path` (created with its

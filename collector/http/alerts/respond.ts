@@ -3,7 +3,7 @@ import { TagQueryError } from "../../../src/tags/query/index.ts";
 import { ApiError } from "../../../src/http/errors.ts";
 import { jsonResponse } from "../../../src/http/json.ts";
 import { absoluteUrl, type ServiceContext, servicePath } from "../../../src/http/service.ts";
-import { TimeConstraintError } from "../../alerts/actions/time-constraint.ts";
+import { TimeConstraintError } from "../../../src/alerts/actions/time-constraint.ts";
 import { InvalidRequestError, NotFoundError } from "../../alerts/errors.ts";
 import type { Page } from "../../alerts/paging.ts";
 

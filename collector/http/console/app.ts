@@ -20,6 +20,10 @@ export interface ConsoleDeps {
   gate?: AuthGate;
   /** Every tenant the collector holds data of: the picker's list for an admin or without an auth file. */
   tenants(): Promise<string[]>;
+  /** The tenant of the collector's own metrics: listed, but never the one the console opens on. */
+  selfTenant?: string;
+  /** The command that starts an agent against this collector's broker (without --tenant), once it listens. */
+  agentCommand?: () => string | undefined;
   base?: BaseUrlPolicy;
   version: string;
   log: Logger;
@@ -80,11 +84,12 @@ export function createConsoleApp(deps: ConsoleDeps): Hono {
   });
 
   const info = async (s: ConsoleSession | undefined): Promise<SessionInfo> => {
-    if (!gate) return { authRequired: false, authenticated: true, admin: true, tenants: await deps.tenants(), version: deps.version };
+    const about = { version: deps.version, selfTenant: deps.selfTenant, agentCommand: deps.agentCommand?.() };
+    if (!gate) return { authRequired: false, authenticated: true, admin: true, tenants: await deps.tenants(), ...about };
     if (!s) return { authRequired: true, authenticated: false, version: deps.version };
     const p = s.principal;
     const tenants = p.admin ? await deps.tenants() : [...p.tenants].sort();
-    return { authRequired: true, authenticated: true, user: p.name, admin: p.admin, tenants, csrf: s.csrf, version: deps.version };
+    return { authRequired: true, authenticated: true, user: p.name, admin: p.admin, tenants, csrf: s.csrf, ...about };
   };
   const currentSession = (c: Context) => {
     const token = getCookie(c, SESSION_COOKIE);

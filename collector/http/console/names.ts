@@ -24,4 +24,8 @@ export interface SessionInfo {
   /** The header value every changing request of this session must carry. */
   csrf?: string;
   version: string;
+  /** The collector's own metrics' tenant: in the picker, never opened first. */
+  selfTenant?: string;
+  /** How to start an agent against this collector (append --tenant T), when its broker listens. */
+  agentCommand?: string;
 }

@@ -4,7 +4,7 @@ import { jsonOr204 } from "../../../src/http/json.ts";
 import { createServiceApp, requireTenant, Routes, type ServiceEnv } from "../../../src/http/service.ts";
 import { parseDuration } from "../../../src/metrics/duration.ts";
 import { type FleetStores, fleetSummary } from "../../fleet/summary.ts";
-import { parseQuery, q } from "../metrics/query-params.ts";
+import { parseQuery, q } from "../../../src/http/metrics/query-params.ts";
 
 export interface FleetDeps extends FleetStores {
   now?: () => number;

@@ -3,17 +3,17 @@
  * /api/v2/write (2.x). Each numeric or boolean field is a gauge `<measurement>_<field>` with the
  * line's tags as labels; a string field is a string metric of the same name.
  */
-import { gunzipSync } from "node:zlib";
 import { Hono } from "hono";
-import { isPrecision, LineProtocolError, parseLineProtocol } from "../../../src/influx/line-protocol.ts";
+import { LineProtocolError } from "../../../src/influx/line-protocol.ts";
+import { influxSamples } from "../../../src/influx/write-request.ts";
 import { bodyLimitOf, readBodyBytes } from "../../../src/http/body-limit.ts";
 import { ApiError } from "../../../src/http/errors.ts";
 import { storeApiError } from "../../../src/http/service.ts";
 import type { Logger } from "../../../src/log/logger.ts";
 import { type ForeignSeries, writeForeignSeries } from "../../metrics/foreign-writes.ts";
 import type { WriteDeps } from "../../metrics/write-points.ts";
-import { PromApiError } from "../prometheus/respond.ts";
-import { resolveTenant } from "../prometheus/tenant.ts";
+import { PromApiError } from "../../../src/http/prometheus/respond.ts";
+import { resolveTenant } from "../../../src/http/prometheus/tenant.ts";
 
 export const INFLUX_PREFIXES = ["/influx/:tenant", ""] as const;
 
@@ -26,32 +26,8 @@ export function createInfluxApp(deps: WriteDeps & { now?: () => number }, log: L
   const now = deps.now ?? Date.now;
   const write = (v2: boolean) => async (c: import("hono").Context) => {
     const tenant = resolveTenant(c);
-    const precision = c.req.query("precision") ?? "ns";
-    if (!isPrecision(precision)) throw new ApiError(400, `invalid precision ${JSON.stringify(precision)}; use ${v2 ? "ns, us, ms or s" : "n, u, ms, s, m or h"}`);
-    let bytes = await readBodyBytes(c);
-    if ((c.req.header("Content-Encoding") ?? "").toLowerCase() === "gzip") {
-      // Decompressed, the body is held to the same limit (a small gzip can inflate to gigabytes).
-      const max = bodyLimitOf(c);
-      try {
-        bytes = gunzipSync(bytes, Number.isFinite(max) ? { maxOutputLength: max } : {});
-      } catch (e) {
-        if ((e as NodeJS.ErrnoException).code === "ERR_BUFFER_TOO_LARGE") throw new ApiError(413, `gzip body decompresses to more than ${max} bytes (--max-request-body)`);
-        throw new ApiError(400, "body is not valid gzip");
-      }
-    }
-    const points = parseLineProtocol(new TextDecoder().decode(bytes), precision, now());
-    const series: ForeignSeries[] = [];
-    for (const p of points) {
-      for (const [field, value] of Object.entries(p.fields)) {
-        const isString = typeof value === "string";
-        series.push({
-          name: `${p.measurement}_${field}`,
-          labels: p.tags,
-          type: isString ? "string" : "gauge",
-          points: [{ timestamp: p.timestamp, value: typeof value === "boolean" ? (value ? 1 : 0) : value }],
-        });
-      }
-    }
+    const samples = influxSamples({ body: await readBodyBytes(c), contentEncoding: c.req.header("Content-Encoding"), precision: c.req.query("precision"), v2, maxBytes: bodyLimitOf(c), now: now() });
+    const series: ForeignSeries[] = samples.map((s) => ({ name: s.name, labels: s.labels, type: typeof s.value === "string" ? "string" : "gauge", points: [{ timestamp: s.timestamp, value: s.value }] }));
     await writeForeignSeries(deps, tenant, series, "influx");
     return c.body(null, 204);
   };

@@ -1,9 +1,9 @@
 import { createServiceApp, requireTenant, Routes, type ServiceContext } from "../../../src/http/service.ts";
 import { definitionByIdRoutes, definitionRoutes } from "./definitions.ts";
 import type { MetricsDeps } from "./deps.ts";
-import { postQueryRoutes } from "./post-queries.ts";
-import { rawReadByIdRoutes, rawReadRoutes } from "./raw-reads.ts";
-import { statsByIdRoutes, statsRoutes } from "./stats-reads.ts";
+import { postQueryRoutes } from "../../../src/http/metrics/post-queries.ts";
+import { rawReadByIdRoutes, rawReadRoutes } from "../../../src/http/metrics/raw-reads.ts";
+import { statsByIdRoutes, statsRoutes } from "../../../src/http/metrics/stats-reads.ts";
 import { tenantRoutes } from "./tenants.ts";
 import { writeByIdRoutes, writeRoutes } from "./writes.ts";
 

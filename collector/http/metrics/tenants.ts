@@ -8,7 +8,7 @@ import { parseWith } from "../../../src/http/validate.ts";
 import { METRIC_TYPES } from "../../../src/metrics/model.ts";
 import { retentionDaysSchema } from "../../../src/metrics/schemas.ts";
 import type { MetricsDeps } from "./deps.ts";
-import { parseQuery, q } from "./query-params.ts";
+import { parseQuery, q } from "../../../src/http/metrics/query-params.ts";
 
 
 const tenantBody = z.object({

@@ -1,4 +1,4 @@
-import type { Run } from "./run.ts";
+import type { Run } from "../../../src/metrics/run.ts";
 
 /**
  * A sealed chunk as kept between reads: a codec block (format 1, compressed, decoded on each

@@ -1,6 +1,6 @@
 import { decode, encode } from "../../../src/cbor/cbor.ts";
 import type { Tags } from "../../../src/metrics/model.ts";
-import type { Run } from "./run.ts";
+import type { Run } from "../../../src/metrics/run.ts";
 
 /**
  * Chunk format 0, of databases before metrics.db schema version 3: column blobs, numeric

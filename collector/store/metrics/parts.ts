@@ -1,24 +1,9 @@
 import { decodePointsInto } from "../../../src/codec/index.ts";
 import type { ReadBuffers } from "../../../src/promql/values.ts";
-import { mergeRuns, sliceRun } from "./run.ts";
+import type { SeriesParts } from "../../../src/metrics/reader.ts";
+import { mergeRuns, sliceRun } from "../../../src/metrics/run.ts";
 
-/**
- * A numeric series' stored points in [start, end) as the store keeps them (compressed blocks
- * are not decoded), to be decoded elsewhere — in a worker thread evaluating part of a PromQL
- * query. Plain data: it survives postMessage.
- */
-export interface SeriesParts {
-  /** ms, inclusive */
-  start: number;
-  /** ms, exclusive */
-  end: number;
-  /**
-   * In write order (sealed chunks, then the head's points): codec blocks of n points, or
-   * columns. `own`: the columns are this read's copy, ts then nums filling one buffer of their
-   * own, which the reader may take (promql-wire.ts transfers it instead of copying it again).
-   */
-  pieces: ({ block: Uint8Array; n: number } | { ts: Float64Array; nums: Float64Array; own?: boolean })[];
-}
+export type { SeriesParts };
 
 /**
  * The points of `p`, ascending, as the store's own read returns them (the latest write of a

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { procFiles } from "../../../agent/sources/host/proc-files.ts";
+import { procFiles } from "../../../agent/inputs/host/proc-files.ts";
 
 export const FIXTURES = join(import.meta.dirname, "../../fixtures/procfs");
 /** /proc captured on the development VM (Debian 12, 2 vCPUs), twice, 3 s apart. */

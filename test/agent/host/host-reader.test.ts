@@ -1,11 +1,11 @@
 import { cpus, totalmem, uptime } from "node:os";
 import { statfsSync } from "node:fs";
 import { describe, expect, test } from "vitest";
-import { createHostReader, type HostReaderOptions, type HostSample } from "../../../agent/sources/host/host-reader.ts";
-import { DEFAULT_EXCLUDED_FS_TYPES, DEFAULT_HOST_EXCLUDES, systemStatfs } from "../../../agent/sources/host/options.ts";
-import { procFiles, type ProcFiles } from "../../../agent/sources/host/proc-files.ts";
-import type { StatFsResult } from "../../../agent/sources/host/read-filesystems.ts";
-import { seriesSelection } from "../../../agent/sources/host/selection.ts";
+import { createHostReader, type HostReaderOptions, type HostSample } from "../../../agent/inputs/host/host-reader.ts";
+import { DEFAULT_EXCLUDED_FS_TYPES, DEFAULT_HOST_EXCLUDES, systemStatfs } from "../../../agent/inputs/host/options.ts";
+import { procFiles, type ProcFiles } from "../../../agent/inputs/host/proc-files.ts";
+import type { StatFsResult } from "../../../agent/inputs/host/read-filesystems.ts";
+import { seriesSelection } from "../../../agent/inputs/host/selection.ts";
 import { fieldsOf, fixture, VM_T0, VM_T1 } from "./fixtures.ts";
 
 /** /sys as captured: only the names under /sys/block matter. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { nextStamp, startHostSource } from "../../../agent/sources/host/host-source.ts";
-import { percent } from "../../../agent/sources/host/series.ts";
+import { nextStamp, startHostSource } from "../../../agent/inputs/host/host-source.ts";
+import { percent } from "../../../agent/inputs/host/series.ts";
 import { createLogger } from "../../../src/log/logger.ts";
 
 describe("host sampling schedule", () => {

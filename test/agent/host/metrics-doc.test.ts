@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect, test } from "vitest";
-import { HOST_METRIC_LIST } from "../../../agent/sources/host/catalog.ts";
+import { HOST_METRIC_LIST } from "../../../agent/inputs/host/catalog.ts";
 
 test("docs/metrics.md lists every host metric with its type, unit and tags", () => {
   const doc = readFileSync(join(import.meta.dirname, "../../../docs/metrics.md"), "utf8");

@@ -1,13 +1,13 @@
 import { describe, expect, test } from "vitest";
-import { parseCpuinfo } from "../../../agent/sources/host/parse/cpuinfo.ts";
-import { parseDiskstats } from "../../../agent/sources/host/parse/diskstats.ts";
-import { parseLoadavg } from "../../../agent/sources/host/parse/loadavg.ts";
-import { parseMeminfo } from "../../../agent/sources/host/parse/meminfo.ts";
-import { parseMounts } from "../../../agent/sources/host/parse/mounts.ts";
-import { parseNetDev } from "../../../agent/sources/host/parse/net-dev.ts";
-import { parseProcStat } from "../../../agent/sources/host/parse/proc-stat.ts";
-import { parseUptime } from "../../../agent/sources/host/parse/uptime.ts";
-import { parseVmstat } from "../../../agent/sources/host/parse/vmstat.ts";
+import { parseCpuinfo } from "../../../agent/inputs/host/parse/cpuinfo.ts";
+import { parseDiskstats } from "../../../agent/inputs/host/parse/diskstats.ts";
+import { parseLoadavg } from "../../../agent/inputs/host/parse/loadavg.ts";
+import { parseMeminfo } from "../../../agent/inputs/host/parse/meminfo.ts";
+import { parseMounts } from "../../../agent/inputs/host/parse/mounts.ts";
+import { parseNetDev } from "../../../agent/inputs/host/parse/net-dev.ts";
+import { parseProcStat } from "../../../agent/inputs/host/parse/proc-stat.ts";
+import { parseUptime } from "../../../agent/inputs/host/parse/uptime.ts";
+import { parseVmstat } from "../../../agent/inputs/host/parse/vmstat.ts";
 import { fixture } from "./fixtures.ts";
 
 const vm = (file: string) => fixture("debian12-vm-t0", file);

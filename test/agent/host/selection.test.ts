@@ -1,6 +1,6 @@
 import { describe, expect, test } from "vitest";
-import { instanceToken } from "../../../agent/sources/host/series.ts";
-import { seriesSelection } from "../../../agent/sources/host/selection.ts";
+import { instanceToken } from "../../../agent/inputs/host/series.ts";
+import { seriesSelection } from "../../../agent/inputs/host/selection.ts";
 
 describe("series selection", () => {
   test("globs match whole keys; excludes win over includes", () => {

@@ -2,7 +2,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect, test } from "vitest";
-import { HOST_METRIC_LIST } from "../../../agent/sources/host/catalog.ts";
+import { HOST_METRIC_LIST } from "../../../agent/inputs/host/catalog.ts";
 import { parsePromQL } from "../../../src/promql/parse.ts";
 import type { Expr } from "../../../src/promql/ast.ts";
 

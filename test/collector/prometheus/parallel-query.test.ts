@@ -7,7 +7,7 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { PromqlOffload } from "../../../collector/metrics/promql-offload.ts";
-import { StoreSeriesSource, type StoreSeriesRef } from "../../../collector/metrics/prometheus-source.ts";
+import { StoreSeriesSource, type StoreSeriesRef } from "../../../src/prometheus/store-source.ts";
 import { parsePromQL } from "../../../src/promql/parse.ts";
 import { rangeQuery } from "../../../src/promql/query.ts";
 import type { SeriesSource } from "../../../src/promql/values.ts";

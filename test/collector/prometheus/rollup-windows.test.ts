@@ -7,8 +7,8 @@
  */
 import fc from "fast-check";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { StoreSeriesSource } from "../../../collector/metrics/prometheus-source.ts";
-import { Resolutions } from "../../../collector/metrics/rollup-stats.ts";
+import { StoreSeriesSource } from "../../../src/prometheus/store-source.ts";
+import { Resolutions } from "../../../src/metrics/rollup/tier-stats.ts";
 import { DAY_MS } from "../../../src/metrics/model.ts";
 import { SKETCH_RELATIVE_ACCURACY } from "../../../src/metrics/quantile-sketch.ts";
 import { DEFAULT_ROLLUP_TIERS, parseRollupTiers } from "../../../src/metrics/rollup/tiers.ts";

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
-import { StoreSeriesSource } from "../../../collector/metrics/prometheus-source.ts";
+import { StoreSeriesSource } from "../../../src/prometheus/store-source.ts";
 import { openSqliteMetricsStore, type SqliteMetricsStore } from "../../../collector/store/metrics/sqlite/store.ts";
 import { parsePromQL } from "../../../src/promql/parse.ts";
 import { type QueryResult, rangeQuery } from "../../../src/promql/query.ts";

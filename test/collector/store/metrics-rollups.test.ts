@@ -9,8 +9,8 @@
  */
 import fc from "fast-check";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { readAvailabilityStats, readMultiStats, readNumericStats } from "../../../collector/metrics/queries.ts";
-import { Resolutions } from "../../../collector/metrics/rollup-stats.ts";
+import { readAvailabilityStats, readMultiStats, readNumericStats } from "../../../src/metrics/queries.ts";
+import { Resolutions } from "../../../src/metrics/rollup/tier-stats.ts";
 import type { MetricsStore } from "../../../collector/store/metrics/types.ts";
 import { availabilityBucketStats } from "../../../src/metrics/availability-stats.ts";
 import type { NumericBucketPoint } from "../../../src/metrics/bucket-points.ts";

@@ -25,12 +25,48 @@ function pageOf(route: Route): PageId {
   return PAGES.some((x) => x.id === p) ? (p as PageId) : "fleet";
 }
 
-/** The tenant to show: the link's `?tenant=` when the session may use it, else the first one held. */
-function chooseTenant(s: SessionInfo): { tenant?: string; refused?: string } {
-  const wanted = tenantInUrl();
+/**
+ * The tenant to show: the link's `?tenant=` when the session may use it, else the first one held
+ * that is not the collector's own metrics (a newcomer's first screen is their data, or how to
+ * send some).
+ */
+export function chooseTenant(s: SessionInfo, wanted = tenantInUrl()): { tenant?: string; refused?: string } {
   const held = s.tenants ?? [];
   if (wanted && (held.includes(wanted) || s.admin)) return { tenant: wanted };
-  return { tenant: held[0], refused: wanted };
+  return { tenant: held.find((t) => t !== s.selfTenant), refused: wanted };
+}
+
+/** The first screen of a collector that holds no data yet: the exact command that sends some. */
+function NoDataYet({ session, pick }: { session: SessionInfo; pick: (t: string) => void }) {
+  const own = session.selfTenant && session.tenants?.includes(session.selfTenant) ? session.selfTenant : undefined;
+  return (
+    <div class="card card-body" data-testid="no-data-yet">
+      <h2>No tenant holds any data yet</h2>
+      {session.agentCommand ? (
+        <>
+          <p>Start an agent: it sends its host's metrics at once, under the tenant you name (any name will do).</p>
+          <pre class="command">
+            <code>{`${session.agentCommand} --tenant acme`}</code>
+          </pre>
+        </>
+      ) : (
+        <p>Start an agent with --broker pointing at this collector's MQTT broker and a --tenant of your choice, or write a metric with the HTTP interface.</p>
+      )}
+      <p class="muted small">
+        A metric written over HTTP (POST /svc/metrics/gauges/raw with a Svc-Tenant header) makes its tenant appear here too.
+        {own ? (
+          <>
+            {" "}
+            The collector's own metrics are under{" "}
+            <button type="button" class="btn btn-ghost" onClick={() => pick(own)}>
+              {own}
+            </button>
+            .
+          </>
+        ) : null}
+      </p>
+    </div>
+  );
 }
 
 function Shell({ api, session, onLogout }: { api: Api; session: SessionInfo; onLogout: () => void }) {
@@ -40,7 +76,9 @@ function Shell({ api, session, onLogout }: { api: Api; session: SessionInfo; onL
   const [theme, setTheme] = useState<Theme>(storedTheme());
   const page = pageOf(route);
   const tenants = useMemo(() => {
-    const list = [...(session.tenants ?? [])];
+    // The collector's own metrics last: they are there to be found, not to be opened first.
+    const list = (session.tenants ?? []).filter((t) => t !== session.selfTenant);
+    if (session.selfTenant && session.tenants?.includes(session.selfTenant)) list.push(session.selfTenant);
     if (tenant && !list.includes(tenant)) list.unshift(tenant);
     return list;
   }, [session, tenant]);
@@ -51,7 +89,7 @@ function Shell({ api, session, onLogout }: { api: Api; session: SessionInfo; onL
     document.title = `${PAGES.find((p) => p.id === page)!.label}${tenant ? ` · ${tenant}` : ""} · Outpost`;
   }, [tenant, page]);
 
-  const ctx = useMemo(() => ({ api, tenant: tenant ?? "", user: session.user }), [api, tenant, session.user]);
+  const ctx = useMemo(() => ({ api, tenant: tenant ?? "", user: session.user, agentCommand: session.agentCommand }), [api, tenant, session.user, session.agentCommand]);
   return (
     <Console.Provider value={ctx}>
       <button type="button" class="skip-link btn" onClick={() => document.getElementById("content")?.focus()}>
@@ -73,7 +111,8 @@ function Shell({ api, session, onLogout }: { api: Api; session: SessionInfo; onL
           <label class="sr-only" for="tenant">
             Tenant
           </label>
-          <select id="tenant" class="select" value={tenant} onChange={(e) => setTenant(e.currentTarget.value)} title="Tenant">
+          <select id="tenant" class="select" value={tenant ?? ""} onChange={(e) => setTenant(e.currentTarget.value || undefined)} title="Tenant">
+            {tenant ? null : <option value="">No tenant</option>}
             {tenants.map((t) => (
               <option key={t} value={t}>
                 {t}
@@ -108,9 +147,11 @@ function Shell({ api, session, onLogout }: { api: Api; session: SessionInfo; onL
           <div class="banner error">This login does not hold tenant “{initial.refused}”; showing {tenant ?? "nothing"} instead.</div>
         ) : null}
         {!tenant ? (
-          <div class="card empty">
-            {session.admin ? "No tenant holds any data yet. Start an agent, or write a metric, and its tenant appears here." : "This login holds no tenant."}
-          </div>
+          session.admin ? (
+            <NoDataYet session={session} pick={setTenant} />
+          ) : (
+            <div class="card empty">This login holds no tenant.</div>
+          )
         ) : page === "fleet" ? (
           <FleetPage key={tenant} route={route} />
         ) : page === "metrics" ? (

@@ -7,6 +7,8 @@ export interface ConsoleContext {
   api: Api;
   tenant: string;
   user?: string;
+  /** How to start an agent against this collector (append --tenant T), when its broker listens. */
+  agentCommand?: string;
 }
 
 export const Console = createContext<ConsoleContext | undefined>(undefined);

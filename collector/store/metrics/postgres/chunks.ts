@@ -1,7 +1,7 @@
 import type { SQL } from "bun";
 import { numbered } from "../../../../src/postgres/connect.ts";
 import { chunkPieces } from "../pieces.ts";
-import type { Run } from "../run.ts";
+import type { Run } from "../../../../src/metrics/run.ts";
 import { encodeChunkBlock } from "../sqlite/chunks.ts";
 
 /**

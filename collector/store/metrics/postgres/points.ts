@@ -1,7 +1,7 @@
 import { type DecodedBlock, decodePoints, encodePoints, MAX_POINTS, PointCodecError } from "../../../../src/codec/index.ts";
 import { AVAILABILITY_CODE, type Availability, DAY_MS, type MetricType, type MetricWrite, type Tags } from "../../../../src/metrics/model.ts";
 import { CorruptDataError } from "../../../../src/sqlite/corrupt-data.ts";
-import { emptyRun, mergeRuns, type Run, sliceRun } from "../run.ts";
+import { emptyRun, mergeRuns, type Run, sliceRun } from "../../../../src/metrics/run.ts";
 import { type PgContext, numArray, textArray } from "./context.ts";
 import { insertTenantRow } from "./definitions.ts";
 import { seriesPartition } from "./partition-step.ts";

@@ -5,8 +5,8 @@ import { decodeRows, encodeRows } from "../../../../src/metrics/rollup/block.ts"
 import { type RawSpan, SeriesRoll } from "../../../../src/metrics/rollup/roll.ts";
 import type { RollupKind, Rows } from "../../../../src/metrics/rollup/rows.ts";
 import { type RollupTier, tiersText } from "../../../../src/metrics/rollup/tiers.ts";
-import { mergeRuns, type Run, sliceRun } from "../run.ts";
-import { type BlockRequest, type RollupReads, type RollupSeriesInfo, type RollupStats, rollupKind } from "../rollup-types.ts";
+import { mergeRuns, type Run, sliceRun } from "../../../../src/metrics/run.ts";
+import { type BlockRequest, type RollupReads, type RollupSeriesInfo, type RollupStats, rollupKind } from "../../../../src/metrics/rollup/reads.ts";
 import { numArray, type PgContext, textArray } from "./context.ts";
 
 /** Key of the advisory locks on series being rolled up (the second key is the sid). */

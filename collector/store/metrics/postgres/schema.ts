@@ -1,7 +1,7 @@
 import type { SQL } from "bun";
 import type { MetricType, Tags } from "../../../../src/metrics/model.ts";
 import { type PgSchema, pgBaseline } from "../../../../src/postgres/migrations.ts";
-import type { Run } from "../run.ts";
+import type { Run } from "../../../../src/metrics/run.ts";
 import { insertChunks } from "./chunks.ts";
 import { partitionStep } from "./partition-step.ts";
 

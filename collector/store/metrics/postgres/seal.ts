@@ -1,6 +1,6 @@
 import { CorruptDataError } from "../../../../src/sqlite/corrupt-data.ts";
 import type { MetricType } from "../../../../src/metrics/model.ts";
-import { mergeRuns } from "../run.ts";
+import { mergeRuns } from "../../../../src/metrics/run.ts";
 import { insertChunks } from "./chunks.ts";
 import { numArray, type PgContext } from "./context.ts";
 import { METRIC_PARTITIONS } from "./partition-step.ts";

@@ -1,7 +1,7 @@
 import type { MetricDefinition, MetricType, MetricWrite, Tags, Tenant } from "../../../../src/metrics/model.ts";
 import { columnsToWrites, type WriteColumns } from "../../../../src/metrics/write-columns.ts";
 import { postgresProbe } from "../../../../src/postgres/probe.ts";
-import { runColumns } from "../columns.ts";
+import { runColumns } from "../../../../src/metrics/run-columns.ts";
 import type { CreateResult, MetricFilter, MetricsStore, NumericSeries, PointColumns, RawQuery, SeriesEntry } from "../types.ts";
 import { PgContext, type PostgresMetricsStoreOptions } from "./context.ts";
 import * as defs from "./definitions.ts";

@@ -4,7 +4,7 @@ import type { ReadBuffers } from "../../../../src/promql/values.ts";
 import { CorruptDataError } from "../../../../src/sqlite/corrupt-data.ts";
 import type { CachedChunk } from "../chunk-cache.ts";
 import { decodeChunk } from "../chunk-codec.ts";
-import type { Run } from "../run.ts";
+import type { Run } from "../../../../src/metrics/run.ts";
 import { isNumeric, type SeriesMeta, type StoreState } from "./state.ts";
 
 /**

@@ -1,5 +1,5 @@
 import { chunkPieces } from "../pieces.ts";
-import type { Run } from "../run.ts";
+import type { Run } from "../../../../src/metrics/run.ts";
 import { encodeChunkBlock } from "./chunks.ts";
 import { isNumeric, type SeriesMeta, type StoreState } from "./state.ts";
 
@@ -81,7 +81,8 @@ function flush(s: StoreState, due: SeriesMeta[]): void {
 
 /** Drops log batches whose points are all in chunks, counting the heads of `flushing` as written. */
 function truncateLog(s: StoreState, flushing: Set<SeriesMeta>): void {
-  let minSeq = Number.POSITIVE_INFINITY;
+  // Batches committed but not yet applied (awaiting the log's sync) are in no head yet: kept.
+  let minSeq = s.unapplied[0] ?? Number.POSITIVE_INFINITY;
   for (const m of s.dirty) {
     if (!flushing.has(m) && m.head && m.head.length > 0 && m.headFirstSeq < minSeq) minSeq = m.headFirstSeq;
   }

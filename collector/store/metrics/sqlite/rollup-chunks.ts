@@ -2,7 +2,7 @@ import { decodePoints, PointCodecError } from "../../../../src/codec/index.ts";
 import { DAY_MS } from "../../../../src/metrics/model.ts";
 import type { RawSpan } from "../../../../src/metrics/rollup/roll.ts";
 import { decodeChunk } from "../chunk-codec.ts";
-import { mergeRuns, type Run, sliceRun } from "../run.ts";
+import { mergeRuns, type Run, sliceRun } from "../../../../src/metrics/run.ts";
 import type { SeriesMeta, StoreState } from "./state.ts";
 
 /**

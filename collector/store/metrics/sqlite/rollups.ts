@@ -4,7 +4,7 @@ import { decodeRows, encodeRows } from "../../../../src/metrics/rollup/block.ts"
 import { type BlockChange, deriveBlocks, SeriesRoll } from "../../../../src/metrics/rollup/roll.ts";
 import type { Rows } from "../../../../src/metrics/rollup/rows.ts";
 import { type RollupTier, tiersText } from "../../../../src/metrics/rollup/tiers.ts";
-import { type BlockRequest, type RollupReads, type RollupSeriesInfo, type RollupStats, rollupKind } from "../rollup-types.ts";
+import { type BlockRequest, type RollupReads, type RollupSeriesInfo, type RollupStats, rollupKind } from "../../../../src/metrics/rollup/reads.ts";
 import { RollupBlockCache } from "../rollup-cache.ts";
 import { chunkPoints, rawSpan } from "./rollup-chunks.ts";
 import type { SeriesMeta, StoreState } from "./state.ts";

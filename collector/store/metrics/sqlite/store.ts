@@ -11,7 +11,7 @@ import { enforceRetention, maintain } from "./retention.ts";
 import { type SqliteMetricsStoreOptions, StoreState } from "./state.ts";
 import { replayLog, write, writeColumns } from "./writes.ts";
 import { SqliteRollups } from "./rollups.ts";
-import type { RollupReads } from "../rollup-types.ts";
+import type { RollupReads } from "../../../../src/metrics/rollup/reads.ts";
 
 export type { SqliteMetricsStoreOptions } from "./state.ts";
 
@@ -83,7 +83,7 @@ export class SqliteMetricsStore implements MetricsStore {
   }
 
   async createTenant(t: Tenant, overwrite: boolean): Promise<CreateResult> {
-    return defs.createTenant(this.s, t, overwrite);
+    return this.durable(defs.createTenant(this.s, t, overwrite));
   }
 
   async listTenants(): Promise<Tenant[]> {
@@ -95,11 +95,11 @@ export class SqliteMetricsStore implements MetricsStore {
   }
 
   async deleteTenant(id: string): Promise<void> {
-    defs.deleteTenant(this.s, id);
+    return this.durable(defs.deleteTenant(this.s, id));
   }
 
   async createMetric(def: MetricDefinition, overwrite: boolean): Promise<CreateResult> {
-    return defs.createMetric(this.s, def, overwrite);
+    return this.durable(defs.createMetric(this.s, def, overwrite));
   }
 
   async getMetric(tenant: string, type: MetricType, id: string): Promise<MetricDefinition | undefined> {
@@ -116,20 +116,39 @@ export class SqliteMetricsStore implements MetricsStore {
   }
 
   async updateTags(tenant: string, type: MetricType, id: string, tags: Tags): Promise<void> {
-    defs.updateTags(this.s, tenant, type, id, tags);
+    return this.durable(defs.updateTags(this.s, tenant, type, id, tags));
   }
 
+  /**
+   * Not waited on to be on disk: the points written next (remote write, Influx) are, and their
+   * sync covers these tags too (the log is written in order); tags lost with unacknowledged
+   * points are set again when those are resent.
+   */
   async ensureTags(tenant: string, items: { type: MetricType; id: string; tags: Tags }[]): Promise<void> {
     defs.ensureTags(this.s, tenant, items);
   }
 
+  definitionsVersion(): number {
+    return this.s.definitionsVersion;
+  }
+
+  seriesVersion(): number {
+    return this.s.seriesVersion;
+  }
+
   async deleteTags(tenant: string, type: MetricType, id: string, names: string[]): Promise<boolean> {
-    return defs.deleteTags(this.s, tenant, type, id, names);
+    return this.durable(defs.deleteTags(this.s, tenant, type, id, names));
   }
 
   /** Removes a metric and all its points (post-0.16 DELETE /{type}/{id}). */
   async deleteMetric(tenant: string, type: MetricType, id: string): Promise<boolean> {
-    return defs.deleteMetric(this.s, tenant, type, id);
+    return this.durable(defs.deleteMetric(this.s, tenant, type, id));
+  }
+
+  /** `v` once what was committed before is on disk (synchronous FULL; wal-sync.ts). */
+  private async durable<T>(v: T): Promise<T> {
+    await this.s.walSync?.afterCommit();
+    return v;
   }
 
   write(tenant: string, writes: MetricWrite[]): Promise<void> {
@@ -189,6 +208,8 @@ export class SqliteMetricsStore implements MetricsStore {
   async close(): Promise<void> {
     const s = this.s;
     if (this.timer) clearInterval(this.timer);
+    // Groups awaiting the log's sync are applied first, so that the final flush seals them.
+    await s.walSync?.drain();
     if (s.isReady) {
       try {
         flushDue(s, true);
@@ -203,6 +224,7 @@ export class SqliteMetricsStore implements MetricsStore {
     }
     s.isReady = false;
     s.opts.health?.unregister("metrics");
+    s.walSync?.close();
     s.db.close();
   }
 
@@ -211,6 +233,12 @@ export class SqliteMetricsStore implements MetricsStore {
     const c = this.s.cache.size;
     const h = this.s.hot.size;
     return { chunkCacheBytes: c.bytes + h.bytes, chunkCacheChunks: c.entries + h.entries, headPoints: this.s.headPoints };
+  }
+
+  /** The heads' array pool (head-arrays.ts): arrays reused, arrays made new, bytes held for reuse. */
+  headArrays(): { reused: number; made: number; pooledBytes: number } {
+    const p = this.s.headArrays;
+    return { reused: p.reused, made: p.made, pooledBytes: p.bytes };
   }
 
   /** Counts for self-metrics and tests. */

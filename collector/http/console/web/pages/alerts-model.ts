@@ -130,7 +130,7 @@ export function triggerHistory(alerts: readonly Alert[], events: readonly AlertE
   return out.sort((x, y) => y.at - x.at);
 }
 
-/** What made the alert fire, as the engine wrote it ("cpu GT 90: 97.5"). */
+/** What made the alert fire, as the engine wrote it ("Threshold: cpu[97.50] GT 90.00"). */
 export function evalText(a: Alert): string | undefined {
   const items = (a.evalSets ?? []).flat();
   const texts = items.map((e) => e.displayString).filter((s): s is string => !!s);

@@ -82,7 +82,7 @@ const FeedRow = memo(function FeedRow({ f, now, index }: { f: FeedSummary; now: 
 
 /** The fleet: every feed of the tenant with its presence, data and buffer, read again every few seconds. */
 export function FleetPage({ route }: { route: Route }) {
-  const { api, tenant } = useConsole();
+  const { api, tenant, agentCommand } = useConsole();
   const [feeds, setFeeds] = useState<FeedSummary[]>();
   const [updated, setUpdated] = useState<number>();
   const text = route.query.get("q") ?? "";
@@ -223,7 +223,17 @@ export function FleetPage({ route }: { route: Route }) {
           </tbody>
         </table>
         {feeds !== undefined && shown.length === 0 ? (
-          <div class="empty">{feeds.length === 0 ? `No feed has reported to this tenant yet. Start an agent with --tenant ${tenant}.` : "No feed matches the filter."}</div>
+          <div class="empty">
+            {feeds.length > 0 ? (
+              "No feed matches the filter."
+            ) : agentCommand ? (
+              <>
+                No feed has reported to this tenant yet. Start an agent: <code class="command">{`${agentCommand} --tenant ${tenant}`}</code>
+              </>
+            ) : (
+              `No feed has reported to this tenant yet. Start an agent with --tenant ${tenant}.`
+            )}
+          </div>
         ) : null}
         {feeds === undefined && !error ? <div class="empty">Loading the fleet…</div> : null}
       </div>

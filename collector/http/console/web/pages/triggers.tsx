@@ -8,6 +8,7 @@ import { ago, count, dateTime, number } from "../format.ts";
 import { errorText, useLoad, useNow } from "../hooks.ts";
 import { href } from "../router.ts";
 import { type Alert, type AlertEvent, triggerHistory, type Trigger } from "./alerts-model.ts";
+import { NewTriggerForm } from "./trigger-form.tsx";
 import { alignSeries, type MetricKind, readAvailability, readNumeric } from "./metrics-model.ts";
 
 const isGroup = (t: Trigger) => t.type === "GROUP" || t.type === "DATA_DRIVEN_GROUP";
@@ -47,6 +48,8 @@ export function TriggersList() {
   const { api, tenant } = useConsole();
   const [text, setText] = useState("");
   const [changed, setChanged] = useState<Map<string, Trigger>>(new Map());
+  const [creating, setCreating] = useState(false);
+  const [created, setCreated] = useState(0);
   const { data, error, loading } = useLoad(
     async (signal) => {
       const [triggers, open] = await Promise.all([
@@ -57,7 +60,7 @@ export function TriggersList() {
       for (const a of open) if (a.trigger) openBy.set(a.trigger.id, (openBy.get(a.trigger.id) ?? 0) + 1);
       return { triggers, openBy };
     },
-    [tenant],
+    [tenant, created],
   );
   const shown = useMemo(() => {
     const needle = text.trim().toLowerCase();
@@ -75,7 +78,21 @@ export function TriggersList() {
         <input id="trigger-filter" class="input" type="search" placeholder="Filter by id, name or description" value={text} onInput={(e) => setText(e.currentTarget.value)} style={{ width: "300px" }} />
         <span class="grow" />
         <span class="muted small">{data ? `${count(shown.length)} of ${count(data.triggers.length)} triggers` : ""}</span>
+        {creating ? null : (
+          <button type="button" class="btn btn-primary" onClick={() => setCreating(true)}>
+            New trigger
+          </button>
+        )}
       </div>
+      {creating ? (
+        <NewTriggerForm
+          onCancel={() => setCreating(false)}
+          onCreated={() => {
+            setCreating(false);
+            setCreated((n) => n + 1);
+          }}
+        />
+      ) : null}
       {error ? <div class="banner error">Could not read the triggers: {error}</div> : null}
       <div class="table-wrap">
         <table class="data" aria-label="Triggers">

@@ -1,0 +1,286 @@
+/**
+ * The scrape of one target, every interval, as Prometheus scrapes it: at a fixed offset within
+ * the interval (spread by a hash of the target, so targets do not all fire at once), samples
+ * stamped with the scrape's time (or their own, with honor_timestamps), the target's labels
+ * joined, metric relabelling, and per target `up`, `scrape_duration_seconds`,
+ * `scrape_samples_scraped`, `scrape_samples_post_metric_relabeling` and `scrape_series_added`.
+ *
+ * Each series text seen is kept with its id and definition (the cache Prometheus keeps too), so
+ * a known series costs a lookup, not a label parse. A series that vanishes from the target, or
+ * all of them when the target goes down or is removed, gets a staleness marker at the scrape
+ * that missed it, as in Prometheus (series with their own timestamps excepted).
+ */
+import type { Logger } from "../../../src/log/logger.ts";
+import { metricIdProblem, tagsProblem } from "../../../src/metrics/limits.ts";
+import type { MetricWrite } from "../../../src/metrics/model.ts";
+import type { ScrapeJobConfig } from "../../../src/agent-config/inputs.ts";
+import { ExpositionError, type FamilyTypes, parseExposition, parseSeries } from "../../../src/prometheus/exposition.ts";
+import { relabel } from "../../../src/prometheus/relabel.ts";
+import { joinTargetLabels } from "../../../src/prometheus/target-labels.ts";
+import type { SeriesDefinition } from "../../../src/protocol/definitions-chunk.ts";
+import { type DefinitionLedger, defineSeries, type InputSink } from "../series-output.ts";
+import type { InputCounters } from "../input-telemetry.ts";
+import { fetchTarget, ScrapeError } from "./fetch-target.ts";
+
+export interface ScrapeTarget {
+  job: ScrapeJobConfig;
+  /** host:port */
+  address: string;
+  /** The target's labels: job, instance, and those of its static list or file. */
+  labels: Record<string, string>;
+  url: string;
+}
+
+export type Health = "unknown" | "up" | "down";
+
+export interface TargetStatus {
+  job: string;
+  instance: string;
+  url: string;
+  health: Health;
+  lastError?: string;
+  /** ms */
+  lastScrape?: number;
+  lastDurationSeconds?: number;
+  samples: number;
+}
+
+export interface LoopDeps {
+  feed: string;
+  ledger: DefinitionLedger;
+  sink: InputSink;
+  counters: InputCounters;
+  /** Lets a warning about this target through at most once a minute. */
+  warn(target: string, message: string, fields: Record<string, unknown>): void;
+  log: Logger;
+  /** The staleness marker, when the collector path can carry it (undefined: none are sent). */
+  staleMarker?: number;
+  now?: () => number;
+}
+
+/**
+ * What is kept per series text, as small as it can be (10,000 series cost about 3 MB): the id,
+ * not the definition, which is rebuilt from the text in the rare case it is needed again.
+ */
+interface Entry {
+  /** Undefined: the series is dropped (relabelling, a label beyond the limits). */
+  id?: string;
+  /** Ledger generation whose buffer holds the definition. */
+  defGen: number;
+  /** Last scrape (generation) that had the series. */
+  seen: number;
+  /** The sample carried its own timestamp (no staleness marker when it vanishes). */
+  explicit: boolean;
+}
+
+const REPORT_SERIES = ["up", "scrape_duration_seconds", "scrape_samples_scraped", "scrape_samples_post_metric_relabeling", "scrape_series_added"] as const;
+
+/** FNV-1a of a string: a stable spread of targets over the interval. */
+function hash(s: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193) >>> 0;
+  return h;
+}
+
+export class ScrapeLoop {
+  readonly status: TargetStatus;
+  private readonly cache = new Map<string, Entry>();
+  private readonly report = new Map<string, [Entry, SeriesDefinition]>();
+  private readonly targetLabels: Record<string, string>;
+  private readonly offset: number;
+  private readonly now: () => number;
+  private gen = 0;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private running: Promise<void> | undefined;
+  private stopped = false;
+  private lastStamp = 0;
+
+  constructor(
+    readonly target: ScrapeTarget,
+    private readonly d: LoopDeps,
+  ) {
+    this.now = d.now ?? Date.now;
+    this.targetLabels = { ...target.labels, feed: d.feed };
+    this.offset = hash(`${d.feed}\u0000${target.job.job}\u0000${target.url}`) % target.job.intervalMs;
+    this.status = { job: target.job.job, instance: target.labels.instance ?? target.address, url: target.url, health: "unknown", samples: 0 };
+  }
+
+  start(): void {
+    this.schedule();
+  }
+
+  /** The next scrape time: a multiple of the interval plus this target's offset. */
+  private nextStamp(now: number): number {
+    const iv = this.target.job.intervalMs;
+    return Math.floor((now - this.offset) / iv) * iv + this.offset + iv;
+  }
+
+  private schedule(): void {
+    if (this.stopped) return;
+    const at = this.nextStamp(Math.max(this.now(), this.lastStamp));
+    this.timer = setTimeout(() => {
+      // A timer may fire a little early: never scrape before the time it stamps.
+      if (this.now() < at) return this.schedule();
+      this.lastStamp = at;
+      this.running = this.scrape(at).finally(() => {
+        this.running = undefined;
+        this.schedule();
+      });
+    }, Math.max(0, at - this.now()));
+  }
+
+  /**
+   * Stops scraping. A target that is gone (removed from the configuration or its file) has
+   * every series ended with a staleness marker, its own `up` and `scrape_*` series included.
+   */
+  async stop(removed: boolean): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await this.running;
+    if (!removed || this.d.staleMarker === undefined || this.gen === 0) return;
+    const stamp = Math.max(this.now(), this.lastStamp + 1);
+    this.gen++;
+    const writes: MetricWrite[] = [];
+    this.markVanished(writes, stamp);
+    for (const [, def] of this.report.values()) writes.push({ type: "gauge", id: def.id, points: [{ timestamp: stamp, value: this.d.staleMarker }] });
+    await this.d.sink(writes).catch((e) => this.d.log.warn("could not buffer the staleness markers of a removed target", { err: (e as Error).message }));
+  }
+
+  /** One scrape, stamped `stamp`; never throws. */
+  async scrape(stamp: number): Promise<void> {
+    const job = this.target.job;
+    const gen = ++this.gen;
+    const started = performance.now();
+    const writes: MetricWrite[] = [];
+    // Entries whose definition goes with this scrape's points (series first seen bring theirs);
+    // and what each touched entry had before.
+    const defined: [Entry, SeriesDefinition][] = [];
+    const fresh = new Map<Entry, SeriesDefinition>();
+    const touched: [Entry, number][] = [];
+    const ledgerGen = this.d.ledger.generation;
+    let scraped = 0;
+    let kept = 0;
+    let added = 0;
+    let invalid = 0;
+    let firstInvalid: { line: number; text: string; reason: string } | undefined;
+    let error: string | undefined;
+    const rejectLine = (line: number, text: string, reason: string) => {
+      invalid++;
+      firstInvalid ??= { line, text, reason };
+    };
+    try {
+      const fetched = await fetchTarget({ url: this.target.url, timeoutMs: job.timeoutMs, bodySizeLimit: job.bodySizeLimit, basicAuth: job.basicAuth, bearerTokenFile: job.bearerTokenFile, caFile: job.caFile, serverName: job.serverName });
+      this.d.counters.bytes.inc(fetched.bytes);
+      const types: FamilyTypes = new Map();
+      const sample = (series: string, value: number, ts: number | undefined) => {
+        scraped++;
+        let e = this.cache.get(series);
+        if (e === undefined) {
+          let def: SeriesDefinition | undefined;
+          try {
+            def = this.define(series, types);
+          } catch (err) {
+            if (!(err instanceof ExpositionError)) throw err;
+            return rejectLine(0, series, err.message);
+          }
+          this.cache.set(series, (e = { id: def?.id, defGen: 0, seen: -1, explicit: false }));
+          if (def) {
+            added++;
+            fresh.set(e, def);
+          }
+        }
+        // The same series twice in one body: the first counts, as in Prometheus.
+        if (e.seen === gen) return;
+        touched.push([e, e.seen]);
+        e.seen = gen;
+        if (e.id === undefined) return;
+        e.explicit = ts !== undefined && job.honorTimestamps;
+        kept++;
+        // NaN and ±Inf are not stored (a NaN inside Outpost is the staleness marker).
+        if (value - value !== 0) {
+          this.d.counters.dropped.inc();
+          return;
+        }
+        writes.push({ type: "gauge", id: e.id, points: [{ timestamp: e.explicit ? ts! : stamp, value }] });
+        if (e.defGen !== ledgerGen) defined.push([e, fresh.get(e) ?? this.define(series, types)!]);
+      };
+      parseExposition(fetched.body, fetched.format, { sample, invalid: rejectLine }, types);
+      if (job.sampleLimit > 0 && kept > job.sampleLimit) throw new ScrapeError(`sample limit exceeded: ${kept} samples, at most ${job.sampleLimit}`);
+    } catch (e) {
+      if (!(e instanceof ScrapeError)) throw e;
+      // A failed scrape counts as an empty one: every series ends.
+      error = e.message;
+      for (const [entry, seen] of touched) entry.seen = seen;
+      writes.length = 0;
+      defined.length = 0;
+      kept = 0;
+      added = 0;
+    }
+    const duration = (performance.now() - started) / 1000;
+    this.markVanished(writes, stamp);
+    this.prune(gen);
+    const values = [error ? 0 : 1, duration, scraped, kept, added];
+    REPORT_SERIES.forEach((name, i) => {
+      const [e, def] = this.reportEntry(name);
+      writes.push({ type: "gauge", id: def.id, points: [{ timestamp: stamp, value: values[i]! }] });
+      if (e.defGen !== ledgerGen) defined.push([e, def]);
+    });
+    this.d.counters.samples.inc(kept);
+    if (invalid > 0) {
+      this.d.counters.errors.inc(invalid);
+      const f = firstInvalid!;
+      this.d.warn(this.target.url, "skipped lines of a scrape that do not parse", { job: job.job, target: this.target.url, lines: invalid, first: f.line || undefined, text: f.text.slice(0, 120), reason: f.reason });
+    }
+    if (error) {
+      this.d.counters.errors.inc();
+      this.d.warn(this.target.url, "scrape failed", { job: job.job, target: this.target.url, err: error });
+    }
+    Object.assign(this.status, { health: error ? "down" : "up", lastError: error, lastScrape: stamp, lastDurationSeconds: duration, samples: kept });
+    try {
+      await this.d.sink(
+        writes,
+        defined.map(([, d]) => d),
+      );
+      for (const [e] of defined) e.defGen = ledgerGen;
+    } catch (e) {
+      this.d.counters.dropped.inc(writes.length);
+      this.d.warn(this.target.url, "could not buffer a scrape's samples", { job: job.job, target: this.target.url, samples: writes.length, err: (e as Error).message });
+    }
+  }
+
+  /** The definition of a series text (labels joined and relabelled); undefined when it is dropped. */
+  private define(series: string, types: FamilyTypes): SeriesDefinition | undefined {
+    const job = this.target.job;
+    const p = parseSeries(series, types);
+    const joined = joinTargetLabels(p.name, p.labels, this.targetLabels, job.honorLabels);
+    const labels = relabel(joined, job.relabel);
+    if (!labels?.__name__) return undefined;
+    const def = defineSeries(labels);
+    const problem = metricIdProblem(def.id) ?? tagsProblem(def.tags, "metric");
+    if (problem) throw new ExpositionError(problem);
+    return def;
+  }
+
+  private reportEntry(name: string): [Entry, SeriesDefinition] {
+    let r = this.report.get(name);
+    if (!r) {
+      const def = defineSeries(joinTargetLabels(name, [], this.targetLabels, false));
+      this.report.set(name, (r = [{ id: def.id, defGen: 0, seen: 0, explicit: false }, def]));
+    }
+    return r;
+  }
+
+  /** Markers for the series the previous scrape had and this one has not. */
+  private markVanished(writes: MetricWrite[], stamp: number): void {
+    const marker = this.d.staleMarker;
+    if (marker === undefined) return;
+    for (const e of this.cache.values()) {
+      if (e.id !== undefined && e.seen === this.gen - 1 && !e.explicit) writes.push({ type: "gauge", id: e.id, points: [{ timestamp: stamp, value: marker }] });
+    }
+  }
+
+  /** Forgets series absent for two scrapes (their marker is written), so the cache follows the target. */
+  private prune(gen: number): void {
+    for (const [k, e] of this.cache) if (e.seen < gen - 1) this.cache.delete(k);
+  }
+}
