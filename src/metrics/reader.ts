@@ -7,6 +7,7 @@
  */
 import type { MetricDefinition, MetricType, Tags } from "./model.ts";
 import type { ReadBuffers } from "../promql/values.ts";
+import type { RollupReads } from "./rollup/reads.ts";
 
 /** Points of one series in column form, sorted by the requested order. */
 export interface PointColumns {
@@ -110,4 +111,6 @@ export interface MetricsReader {
    * the order given is cheapest. Optional: without it, each series is read on its own.
    */
   seriesReader?(tenant: string, series: readonly { type: MetricType; id: string }[], start: number, end: number): SeriesReader;
+  /** The rollup tiers, when the store keeps them (docs/storage.md, "Rollup tiers"). */
+  readonly rollups?: RollupReads;
 }

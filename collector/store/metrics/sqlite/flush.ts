@@ -70,6 +70,7 @@ function flush(s: StoreState, due: SeriesMeta[]): void {
     truncateLog(s, new Set(due));
   })();
   for (let k = 0; k < added.length; k += 5) s.lists.added(added[k]!, added[k + 1]!, added[k + 2]!, added[k + 3]!, added[k + 4]!);
+  s.rollups?.sealed(added);
   for (const m of due) {
     m.flushedSeq = m.head!.lastSeq;
     s.headPoints -= m.head!.length;

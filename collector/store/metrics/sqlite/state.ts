@@ -9,6 +9,8 @@ import { ChunkCache } from "../chunk-cache.ts";
 import type { WriteColumns } from "../../../../src/metrics/write-columns.ts";
 import { ChunkLists } from "./chunk-lists.ts";
 import type { SeriesHead } from "../head.ts";
+import type { RollupTier } from "../../../../src/metrics/rollup/tiers.ts";
+import type { SqliteRollups } from "./rollups.ts";
 import { HeadArrays } from "../head-arrays.ts";
 import { LogScratch } from "../log-body.ts";
 import { METRICS_DB } from "./schema.ts";
@@ -39,6 +41,10 @@ export interface SqliteMetricsStoreOptions {
   maintenanceIntervalMs?: number;
   /** Told of failed writes (full disk...), and probes this database until it takes writes again. */
   health?: StorageHealth;
+  /** Rollup tiers (src/metrics/rollup/tiers.ts); absent: none computed and none read, [] deletes those stored. */
+  rollupTiers?: readonly RollupTier[];
+  /** Points of one series one roller transaction takes at most (a million; fewer in tests that interrupt it). */
+  rollupBatchPoints?: number;
   /** Syncs the log file after commits with synchronous FULL (default fs.fsync; tests hold it back). */
   syncLog?: (fd: number, done: (e: Error | null) => void) => void;
   now?: () => number;
@@ -84,10 +90,12 @@ export const kindKey = (tenant: string, type: MetricType) => `${tenant}\u0000${t
 /** Series whose chunk lists one statement looks up (selectChunkLists). */
 export const LIST_BATCH = 32;
 
-type ResolvedOptions = Required<Omit<SqliteMetricsStoreOptions, "log" | "now" | "health" | "released" | "syncLog">> & {
+type ResolvedOptions = Required<Omit<SqliteMetricsStoreOptions, "log" | "now" | "health" | "released" | "syncLog" | "rollupTiers" | "rollupBatchPoints">> & {
   log?: Logger;
   health?: StorageHealth;
   released?: (bytes: number) => void;
+  rollupTiers?: readonly RollupTier[];
+  rollupBatchPoints?: number;
 };
 
 function prepare(db: Database) {
@@ -159,6 +167,10 @@ export class StoreState {
   readonly lists: ChunkLists;
   /** Whether chunks written before schema version 2 (no expires_at) may remain. */
   legacyChunks = false;
+  /** The rollup tiers, once the store is open (with the rollupTiers option). */
+  rollups: SqliteRollups | undefined;
+  /** performance.now() of the last read: the roller gives way to queries (rollups.ts). */
+  lastReadAt = Number.NEGATIVE_INFINITY;
   readonly now: () => number;
   /** Chunks as stored (blocks), three quarters of --chunk-cache. */
   readonly cache: ChunkCache;

@@ -10,6 +10,8 @@ import { readParts, readRaw, readSeries } from "./reads.ts";
 import { enforceRetention, maintain } from "./retention.ts";
 import { type SqliteMetricsStoreOptions, StoreState } from "./state.ts";
 import { replayLog, write, writeColumns } from "./writes.ts";
+import { SqliteRollups } from "./rollups.ts";
+import type { RollupReads } from "../../../../src/metrics/rollup/reads.ts";
 
 export type { SqliteMetricsStoreOptions } from "./state.ts";
 
@@ -64,6 +66,7 @@ export class SqliteMetricsStore implements MetricsStore {
     }
     s.legacyChunks = s.db.query("SELECT 1 FROM chunks WHERE expires_at IS NULL LIMIT 1").get() !== null;
     const replayed = await replayLog(s, started);
+    if (s.opts.rollupTiers) s.rollups = new SqliteRollups(s, s.opts.rollupTiers);
     s.isReady = true;
     s.opts.log?.info("metrics store open", {
       series: s.bySid.size,
@@ -157,18 +160,22 @@ export class SqliteMetricsStore implements MetricsStore {
   }
 
   async readRaw(tenant: string, type: MetricType, id: string, q: RawQuery): Promise<PointColumns> {
+    this.s.lastReadAt = performance.now();
     return readRaw(this.s, tenant, type, id, q);
   }
 
   async readSeries(tenant: string, type: MetricType, id: string, start: number, end: number, buffers?: ReadBuffers): Promise<NumericSeries | undefined> {
+    this.s.lastReadAt = performance.now();
     return readSeries(this.s, tenant, type, id, start, end, buffers);
   }
 
   async readParts(tenant: string, type: MetricType, id: string, start: number, end: number): Promise<SeriesParts | undefined> {
+    this.s.lastReadAt = performance.now();
     return readParts(this.s, tenant, type, id, start, end);
   }
 
   seriesReader(tenant: string, series: readonly { type: MetricType; id: string }[], start: number, end: number): SeriesReader {
+    this.s.lastReadAt = performance.now();
     return seriesReader(this.s, tenant, series, start, end);
   }
 
@@ -182,9 +189,20 @@ export class SqliteMetricsStore implements MetricsStore {
     flushDue(this.s, force);
   }
 
-  /** Deletes expired chunks now (the background task does it every minute). */
+  /** Deletes expired chunks (and rollup blocks) now (the background task does it every minute). */
   enforceRetention(): void {
     enforceRetention(this.s);
+    this.s.rollups?.retention();
+  }
+
+  /** The rollup tiers (with the rollupTiers option, once open). */
+  get rollups(): RollupReads | undefined {
+    return this.s.rollups;
+  }
+
+  /** Rolls up every sealed chunk now (the background task does it after each flush, a slice at a time). */
+  rollUp(): void {
+    this.s.rollups?.round(Number.POSITIVE_INFINITY, true);
   }
 
   async close(): Promise<void> {
