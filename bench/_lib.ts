@@ -31,11 +31,14 @@ export interface Proc {
 
 /**
  * Starts the collector as its own process and waits until it answers /health.
- * COLLECTOR_PROFILE=<dir> makes it write a CPU profile (markdown) there when it exits.
+ * COLLECTOR_PROFILE=<dir> makes it write a CPU profile (markdown) there when it exits;
+ * COLLECTOR_BUN_ARGS gives the runtime more arguments (e.g. `--smol`, `--preload <file>`).
+ * `fixedPort`: a port to listen on (a restarted collector keeps the one its clients know).
  */
-export async function startCollectorProcess(args: string[]): Promise<{ proc: Proc; url: string; port: number }> {
-  const port = await freePort();
-  const proc = Bun.spawn([BUN, ...(process.env.COLLECTOR_PROFILE ? ["--cpu-prof-md", `--cpu-prof-dir=${process.env.COLLECTOR_PROFILE}`] : []), join(ROOT, "collector/main.ts"), "--http-port", String(port), "--http-host", "127.0.0.1", "--log-level", "warn", ...args], {
+export async function startCollectorProcess(args: string[], fixedPort?: number): Promise<{ proc: Proc; url: string; port: number }> {
+  const port = fixedPort ?? (await freePort());
+  const runtimeArgs = [...(process.env.COLLECTOR_PROFILE ? ["--cpu-prof-md", `--cpu-prof-dir=${process.env.COLLECTOR_PROFILE}`] : []), ...(process.env.COLLECTOR_BUN_ARGS?.split(" ").filter(Boolean) ?? [])];
+  const proc = Bun.spawn([BUN, ...runtimeArgs, join(ROOT, "collector/main.ts"), "--http-port", String(port), "--http-host", "127.0.0.1", "--log-level", "warn", ...args], {
     stdout: "inherit",
     stderr: "inherit",
   });
@@ -74,9 +77,41 @@ export function folderBytes(path: string): number {
 
 /** CPU time (user+system) of a process in seconds, from /proc. */
 export function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-  const ticks = Number(fields[11]) + Number(fields[12]);
-  return ticks / 100;
+  const c = procCounters(pid);
+  return c.user + c.system;
+}
+
+/**
+ * What a process (all its threads) has used so far, from /proc/PID/stat: CPU seconds in user
+ * and kernel mode, and minor page faults (pages the kernel had to map in: on a hypervisor each
+ * costs microseconds, and they are much less sensitive to the machine's load than wall time).
+ */
+export interface ProcCounters {
+  user: number;
+  system: number;
+  minflt: number;
+}
+
+export function procCounters(pid: number): ProcCounters {
+  // Fields after "comm)": state(3) … minflt(10) … utime(14) stime(15), here from index 0 = state.
+  const f = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  return { user: Number(f[11]) / 100, system: Number(f[12]) / 100, minflt: Number(f[7]) };
+}
+
+/** The counters used between two readings. */
+export function countersSince(before: ProcCounters, after: ProcCounters): ProcCounters {
+  return { user: after.user - before.user, system: after.system - before.system, minflt: after.minflt - before.minflt };
+}
+
+/** "user 1.23 s + sys 0.45 s, 12,345 minor faults" with per-million-points figures when `points` is given. */
+export function countersText(c: ProcCounters, points?: number): string {
+  const perM = points ? ` (${((c.user + c.system) / (points / 1e6)).toFixed(2)} CPU-s and ${fmt(c.minflt / (points / 1e6))} faults per M points)` : "";
+  return `user ${c.user.toFixed(2)} s + sys ${c.system.toFixed(2)} s, ${fmt(c.minflt)} minor faults${perM}`;
+}
+
+/** The load averages of the machine now (1, 5, 15 minutes), printed beside every figure. */
+export function loadAverage(): string {
+  return readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
 }
 
 /** CPU-seconds of every process named `postgres` (server, backends, background workers), by pid. */

@@ -10,7 +10,7 @@
  * BROKER=mosquitto to use a private Mosquitto (on an ephemeral port) instead of the embedded broker.
  */
 import { startMosquitto } from "../test/helpers/mosquitto.ts";
-import { cpuSeconds, fmt, freePort, percentile, row, rssMB, runMqttLoad, startCollectorProcess, tempDir } from "./_lib.ts";
+import { countersSince, countersText, fmt, freePort, loadAverage, percentile, procCounters, row, rssMB, runMqttLoad, startCollectorProcess, tempDir } from "./_lib.ts";
 
 const DURATION = Number(process.env.DURATION ?? 60_000);
 const GENERATORS = Number(process.env.GENERATORS ?? 2);
@@ -28,7 +28,7 @@ const brokerUrl = mosquitto?.url ?? `mqtt://127.0.0.1:${mqttPort}`;
 console.log(
   `collector ingest over MQTT (${useMosquitto ? "Mosquitto" : "embedded broker"}), ${GENERATORS} generator processes × ${AGENTS} agents, batches of 5,000 points, window ${WINDOW}, ${DURATION / 1000} s`,
 );
-const cpu0 = cpuSeconds(proc.pid);
+const counters0 = procCounters(proc.pid);
 const t0 = performance.now();
 const perSecond: number[] = [];
 const lat: number[] = [];
@@ -50,7 +50,8 @@ await runMqttLoad({ brokerUrl, generators: GENERATORS, agents: AGENTS, window: W
   peakRss = Math.max(peakRss, rssMB(proc.pid));
 });
 const secs = (performance.now() - t0) / 1000;
-const cpu = cpuSeconds(proc.pid) - cpu0;
+const counters = countersSince(counters0, procCounters(proc.pid));
+const cpu = counters.user + counters.system;
 const total = perSecond.reduce((a, b) => a + b, 0);
 lat.sort((a, b) => a - b);
 // Steady state: leave out the first and last seconds (ramp-up and drain).
@@ -68,6 +69,8 @@ row("slowest / fastest second", `${fmt(Math.min(...steady))} / ${fmt(Math.max(..
 row("time to queryable per batch (publish → ack after commit)", `p50 ${percentile(lat, 50).toFixed(0)} ms  p99 ${percentile(lat, 99).toFixed(0)} ms`);
 row("collector CPU", `${((cpu / secs) * 100).toFixed(0)} % of one core`);
 row("collector peak RSS", `${fmt(peakRss, 1)} MB`);
+row("collector CPU split and minor page faults", countersText(counters, total));
+row("load average at the end", loadAverage());
 row("read-back check (one series, newest batch included)", readBack === expected ? `ok (${readBack} points)` : `MISMATCH ${readBack}/${expected}`);
 
 proc.kill("SIGTERM");

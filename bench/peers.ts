@@ -14,7 +14,7 @@
  */
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { cpuSeconds, fmt, folderBytes, freePort, latency, peakRssMB, rssMB, startCollectorProcess, tempDir } from "./_lib.ts";
+import { countersSince, fmt, folderBytes, freePort, latency, loadAverage, type ProcCounters, peakRssMB, procCounters, rssMB, startCollectorProcess, tempDir } from "./_lib.ts";
 
 const SERIES = Number(process.env.SERIES ?? 1000);
 const POINTS = Number(process.env.POINTS ?? 1000);
@@ -251,6 +251,10 @@ interface Result {
   peakRss: number;
   /** CPU seconds the system's process used from the first batch until the data was queryable. */
   ingestCpu: number;
+  /** The same split into user and kernel time, with the minor page faults meanwhile. */
+  ingestCounters: ProcCounters;
+  /** Load averages when the system's ingest ended (a shared machine's figures need them). */
+  load: string;
   /** Data folder after a clean stop, per point written. */
   bytesPerPoint: number;
 }
@@ -265,7 +269,7 @@ async function run(t: Target): Promise<Result> {
     Bun.gc(true);
     let next = 0;
     const started = performance.now();
-    const cpu0 = cpuSeconds(sys.pid);
+    const counters0 = procCounters(sys.pid);
     await Promise.all(
       Array.from({ length: CONCURRENCY }, async () => {
         while (next < all.length) await sys.send(all[next++]!);
@@ -280,13 +284,14 @@ async function run(t: Target): Promise<Result> {
       await Bun.sleep(20);
     }
     const queryable = (performance.now() - started) / 1000;
-    const ingestCpu = cpuSeconds(sys.pid) - cpu0;
+    const ingestCounters = countersSince(counters0, procCounters(sys.pid));
+    const load = loadAverage();
     const lat = await latency(() => sys.query(QUERY_SERIES), 200, 10);
     const rss = rssMB(sys.pid);
     const peakRss = peakRssMB(sys.pid);
     stopped = true;
     const bytes = await sys.stop();
-    return { name: t.name, ingest: (SERIES * POINTS) / queryable, queryable: queryable - sent, p50: lat.p50, p99: lat.p99, rss, peakRss, ingestCpu, bytesPerPoint: bytes / (SERIES * POINTS) };
+    return { name: t.name, ingest: (SERIES * POINTS) / queryable, queryable: queryable - sent, p50: lat.p50, p99: lat.p99, rss, peakRss, ingestCpu: ingestCounters.user + ingestCounters.system, ingestCounters, load, bytesPerPoint: bytes / (SERIES * POINTS) };
   } finally {
     if (!stopped) await sys.stop();
   }
@@ -317,9 +322,21 @@ for (const r of results) {
     `${r.name.padEnd(18)}${fmt(r.ingest).padStart(18)}${`${(r.queryable * 1000).toFixed(0)} ms`.padStart(18)}${`${r.p50.toFixed(2)} ms`.padStart(12)}${`${r.p99.toFixed(2)} ms`.padStart(12)}${`${fmt(r.rss)} MB`.padStart(10)}${`${fmt(r.peakRss)} MB`.padStart(10)}${r.bytesPerPoint.toFixed(2).padStart(11)}${r.ingestCpu.toFixed(2).padStart(14)}`,
   );
 }
+// The server's CPU split and minor page faults during ingest, per million points: these move far
+// less with the machine's load than the rates do.
+const M = (SERIES * POINTS) / 1e6;
+console.log(`\n${"system".padEnd(18)}${"ingest user s".padStart(14)}${"system s".padStart(10)}${"CPU-s / M pts".padStart(15)}${"minor faults".padStart(14)}${"faults / M pts".padStart(16)}${"load avg at end".padStart(20)}`);
+for (const r of results) {
+  const c = r.ingestCounters;
+  console.log(
+    `${r.name.padEnd(18)}${c.user.toFixed(2).padStart(14)}${c.system.toFixed(2).padStart(10)}${((c.user + c.system) / M).toFixed(2).padStart(15)}${fmt(c.minflt).padStart(14)}${fmt(c.minflt / M).padStart(16)}${r.load.padStart(20)}`,
+  );
+}
 if (base) {
   for (const r of results) {
     if (r === base) continue;
-    console.log(`Outpost vs ${r.name}: ingest ×${(base.ingest / r.ingest).toFixed(2)}, query p50 ×${(r.p50 / base.p50).toFixed(2)} faster`);
+    console.log(
+      `Outpost vs ${r.name}: ingest ×${(base.ingest / r.ingest).toFixed(2)}, query p50 ×${(r.p50 / base.p50).toFixed(2)} faster, CPU per point ×${(base.ingestCpu / r.ingestCpu).toFixed(2)}, minor faults ×${(base.ingestCounters.minflt / r.ingestCounters.minflt).toFixed(2)}, peak RSS ×${(base.peakRss / r.peakRss).toFixed(2)}`,
+    );
   }
 }

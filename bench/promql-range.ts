@@ -18,7 +18,7 @@
 import { existsSync } from "node:fs";
 import { compressSync } from "snappy";
 import { readFileSync } from "node:fs";
-import { cpuSeconds, fmt, freePort, latency, rssMB, startCollectorProcess, tempDir } from "./_lib.ts";
+import { countersSince, cpuSeconds, fmt, freePort, latency, loadAverage, peakRssMB, procCounters, rssMB, startCollectorProcess, tempDir } from "./_lib.ts";
 import { encodeWriteRequest } from "../test/helpers/remote-write.ts";
 
 const SERIES = Number(process.env.SERIES ?? 1000);
@@ -86,7 +86,8 @@ async function waitUp(url: string): Promise<void> {
 
 async function outpost(): Promise<System> {
   const dir = tempDir("promql-outpost-");
-  const { proc, url } = await startCollectorProcess(["--data-dir", dir.path, "--mqtt-port", "0", "--synchronous", "NORMAL", "--default-retention", "30"]);
+  // Its defaults (synchronous=FULL: a write is answered once on disk), as in every other bench.
+  const { proc, url } = await startCollectorProcess(["--data-dir", dir.path, "--mqtt-port", "0", "--default-retention", "30"]);
   return {
     name: "Outpost",
     pid: proc.pid,
@@ -126,8 +127,9 @@ async function victoria(): Promise<System> {
   };
 }
 
-async function load(sys: System): Promise<number> {
+async function load(sys: System): Promise<{ rate: number; counters: string }> {
   const t = performance.now();
+  const c0 = procCounters(sys.pid);
   let n = 0;
   for (const body of bodies()) {
     const r = await fetch(sys.writeUrl, { method: "POST", headers: RW_HEADERS, body });
@@ -136,7 +138,12 @@ async function load(sys: System): Promise<number> {
   }
   process.stderr.write("\n");
   await sys.settle?.();
-  return (SERIES * POINTS) / ((performance.now() - t) / 1000);
+  const c = countersSince(c0, procCounters(sys.pid));
+  const m = (SERIES * POINTS) / 1e6;
+  return {
+    rate: (SERIES * POINTS) / ((performance.now() - t) / 1000),
+    counters: `CPU ${c.user.toFixed(2)} + ${c.system.toFixed(2)} s (${((c.user + c.system) / m).toFixed(2)} CPU-s/M), ${fmt(c.minflt / m)} faults/M, load ${loadAverage()}`,
+  };
 }
 
 async function queryOnce(sys: System, q: string): Promise<number> {
@@ -166,9 +173,9 @@ for (const start of starts) {
       const cpu = perQuery(cpuSeconds(sys.pid) - cpu0) + (sys.name === "Outpost" ? ` (main ${perQuery(mainThreadCpuSeconds(sys.pid) - main0)})` : "");
       rows.push([sys.name, name, fmt(series), `${lat.p50.toFixed(1)} ms`, `${lat.p99.toFixed(1)} ms`, `${cpu} ms`]);
     }
-    rows.push([sys.name, "(ingest by remote write)", `${fmt(ingest)} samples/s`, "", ""]);
+    rows.push([sys.name, "(ingest by remote write)", `${fmt(ingest.rate)} samples/s`, "", "", ingest.counters]);
     // Before and after the queries: what the query path itself keeps (or leaves behind).
-    rows.push([sys.name, "(RSS loaded → queried)", `${fmt(rssLoaded)} → ${fmt(rssMB(sys.pid))} MB`, "", ""]);
+    rows.push([sys.name, "(RSS loaded → queried)", `${fmt(rssLoaded)} → ${fmt(rssMB(sys.pid))} MB`, `peak ${fmt(peakRssMB(sys.pid))} MB`, "", `load ${loadAverage()}`]);
   } finally {
     await sys.stop();
   }

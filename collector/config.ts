@@ -5,6 +5,7 @@ import { readSecretOption, secretOptions } from "../src/config/secret-option.ts"
 import { isPostgresUrl } from "../src/postgres/connect.ts";
 import { parseBrokerUrl } from "../src/protocol/broker-url.ts";
 import { topicPrefixProblem } from "../src/protocol/topics.ts";
+import { DEFAULT_ROLLUP_TIERS, parseRollupTiers } from "../src/metrics/rollup/tiers.ts";
 import { nodeNameProblem } from "./cluster/node-name.ts";
 
 export const COLLECTOR_ENV_PREFIX = "OUTPOST";
@@ -191,6 +192,13 @@ export const collectorOptions: OptionSpec[] = [
     default: "7d",
     help: "how long a data point is kept when neither metric nor tenant sets a retention: whole days, e.g. 7d or 365d (a number alone is days, as in older configuration files)",
   },
+  {
+    name: "rollup-tiers",
+    kind: "list",
+    default: DEFAULT_ROLLUP_TIERS,
+    help:
+      "rollup tiers as STEP:RETENTION, finest first: per-bucket aggregates of every gauge, counter and availability (min, max, sum, count, last, counter increase, a quantile sketch; time up/down), kept for RETENTION after they were last written, beside the raw points; long-range stats and PromQL read them (docs/storage.md, \"Rollup tiers\"); \"none\" keeps none (and deletes those stored)",
+  },
   { name: "smtp-host", kind: "string", default: "localhost", help: "SMTP server of the email action plugin, unless an action names one (mail.smtp.host)" },
   { name: "smtp-port", kind: "int", min: 1, max: 65535, default: 25, help: "port of that SMTP server (mail.smtp.port)" },
   {
@@ -261,6 +269,16 @@ export function validateCollectorOptions(values: OptionValues): void {
   // Retention is counted in days (Hawkular's dataRetention): a part of a day would be dropped unsaid.
   const retention = Number(values["default-retention"] ?? 7 * DAY);
   if (retention % DAY !== 0) throw new OptionError(`--default-retention must be whole days (e.g. ${Math.max(1, Math.round(retention / DAY))}d)`);
+  rollupTiersOf(values);
+}
+
+/** The configured rollup tiers (--rollup-tiers); a mistake is refused in one line. */
+export function rollupTiersOf(values: OptionValues) {
+  try {
+    return parseRollupTiers((values["rollup-tiers"] as string[] | undefined) ?? DEFAULT_ROLLUP_TIERS);
+  } catch (e) {
+    throw new OptionError(`--rollup-tiers: ${(e as Error).message}`);
+  }
 }
 
 /** --default-retention in days, as the stores count retention. */

@@ -1,4 +1,6 @@
 #!/usr/bin/env bun
+// First: it may start the process again with the allocator's setting (allocator-env.ts).
+import "./allocator-setup.ts";
 import { invocation } from "../src/config/invocation.ts";
 import { runProgram } from "../src/config/run-program.ts";
 import { collectorCommands } from "./commands.ts";

@@ -12,7 +12,8 @@ import { createLogger, isLogLevel, type Logger } from "../src/log/logger.ts";
 import { StorageHealth } from "../src/sqlite/storage-health.ts";
 import { Telemetry } from "../src/telemetry/registry.ts";
 import { createAlerting } from "./alerts/start.ts";
-import { defaultRetentionDays, validateCollectorOptions } from "./config.ts";
+import { defaultRetentionDays, rollupTiersOf, validateCollectorOptions } from "./config.ts";
+import { registerRollupMetrics } from "./rollup-telemetry.ts";
 import { lockDataDir } from "./data-dir-lock.ts";
 import { InventoryEvents } from "./events/inventory-events.ts";
 import { PointsBus } from "./events/points-bus.ts";
@@ -145,6 +146,7 @@ async function startServices(values: OptionValues, ctx: ProgramContext | undefin
   const memory = new MemoryGovernor({ targetBytes: Number(values["memory-target"] ?? 200 * 1024 ** 2), limitBytes: Number(values["memory-limit"] ?? 0) });
   const metricsStore = createMetricsStore({
     ...{ dataDir, synchronous, defaultRetentionDays: retentionDays, chunkCacheBytes, log: log.child("metrics-store"), health, sql: pg?.sql, ownership: keeper },
+    rollupTiers: rollupTiersOf(values),
     // A sealing round's garbage counts like request bodies' toward the next collection.
     released: (bytes) => memory.garbage(bytes),
   });
@@ -195,6 +197,7 @@ async function startServices(values: OptionValues, ctx: ProgramContext | undefin
   health.instrument(telemetry, "outpost_collector");
   if (keeper) telemetry.gauge("outpost_collector_leases_held", "work partitions this collector holds the lease of (docs/scale-out.md)", () => keeper.leases().length);
   const monitoring = startSelfMonitoring({ telemetry, bus, dataDir, metricsMemory: metricsStore.memory && (() => metricsStore.memory!()) });
+  registerRollupMetrics(telemetry, () => metricsStore.rollups?.stats());
   closers.push(monitoring.stop);
   const maxBody = Number(values["max-request-body"] ?? 32 * 1024 ** 2);
   const bodies = { maxBytes: maxBody, budget: new BodyBudget(4 * maxBody), option: "--max-request-body", memory, pace: bodyPaceOf(values) };

@@ -9,7 +9,10 @@ import { seriesId, seriesTags } from "../../src/prometheus/series-mapping.ts";
 import { STALE_NAN } from "../../src/prometheus/staleness.ts";
 import { ApiError } from "../../src/http/errors.ts";
 import { metricIdProblem, tagsProblem, timestampProblem } from "../../src/metrics/limits.ts";
-import { type WriteDeps, writePoints } from "./write-points.ts";
+import { BytesMap } from "../../src/codec/bytes-map.ts";
+import { type MappedSeries, SampleColumns } from "../../src/prometheus/remote-write-columns.ts";
+import type { WriteColumns } from "../../src/metrics/write-columns.ts";
+import { type WriteDeps, writeColumns, writePoints } from "./write-points.ts";
 
 export interface ForeignSeries {
   name: string;
@@ -69,4 +72,93 @@ export async function writeForeignSeries(deps: WriteDeps, tenant: string, series
     origin,
   );
   return { points, skipped };
+}
+
+/** A remote-write series as it is stored: its metric id and the item ensureTags is given (tags frozen, shared). */
+export interface RemoteSeries extends MappedSeries {
+  id: string;
+  item: { type: "gauge"; id: string; tags: Readonly<Tags> };
+  /** The tenant and store definitions version with which ensureTags last had this series' tags stored. */
+  ensuredTenant?: string;
+  ensuredVersion?: number;
+}
+
+/**
+ * What remote write's fast path (src/prometheus/remote-write-columns.ts) needs from the
+ * collector: label sets mapped to metric ids and tags exactly as writeForeignSeries maps them
+ * (and refused where it refuses them), cached by their bytes, and the columns of requests in
+ * flight, reused from request to request.
+ */
+export class RemoteWriteColumns {
+  readonly cache = new BytesMap<RemoteSeries>();
+  /** One object per id, so that two label sets of one id in a request are seen as one series. */
+  private readonly byId = new Map<string, RemoteSeries>();
+  private readonly spare: SampleColumns<RemoteSeries>[] = [];
+
+  /** The series of a label set not seen before, or undefined where writeForeignSeries refuses it. */
+  readonly map = (all: Record<string, string>): RemoteSeries | undefined => {
+    const { __name__: name = "", ...labels } = all;
+    // As validate() and writeForeignSeries check a series (its samples are checked by the decode).
+    if (name === "") return undefined;
+    for (const k of Object.keys(labels)) if (k === "") return undefined;
+    const id = seriesId(name, labels);
+    const tags = seriesTags(name, labels);
+    if (metricIdProblem(id) ?? tagsProblem(tags, "metric")) return undefined;
+    let s = this.byId.get(id);
+    if (!s) {
+      if (this.byId.size >= this.cache.maxEntries) this.byId.clear();
+      this.byId.set(id, (s = { id, item: { type: "gauge", id, tags: Object.freeze(tags) }, lastRequest: 0 }));
+    }
+    return s;
+  };
+
+  /** The timestamp check of validate(). */
+  readonly validTimestamp = (t: number): boolean => Number.isSafeInteger(t) && timestampProblem(t) === undefined;
+
+  take(): SampleColumns<RemoteSeries> {
+    return this.spare.pop() ?? new SampleColumns<RemoteSeries>();
+  }
+
+  /** Gives columns back once their write has completed (nothing reads them afterwards). */
+  give(c: SampleColumns<RemoteSeries>): void {
+    if (this.spare.length < 16 && c.ts.length <= 1 << 20) this.spare.push(c);
+  }
+}
+
+/**
+ * writeForeignSeries for a request decoded into columns: the same definitions and tags first,
+ * then the same points, through the columnar write.
+ */
+export async function writeRemoteColumns(deps: WriteDeps, tenant: string, c: SampleColumns<RemoteSeries>, origin: string): Promise<ForeignWriteResult> {
+  const n = c.series.length;
+  // Definitions first, as writeForeignSeries; skipped for series ensured since the store's
+  // definitions last changed (a metric deleted or retagged meanwhile is ensured again).
+  const version = deps.store.definitionsVersion?.();
+  const need = version === undefined ? c.series : c.series.filter((s) => s.ensuredVersion !== version || s.ensuredTenant !== tenant);
+  if (need.length > 0) {
+    await deps.store.ensureTags(
+      tenant,
+      need.map((s) => s.item),
+    );
+    if (version !== undefined && deps.store.definitionsVersion?.() === version) {
+      for (const s of need) {
+        s.ensuredTenant = tenant;
+        s.ensuredVersion = version;
+      }
+    }
+  }
+  const cols: WriteColumns = {
+    type: "gauge",
+    ids: c.series.map((s) => s.id),
+    counts: c.counts.subarray(0, n),
+    ts: c.ts.subarray(0, c.points),
+    values: c.values.subarray(0, c.points),
+    tags: [],
+  };
+  try {
+    return { points: await writeColumns(deps, tenant, cols, origin), skipped: c.skipped };
+  } finally {
+    // The columns go back to be reused: a listener that kept them must not read them.
+    cols.released = true;
+  }
 }

@@ -94,7 +94,7 @@ function writeTimestamps(out: ByteWriter, ts: Float64Array, n: number): number {
  * (bench/codec.ts), so xor is tried as well only when decimal comes out large (random
  * integers). Raw float64 is the floor.
  */
-function writeNumbers(out: ByteWriter, v: Float64Array, n: number, scheme: EncodeOptions["values"]): number {
+export function writeNumbers(out: ByteWriter, v: Float64Array, n: number, scheme: EncodeOptions["values"]): number {
   const start = out.pos;
   if (scheme !== "raw") {
     if (scheme !== "xor") {
@@ -226,6 +226,14 @@ function readRawF64(r: ByteReader, out: Float64Array): void {
   new Uint8Array(out.buffer, out.byteOffset, out.byteLength).set(r.take(out.length * 8));
 }
 
+/** Reads n values written by writeNumbers in `scheme` (the number it returned) into out[0..n). */
+export function readNumbers(r: ByteReader, scheme: number, n: number, out: Float64Array): void {
+  if (scheme === V_RAW) readRawF64(r, out.subarray(0, n));
+  else if (scheme === V_DECIMAL) readDecimal(r, n, out);
+  else if (scheme === V_XOR) readXor(r, n, out);
+  else corrupt(`number scheme ${scheme}`);
+}
+
 /** Reads the columns after the header; `ts` and `nums` have room for exactly the block's points. */
 function readColumns(r: ByteReader, info: BlockInfo, ts: Float64Array, nums: Float64Array | undefined): { strs?: string[]; tags?: (Tags | undefined)[] } {
   const n = info.points;
@@ -234,13 +242,9 @@ function readColumns(r: ByteReader, info: BlockInfo, ts: Float64Array, nums: Flo
   const rest: { strs?: string[]; tags?: (Tags | undefined)[] } = {};
   switch (info.valueScheme) {
     case "raw":
-      readRawF64(r, nums!);
-      break;
     case "decimal":
-      readDecimal(r, n, nums!);
-      break;
     case "xor":
-      readXor(r, n, nums!);
+      readNumbers(r, VALUE_SCHEMES.indexOf(info.valueScheme), n, nums!);
       break;
     case "dictionary": {
       const { entries, idx } = readDictionary(r, n);

@@ -17,6 +17,13 @@ export async function readJsonText(c: Context): Promise<string> {
   return text;
 }
 
+/** The text of a JSON body read as bytes (decoded as readBodyText decodes); an empty body is a 400. */
+export function jsonText(bytes: Uint8Array): string {
+  const text = new TextDecoder().decode(bytes);
+  if (text.trim() === "") throw new ApiError(400, "Payload is empty");
+  return text;
+}
+
 /** Like readJson, but an empty body gives `undefined` instead of a 400. */
 export async function readOptionalJson(c: Context): Promise<unknown> {
   const text = await readBodyText(c);

@@ -14,6 +14,7 @@ import type { PercentileRequest } from "./percentiles-param.ts";
 import type { TimeRange } from "./time-range.ts";
 import { withoutStaleMarkers } from "../prometheus/staleness.ts";
 import type { MetricsReader } from "./reader.ts";
+import { type Resolutions, tierAvailabilityStats, tierRateStats, tierValueStats } from "./rollup/tier-stats.ts";
 
 /**
  * Read-side domain functions of the metrics interface: they fetch column series from the
@@ -78,6 +79,8 @@ export interface StatsRead {
   percentiles?: PercentileRequest[];
   /** Drop leading empty buckets (fromEarliest). */
   fromEarliest?: boolean;
+  /** Told which resolutions (rollup tiers, raw points) the answer read. */
+  seen?: Resolutions;
 }
 
 /**
@@ -98,15 +101,26 @@ export async function readNumericStats(
   q: StatsRead,
   rate = false,
 ): Promise<NumericBucketPoint[]> {
-  const s = await numericSeries(store, tenant, type, id, bucketsRange(q.buckets));
-  const series = rate ? rates(s, { kind: type }) : s;
   // Rates are fed oldest first, like counters (upstream's read orders).
   const feedOrder = rate ? "asc" : singleFeedOrder(type);
+  const tq = { buckets: q.buckets, percentiles: q.percentiles, feedOrder };
+  const tiered = rate
+    ? type === "counter"
+      ? await tierRateStats(store, tenant, [id], tq, false, q.seen)
+      : undefined
+    : await tierValueStats(store, tenant, type, [id], tq, false, q.seen);
+  if (tiered) return finish(tiered[0]!, q);
+  q.seen?.add("raw");
+  const s = await numericSeries(store, tenant, type, id, bucketsRange(q.buckets));
+  const series = rate ? rates(s, { kind: type }) : s;
   return finish(numericBucketStats(series, q.buckets, { percentiles: q.percentiles, feedOrder }), q);
 }
 
 /** Bucketed uptime statistics of one availability metric. */
 export async function readAvailabilityStats(store: MetricsReader, tenant: string, id: string, q: StatsRead): Promise<AvailabilityBucketPoint[]> {
+  const tiered = await tierAvailabilityStats(store, tenant, id, q.buckets, q.seen);
+  if (tiered) return finish(tiered, q);
+  q.seen?.add("raw");
   const s = await numericSeries(store, tenant, "availability", id, bucketsRange(q.buckets));
   return finish(availabilityBucketStats(s, q.buckets), q);
 }
@@ -162,13 +176,22 @@ export async function readMultiStats(
   defs: MetricDefinition[],
   q: MultiStatsRead,
 ): Promise<NumericBucketPoint[]> {
+  const feedOrder: Order = q.rate ? "asc" : "desc";
+  const ids = defs.map((d) => d.id);
+  const tq = { buckets: q.buckets, percentiles: q.percentiles, feedOrder };
+  const tiered = q.rate
+    ? type === "counter"
+      ? await tierRateStats(store, tenant, ids, tq, !q.stacked, q.seen)
+      : undefined
+    : await tierValueStats(store, tenant, type, ids, tq, !q.stacked, q.seen);
+  if (tiered) return finish(q.stacked ? stackBuckets(tiered, q.buckets) : tiered[0]!, q);
+  q.seen?.add("raw");
   const range = bucketsRange(q.buckets);
   const series: Series[] = [];
   for (const d of defs) {
     const s = await numericSeries(store, tenant, type, d.id, range);
     series.push(q.rate ? rates(s, { kind: type }) : s);
   }
-  const feedOrder: Order = q.rate ? "asc" : "desc";
   if (q.stacked) {
     const per = series.map((s) => numericBucketStats(s, q.buckets, { percentiles: q.percentiles, feedOrder }));
     return finish(stackBuckets(per, q.buckets), q);

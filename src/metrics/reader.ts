@@ -7,6 +7,7 @@
  */
 import type { MetricDefinition, MetricType, Tags } from "./model.ts";
 import type { ReadBuffers } from "../promql/values.ts";
+import type { RollupReads } from "./rollup/reads.ts";
 
 /** Points of one series in column form, sorted by the requested order. */
 export interface PointColumns {
@@ -79,8 +80,18 @@ export interface SeriesParts {
 export interface MetricsReader {
   getMetric(tenant: string, type: MetricType, id: string): Promise<MetricDefinition | undefined>;
   findMetrics(tenant: string, filter?: MetricFilter): Promise<MetricDefinition[]>;
-  /** Every series of the tenant, unordered (the Prometheus API's series index). */
+  /**
+   * Every series of the tenant, unordered (the Prometheus API's series index). The SQLite store
+   * answers its own objects, whose spans follow the writes (as seriesVersion tells): read them,
+   * never change them.
+   */
   listSeries(tenant: string): Promise<SeriesEntry[]>;
+  /**
+   * A number that changes whenever a series is added or removed, or its tags change, so that a
+   * caller holding listSeries' (live) entries may skip asking again (the Prometheus API's label
+   * index). Absent where the entries are copies, or other collectors change them (PostgreSQL).
+   */
+  seriesVersion?(): number;
   /** Points in [start, end), retention applied, in the requested order and limit. */
   readRaw(tenant: string, type: MetricType, id: string, q: RawQuery): Promise<PointColumns>;
   /**
@@ -100,4 +111,6 @@ export interface MetricsReader {
    * the order given is cheapest. Optional: without it, each series is read on its own.
    */
   seriesReader?(tenant: string, series: readonly { type: MetricType; id: string }[], start: number, end: number): SeriesReader;
+  /** The rollup tiers, when the store keeps them (docs/storage.md, "Rollup tiers"). */
+  readonly rollups?: RollupReads;
 }

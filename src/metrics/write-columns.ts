@@ -22,6 +22,11 @@ export interface WriteColumns {
   values: Float64Array;
   /** `[pointIndex, tags]` for each point that carried a `tags` object (possibly empty). */
   tags: [number, Tags][];
+  /**
+   * Set when the arrays are views of memory given back for another request's use (the ingest
+   * worker's slots): the columns must not be read any more.
+   */
+  released?: boolean;
 }
 
 /**
@@ -85,6 +90,9 @@ export function columnsToWrites(c: WriteColumns): MetricWrite[] {
       id: c.ids[k]!,
       get points(): DataPoint[] {
         if (points) return points;
+        // Listeners read the points while the write is published; kept for later, the arrays
+        // would by then hold another request's points.
+        if (c.released) throw new Error("the points of a columnar write were read after its columns were released");
         points = new Array(n);
         for (let i = 0; i < n; i++) {
           const t = tags?.get(from + i);

@@ -15,6 +15,8 @@ import type { MetricsReader, SeriesEntry } from "../metrics/reader.ts";
 export interface IndexedSeries {
   entry: SeriesEntry;
   labels: Labels;
+  /** The tags `labels` were made from (the entry may be the store's own, live object). */
+  tags: Tags | undefined;
 }
 
 function sameTags(a: Tags | undefined, b: Tags | undefined): boolean {
@@ -27,6 +29,8 @@ function sameTags(a: Tags | undefined, b: Tags | undefined): boolean {
 }
 
 export class LabelIndex {
+  /** The store's seriesVersion when last refreshed (undefined: unknown, refresh at each use). */
+  version: number | undefined;
   /** By type, then id. */
   private series = new Map<string, Map<string, IndexedSeries>>();
   private size = 0;
@@ -39,7 +43,7 @@ export class LabelIndex {
     for (const e of entries) {
       if (e.type === "string") continue;
       const old = this.series.get(e.type)?.get(e.id);
-      if (!old || !sameTags(old.entry.tags, e.tags)) {
+      if (!old || !sameTags(old.tags, e.tags)) {
         same = -1;
         break;
       }
@@ -60,7 +64,7 @@ export class LabelIndex {
     for (const e of entries) {
       if (e.type === "string") continue;
       const old = this.series.get(e.type)?.get(e.id);
-      const s = old && sameTags(old.entry.tags, e.tags) ? old : { entry: e, labels: labelsFromRecord(metricLabels(e.id, e.tags)) };
+      const s = old && sameTags(old.tags, e.tags) ? old : { entry: e, labels: labelsFromRecord(metricLabels(e.id, e.tags)), tags: e.tags };
       s.entry = e;
       let byId = next.get(e.type);
       if (!byId) next.set(e.type, (byId = new Map()));
@@ -121,9 +125,13 @@ const indexes = new WeakMap<MetricsReader, Map<string, LabelIndex>>();
 export async function labelIndex(store: MetricsReader, tenant: string): Promise<LabelIndex> {
   let byTenant = indexes.get(store);
   if (!byTenant) indexes.set(store, (byTenant = new Map()));
-  const entries = await store.listSeries(tenant);
   let index = byTenant.get(tenant);
   if (!index) byTenant.set(tenant, (index = new LabelIndex()));
-  index.refresh(entries);
+  // Nothing added, removed or retagged since (a store whose entries are live): a query's fixed
+  // cost no longer grows with the tenant's series (listing and comparing them was O(series)).
+  const version = store.seriesVersion?.();
+  if (version !== undefined && version === index.version) return index;
+  index.refresh(await store.listSeries(tenant));
+  index.version = version;
   return index;
 }

@@ -96,7 +96,8 @@ function timeSeries(r: ProtoReader, end: number): RemoteSeries {
   return { labels, samples, histograms };
 }
 
-function metadata(r: ProtoReader, end: number): RemoteMetadata {
+/** A MetricMetadata message's fields (also read, and so checked, by remote-write-columns.ts). */
+export function metadata(r: ProtoReader, end: number): RemoteMetadata {
   const m: RemoteMetadata = { type: "unknown", name: "", help: "", unit: "" };
   while (r.pos < end) {
     const key = r.varint();
@@ -146,6 +147,11 @@ function snappyLength(body: Uint8Array): number {
  * decompress to more than `maxBytes` is refused before it is decompressed.
  */
 export function decodeRemoteWrite(body: Uint8Array, maxBytes = Number.POSITIVE_INFINITY): WriteRequest {
+  return decodeWriteRequest(uncompressRemoteWrite(body, maxBytes));
+}
+
+/** The uncompressed WriteRequest of a remote-write body (see decodeRemoteWrite). */
+export function uncompressRemoteWrite(body: Uint8Array, maxBytes = Number.POSITIVE_INFINITY): Uint8Array {
   const length = snappyLength(body);
   if (length > maxBytes) throw new RemoteWriteError(`body decompresses to ${length} bytes; at most ${maxBytes} are accepted (--max-request-body)`);
   let raw: Uint8Array;
@@ -154,5 +160,5 @@ export function decodeRemoteWrite(body: Uint8Array, maxBytes = Number.POSITIVE_I
   } catch (e) {
     throw new RemoteWriteError(`body is not snappy-compressed (block format): ${(e as Error).message}`);
   }
-  return decodeWriteRequest(raw);
+  return raw;
 }

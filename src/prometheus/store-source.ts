@@ -9,6 +9,9 @@ import type { RawSeries, ReadBuffers, SeriesRef, SeriesSource } from "../promql/
 import { AVAILABILITY_CODE } from "../metrics/model.ts";
 import type { MetricsReader, NumericSeries, SeriesParts } from "../metrics/reader.ts";
 import { type IndexedSeries, type LabelIndex, labelIndex } from "./label-index.ts";
+import type { Resolutions } from "../metrics/rollup/tier-stats.ts";
+import { TierWindows, tiersWorthReading } from "./rollup-windows.ts";
+import type { WindowHint } from "../promql/tier-windows.ts";
 import { withMarkersApart } from "./marker-split.ts";
 
 /** A selected series that can also hand over its samples undecoded. */
@@ -23,9 +26,11 @@ export class StoreSeriesSource implements SeriesSource {
   constructor(
     private readonly store: MetricsReader,
     private readonly tenant: string,
+    /** Told which resolutions (rollup tiers, raw samples) the queries read. */
+    private readonly seen?: Resolutions,
   ) {}
 
-  async select(matchers: Matcher[], start: number, end: number): Promise<SeriesRef[]> {
+  async select(matchers: Matcher[], start: number, end: number, windows?: WindowHint): Promise<SeriesRef[]> {
     this.index ??= labelIndex(this.store, this.tenant);
     const hits = (await this.index).matching(matchers, start, end);
     // Metrics with the same labels (e.g. a gauge and an availability of one id) are one series.
@@ -42,8 +47,27 @@ export class StoreSeriesSource implements SeriesSource {
     const single = sorted.filter((g) => g.length === 1);
     const reader = single.length > 1 ? this.store.seriesReader?.(this.tenant, single.map((g) => g[0]!.entry), start, end + 1) : undefined;
     const at = new Map(single.map((g, i) => [g, i]));
+    // Long windows of one gauge or counter each: through the rollup tiers.
+    const tiered = single.filter((g) => g[0]!.entry.type !== "availability");
+    const tiers = !this.seen?.rawOnly && tiersWorthReading(this.store, windows) ? new TierWindows(this.store, this.tenant, windows, tiered.map((g) => g[0]!.entry), this.seen) : undefined;
+    const tierAt = new Map(tiered.map((g, i) => [g, i]));
+    if (!tiers) this.seen?.add("raw");
     return sorted.map((g): StoreSeriesRef => {
       const i = reader ? at.get(g) : undefined;
+      const k = tiers ? tierAt.get(g) : undefined;
+      if (k !== undefined) {
+        return {
+          labels: g[0]!.labels,
+          tiered: true,
+          read: async (buffers) => {
+            const w = await tiers!.read(k);
+            if (w) return { ...withMarkersApart(g[0]!.labels, w.ts, w.vals), steps: w.steps };
+            this.seen?.add("raw");
+            return this.read(g, start, end, buffers);
+          },
+          parts: async () => undefined,
+        };
+      }
       return {
         labels: g[0]!.labels,
         read: (buffers) => (i === undefined ? this.read(g, start, end, buffers) : this.readOne(g[0]!, reader!.readSeries(i, buffers))),

@@ -8,6 +8,7 @@ import { binary } from "./binary.ts";
 import { callFunction } from "./functions.ts";
 import { dropName, type Labels, labelsKey } from "./labels.ts";
 import { extrapolatedRateSteps, KEEPS_NAME, PREFIX_COUNTS, prefixCounts, RANGE_FUNCTIONS, STEP_LOOP, type Window } from "./range-functions.ts";
+import type { TierSteps } from "./tier-windows.ts";
 import { ExecutionError, newStepSeries, type RawSeries, type StepSeries, type Value } from "./values.ts";
 
 export interface EvalTimes {
@@ -17,6 +18,19 @@ export interface EvalTimes {
   end: number;
   /** How far back an instant selector looks for a sample, ms. */
   lookback: number;
+}
+
+/** The steps answered from rollup tiers put over those evaluated from samples; true when some step has a value. */
+function overlaySteps(t: TierSteps, r: StepSeries): boolean {
+  let any = false;
+  for (let i = 0; i < t.mask.length; i++) {
+    if (t.mask[i]) {
+      r.has[i] = t.has[i]!;
+      r.vals[i] = t.vals[i]!;
+    }
+    if (r.has[i]) any = true;
+  }
+  return any;
 }
 
 /** The query's sample budget (Prometheus' --query.max-samples), charged for subquery results. */
@@ -191,7 +205,8 @@ export class Evaluator {
       const len = s.ts.length;
       if (stepLoop) {
         const r = target(keepName ? s.labels : dropName(s.labels));
-        if (extrapolatedRateSteps(s.ts, s.vals, ends, range, call.name, r)) sink(r);
+        const any = extrapolatedRateSteps(s.ts, s.vals, ends, range, call.name, r);
+        if (s.steps ? overlaySteps(s.steps, r) : any) sink(r);
         continue;
       }
       if (counted) {
@@ -221,6 +236,10 @@ export class Evaluator {
         r ??= target(keepName ? s.labels : dropName(s.labels));
         r.vals[i] = v;
         r.has[i] = 1;
+      }
+      if (s.steps) {
+        r ??= target(keepName ? s.labels : dropName(s.labels));
+        if (!overlaySteps(s.steps, r)) continue;
       }
       if (r) sink(r);
     }

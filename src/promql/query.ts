@@ -9,6 +9,7 @@ import { compareLabels, type Labels } from "./labels.ts";
 import type { Offload } from "./offload.ts";
 import { type SelectorUse, selectors, streamPlan } from "./plan.ts";
 import { evalStreaming, independent, SampleBudget } from "./stream.ts";
+import { type WindowHint, windowHint } from "./tier-windows.ts";
 import { typeOf } from "./types.ts";
 import { ExecutionError, InvalidQueryError, type RawSeries, readAll, type SeriesRef, type SeriesSource, type StepSeries, type Value } from "./values.ts";
 
@@ -59,9 +60,9 @@ function span(use: SelectorUse, t: EvalTimes): [number, number] {
   return [from - sel.offset - (range || t.lookback), to - sel.offset];
 }
 
-async function find(use: SelectorUse, source: SeriesSource, t: EvalTimes): Promise<SeriesRef[]> {
+async function find(use: SelectorUse, source: SeriesSource, t: EvalTimes, windows?: WindowHint): Promise<SeriesRef[]> {
   const [from, to] = span(use, t);
-  return source.select(use.sel.matchers, from, to);
+  return source.select(use.sel.matchers, from, to, windows);
 }
 
 async function readInto(refs: readonly SeriesRef[], budget: SampleBudget): Promise<RawSeries[]> {
@@ -79,8 +80,11 @@ async function evaluate(e: Expr, source: SeriesSource, t: EvalTimes, o: QueryOpt
   const plan = o.streaming === false ? undefined : streamPlan(e);
   const data = new Map<VectorSelector, RawSeries[]>();
   if (plan) {
-    const refs = await find(plan.use, source, t);
-    if (independent(refs)) return evalStreaming(plan, refs, t, budget, o.offload);
+    // A range function of the selector over long windows: the store may answer them from its rollup tiers.
+    const windows = o.streaming === false ? undefined : windowHint(plan, (sel) => new Evaluator(t, data).selectorTimes(sel));
+    const refs = await find(plan.use, source, t, windows);
+    // Windows from tiers are cheap: no second thread (it reads raw samples).
+    if (independent(refs)) return evalStreaming(plan, refs, t, budget, refs.some((r) => r.tiered) ? undefined : o.offload);
     data.set(plan.use.sel, await readInto(refs, budget));
   } else {
     for (const use of selectors(e)) data.set(use.sel, await readInto(await find(use, source, t), budget));

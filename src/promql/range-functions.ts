@@ -59,15 +59,24 @@ function changeOver(
   if (resets) {
     for (let i = lo + 1; i < hi; i++) if (vals[i]! < vals[i - 1]!) result += vals[i - 1]!;
   }
+  return extrapolate(result, n, firstT, lastT, vals[lo]!, start, end, range, isCounter, isRate);
+}
+
+/**
+ * The change `result` over n ≥ 2 samples from (firstT, first) to lastT, in a window (start,
+ * end] of `range` ms, extrapolated to the window's edges as Prometheus does (also for windows
+ * answered from rollup tiers, src/promql/tier-windows.ts).
+ */
+export function extrapolate(result: number, n: number, firstT: number, lastT: number, first: number, start: number, end: number, range: number, isCounter: boolean, isRate: boolean): number {
   let durationToStart = (firstT - start) / 1000;
   let durationToEnd = (end - lastT) / 1000;
   const sampledInterval = (lastT - firstT) / 1000;
   const averageBetween = sampledInterval / (n - 1);
   const threshold = averageBetween * 1.1;
   if (durationToStart >= threshold) durationToStart = averageBetween / 2;
-  if (isCounter && result > 0 && vals[lo]! >= 0) {
+  if (isCounter && result > 0 && first >= 0) {
     // A counter does not go below zero: extrapolate at most to where it would have been zero.
-    const durationToZero = sampledInterval * (vals[lo]! / result);
+    const durationToZero = sampledInterval * (first / result);
     if (durationToZero < durationToStart) durationToStart = durationToZero;
   }
   if (durationToEnd >= threshold) durationToEnd = averageBetween / 2;

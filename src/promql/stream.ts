@@ -74,7 +74,7 @@ export async function evalStreaming(plan: StreamPlan, refs: readonly SeriesRef[]
   const evalHere = async (part: readonly SeriesRef[]) => {
     for (const ref of part) {
       const s = await ref.read(buffers.take);
-      if (!s || s.ts.length === 0) continue;
+      if (!s || (s.ts.length === 0 && !s.steps)) continue;
       budget.take(s.ts.length);
       batch.push(s);
       samples += s.ts.length;

@@ -1,5 +1,6 @@
 import type { Matcher } from "./ast.ts";
 import type { Labels } from "./labels.ts";
+import type { TierSteps, WindowHint } from "./tier-windows.ts";
 
 /** Stored samples of one series, ascending by time (ms). */
 export interface RawSeries {
@@ -13,6 +14,11 @@ export interface RawSeries {
    * is then the marker.
    */
   stale?: Float64Array;
+  /**
+   * With a WindowHint: the steps answered from rollup tiers (tier-windows.ts); the samples
+   * then need only cover the other steps' windows.
+   */
+  steps?: TierSteps;
 }
 
 /**
@@ -30,6 +36,8 @@ export interface SeriesRef {
    * `buffers`, they may be views of a buffer from it, valid until it hands that buffer out again.
    */
   read(buffers?: ReadBuffers): Promise<RawSeries | undefined>;
+  /** Read through rollup tiers (a WindowHint was taken): its samples are not for another thread. */
+  tiered?: boolean;
 }
 
 /**
@@ -38,7 +46,8 @@ export interface SeriesRef {
  * Selecting reads no samples, so a query can read and drop series one by one.
  */
 export interface SeriesSource {
-  select(matchers: Matcher[], start: number, end: number): Promise<SeriesRef[]>;
+  /** With `windows`, the series may answer some steps of that range function from rollup tiers (RawSeries.steps). */
+  select(matchers: Matcher[], start: number, end: number, windows?: WindowHint): Promise<SeriesRef[]>;
 }
 
 /** The samples of every series, in order; series without samples are left out. */
@@ -46,7 +55,7 @@ export async function readAll(refs: readonly SeriesRef[]): Promise<RawSeries[]> 
   const out: RawSeries[] = [];
   for (const r of refs) {
     const s = await r.read();
-    if (s && s.ts.length > 0) out.push(s);
+    if (s && (s.ts.length > 0 || s.steps)) out.push(s);
   }
   return out;
 }

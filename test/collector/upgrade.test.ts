@@ -84,6 +84,21 @@ describe("upgrading the collector's databases of release 0.1.0", () => {
     expect(await get(`/svc/metrics/strings/version/raw?start=${T0}&end=${T0 + 1}`)).toEqual([{ timestamp: T0, value: "1.2.3" }]);
   });
 
+  it("computes the rollup tiers of the old chunks in the background, and long ranges read them", async () => {
+    expect(collector.lines.some((l) => /upgraded metrics\.db to schema 4 step=rollup tiers/.test(l))).toBe(true);
+    // temp's first two hours are in a chunk of release 0.1.0's layout (format 0); its last hour is in the log.
+    const res = await waitFor("the old chunks rolled up", async () => {
+      const r = await fetch(`${url}/svc/metrics/gauges/temp/stats?start=${T0}&end=${T0 + 2 * 3_600_000}&bucketDuration=1h`, { headers: { "Svc-Tenant": "acme" } });
+      return r.headers.get("Outpost-Resolution") === "1h" ? r : undefined;
+    });
+    // The raw points' numbers.
+    const raw = (await get(`/svc/metrics/gauges/temp/raw?start=${T0}&end=${T0 + 2 * 3_600_000}&order=ASC&limit=1000`)) as { timestamp: number; value: number }[];
+    const hour = (h: number) => raw.filter((p) => p.timestamp >= T0 + h * 3_600_000 && p.timestamp < T0 + (h + 1) * 3_600_000).map((p) => p.value);
+    expect(await res.json()).toMatchObject(
+      [0, 1].map((h) => ({ start: T0 + h * 3_600_000, samples: 60, min: Math.min(...hour(h)), max: Math.max(...hour(h)), sum: hour(h).reduce((a, b) => a + b, 0) })),
+    );
+  });
+
   it("keeps the triggers and alerts, the inventory and the forecast subscriptions", async () => {
     expect(await get("/svc/alerts/triggers/temp-high")).toMatchObject({ id: "temp-high", name: "temperature high", tags: { room: "a" } });
     const alerts = (await get("/svc/alerts?triggerIds=temp-high&thin=true")) as unknown[];
@@ -103,7 +118,7 @@ describe("databases of a newer collector", () => {
     const r = await run("collector", ["--data-dir", data, "--http-host", "127.0.0.1", "--http-port", "0", "--mqtt-port", "0"]);
     expect(r.code).toBe(2);
     expect(r.stderr.trim().split("\n").at(-1)).toBe(
-      "error: metrics.db has schema version 99, newer than this program knows (3): it was written by a newer Outpost; run that version, or restore a backup made by this one",
+      "error: metrics.db has schema version 99, newer than this program knows (4): it was written by a newer Outpost; run that version, or restore a backup made by this one",
     );
     expect(r.stderr).not.toMatch(/\n\s+at /);
     expect(versionOf(join(data, "metrics.db"))).toBe(99);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { alignSeries, isBucketed, parseRef, RAW_MAX_MS, refText, resolveRange, stateSegments } from "../../collector/http/console/web/pages/metrics-model.ts";
+import { alignSeries, bucketsOf, isBucketed, parseRef, RAW_MAX_MS, refText, resolveRange, stateSegments } from "../../collector/http/console/web/pages/metrics-model.ts";
 
 describe("metrics view state", () => {
   it("names a metric by type and id, colons in the id included", () => {
@@ -17,6 +17,21 @@ describe("metrics view state", () => {
     expect(resolveRange(new URLSearchParams("from=20&to=10"), now)).toEqual([now - 3_600_000, now]);
     expect(isBucketed([0, RAW_MAX_MS])).toBe(false);
     expect(isBucketed([0, RAW_MAX_MS + 1])).toBe(true);
+  });
+});
+
+describe("buckets of long ranges", () => {
+  it("are whole rollup steps on their own grid, at most 300 of them", () => {
+    const now = Date.UTC(2026, 10, 24, 13, 37, 11);
+    const day = 86_400_000;
+    expect(bucketsOf([now - 7 * day, now])).toEqual({ start: Date.UTC(2026, 10, 17, 13), step: 3_600_000 });
+    expect(bucketsOf([now - 30 * day, now])).toEqual({ start: Date.UTC(2026, 9, 25, 12), step: 3 * 3_600_000 });
+    expect(bucketsOf([now - 365 * day, now])).toEqual({ start: Math.floor((now - 365 * day) / (2 * day)) * 2 * day, step: 2 * day });
+    for (const span of [7 * 3_600_000, day, 90 * day, 3 * 365 * day]) {
+      const b = bucketsOf([now - span, now]);
+      expect(Math.ceil((now - b.start) / b.step)).toBeLessThanOrEqual(301);
+      expect(b.start % b.step).toBe(0);
+    }
   });
 });
 

@@ -10,12 +10,15 @@ import type { SQL } from "bun";
 import { PostgresMetricsStore } from "../../collector/store/metrics/postgres/store.ts";
 import { openSqliteMetricsStore } from "../../collector/store/metrics/sqlite/store.ts";
 import type { MetricsStore } from "../../collector/store/metrics/types.ts";
+import type { RollupTier } from "../../src/metrics/rollup/tiers.ts";
 
 export interface BackendStore {
   store: MetricsStore;
   /** Seals every unsealed point into chunks now. */
   seal(): Promise<void>;
   enforceRetention(): Promise<void>;
+  /** Rolls every sealed chunk up into the tiers now (with rollupTiers). */
+  rollUp(): Promise<void>;
   chunks(): Promise<number>;
   close(): Promise<void>;
 }
@@ -23,6 +26,8 @@ export interface BackendStore {
 export interface BackendOptions {
   now?: () => number;
   chunkPoints?: number;
+  rollupTiers?: readonly RollupTier[];
+  defaultRetentionDays?: number;
 }
 
 export type Backend = "sqlite" | "postgres";
@@ -35,6 +40,7 @@ export async function openBackendStore(backend: Backend, sql: SQL | undefined, o
       store: s,
       seal: async () => void (await s.seal(true)),
       enforceRetention: async () => void (await s.enforceRetention()),
+      rollUp: () => s.rollUp(),
       chunks: async () => (await s.stats()).chunks,
       close: () => s.close(),
     };
@@ -45,6 +51,7 @@ export async function openBackendStore(backend: Backend, sql: SQL | undefined, o
     store: s,
     seal: async () => s.flushDue(true),
     enforceRetention: async () => s.enforceRetention(),
+    rollUp: async () => s.rollUp(),
     chunks: async () => s.stats().chunks,
     async close() {
       if (s.ready()) await s.close();

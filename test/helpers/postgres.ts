@@ -173,7 +173,7 @@ export async function failPostgresStatements(sql: SQL, table: string, op: "INSER
 export function metricsTestDatabase(alsoTruncate: readonly string[] = []): { db: TestDatabase; cleanups: (() => Promise<unknown>)[] } {
   const cleanups: (() => Promise<unknown>)[] = [];
   const db = fileTestDatabase({
-    truncate: ["metric_tenants", "metric_series", "metric_blocks", "metric_chunks", ...alsoTruncate],
+    truncate: ["metric_tenants", "metric_series", "metric_blocks", "metric_chunks", "metric_rollups", "metric_rollup_queue", "metric_rollup_tiers", ...alsoTruncate],
     async cleanup() {
       for (const c of cleanups.splice(0).reverse()) await c();
     },

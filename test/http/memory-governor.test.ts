@@ -11,12 +11,13 @@ import { MEMORY_RETRY_AFTER_S, MemoryGovernor } from "../../src/http/memory-gove
 const MB = 1024 * 1024;
 
 /** A governor over a simulated process: `rss` is what it reads; a collection sets it to `live`. */
-function sim(o: { target: number; limit?: number; spacing?: number }) {
+function sim(o: { target: number; limit?: number; spacing?: number; minIntervalMs?: number }) {
   const state = { rss: 0, live: 0, now: 0, collections: 0 };
   const g = new MemoryGovernor({
     targetBytes: o.target,
     limitBytes: o.limit ?? 0,
     spacingBytes: o.spacing ?? 16 * MB,
+    minIntervalMs: o.minIntervalMs ?? 0,
     rss: () => state.rss,
     collect: () => {
       state.collections++;
@@ -62,6 +63,24 @@ describe("MemoryGovernor", () => {
     g.admit(8 * MB);
     expect(state.collections).toBe(2);
     expect(g.collections).toBe(2);
+  });
+
+  it("collects for the target at most once per interval, however much garbage comes meanwhile", () => {
+    const { g, state } = sim({ target: 200 * MB, minIntervalMs: 1000 });
+    state.live = 120 * MB;
+    state.rss = 250 * MB;
+    g.admit(32 * MB);
+    expect(state.collections).toBe(1);
+    // Memory not handed back yet (the allocator's delay): no collection again within the second.
+    for (let i = 0; i < 20; i++) {
+      state.rss = 300 * MB + i * MB;
+      state.now = 50 * i;
+      g.admit(32 * MB);
+    }
+    expect(state.collections).toBe(1);
+    state.now = 1000;
+    g.admit(32 * MB);
+    expect(state.collections).toBe(2);
   });
 
   it("when the live memory is above the target, collects only once it grew by a quarter", () => {

@@ -176,7 +176,7 @@ async function realJob(target: keyof typeof TARGETS, form: Form): Promise<void> 
     await collector.waitForLine(/collector ready/, 60_000);
     const status = await fetch(`${url}/svc/metrics/status`);
     expect(status.status).toBe(200);
-    expect(((await status.json()) as Record<string, string>)["MetricsService"]).toBe("STARTED");
+    expect(((await status.json()) as Record<string, string>).MetricsService).toBe("STARTED");
     const read = async (path: string) => {
       const r = await fetch(`${url}${path}`, { headers: { "Svc-Tenant": "acme" } });
       return r.status === 200 ? ((await r.json()) as { timestamp: number; value: number }[]) : [];

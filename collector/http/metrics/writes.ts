@@ -1,4 +1,5 @@
-import { parseJsonBody, readJson, readJsonText } from "../../../src/http/body.ts";
+import { jsonText, parseJsonBody, readJson } from "../../../src/http/body.ts";
+import { readBodyBytes, releaseBody } from "../../../src/http/body-limit.ts";
 import { emptyOk } from "../../../src/http/json.ts";
 import type { Routes, ServiceContext } from "../../../src/http/service.ts";
 import { parseWith } from "../../../src/http/validate.ts";
@@ -31,14 +32,23 @@ export function writeRoutes(r: Routes, deps: MetricsDeps): void {
       let body: unknown;
       if (offload && columnType) {
         // A large body is parsed by the worker thread into columns; anything it does not take
-        // (small, not normalized, malformed, worker lost) is parsed here as before.
-        const text = await readJsonText(c);
-        const cols = await offload.parse(columnType, text);
-        if (cols) {
-          await writeColumns(deps, c.get("tenant"), cols, "http");
-          return emptyOk(c);
+        // (small, not normalized, malformed, worker lost) is parsed here as before. Read as
+        // bytes, which go as soon as the body is parsed (releaseBody).
+        const bytes = await readBodyBytes(c);
+        try {
+          const parsed = await offload.parse(columnType, bytes);
+          if (parsed) {
+            try {
+              await writeColumns(deps, c.get("tenant"), parsed.cols, "http");
+            } finally {
+              parsed.release();
+            }
+            return emptyOk(c);
+          }
+          body = parseJsonBody(jsonText(bytes));
+        } finally {
+          releaseBody(bytes);
         }
-        body = parseJsonBody(text);
       } else body = await readJson(c);
       return store(c, deps, normalizedMetricsBody(type, body) ?? parseWith(schema, body, "request body"));
     };

@@ -1,14 +1,16 @@
 /** POST /api/v1/write: Prometheus remote write 1.0 (protobuf + snappy). */
 import type { Hono } from "hono";
-import { decodeRemoteWrite, RemoteWriteError } from "../../../src/prometheus/remote-write.ts";
-import { bodyLimitOf, readBodyBytes } from "../../../src/http/body-limit.ts";
+import { decodeWriteRequest, RemoteWriteError, uncompressRemoteWrite, type WriteRequest } from "../../../src/prometheus/remote-write.ts";
+import { decodeWriteColumns } from "../../../src/prometheus/remote-write-columns.ts";
+import { bodyLimitOf, readBodyBytes, releaseBody } from "../../../src/http/body-limit.ts";
 import { ApiError } from "../../../src/http/errors.ts";
-import { type ForeignSeries, writeForeignSeries } from "../../metrics/foreign-writes.ts";
+import { type ForeignSeries, RemoteWriteColumns, writeForeignSeries, writeRemoteColumns } from "../../metrics/foreign-writes.ts";
 import type { PrometheusDeps } from "./deps.ts";
 import { badData } from "../../../src/http/prometheus/respond.ts";
 import { resolveTenant } from "../../../src/http/prometheus/tenant.ts";
 
 export function writeRoutes(app: Hono, deps: PrometheusDeps): void {
+  const fast = new RemoteWriteColumns();
   app.post("/api/v1/write", async (c) => {
     const tenant = resolveTenant(c);
     const encoding = (c.req.header("Content-Encoding") ?? "snappy").toLowerCase();
@@ -17,9 +19,30 @@ export function writeRoutes(app: Hono, deps: PrometheusDeps): void {
     if (type !== "application/x-protobuf") throw new ApiError(415, `unsupported Content-Type ${type}; remote write sends application/x-protobuf`);
     const proto = (c.req.header("Content-Type") ?? "").match(/proto=([^;\s]+)/)?.[1];
     if (proto && proto !== "prometheus.WriteRequest") throw new ApiError(415, `unsupported remote write message ${proto}; Outpost reads remote write 1.0 (prometheus.WriteRequest)`);
-    let req: ReturnType<typeof decodeRemoteWrite>;
+    const body = await readBodyBytes(c);
+    let raw: Uint8Array;
     try {
-      req = decodeRemoteWrite(await readBodyBytes(c), bodyLimitOf(c));
+      raw = uncompressRemoteWrite(body, bodyLimitOf(c));
+    } catch (e) {
+      if (e instanceof RemoteWriteError) throw badData(e.message);
+      throw e;
+    } finally {
+      releaseBody(body);
+    }
+    // Series seen before, samples into reused columns; anything else as before (remote-write-columns.ts).
+    const cols = fast.take();
+    try {
+      if (decodeWriteColumns(raw, fast.cache, fast.map, fast.validTimestamp, cols)) {
+        releaseBody(raw);
+        await writeRemoteColumns(deps, tenant, cols, "remote-write");
+        return c.body(null, 204);
+      }
+    } finally {
+      fast.give(cols);
+    }
+    let req: WriteRequest;
+    try {
+      req = decodeWriteRequest(raw);
     } catch (e) {
       if (e instanceof RemoteWriteError) throw badData(e.message);
       throw e;

@@ -1,9 +1,21 @@
 import type { Tags } from "../../../src/metrics/model.ts";
+import type { HeadArrays } from "./head-arrays.ts";
+
+/** Capacity of a new head; it doubles as points arrive. */
+const FIRST_CAPACITY = 16;
+
+/** The arrays of an emptied head until its next point (no allocation for a head that stays empty). */
+const NONE = new Float64Array(0);
+
+/** The sort order of normalize(), reused (normalize runs to completion before the next one). */
+let orderScratch = new Uint32Array(4096);
 
 /**
  * The unflushed points of one series, in memory. Appends in timestamp order are O(1); an
  * out-of-order or repeated timestamp marks the head unsorted and is resolved (stable sort,
- * last write wins) lazily on read or flush.
+ * last write wins) lazily on read or flush. Its numeric arrays come from, and go back to, the
+ * store's pool (head-arrays.ts) when one is given: readers copy what they take from a head and
+ * never keep a view of its arrays.
  */
 export class SeriesHead {
   ts: Float64Array;
@@ -16,22 +28,34 @@ export class SeriesHead {
   lastSeq = 0;
   /** Wall-clock time when the oldest unflushed point arrived (for age-based flushing). */
   firstArrival = 0;
+  /** Capacity the head had when it was last emptied: it refills to about as much. */
+  private refill = FIRST_CAPACITY;
 
-  constructor(readonly numeric: boolean, capacity = 16) {
-    this.ts = new Float64Array(capacity);
-    if (numeric) this.nums = new Float64Array(capacity);
+  constructor(
+    readonly numeric: boolean,
+    private readonly pool?: HeadArrays,
+    capacity = FIRST_CAPACITY,
+  ) {
+    this.ts = this.array(capacity);
+    if (numeric) this.nums = this.array(capacity);
     else this.strs = [];
   }
 
+  private array(capacity: number): Float64Array {
+    return this.pool ? this.pool.take(capacity) : new Float64Array(capacity);
+  }
+
   private grow(min: number) {
-    let cap = this.ts.length * 2;
+    let cap = this.ts.length === 0 ? this.refill : this.ts.length * 2;
     while (cap < min) cap *= 2;
-    const ts = new Float64Array(cap);
+    const ts = this.array(cap);
     ts.set(this.ts.subarray(0, this.length));
+    this.pool?.give(this.ts);
     this.ts = ts;
     if (this.nums) {
-      const n = new Float64Array(cap);
+      const n = this.array(cap);
       n.set(this.nums.subarray(0, this.length));
+      this.pool?.give(this.nums);
       this.nums = n;
     }
   }
@@ -68,13 +92,15 @@ export class SeriesHead {
   normalize(): void {
     if (this.sorted) return;
     const n = this.length;
-    const order = new Uint32Array(n);
+    if (orderScratch.length < n) orderScratch = new Uint32Array(n * 2);
+    const order = orderScratch.subarray(0, n);
     for (let i = 0; i < n; i++) order[i] = i;
     const ts = this.ts;
     // Stable by insertion index, so that among equal timestamps the last write sorts last.
     order.sort((a, b) => ts[a]! - ts[b]! || a - b);
-    const nts = new Float64Array(Math.max(16, n));
-    const nnums = this.nums ? new Float64Array(nts.length) : undefined;
+    // Into arrays of the same capacity (from the pool: the old ones go back to it).
+    const nts = this.array(ts.length);
+    const nnums = this.nums ? this.array(ts.length) : undefined;
     const nstrs = this.strs ? ([] as string[]) : undefined;
     const ntags = this.tags ? ([] as (Tags | undefined)[]) : undefined;
     let k = 0;
@@ -88,6 +114,8 @@ export class SeriesHead {
       if (ntags) ntags[k] = this.tags![src];
       k++;
     }
+    this.pool?.give(this.ts);
+    this.pool?.give(this.nums);
     this.ts = nts;
     this.nums = nnums;
     this.strs = nstrs;
@@ -97,13 +125,25 @@ export class SeriesHead {
   }
 
   clear(): void {
+    const filled = this.length;
     this.length = 0;
     this.sorted = true;
     this.tags = undefined;
     if (this.strs) this.strs = [];
-    if (this.ts.length > 1024) {
-      this.ts = new Float64Array(16);
-      if (this.nums) this.nums = new Float64Array(16);
+    if (this.pool && this.ts.length > FIRST_CAPACITY) {
+      // The arrays go back to the pool, and the head takes arrays of the capacity it filled from
+      // it at its next point: a series that filled its head fills it again, in one step instead
+      // of doubling from 16, and one that does not leaves them to the heads that do.
+      let cap = FIRST_CAPACITY;
+      while (cap < filled) cap *= 2;
+      this.refill = cap;
+      this.pool.give(this.ts);
+      this.pool.give(this.nums);
+      this.ts = NONE;
+      if (this.nums) this.nums = NONE;
+    } else if (this.ts.length > 1024) {
+      this.ts = new Float64Array(FIRST_CAPACITY);
+      if (this.nums) this.nums = new Float64Array(FIRST_CAPACITY);
     }
   }
 }

@@ -1,5 +1,6 @@
 import type { SQL } from "bun";
 import type { Logger } from "../../../src/log/logger.ts";
+import type { RollupTier } from "../../../src/metrics/rollup/tiers.ts";
 import type { HeldPartitions } from "../../../src/partitions.ts";
 import type { StorageHealth } from "../../../src/sqlite/storage-health.ts";
 import { PostgresMetricsStore } from "./postgres/store.ts";
@@ -20,6 +21,8 @@ export interface MetricsStoreConfig {
   sql?: SQL;
   /** With leases (several collectors on the database): sealing and retention of the partitions held only. */
   ownership?: HeldPartitions;
+  /** Rollup tiers to keep (docs/storage.md, "Rollup tiers"); absent: none. */
+  rollupTiers?: readonly RollupTier[];
 }
 
 /** The collector's metrics store, either backend: opened by `open()`, which SQLite needs to replay its log. */
@@ -34,6 +37,6 @@ export interface OpenableMetricsStore extends MetricsStore {
  * folder. It is created closed: call `open()`; `ready()` is false until then.
  */
 export function createMetricsStore(cfg: MetricsStoreConfig): OpenableMetricsStore {
-  if (cfg.sql) return new PostgresMetricsStore({ sql: cfg.sql, defaultRetentionDays: cfg.defaultRetentionDays, log: cfg.log, health: cfg.health, ownership: cfg.ownership });
+  if (cfg.sql) return new PostgresMetricsStore({ sql: cfg.sql, defaultRetentionDays: cfg.defaultRetentionDays, log: cfg.log, health: cfg.health, ownership: cfg.ownership, rollupTiers: cfg.rollupTiers });
   return new SqliteMetricsStore(cfg);
 }

@@ -28,6 +28,13 @@ export interface MetricsStore extends MetricsReader {
    * definitions whose tags already equal the given ones are left alone.
    */
   ensureTags(tenant: string, items: { type: MetricType; id: string; tags: Tags }[]): Promise<void>;
+  /**
+   * A number that changes whenever a metric's tags are changed or a metric (or tenant) is
+   * deleted, so that a caller may skip ensureTags for series it ensured since (remote write).
+   * Absent where several collectors share the definitions (PostgreSQL): one process cannot see
+   * the others' changes.
+   */
+  definitionsVersion?(): number;
   /** Removes the named tags; false when the metric does not exist. */
   deleteTags(tenant: string, type: MetricType, id: string, names: string[]): Promise<boolean>;
 

@@ -3,6 +3,7 @@ import { ApiError } from "../errors.ts";
 import { jsonBoolean, jsonInteger } from "../json-scalars.ts";
 import type { MetricDefinition } from "../../metrics/model.ts";
 import { readAvailabilityStats, readNumericStats } from "../../metrics/queries.ts";
+import type { Resolutions } from "../../metrics/rollup/tier-stats.ts";
 import { selectMetrics } from "../../metrics/select.ts";
 import type { MetricsReadDeps } from "./read-deps.ts";
 import { percentilesText, readRange, statsRead, timeField } from "./read-params.ts";
@@ -61,7 +62,7 @@ function kindsOf(q: MixedStatsQuery): StatsKind[] {
 }
 
 /** POST /metrics/stats/query: `{kind: {id: [buckets]}}`; every selected metric gets its buckets. */
-export async function mixedStats(deps: MetricsReadDeps, tenant: string, q: MixedStatsQuery): Promise<Record<string, Record<string, unknown[]>>> {
+export async function mixedStats(deps: MetricsReadDeps, tenant: string, q: MixedStatsQuery, seen?: Resolutions): Promise<Record<string, Record<string, unknown[]>>> {
   checkMixedStatsQuery(q);
   if (q.metrics && q.tags) throw new ApiError(400, "Cannot use both the metrics and tags properties");
   const byKind = new Map<StatsKind, MetricDefinition[]>();
@@ -71,7 +72,7 @@ export async function mixedStats(deps: MetricsReadDeps, tenant: string, q: Mixed
     byKind.set(kind, await selectMetrics(deps.store, tenant, type, ids, ids ? undefined : q.tags));
   }
   const range = await readRange(deps, q, async () => []);
-  const req = statsRead(range!, { ...q, percentiles: percentilesText(q.percentiles) }, false);
+  const req = { ...statsRead(range!, { ...q, percentiles: percentilesText(q.percentiles) }, false), seen };
   const out: Record<string, Record<string, unknown[]>> = {};
   for (const [kind, defs] of byKind) {
     for (const d of defs) {

@@ -8,6 +8,7 @@ import { type MetricType, TYPE_PATH } from "../../metrics/model.ts";
 import { readMultiStats, readNamedPoints } from "../../metrics/queries.ts";
 import { selectMetrics } from "../../metrics/select.ts";
 import type { MetricsReadDeps } from "./read-deps.ts";
+import { resolutionsFor, withResolution } from "./resolution.ts";
 import { checkMixedStatsQuery, type MixedStatsQuery, mixedStats, mixedStatsQuerySchema } from "./mixed-stats.ts";
 import { percentilesText, rawRead, readRange, requireBucketParam, statsRead, timeField } from "./read-params.ts";
 
@@ -62,9 +63,9 @@ async function typeStatsQuery(c: ServiceContext, deps: MetricsReadDeps, type: Nu
   const tenant = c.get("tenant");
   const defs = await selectMetrics(deps.store, tenant, type, b.metrics ?? b.ids, b.tags);
   const range = await readRange(deps, b, async () => defs);
-  const req = range && statsRead(range, p, b.fromEarliest);
+  const req = range && { ...statsRead(range, p, b.fromEarliest), seen: resolutionsFor(c) };
   if (!req || defs.length === 0) return c.body(null, 204);
-  return jsonOr204(c, await readMultiStats(deps.store, tenant, type, defs, { ...req, stacked: b.stacked ?? false, rate }));
+  return withResolution(jsonOr204(c, await readMultiStats(deps.store, tenant, type, defs, { ...req, stacked: b.stacked ?? false, rate })), req.seen);
 }
 
 export function postQueryRoutes(r: Routes, deps: MetricsReadDeps): void {
@@ -78,7 +79,8 @@ export function postQueryRoutes(r: Routes, deps: MetricsReadDeps): void {
   }
   r.post("/metrics/stats/query", async (c) => {
     const query = parseWith(mixedStatsQuerySchema, await readJson(c), "query");
-    return jsonOr204(c, await mixedStats(deps, c.get("tenant"), query));
+    const seen = resolutionsFor(c);
+    return withResolution(jsonOr204(c, await mixedStats(deps, c.get("tenant"), query, seen)), seen);
   });
   // Several named stats queries in one request: {name: query} → {name: answer}.
   r.post("/metrics/stats/batch/query", async (c) => {
@@ -86,10 +88,11 @@ export function postQueryRoutes(r: Routes, deps: MetricsReadDeps): void {
     const out: Record<string, unknown> = {};
     const entries = Object.entries(queries) as [string, MixedStatsQuery][];
     for (const [, query] of entries) checkMixedStatsQuery(query);
+    const seen = resolutionsFor(c);
     for (const [name, query] of entries) {
-      const answer = await mixedStats(deps, c.get("tenant"), query);
+      const answer = await mixedStats(deps, c.get("tenant"), query, seen);
       if (Object.keys(answer).length > 0) out[name] = answer;
     }
-    return jsonOr204(c, out);
+    return withResolution(jsonOr204(c, out), seen);
   });
 }

@@ -7,6 +7,7 @@ import type { MetricDefinition } from "../../metrics/model.ts";
 import { effectiveLimit, resolveOrder } from "../../metrics/order.ts";
 import { parsePercentiles } from "../../metrics/percentiles-param.ts";
 import { parseTimeParam, resolveTimeRange, type TimeRange } from "../../metrics/time-range.ts";
+import { Resolutions } from "../../metrics/rollup/tier-stats.ts";
 import type { RawRead, StatsRead } from "../../metrics/queries.ts";
 import type { MetricsReadDeps } from "./read-deps.ts";
 
@@ -75,7 +76,7 @@ export function statsRead(range: TimeRange, b: BucketParams, fromEarliest: boole
     range,
   );
   if (!buckets) throw new ApiError(400, BUCKET_PARAM_REQUIRED);
-  return { buckets, percentiles: b.percentiles ? parsePercentiles(b.percentiles) : undefined, fromEarliest };
+  return { buckets, percentiles: b.percentiles ? parsePercentiles(b.percentiles) : undefined, fromEarliest, seen: new Resolutions() };
 }
 
 /**

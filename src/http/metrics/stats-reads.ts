@@ -10,6 +10,7 @@ import { parseTimeParam, resolveTimeRange } from "../../metrics/time-range.ts";
 import { readAvailabilityStats, readMultiStats, readNumericStats, readTaggedStats } from "../../metrics/queries.ts";
 import { selectMetrics } from "../../metrics/select.ts";
 import type { MetricsReadDeps } from "./read-deps.ts";
+import { resolutionsFor, withResolution } from "./resolution.ts";
 import { parseQuery, rawReadQuery, statsQuery } from "./query-params.ts";
 import { ratePoints, rawPoints } from "./raw-reads.ts";
 import { nowOf, readRange, requireBucketParam, statsRead } from "./read-params.ts";
@@ -35,10 +36,10 @@ async function singleStats(c: ServiceContext, deps: MetricsReadDeps, type: Metri
   const id = c.req.param("id")!;
   const def = await deps.store.getMetric(tenant, type, id);
   const range = await readRange(deps, p, async () => (def ? [def] : []));
-  const req = range && statsRead(range, p, p.fromEarliest);
+  const req = range && { ...statsRead(range, p, p.fromEarliest), seen: resolutionsFor(c) };
   if (!def || !req) return c.body(null, 204);
-  if (type === "availability") return jsonOr204(c, await readAvailabilityStats(deps.store, tenant, id, req));
-  return jsonOr204(c, await readNumericStats(deps.store, tenant, type as NumericType, id, req, rate));
+  if (type === "availability") return withResolution(jsonOr204(c, await readAvailabilityStats(deps.store, tenant, id, req)), req.seen);
+  return withResolution(jsonOr204(c, await readNumericStats(deps.store, tenant, type as NumericType, id, req, rate)), req.seen);
 }
 
 /** Stats over several metrics (named by repeated `metrics`, or selected by `tags`) in one series of buckets. */
@@ -51,9 +52,9 @@ async function multiStats(c: ServiceContext, deps: MetricsReadDeps, type: Numeri
   const defs = await selectMetrics(deps.store, c.get("tenant"), type, c.req.queries("metrics"), p.tags);
   const range = await readRange(deps, p, async () => defs);
   // The buckets of a range given are checked whether or not any metric was found.
-  const req = range && statsRead(range, p, p.fromEarliest);
+  const req = range && { ...statsRead(range, p, p.fromEarliest), seen: resolutionsFor(c) };
   if (!req || defs.length === 0) return c.body(null, 204);
-  return jsonOr204(c, await readMultiStats(deps.store, c.get("tenant"), type, defs, { ...req, stacked: p.stacked ?? false, rate }));
+  return withResolution(jsonOr204(c, await readMultiStats(deps.store, c.get("tenant"), type, defs, { ...req, stacked: p.stacked ?? false, rate })), req.seen);
 }
 
 /** GET /{gauges|counters}/stats and friends: several metrics in one series of buckets. */

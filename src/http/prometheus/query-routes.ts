@@ -6,6 +6,7 @@ import { instantQuery, MAX_POINTS, rangeQuery } from "../../promql/query.ts";
 import { ExecutionError, InvalidQueryError } from "../../promql/values.ts";
 import { StoreSeriesSource } from "../../prometheus/store-source.ts";
 import type { PrometheusReadDeps } from "./read-deps.ts";
+import { resolutionsFor, withResolution } from "../metrics/resolution.ts";
 import { parseDurationParam, parseTime, readParams } from "./params.ts";
 import { badData, PromApiError, respondResult } from "./respond.ts";
 import { resolveTenant } from "./tenant.ts";
@@ -38,8 +39,9 @@ export function queryRoutes(app: Hono, deps: PrometheusReadDeps): void {
     const expr = parseQuery(p.get("query"));
     const time = parseTime("time", p.get("time"), now());
     if (p.get("timeout") !== undefined) parseDurationParam("timeout", p.get("timeout"));
-    const r = await run(() => instantQuery(expr, new StoreSeriesSource(deps.store, tenant), time, { offload: deps.offload }));
-    return respondResult(c, r);
+    const seen = resolutionsFor(c);
+    const r = await run(() => instantQuery(expr, new StoreSeriesSource(deps.store, tenant, seen), time, { offload: deps.offload }));
+    return withResolution(respondResult(c, r), seen);
   };
   const range = async (c: Context) => {
     const tenant = resolveTenant(c);
@@ -54,8 +56,9 @@ export function queryRoutes(app: Hono, deps: PrometheusReadDeps): void {
     }
     if (p.get("timeout") !== undefined) parseDurationParam("timeout", p.get("timeout"));
     const expr = parseQuery(p.get("query"));
-    const r = await run(() => rangeQuery(expr, new StoreSeriesSource(deps.store, tenant), start, end, step, { offload: deps.offload }));
-    return respondResult(c, r);
+    const seen = resolutionsFor(c);
+    const r = await run(() => rangeQuery(expr, new StoreSeriesSource(deps.store, tenant, seen), start, end, step, { offload: deps.offload }));
+    return withResolution(respondResult(c, r), seen);
   };
   app.get("/api/v1/query", instant);
   app.post("/api/v1/query", instant);

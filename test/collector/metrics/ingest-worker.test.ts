@@ -158,6 +158,81 @@ describe("the worker thread", () => {
     }
   });
 
+  it("reuses its shared slots without one request's points reaching another's series or tenant", async () => {
+    // Bodies in flight at once, from two tenants, with values that say whose they are.
+    const off = new JsonOffload({ log, maxWaiting: 2 });
+    const bus = new PointsBus();
+    const seen: string[] = [];
+    bus.subscribe((p) => {
+      // A listener reading the points while they are published sees that request's own.
+      for (const w of p.writes) for (const pt of w.points) if (Math.floor(pt.value as number) % 1000 !== Number(p.tenant.slice(1)) % 1000) seen.push(`${p.tenant}/${w.id}`);
+    });
+    const root = new Hono<ServiceEnv>();
+    root.use("*", async (c, next) => {
+      c.set("access", OPEN_ACCESS);
+      await next();
+    });
+    // A store slow to commit (as a slow disk makes it): the next bodies are scanned meanwhile.
+    const slow = new Proxy(store, {
+      get: (target, key) =>
+        key === "writeColumns"
+          ? async (...a: Parameters<SqliteMetricsStore["writeColumns"]>) => {
+              await Bun.sleep(15);
+              return target.writeColumns(...a);
+            }
+          : Reflect.get(target, key, target),
+    });
+    mountService(root, ["/svc/metrics"], createMetricsApp({ store: slow, bus, version: "test", defaultRetentionDays: 7, jsonOffload: off }));
+    root.onError((err, c) => errorResponse(err, c));
+    const body = (tenant: number, round: number) =>
+      JSON.stringify(Array.from({ length: 400 }, (_, s) => ({ id: `w${s}`, data: Array.from({ length: 20 }, (_, i) => ({ timestamp: T0 + round * 100 + i, value: tenant + 1000 * (s + i) + 0.25 })) })));
+    try {
+      // Rounds of two requests at once, one per tenant, the second round starting while the
+      // first is being committed: the pool's 4 slots each serve several requests.
+      const rounds: Promise<Response[]>[] = [];
+      for (let round = 0; round < 8; round++) {
+        rounds.push(Promise.all([1, 2].map((t) => post(root as ReturnType<typeof appWith>, `t${t}`, body(t, round)))));
+        // Less than a commit's time (15 ms), more than the worker needs for two bodies on a busy machine.
+        await Bun.sleep(10);
+      }
+      for (const answers of await Promise.all(rounds)) for (const r of answers) expect(r.status).toBe(200);
+      // More requests than the pool's 4 slots went through the worker: slots were reused.
+      expect(off.parsed).toBeGreaterThan(4);
+      expect(seen).toEqual([]);
+      for (const t of [1, 2]) {
+        for (const s of [0, 7, 399]) {
+          const got = await store.readRaw(`t${t}`, "gauge", `w${s}`, { start: 0, end: T0 * 2, order: "asc" });
+          expect(got.ts.length).toBe(160);
+          for (let k = 0; k < got.ts.length; k++) expect(got.values[k]).toBe(t + 1000 * (s + ((got.ts[k]! - T0) % 100)) + 0.25);
+        }
+      }
+    } finally {
+      await off.close();
+    }
+  });
+
+  it("turns ids into codes and back through a bounded dictionary, and starts it again when full", async () => {
+    // Room for 500 ids: bodies of 400 ids, a third of them new each time, fill it again and again.
+    const off = new JsonOffload({ log, maxIds: 500, minChars: 1 });
+    const tenant = "dict";
+    const body = (round: number) =>
+      JSON.stringify(Array.from({ length: 400 }, (_, s) => ({ id: `d${s + round * 130}`, data: [{ timestamp: T0 + round, value: s + round * 130 }] })));
+    try {
+      const app = appWith(off);
+      for (let round = 0; round < 8; round++) expect((await post(app, tenant, body(round))).status).toBe(200);
+      expect(off.parsed).toBe(8);
+      // Every id read back with its own value, at the rounds that wrote it.
+      for (const n of [0, 129, 130, 399, 500, 909, 1309]) {
+        const got = await store.readRaw(tenant, "gauge", `d${n}`, { start: 0, end: T0 * 2, order: "asc" });
+        const rounds = Array.from({ length: 8 }, (_, r) => r).filter((r) => n - r * 130 >= 0 && n - r * 130 < 400);
+        expect(got.ts).toEqual(rounds.map((r) => T0 + r));
+        expect(got.values).toEqual(rounds.map(() => n));
+      }
+    } finally {
+      await off.close();
+    }
+  });
+
   it.each([
     ["exits at its message (killed mid-request)", "promql-worker-exits.ts", {}],
     ["throws on its message", "promql-worker-throws.ts", {}],

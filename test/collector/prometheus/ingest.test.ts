@@ -88,6 +88,25 @@ describe("remote write", () => {
     expect(await instant("rw", "only_here", T0)).toHaveLength(0);
   });
 
+  test("a series written again after its metric was deleted or retagged gets its labels back as tags", async () => {
+    // The same label set each time: from the second request on it is known (remote-write-columns.ts).
+    const s = (t: number) => [{ labels: { __name__: "kept_tags", zone: "z1" }, samples: [[T0 + t, t]] as [number, number][] }];
+    const id = encodeURIComponent('kept_tags{zone="z1"}');
+    const tags = async () => (await body(await c.req(`/svc/metrics/gauges/${id}`, { tenant: "rt" }))).tags;
+    for (let i = 0; i < 3; i++) expect((await post("/prometheus/rt/api/v1/write", remoteWriteBody(s(i * 1000)), REMOTE_WRITE_HEADERS)).status).toBe(204);
+    expect(await tags()).toEqual({ metric: "kept_tags", zone: "z1" });
+    expect((await c.req(`/svc/metrics/gauges/${id}`, { method: "DELETE", tenant: "rt" })).status).toBeLessThan(300);
+    expect((await post("/prometheus/rt/api/v1/write", remoteWriteBody(s(5000)), REMOTE_WRITE_HEADERS)).status).toBe(204);
+    expect(await tags()).toEqual({ metric: "kept_tags", zone: "z1" });
+    expect((await c.req(`/svc/metrics/gauges/${id}/tags`, { method: "PUT", tenant: "rt", body: JSON.stringify({ zone: "other" }), headers: { "Content-Type": "application/json" } })).status).toBeLessThan(300);
+    expect(await tags()).toEqual({ metric: "kept_tags", zone: "other" });
+    expect((await post("/prometheus/rt/api/v1/write", remoteWriteBody(s(6000)), REMOTE_WRITE_HEADERS)).status).toBe(204);
+    expect(await tags()).toEqual({ metric: "kept_tags", zone: "z1" });
+    // The same series in another tenant is a definition of its own there.
+    expect((await post("/prometheus/rt2/api/v1/write", remoteWriteBody(s(7000)), REMOTE_WRITE_HEADERS)).status).toBe(204);
+    expect((await body(await c.req(`/svc/metrics/gauges/${id}`, { tenant: "rt2" }))).tags).toEqual({ metric: "kept_tags", zone: "z1" });
+  });
+
   test("bad bodies are 400 with a message and store nothing", async () => {
     const notSnappy = await post("/prometheus/rw/api/v1/write", new Uint8Array([1, 2, 3, 4]), REMOTE_WRITE_HEADERS);
     expect(notSnappy.status).toBe(400);

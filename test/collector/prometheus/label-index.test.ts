@@ -83,6 +83,26 @@ describe("label index", () => {
     );
   });
 
+  it("is not rebuilt while no series comes, goes or is retagged, and still sees the points written meanwhile", async () => {
+    const store = await open();
+    await store.write("t", [{ type: "gauge", id: "cpu", points: [{ timestamp: 1000, value: 1 }] }]);
+    const matchersOf = (q: string) => {
+      const sel = parsePromQL(q);
+      if (sel.kind !== "vector") throw new Error("selector expected");
+      return sel.matchers;
+    };
+    const inRange = async (start: number, end: number, q = "cpu") => (await labelIndex(store, "t")).matching(matchersOf(q), start, end).length;
+    expect(await inRange(5000, 6000)).toBe(0);
+    const before = await labelIndex(store, "t");
+    // A later point of the same series: the same index answers, with the series' new span.
+    await store.write("t", [{ type: "gauge", id: "cpu", points: [{ timestamp: 5500, value: 2 }] }]);
+    expect(await labelIndex(store, "t")).toBe(before);
+    expect(await inRange(5000, 6000)).toBe(1);
+    // A new series is seen at once.
+    await store.write("t", [{ type: "gauge", id: "cpu2", points: [{ timestamp: 5500, value: 2 }] }]);
+    expect(await inRange(5000, 6000, '{__name__=~"cpu.*"}')).toBe(2);
+  });
+
   it("sees a retagged series under its new labels only", async () => {
     const store = await open();
     await store.ensureTags("t", [{ type: "gauge", id: "cpu", tags: { metric: "cpu", host: "a" } }]);

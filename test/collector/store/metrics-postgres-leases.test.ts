@@ -1,6 +1,7 @@
 import { SQL } from "bun";
 import { describe, expect, it } from "vitest";
 import { PostgresMetricsStore } from "../../../collector/store/metrics/postgres/store.ts";
+import { DEFAULT_ROLLUP_TIERS, parseRollupTiers, type RollupTier } from "../../../src/metrics/rollup/tiers.ts";
 import { partitionOf } from "../../../src/partitions.ts";
 import { LeaseKeeper } from "../../../src/postgres/leases.ts";
 import { metricsTestDatabase } from "../../helpers/postgres.ts";
@@ -21,12 +22,12 @@ const RENEW = 1000;
 const tenants = Array.from({ length: 40 }, (_, i) => `tenant-${i}`);
 
 /** A collector: its leases (16 partitions, a short ttl) and its metrics store, each on a pool of its own. */
-async function collector(name: string, o: { now?: () => number; maintenanceIntervalMs?: number } = {}) {
+async function collector(name: string, o: { now?: () => number; maintenanceIntervalMs?: number; rollupTiers?: RollupTier[] } = {}) {
   const lsql = new SQL(db.url, { max: 2 });
   const keeper = new LeaseKeeper(lsql, { owner: name, ttlMs: TTL, renewMs: RENEW });
   await keeper.start();
   const sql = new SQL(db.url, { max: 3 });
-  const store = new PostgresMetricsStore({ sql, ownership: keeper, now: o.now, headMaxAgeMs: 0, maintenanceIntervalMs: o.maintenanceIntervalMs ?? 3_600_000 });
+  const store = new PostgresMetricsStore({ sql, ownership: keeper, now: o.now, headMaxAgeMs: 0, maintenanceIntervalMs: o.maintenanceIntervalMs ?? 3_600_000, rollupTiers: o.rollupTiers });
   await store.open();
   let stopped = false;
   const stop = async (release: boolean) => {
@@ -51,7 +52,7 @@ async function until(cond: () => boolean | Promise<boolean>, ms: number): Promis
 }
 
 /** Two collectors holding 8 partitions each. */
-async function pair(o: { now?: () => number; maintenanceIntervalMs?: number } = {}) {
+async function pair(o: { now?: () => number; maintenanceIntervalMs?: number; rollupTiers?: RollupTier[] } = {}) {
   const a = await collector("a", o);
   const b = await collector("b", o);
   await until(() => a.parts().size === 8 && b.parts().size === 8, 3 * TTL);
@@ -87,6 +88,29 @@ describe("PostgreSQL metrics store: sealing and retention by lease holders", () 
     expect(await b.store.seal()).toBe(tenants.length - mine.length);
     expect(await a.store.stats()).toEqual({ points: 0, blocks: 0, chunks: tenants.length });
     for (const t of tenants) expect((await b.store.readRaw(t, "gauge", "g", { start: 0, end: NOW + 1, order: "asc" })).values).toEqual([1]);
+  });
+
+  it("rolls up on each collector only the chunks of the partitions it holds, each once", async () => {
+    const { a, b } = await pair({ rollupTiers: parseRollupTiers(DEFAULT_ROLLUP_TIERS) });
+    await writeAll(a.store, NOW);
+    await a.store.seal(true);
+    await b.store.seal(true);
+    const queued = async () => {
+      const rows = (await db.sql.unsafe("SELECT DISTINCT s.tenant FROM metric_rollup_queue q JOIN metric_series s USING (sid)")) as { tenant: string }[];
+      return new Set(rows.map((r) => partitionOf(r.tenant, 16)));
+    };
+    expect(await queued()).toEqual(new Set([...a.parts(), ...b.parts()]));
+    // A background round (started when the leases settled) may hold some entries meanwhile: wait for it.
+    const same = (x: Set<number>, y: Set<number>) => x.size === y.size && [...x].every((p) => y.has(p));
+    await a.store.rollUp();
+    await until(async () => same(await queued(), b.parts()), 5000);
+    expect(a.store.rollups!.stats().chunksRolled).toBe(inParts(a.parts()).length);
+    await b.store.rollUp();
+    await until(async () => (await queued()).size === 0, 5000);
+    expect(b.store.rollups!.stats().chunksRolled).toBe(tenants.length - inParts(a.parts()).length);
+    // One block per series and tier.
+    const [r] = (await db.sql.unsafe("SELECT count(*)::int AS n, count(DISTINCT sid)::int AS s FROM metric_rollups")) as { n: number; s: number }[];
+    expect(r).toEqual({ n: 3 * tenants.length, s: tenants.length });
   });
 
   it("deletes each expired chunk and block once, by the holder of its partition", async () => {

@@ -39,7 +39,7 @@ describe("metrics schema version 1 → 2 on PostgreSQL", () => {
         ((SELECT sid FROM metric_series WHERE metric = 'old'), $1, 1, NULL, NULL, $3, $1)`,
       [NOW, exp, NOW - 1],
     );
-    expect(await migratePostgres(db.sql, METRICS_PG)).toEqual({ from: 1, to: 4 });
+    expect(await migratePostgres(db.sql, METRICS_PG)).toEqual({ from: 1, to: 5 });
     const [t] = await db.sql.unsafe("SELECT to_regclass('metric_points') AS p, (SELECT sum(n) FROM metric_chunks)::int AS n, (SELECT max(expires_at) FROM metric_chunks WHERE n = 1500)::bigint AS e");
     expect(t.p).toBeNull();
     expect(t.n).toBe(1503);
@@ -99,7 +99,7 @@ describe("metrics schema version 2 → 4 on PostgreSQL", () => {
       }
       await d.sql.unsafe("INSERT INTO metric_blocks (sid, start_ts, end_ts, n, written, expires_at, body) VALUES (999999, $1, $1, 1, $1, $2, $3)", [NOW, NOW + DAY, blocks[0]!.body]);
 
-      expect(await migratePostgres(d.sql, METRICS_PG)).toEqual({ from: 2, to: 4 });
+      expect(await migratePostgres(d.sql, METRICS_PG)).toEqual({ from: 2, to: 5 });
       const series = (await d.sql.unsafe("SELECT tenant, part FROM metric_series")) as { tenant: string; part: number }[];
       expect(series).toHaveLength(12);
       for (const r of series) expect(r.part).toBe(partitionOf(r.tenant, 16));

@@ -111,6 +111,33 @@ describe("SQLite metrics store", () => {
     expect(def?.maxTimestamp).toBe(NOW - 50_000 + 500 + 49_000);
   });
 
+  it("replays every body of a group commit, each encoded in turn into the store's one log buffer", async () => {
+    const { s, d } = await open();
+    // Columnar bodies (as the ingest worker gives) and object writes in one event-loop turn: one
+    // transaction, one log row each, written one after the other through the same buffer.
+    const cols = (tenant: number) => ({
+      type: "gauge" as const,
+      ids: ["a", "b"],
+      counts: Uint32Array.from([3, 2]),
+      ts: Float64Array.from([0, 1, 2, 0, 1].map((i) => NOW - 10_000 + i * 1000)),
+      values: Float64Array.from([1, 2, 3, 4, 5].map((v) => tenant * 100 + v)),
+      tags: [],
+    });
+    await Promise.all([
+      s.writeColumns("t1", cols(1)),
+      s.write("t1", [{ type: "gauge", id: "c", points: [{ timestamp: NOW - 1000, value: 7 }] }]),
+      s.writeColumns("t2", cols(2)),
+    ]);
+    expect(s.stats().logBatches).toBe(3);
+    // No close(): a crash; the second store replays the log.
+    const again = (await open(d)).s;
+    expect((await again.readRaw("t1", "gauge", "a", all)).values).toEqual([101, 102, 103]);
+    expect((await again.readRaw("t1", "gauge", "b", all)).values).toEqual([104, 105]);
+    expect((await again.readRaw("t1", "gauge", "c", all)).values).toEqual([7]);
+    expect((await again.readRaw("t2", "gauge", "a", all)).values).toEqual([201, 202, 203]);
+    expect((await again.readRaw("t2", "gauge", "b", all)).values).toEqual([204, 205]);
+  });
+
   it("replays a log with staleness markers of a series deleted since, and the strings after it", async () => {
     const { s, d } = await open();
     await s.write("t", [
@@ -227,7 +254,7 @@ describe("SQLite metrics store", () => {
     const reopened = (await open(d, { now: () => clock })).s;
     expect((await reopened.readRaw("t", "gauge", "old", all)).values).toEqual([4, 3]);
     const version = new Database(join(d, "metrics.db"), { readonly: true });
-    expect((version.query("PRAGMA user_version").get() as { user_version: number }).user_version).toBe(3);
+    expect((version.query("PRAGMA user_version").get() as { user_version: number }).user_version).toBe(4);
     version.close();
   });
 

@@ -1,6 +1,7 @@
 import type { SQL } from "bun";
 import type { Logger } from "../../../../src/log/logger.ts";
 import type { HeldPartitions } from "../../../../src/partitions.ts";
+import type { RollupTier } from "../../../../src/metrics/rollup/tiers.ts";
 import { DAY_MS, DEFAULT_RETENTION_DAYS } from "../../../../src/metrics/model.ts";
 import { numbered } from "../../../../src/postgres/connect.ts";
 import { reportingFailuresAsync, type StorageHealth } from "../../../../src/sqlite/storage-health.ts";
@@ -25,6 +26,8 @@ export interface PostgresMetricsStoreOptions {
   ownership?: HeldPartitions;
   /** Small numeric blocks stored raw (small-block.ts); false writes codec blocks only (for measuring). */
   smallRawBlocks?: boolean;
+  /** Rollup tiers (docs/storage.md, "Rollup tiers"); absent: none computed, none read. */
+  rollupTiers?: readonly RollupTier[];
   now?: () => number;
 }
 

@@ -109,6 +109,57 @@ async function chunkKeyStep(tx: SQL): Promise<void> {
   await tx.unsafe("ALTER TABLE metric_chunks ADD PRIMARY KEY (sid, cid)");
 }
 
+/**
+ * Version 5: rollup tiers (docs/storage.md, "Rollup tiers"; docs/scale-out.md). `metric_rollups`
+ * holds one compressed block per series, tier (step, ms) and span of buckets; `metric_rollup_queue`
+ * the sealed chunks no tier holds yet, filled by a trigger in the seal's own transaction (step 0:
+ * every tier; another step: only that tier, for a tier added later) and emptied by the roller of
+ * the partition's lease holder in the transaction that writes the blocks; `metric_rollup_tiers`
+ * the tiers each partition has. The chunks stored at the upgrade are queued by the first roller
+ * of each partition.
+ */
+async function rollupStep(tx: SQL): Promise<void> {
+  // No foreign keys: the tables the stores' tests truncate stay truncatable alone. A deleted
+  // series or chunk takes its rows along by the triggers below (rows of a truncated one are
+  // never read: ids are not reused, and the roller drops queue entries without their chunk).
+  await tx.unsafe(`CREATE TABLE metric_rollups (
+    sid BIGINT NOT NULL,
+    step BIGINT NOT NULL,
+    block_start BIGINT NOT NULL,
+    written BIGINT NOT NULL,
+    body BYTEA NOT NULL,
+    PRIMARY KEY (sid, step, block_start))`);
+  await tx.unsafe("ALTER TABLE metric_rollups ALTER COLUMN body SET STORAGE EXTERNAL");
+  await tx.unsafe("CREATE INDEX metric_rollups_by_written ON metric_rollups (step, written)");
+  await tx.unsafe(`CREATE TABLE metric_rollup_queue (
+    part SMALLINT NOT NULL,
+    sid BIGINT NOT NULL,
+    cid BIGINT NOT NULL,
+    step BIGINT NOT NULL DEFAULT 0,
+    PRIMARY KEY (part, sid, cid, step))`);
+  await tx.unsafe("CREATE INDEX metric_rollup_queue_by_chunk ON metric_rollup_queue (sid, cid)");
+  await tx.unsafe("CREATE TABLE metric_rollup_tiers (part SMALLINT NOT NULL, step BIGINT NOT NULL, PRIMARY KEY (part, step))");
+  await tx.unsafe(`CREATE FUNCTION metric_rollup_enqueue() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      INSERT INTO metric_rollup_queue (part, sid, cid) SELECT s.part, n.sid, n.cid FROM added n JOIN metric_series s ON s.sid = n.sid;
+      RETURN NULL;
+    END $$`);
+  await tx.unsafe("CREATE TRIGGER metric_chunks_rollup AFTER INSERT ON metric_chunks REFERENCING NEW TABLE AS added FOR EACH STATEMENT EXECUTE FUNCTION metric_rollup_enqueue()");
+  await tx.unsafe(`CREATE FUNCTION metric_rollup_unqueue() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      DELETE FROM metric_rollup_queue q USING gone g WHERE q.sid = g.sid AND q.cid = g.cid;
+      RETURN NULL;
+    END $$`);
+  await tx.unsafe("CREATE TRIGGER metric_chunks_unqueue AFTER DELETE ON metric_chunks REFERENCING OLD TABLE AS gone FOR EACH STATEMENT EXECUTE FUNCTION metric_rollup_unqueue()");
+  await tx.unsafe(`CREATE FUNCTION metric_rollup_forget() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      DELETE FROM metric_rollups r USING gone g WHERE r.sid = g.sid;
+      DELETE FROM metric_rollup_queue q USING gone g WHERE q.sid = g.sid;
+      RETURN NULL;
+    END $$`);
+  await tx.unsafe("CREATE TRIGGER metric_series_rollups AFTER DELETE ON metric_series REFERENCING OLD TABLE AS gone FOR EACH STATEMENT EXECUTE FUNCTION metric_rollup_forget()");
+}
+
 export const METRICS_PG: PgSchema = {
   name: "metrics",
   migrations: [
@@ -116,5 +167,6 @@ export const METRICS_PG: PgSchema = {
     { version: 2, description: "unsealed points as one block per series and write (metric_blocks); rows of metric_points sealed", up: blocksStep },
     { version: 3, description: "work partition of each series and block (sealing and retention by lease holders)", up: partitionStep },
     { version: 4, description: "sealed chunks keyed by (sid, cid): every key of the point tables holds sid (a Citus distribution column)", up: chunkKeyStep },
+    { version: 5, description: "rollup tiers: blocks of aggregates per series, and the queue of chunks to roll up", up: rollupStep },
   ],
 };

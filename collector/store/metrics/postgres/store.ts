@@ -7,6 +7,7 @@ import { PgContext, type PostgresMetricsStoreOptions } from "./context.ts";
 import * as defs from "./definitions.ts";
 import { readRun, writePoints } from "./points.ts";
 import { METRIC_PARTITIONS } from "./partition-step.ts";
+import { PgRollups } from "./rollups.ts";
 import { ALL_PARTITIONS, enforceRetention, sealDue } from "./seal.ts";
 
 export type { PostgresMetricsStoreOptions } from "./context.ts";
@@ -33,6 +34,8 @@ export class PostgresMetricsStore implements MetricsStore {
   /** performance.now() at the start of the last background round. */
   private lastRound = 0;
   private readonly ownership: PostgresMetricsStoreOptions["ownership"];
+  /** The rollup tiers (with the rollupTiers option). */
+  readonly rollups: PgRollups | undefined;
 
   constructor(opts: PostgresMetricsStoreOptions) {
     if (opts.ownership && opts.ownership.partitions !== METRIC_PARTITIONS) {
@@ -40,6 +43,7 @@ export class PostgresMetricsStore implements MetricsStore {
     }
     this.c = new PgContext(opts);
     this.ownership = opts.ownership;
+    this.rollups = opts.rollupTiers ? new PgRollups(this.c, opts.rollupTiers) : undefined;
     opts.health?.registerTarget("metrics", postgresProbe(opts.sql, "metrics"));
   }
 
@@ -84,7 +88,10 @@ export class PostgresMetricsStore implements MetricsStore {
         this.lastRetention = this.c.now();
         this.lastParts = key;
         await enforceRetention(this.c, parts);
+        await this.rollups?.retention(parts);
       }
+      // After the seal: the chunks it wrote are rolled up in the same round (docs/storage.md, "Rollup tiers").
+      await this.rollups?.round(parts);
     } catch (e) {
       // Unsealed points stay in their blocks, readable; the next run retries.
       if (this.c.health?.report(e, "metrics") === undefined) this.c.log?.error("metrics maintenance failed", { err: String(e) });
@@ -166,8 +173,15 @@ export class PostgresMetricsStore implements MetricsStore {
   }
 
   /** Deletes this collector's partitions' expired chunks now (the background task does it every minute). */
-  enforceRetention(): Promise<number> {
-    return enforceRetention(this.c, this.parts());
+  async enforceRetention(): Promise<number> {
+    const n = await enforceRetention(this.c, this.parts());
+    await this.rollups?.retention(this.parts());
+    return n;
+  }
+
+  /** Rolls up every queued chunk of this collector's partitions now (the background task does it after each seal). */
+  async rollUp(): Promise<void> {
+    await this.rollups?.round(this.parts(), Number.POSITIVE_INFINITY);
   }
 
   /** Points in unsealed blocks (a point written twice counts twice), blocks and chunks, for tests. */

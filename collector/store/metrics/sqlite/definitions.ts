@@ -1,6 +1,6 @@
 import type { MetricDefinition, MetricType, Tags, Tenant } from "../../../../src/metrics/model.ts";
 import type { CreateResult, MetricFilter, SeriesEntry } from "../types.ts";
-import { key, type SeriesMeta, type StoreState } from "./state.ts";
+import { key, kindKey, type SeriesMeta, type StoreState } from "./state.ts";
 
 /** Tenants and metric definitions of the SQLite metrics store: stored first, memory follows the commit. */
 
@@ -58,7 +58,10 @@ function createSeries(s: StoreState, tenant: string, type: MetricType, id: strin
 function updateDefinition(s: StoreState, m: SeriesMeta, tags: Tags | undefined, retention: number | undefined): void {
   s.writing(() => s.st.updateSeriesDef.run(tags ? JSON.stringify(tags) : null, retention ?? null, m.sid));
   m.tags = tags;
+  m.tagsFrom = undefined;
   m.retention = retention;
+  s.definitionsVersion++;
+  s.seriesVersion++;
 }
 
 /** min/max timestamps are those of the points stored (retention removes whole chunks). */
@@ -106,10 +109,9 @@ export function findMetrics(s: StoreState, tenant: string, filter: MetricFilter)
   return out.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : a.type < b.type ? -1 : 1));
 }
 
+/** The store's own series objects (live: their spans follow the writes), not copies. */
 export function listSeries(s: StoreState, tenant: string): SeriesEntry[] {
-  const out: SeriesEntry[] = [];
-  for (const m of s.byTenant.get(tenant) ?? []) out.push({ type: m.type, id: m.id, tags: m.tags, minTs: m.minTs, maxTs: m.maxTs });
-  return out;
+  return [...(s.byTenant.get(tenant) ?? [])];
 }
 
 export function updateTags(s: StoreState, tenant: string, type: MetricType, id: string, tags: Tags): void {
@@ -122,10 +124,24 @@ export function updateTags(s: StoreState, tenant: string, type: MetricType, id: 
 }
 
 export function ensureTags(s: StoreState, tenant: string, items: { type: MetricType; id: string; tags: Tags }[]): void {
-  const changed = items.filter((it) => {
-    const m = s.find(tenant, it.type, it.id);
-    return !m || !sameTags(m.tags, it.tags);
-  });
+  // Remote write asks for every series of every request: the series map is found once per type,
+  // and tags given as the same frozen object as last time are known equal without comparing.
+  const changed: typeof items = [];
+  let lastType: MetricType | undefined;
+  let kind: Map<string, SeriesMeta> | undefined;
+  for (const it of items) {
+    if (it.type !== lastType) {
+      lastType = it.type;
+      kind = s.byKind.get(kindKey(tenant, it.type));
+    }
+    const m = kind?.get(it.id);
+    if (m && m.tagsFrom === it.tags) continue;
+    if (m && sameTags(m.tags, it.tags)) {
+      if (Object.isFrozen(it.tags)) m.tagsFrom = it.tags;
+      continue;
+    }
+    changed.push(it);
+  }
   if (changed.length === 0) return;
   // Stored first; memory follows the commit (a failed one changes nothing).
   let newTenant = false;
@@ -147,7 +163,11 @@ export function ensureTags(s: StoreState, tenant: string, items: { type: MetricT
   );
   if (newTenant) s.tenants.set(tenant, { id: tenant });
   for (const m of created.values()) s.register(m);
-  for (const [m, tags] of updated) m.tags = tags;
+  for (const [m, tags] of updated) {
+    m.tags = tags;
+    m.tagsFrom = undefined;
+  }
+  if (updated.size > 0) s.seriesVersion++;
 }
 
 export function deleteTags(s: StoreState, tenant: string, type: MetricType, id: string, names: string[]): boolean {
@@ -179,6 +199,7 @@ function deleteSeriesRows(s: StoreState, m: SeriesMeta): void {
 
 /** Drops a deleted series from memory (after its rows were deleted). */
 function forget(s: StoreState, m: SeriesMeta): void {
+  s.definitionsVersion++;
   if (m.head) s.headPoints -= m.head.length;
   s.dirty.delete(m);
   s.unregister(m);

@@ -70,6 +70,7 @@ function flush(s: StoreState, due: SeriesMeta[]): void {
     truncateLog(s, new Set(due));
   })();
   for (let k = 0; k < added.length; k += 5) s.lists.added(added[k]!, added[k + 1]!, added[k + 2]!, added[k + 3]!, added[k + 4]!);
+  s.rollups?.sealed(added);
   for (const m of due) {
     m.flushedSeq = m.head!.lastSeq;
     s.headPoints -= m.head!.length;
@@ -80,7 +81,8 @@ function flush(s: StoreState, due: SeriesMeta[]): void {
 
 /** Drops log batches whose points are all in chunks, counting the heads of `flushing` as written. */
 function truncateLog(s: StoreState, flushing: Set<SeriesMeta>): void {
-  let minSeq = Number.POSITIVE_INFINITY;
+  // Batches committed but not yet applied (awaiting the log's sync) are in no head yet: kept.
+  let minSeq = s.unapplied[0] ?? Number.POSITIVE_INFINITY;
   for (const m of s.dirty) {
     if (!flushing.has(m) && m.head && m.head.length > 0 && m.headFirstSeq < minSeq) minSeq = m.headFirstSeq;
   }

@@ -31,10 +31,17 @@ function readRun(s: StoreState, m: SeriesMeta, start: number, end: number, buffe
   const runs: Run[] = [];
   const tail = headRun(m, start, end);
   for (const r of chunkRuns(s, m, ids(s, m, start, end), tail, buffers)) runs.push(sliceRun(r, start, end));
-  return mergeRuns(runs, numeric);
+  const out = mergeRuns(runs, numeric);
+  // The head's arrays go back to a pool when it is sealed (head-arrays.ts): an answer never
+  // keeps a view of them, or a later read could show another series' points through it.
+  return tail && out.ts.buffer === tail.ts.buffer ? copyRun(out) : out;
 }
 
-/** The head's points in [start, end) (views of it). */
+function copyRun(r: Run): Run {
+  return { ts: r.ts.slice(), nums: r.nums?.slice(), strs: r.strs, tags: r.tags };
+}
+
+/** The head's points in [start, end) (views of it: the caller copies what it keeps). */
 function headRun(m: SeriesMeta, start: number, end: number): Run | undefined {
   const h = m.head;
   if (!h || h.length === 0) return undefined;

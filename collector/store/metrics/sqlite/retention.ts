@@ -14,7 +14,12 @@ interface Bounds {
 export function maintain(s: StoreState): void {
   try {
     flushDue(s);
-    if (s.now() - s.lastRetentionRun >= RETENTION_PERIOD_MS) enforceRetention(s);
+    if (s.now() - s.lastRetentionRun >= RETENTION_PERIOD_MS) {
+      enforceRetention(s);
+      s.rollups?.retention();
+    }
+    // After the flush: the chunks it sealed are rolled up, a slice at a time (docs/storage.md, "Rollup tiers").
+    s.rollups?.background();
   } catch (e) {
     // A full disk is logged once by the storage health; the heads keep their points and the
     // next run retries.

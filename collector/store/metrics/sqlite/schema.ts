@@ -69,6 +69,29 @@ function chunkBlocks(db: Database): void {
   db.exec("ALTER TABLE chunks ADD COLUMN body BLOB");
 }
 
+/**
+ * 4: rollup tiers (docs/storage.md, "Rollup tiers"). `rollups` holds one compressed block per
+ * series, tier (its step in ms) and span of buckets, with the time it was last written (its
+ * tier's retention counts from there); `rollup_progress` the id of the last chunk each tier
+ * holds, and `rollup_series_marks` how far each series has got in the span of chunks being
+ * rolled up (rollups.ts). No rows: the roller computes the tiers of the chunks already stored in the background,
+ * and until it has, queries read raw points. A deleted series takes its blocks along.
+ */
+function rollupTables(db: Database): void {
+  db.exec(`CREATE TABLE IF NOT EXISTS rollups (
+    sid INTEGER NOT NULL,
+    step INTEGER NOT NULL,
+    block_start INTEGER NOT NULL,
+    written INTEGER NOT NULL,
+    body BLOB NOT NULL
+  )`);
+  db.exec("CREATE UNIQUE INDEX IF NOT EXISTS rollups_by_block ON rollups (sid, step, block_start)");
+  db.exec("CREATE INDEX IF NOT EXISTS rollups_by_written ON rollups (step, written)");
+  db.exec("CREATE TABLE IF NOT EXISTS rollup_progress (step INTEGER PRIMARY KEY, mark INTEGER NOT NULL)");
+  db.exec("CREATE TABLE IF NOT EXISTS rollup_series_marks (sid INTEGER PRIMARY KEY, mark INTEGER NOT NULL)");
+  db.exec("CREATE TRIGGER IF NOT EXISTS rollups_of_deleted_series AFTER DELETE ON series BEGIN DELETE FROM rollups WHERE sid = old.sid; DELETE FROM rollup_series_marks WHERE sid = old.sid; END");
+}
+
 /** Versions of metrics.db (src/sqlite/migrations.ts); a change of layout or chunk format adds a step. */
 export const METRICS_DB: DatabaseSchema = {
   name: "metrics.db",
@@ -76,5 +99,6 @@ export const METRICS_DB: DatabaseSchema = {
     baseline("series, chunks and the ingest log", V1),
     { version: 2, description: "chunks carry their expiry time (retention counts from the write)", up: chunkExpiry },
     { version: 3, description: "chunk format 1: one compressed, checksummed point block per chunk", up: chunkBlocks },
+    { version: 4, description: "rollup tiers: aggregates per series and bucket beside the chunks", up: rollupTables },
   ],
 };

@@ -9,7 +9,12 @@ import { ChunkCache } from "../chunk-cache.ts";
 import type { WriteColumns } from "../../../../src/metrics/write-columns.ts";
 import { ChunkLists } from "./chunk-lists.ts";
 import type { SeriesHead } from "../head.ts";
+import type { RollupTier } from "../../../../src/metrics/rollup/tiers.ts";
+import type { SqliteRollups } from "./rollups.ts";
+import { HeadArrays } from "../head-arrays.ts";
+import { LogScratch } from "../log-body.ts";
 import { METRICS_DB } from "./schema.ts";
+import { WalSync } from "./wal-sync.ts";
 
 export interface SqliteMetricsStoreOptions {
   dataDir: string;
@@ -36,6 +41,12 @@ export interface SqliteMetricsStoreOptions {
   maintenanceIntervalMs?: number;
   /** Told of failed writes (full disk...), and probes this database until it takes writes again. */
   health?: StorageHealth;
+  /** Rollup tiers (src/metrics/rollup/tiers.ts); absent: none computed and none read, [] deletes those stored. */
+  rollupTiers?: readonly RollupTier[];
+  /** Points of one series one roller transaction takes at most (a million; fewer in tests that interrupt it). */
+  rollupBatchPoints?: number;
+  /** Syncs the log file after commits with synchronous FULL (default fs.fsync; tests hold it back). */
+  syncLog?: (fd: number, done: (e: Error | null) => void) => void;
   now?: () => number;
 }
 
@@ -45,6 +56,8 @@ export interface SeriesMeta {
   type: MetricType;
   id: string;
   tags?: Tags;
+  /** A frozen tags object ensureTags was last given and found equal to `tags` (so it need not compare again). */
+  tagsFrom?: Readonly<Tags>;
   retention?: number;
   minTs?: number;
   maxTs?: number;
@@ -77,10 +90,12 @@ export const kindKey = (tenant: string, type: MetricType) => `${tenant}\u0000${t
 /** Series whose chunk lists one statement looks up (selectChunkLists). */
 export const LIST_BATCH = 32;
 
-type ResolvedOptions = Required<Omit<SqliteMetricsStoreOptions, "log" | "now" | "health" | "released">> & {
+type ResolvedOptions = Required<Omit<SqliteMetricsStoreOptions, "log" | "now" | "health" | "released" | "syncLog" | "rollupTiers" | "rollupBatchPoints">> & {
   log?: Logger;
   health?: StorageHealth;
   released?: (bytes: number) => void;
+  rollupTiers?: readonly RollupTier[];
+  rollupBatchPoints?: number;
 };
 
 function prepare(db: Database) {
@@ -140,6 +155,10 @@ export class StoreState {
   readonly pending: PendingWrite[] = [];
   commitScheduled = false;
   lastRetentionRun = 0;
+  /** Changes when a metric's tags change or a metric is deleted (MetricsStore.definitionsVersion). */
+  definitionsVersion = 0;
+  /** Changes when a series is added or removed, or its tags change (MetricsStore.seriesVersion). */
+  seriesVersion = 0;
   /** Chunks found corrupt (logged once each). */
   readonly corruptChunks = new Set<number>();
   /** Changes whenever chunks are added or deleted: chunk lists looked up before are stale. */
@@ -148,12 +167,31 @@ export class StoreState {
   readonly lists: ChunkLists;
   /** Whether chunks written before schema version 2 (no expires_at) may remain. */
   legacyChunks = false;
+  /** The rollup tiers, once the store is open (with the rollupTiers option). */
+  rollups: SqliteRollups | undefined;
+  /** performance.now() of the last read: the roller gives way to queries (rollups.ts). */
+  lastReadAt = Number.NEGATIVE_INFINITY;
   readonly now: () => number;
   /** Chunks as stored (blocks), three quarters of --chunk-cache. */
   readonly cache: ChunkCache;
   /** Decoded copies of numeric chunks read more than once, the last quarter: repeated reads skip decoding. */
   readonly hot: ChunkCache;
   readonly opts: ResolvedOptions;
+  /**
+   * The heads' arrays kept for reuse between seals (head-arrays.ts): up to half of what the
+   * heads may hold at once (maxHeadPoints, 16 bytes a point), so a round that seals every head
+   * hands its arrays to the heads that fill next.
+   */
+  readonly headArrays: HeadArrays;
+  /** The commits' log bodies are encoded into this one buffer (SQLite copies each). */
+  readonly logScratch = new LogScratch();
+  /**
+   * With synchronous FULL: syncs the log after commits in another thread (wal-sync.ts); a
+   * group's points are applied, and its writes answered, once that sync is done.
+   */
+  readonly walSync: WalSync | undefined;
+  /** First log sequence of each group committed but not yet applied (awaiting walSync), in order. */
+  readonly unapplied: number[] = [];
 
   constructor(opts: SqliteMetricsStoreOptions) {
     this.opts = {
@@ -168,11 +206,15 @@ export class StoreState {
       chunkListChunks: opts.chunkListChunks ?? 200_000,
     };
     this.lists = new ChunkLists(this.opts.chunkListChunks);
+    this.headArrays = new HeadArrays(this.opts.maxHeadPoints * 8);
     this.now = opts.now ?? Date.now;
     this.cache = new ChunkCache(this.opts.chunkCacheBytes - Math.floor(this.opts.chunkCacheBytes / 4));
     this.hot = new ChunkCache(Math.floor(this.opts.chunkCacheBytes / 4));
-    this.db = openDatabase(join(opts.dataDir, "metrics.db"), {
-      synchronous: this.opts.synchronous,
+    const path = join(opts.dataDir, "metrics.db");
+    this.walSync = this.opts.synchronous === "FULL" ? new WalSync(`${path}-wal`, opts.syncLog) : undefined;
+    this.db = openDatabase(path, {
+      // FULL's sync after each commit is walSync's (in another thread); otherwise as asked.
+      synchronous: this.walSync ? "NORMAL" : this.opts.synchronous,
       // Chunks are cached compressed by the store itself (--chunk-cache); SQLite's own cache
       // mostly held ingest log pages, written once: 64 MB of it cost 50–80 MB of RSS under ingest.
       cacheKiB: 16384,
@@ -198,6 +240,7 @@ export class StoreState {
   }
 
   register(m: SeriesMeta): void {
+    this.seriesVersion++;
     const k = kindKey(m.tenant, m.type);
     let ids = this.byKind.get(k);
     if (!ids) this.byKind.set(k, (ids = new Map()));
@@ -209,6 +252,7 @@ export class StoreState {
   }
 
   unregister(m: SeriesMeta): void {
+    this.seriesVersion++;
     this.byKind.get(kindKey(m.tenant, m.type))?.delete(m.id);
     this.bySid.delete(m.sid);
     this.byTenant.get(m.tenant)?.delete(m);

@@ -10,6 +10,8 @@ import { readParts, readRaw, readSeries } from "./reads.ts";
 import { enforceRetention, maintain } from "./retention.ts";
 import { type SqliteMetricsStoreOptions, StoreState } from "./state.ts";
 import { replayLog, write, writeColumns } from "./writes.ts";
+import { SqliteRollups } from "./rollups.ts";
+import type { RollupReads } from "../../../../src/metrics/rollup/reads.ts";
 
 export type { SqliteMetricsStoreOptions } from "./state.ts";
 
@@ -64,6 +66,7 @@ export class SqliteMetricsStore implements MetricsStore {
     }
     s.legacyChunks = s.db.query("SELECT 1 FROM chunks WHERE expires_at IS NULL LIMIT 1").get() !== null;
     const replayed = await replayLog(s, started);
+    if (s.opts.rollupTiers) s.rollups = new SqliteRollups(s, s.opts.rollupTiers);
     s.isReady = true;
     s.opts.log?.info("metrics store open", {
       series: s.bySid.size,
@@ -80,7 +83,7 @@ export class SqliteMetricsStore implements MetricsStore {
   }
 
   async createTenant(t: Tenant, overwrite: boolean): Promise<CreateResult> {
-    return defs.createTenant(this.s, t, overwrite);
+    return this.durable(defs.createTenant(this.s, t, overwrite));
   }
 
   async listTenants(): Promise<Tenant[]> {
@@ -92,11 +95,11 @@ export class SqliteMetricsStore implements MetricsStore {
   }
 
   async deleteTenant(id: string): Promise<void> {
-    defs.deleteTenant(this.s, id);
+    return this.durable(defs.deleteTenant(this.s, id));
   }
 
   async createMetric(def: MetricDefinition, overwrite: boolean): Promise<CreateResult> {
-    return defs.createMetric(this.s, def, overwrite);
+    return this.durable(defs.createMetric(this.s, def, overwrite));
   }
 
   async getMetric(tenant: string, type: MetricType, id: string): Promise<MetricDefinition | undefined> {
@@ -113,20 +116,39 @@ export class SqliteMetricsStore implements MetricsStore {
   }
 
   async updateTags(tenant: string, type: MetricType, id: string, tags: Tags): Promise<void> {
-    defs.updateTags(this.s, tenant, type, id, tags);
+    return this.durable(defs.updateTags(this.s, tenant, type, id, tags));
   }
 
+  /**
+   * Not waited on to be on disk: the points written next (remote write, Influx) are, and their
+   * sync covers these tags too (the log is written in order); tags lost with unacknowledged
+   * points are set again when those are resent.
+   */
   async ensureTags(tenant: string, items: { type: MetricType; id: string; tags: Tags }[]): Promise<void> {
     defs.ensureTags(this.s, tenant, items);
   }
 
+  definitionsVersion(): number {
+    return this.s.definitionsVersion;
+  }
+
+  seriesVersion(): number {
+    return this.s.seriesVersion;
+  }
+
   async deleteTags(tenant: string, type: MetricType, id: string, names: string[]): Promise<boolean> {
-    return defs.deleteTags(this.s, tenant, type, id, names);
+    return this.durable(defs.deleteTags(this.s, tenant, type, id, names));
   }
 
   /** Removes a metric and all its points (post-0.16 DELETE /{type}/{id}). */
   async deleteMetric(tenant: string, type: MetricType, id: string): Promise<boolean> {
-    return defs.deleteMetric(this.s, tenant, type, id);
+    return this.durable(defs.deleteMetric(this.s, tenant, type, id));
+  }
+
+  /** `v` once what was committed before is on disk (synchronous FULL; wal-sync.ts). */
+  private async durable<T>(v: T): Promise<T> {
+    await this.s.walSync?.afterCommit();
+    return v;
   }
 
   write(tenant: string, writes: MetricWrite[]): Promise<void> {
@@ -138,18 +160,22 @@ export class SqliteMetricsStore implements MetricsStore {
   }
 
   async readRaw(tenant: string, type: MetricType, id: string, q: RawQuery): Promise<PointColumns> {
+    this.s.lastReadAt = performance.now();
     return readRaw(this.s, tenant, type, id, q);
   }
 
   async readSeries(tenant: string, type: MetricType, id: string, start: number, end: number, buffers?: ReadBuffers): Promise<NumericSeries | undefined> {
+    this.s.lastReadAt = performance.now();
     return readSeries(this.s, tenant, type, id, start, end, buffers);
   }
 
   async readParts(tenant: string, type: MetricType, id: string, start: number, end: number): Promise<SeriesParts | undefined> {
+    this.s.lastReadAt = performance.now();
     return readParts(this.s, tenant, type, id, start, end);
   }
 
   seriesReader(tenant: string, series: readonly { type: MetricType; id: string }[], start: number, end: number): SeriesReader {
+    this.s.lastReadAt = performance.now();
     return seriesReader(this.s, tenant, series, start, end);
   }
 
@@ -163,14 +189,27 @@ export class SqliteMetricsStore implements MetricsStore {
     flushDue(this.s, force);
   }
 
-  /** Deletes expired chunks now (the background task does it every minute). */
+  /** Deletes expired chunks (and rollup blocks) now (the background task does it every minute). */
   enforceRetention(): void {
     enforceRetention(this.s);
+    this.s.rollups?.retention();
+  }
+
+  /** The rollup tiers (with the rollupTiers option, once open). */
+  get rollups(): RollupReads | undefined {
+    return this.s.rollups;
+  }
+
+  /** Rolls up every sealed chunk now (the background task does it after each flush, a slice at a time). */
+  rollUp(): void {
+    this.s.rollups?.round(Number.POSITIVE_INFINITY, true);
   }
 
   async close(): Promise<void> {
     const s = this.s;
     if (this.timer) clearInterval(this.timer);
+    // Groups awaiting the log's sync are applied first, so that the final flush seals them.
+    await s.walSync?.drain();
     if (s.isReady) {
       try {
         flushDue(s, true);
@@ -185,6 +224,7 @@ export class SqliteMetricsStore implements MetricsStore {
     }
     s.isReady = false;
     s.opts.health?.unregister("metrics");
+    s.walSync?.close();
     s.db.close();
   }
 
@@ -193,6 +233,12 @@ export class SqliteMetricsStore implements MetricsStore {
     const c = this.s.cache.size;
     const h = this.s.hot.size;
     return { chunkCacheBytes: c.bytes + h.bytes, chunkCacheChunks: c.entries + h.entries, headPoints: this.s.headPoints };
+  }
+
+  /** The heads' array pool (head-arrays.ts): arrays reused, arrays made new, bytes held for reuse. */
+  headArrays(): { reused: number; made: number; pooledBytes: number } {
+    const p = this.s.headArrays;
+    return { reused: p.reused, made: p.made, pooledBytes: p.bytes };
   }
 
   /** Counts for self-metrics and tests. */

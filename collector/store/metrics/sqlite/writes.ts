@@ -3,7 +3,7 @@ import type { WriteColumns } from "../../../../src/metrics/write-columns.ts";
 import { SeriesHead } from "../head.ts";
 import { buildLogBody, columnsLogBody, decodeLogBody, encodeLogBody, type LogBody } from "../log-body.ts";
 import { flushDue } from "./flush.ts";
-import { isNumeric, kindKey, type SeriesMeta, type StoreState } from "./state.ts";
+import { isNumeric, kindKey, type PendingWrite, type SeriesMeta, type StoreState } from "./state.ts";
 
 /** The write path of the SQLite metrics store: group commit into the log, then the heads. */
 
@@ -92,19 +92,43 @@ function commitPending(s: StoreState): void {
           }
         }
         if (writes.length) rows.push(buildLogBody(writes, sids));
-        for (const body of rows) seqs.push(Number(s.st.insertLog.run(encodeLogBody(body)).lastInsertRowid));
+        for (const body of rows) seqs.push(Number(s.st.insertLog.run(encodeLogBody(body, s.logScratch)).lastInsertRowid));
       })(),
     );
   } catch (e) {
     for (const g of group) g.reject(e);
     return;
   }
+  // Series and tenants are known from the commit on (the next group must not insert them again).
   for (const t of newTenants) s.tenants.set(t, { id: t });
   for (const added of newSeries.values()) for (const m of added.values()) s.register(m);
+  const sync = s.walSync;
+  if (!sync) {
+    applyGroup(s, group, rows, seqs);
+    return;
+  }
+  // Points become readable, and writes are answered, once the log is on disk (wal-sync.ts).
+  s.unapplied.push(seqs[0]!);
+  sync.afterCommit().then(
+    () => applyGroup(s, group, rows, seqs),
+    (e) => applyGroup(s, group, rows, seqs, e),
+  );
+}
+
+/**
+ * Applies a committed group's bodies to the heads and answers its writes (rejected with
+ * `failed` when the log could not be synced: the points are committed, so they are applied
+ * all the same, and a writer that retries writes them again, which changes nothing).
+ */
+function applyGroup(s: StoreState, group: PendingWrite[], rows: LogBody[], seqs: number[], failed?: unknown): void {
+  if (s.walSync) s.unapplied.shift();
   const now = s.now();
   let full = false;
   for (let i = 0; i < rows.length; i++) full = applyBody(s, rows[i]!, seqs[i]!, now).full || full;
-  for (const g of group) g.resolve();
+  for (const g of group) {
+    if (failed === undefined) g.resolve();
+    else g.reject(failed);
+  }
   // A head about to outgrow the largest chunk is sealed now rather than at the next maintenance
   // round: under fast ingest a second's points would double its arrays again (issue 16's peak RSS).
   if ((s.headPoints > s.opts.maxHeadPoints || full) && !s.flushScheduled) {
@@ -147,7 +171,7 @@ function applyBody(s: StoreState, b: LogBody, seq: number, now: number): { appli
       continue;
     }
     let head = meta.head;
-    if (!head) meta.head = head = new SeriesHead(numeric);
+    if (!head) meta.head = head = new SeriesHead(numeric, s.headArrays);
     if (head.length === 0) meta.headFirstSeq = seq;
     const before = head.length;
     let min = meta.minTs ?? Number.POSITIVE_INFINITY;

@@ -25,8 +25,26 @@ export function parseRef(text: string): MetricRef | undefined {
 
 /** Ranges up to this long are read as raw points; longer ones as bucketed stats (a month draws at once). */
 export const RAW_MAX_MS = 6 * 3_600_000;
-/** Buckets of a long range: about one per 3 pixels of a wide chart. */
+/** Buckets of a long range: about one per 3 pixels of a wide chart (at most). */
 export const BUCKETS = 300;
+
+const MINUTE = 60_000;
+/**
+ * Bucket lengths a long range is drawn in: each a whole number of the collector's rollup steps
+ * (5 min, 1 h, 1 day by default), so that a bucket starting on its own grid is made of whole
+ * stored rows and the collector reads no raw points for it (docs/storage.md, "Rollup tiers").
+ */
+const STEPS = [5, 10, 15, 20, 30, 60, 120, 180, 240, 360, 480, 720, 1440, 2 * 1440, 3 * 1440, 4 * 1440, 7 * 1440, 14 * 1440, 30 * 1440].map((m) => m * MINUTE);
+
+/**
+ * The buckets a long range is drawn in: the shortest listed length giving at most BUCKETS
+ * buckets, starting on a multiple of that length (the range's start rounded down).
+ */
+export function bucketsOf(range: [number, number]): { start: number; step: number } {
+  const span = range[1] - range[0];
+  const step = STEPS.find((s) => span / s <= BUCKETS) ?? Math.ceil(span / BUCKETS / (1440 * MINUTE)) * 1440 * MINUTE;
+  return { start: Math.floor(range[0] / step) * step, step };
+}
 const RAW_LIMIT = 100_000;
 
 export const RANGES: { id: string; label: string; ms: number }[] = [
@@ -91,7 +109,8 @@ export async function readNumeric(api: Api, m: MetricRef, range: [number, number
     return { ts: points.map((p) => p.timestamp), values: points.map((p) => (typeof p.value === "number" ? p.value * scale : null)) };
   }
   const path = m.type === "counter" ? `${base}/rate/stats` : `${base}/stats`;
-  const buckets = await api.list<NumericBucket>(path, { start, end, buckets: BUCKETS }, signal);
+  const grid = bucketsOf(range);
+  const buckets = await api.list<NumericBucket>(path, { start: grid.start, end, bucketDuration: `${grid.step}ms` }, signal);
   const v = (x: number | undefined, b: NumericBucket) => (b.empty || x === undefined ? null : x * scale);
   return {
     ts: buckets.map((b) => Math.round((b.start + b.end) / 2)),

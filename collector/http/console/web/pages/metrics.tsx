@@ -8,7 +8,7 @@ import { errorText, usePolling } from "../hooks.ts";
 import { href, navigate, type Route } from "../router.ts";
 import {
   alignSeries,
-  BUCKETS,
+  bucketsOf,
   findMetrics,
   isBucketed,
   KINDS,
@@ -221,7 +221,7 @@ export function MetricsPage({ route }: { route: Route }) {
         <h1>Metrics</h1>
         <span class="sub">
           {dateTime(range[0])} – {dateTime(range[1])} ({duration(range[1] - range[0])}
-          {bucketed ? `, ${BUCKETS} buckets of ${duration((range[1] - range[0]) / BUCKETS)}` : ", raw points"})
+          {bucketed ? `, buckets of ${duration(bucketsOf(range).step)}` : ", raw points"})
         </span>
       </div>
       <div class="split">

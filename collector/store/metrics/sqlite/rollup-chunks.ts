@@ -1,0 +1,82 @@
+import { decodePoints, PointCodecError } from "../../../../src/codec/index.ts";
+import { DAY_MS } from "../../../../src/metrics/model.ts";
+import type { RawSpan } from "../../../../src/metrics/rollup/roll.ts";
+import { decodeChunk } from "../chunk-codec.ts";
+import { mergeRuns, type Run, sliceRun } from "../../../../src/metrics/run.ts";
+import type { SeriesMeta, StoreState } from "./state.ts";
+
+/**
+ * Sealed chunks as the roller reads them: decoded without entering the chunk cache (a
+ * catch-up over years of chunks would only push out what dashboards read), the cache used
+ * when it holds them already. A chunk that does not decode is logged once and left out: its
+ * range reads fail (503) until it is restored, and its points are not in the tiers.
+ */
+
+export interface ChunkRef {
+  cid: number;
+  start: number;
+  end: number;
+  /** When it expires (chunks of schema version 1: their newest timestamp plus the retention). */
+  expires: number;
+}
+
+function decodeOne(s: StoreState, m: SeriesMeta, cid: number): Run | undefined {
+  const cached = s.cache.get(cid);
+  const row = cached ? undefined : (s.st.selectChunk.get(cid) as { format: number; n: number; body: Uint8Array | null; ts: Uint8Array; vals: Uint8Array; tags: Uint8Array | null } | null);
+  try {
+    if (cached) return cached.block ? runOf(decodePoints(cached.block)) : cached.run;
+    if (!row) return undefined;
+    if (row.format === 0) return decodeChunk(row, true);
+    if (!row.body) throw new PointCodecError("no point block");
+    return runOf(decodePoints(row.body));
+  } catch (e) {
+    if (!(e instanceof PointCodecError || e instanceof RangeError || e instanceof TypeError)) throw e;
+    if (!s.corruptChunks.has(cid)) {
+      s.corruptChunks.add(cid);
+      s.opts.log?.error("corrupt chunk in metrics.db: its points are left out of the rollup tiers", { tenant: m.tenant, type: m.type, metric: m.id, chunk: cid, err: (e as Error).message });
+    }
+    return undefined;
+  }
+}
+
+const runOf = (d: { ts: Float64Array; nums?: Float64Array }): Run => ({ ts: d.ts, nums: d.nums });
+
+/** The points of `chunks` (in write order) in [lo, hi), the later chunk winning a timestamp. */
+export function chunkPoints(s: StoreState, m: SeriesMeta, cids: readonly number[], lo = Number.NEGATIVE_INFINITY, hi = Number.POSITIVE_INFINITY): Run {
+  const runs: Run[] = [];
+  for (const cid of cids) {
+    const r = decodeOne(s, m, cid);
+    if (r) runs.push(sliceRun(r, lo, hi));
+  }
+  return mergeRuns(runs, true);
+}
+
+/** The stored, unexpired chunks of `m` up to chunk `upTo` that may hold points of [lo, hi), in write order. */
+export function chunksIn(s: StoreState, m: SeriesMeta, lo: number, hi: number, upTo: number): ChunkRef[] {
+  const rows = s.db
+    .query("SELECT cid, start_ts, end_ts, coalesce(expires_at, end_ts + ?) AS e FROM chunks WHERE sid = ? AND start_ts >= ? AND start_ts < ? AND end_ts >= ? AND cid <= ? ORDER BY cid")
+    .values(s.retentionMs(m), m.sid, lo - DAY_MS, hi, lo, upTo) as [number, number, number, number][];
+  const now = s.now();
+  return rows.filter((r) => r[3] > now).map(([cid, start, end, expires]) => ({ cid, start, end, expires }));
+}
+
+/**
+ * The raw points the roller computes a span of finest buckets from. When every chunk holding
+ * points there is one of the batch (`batch`: their ids and merged points), those points are
+ * the span's: the usual case (new chunks at the end of a series) decodes nothing twice.
+ */
+export function rawSpan(s: StoreState, m: SeriesMeta, lo: number, hi: number, upTo: number, batch?: { cids: ReadonlySet<number>; points: Run }): RawSpan {
+  const refs = chunksIn(s, m, lo, hi, upTo);
+  if (batch && refs.every((r) => batch.cids.has(r.cid))) {
+    const run = sliceRun(batch.points, lo, hi);
+    return { lo, hi, ts: run.ts, vals: run.nums!, chunks: refs };
+  }
+  const run = chunkPoints(
+    s,
+    m,
+    refs.map((r) => r.cid),
+    lo,
+    hi,
+  );
+  return { lo, hi, ts: run.ts, vals: run.nums!, chunks: refs };
+}

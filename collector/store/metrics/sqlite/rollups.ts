@@ -1,0 +1,442 @@
+import type { Statement } from "bun:sqlite";
+import type { MetricType } from "../../../../src/metrics/model.ts";
+import { decodeRows, encodeRows } from "../../../../src/metrics/rollup/block.ts";
+import { type BlockChange, deriveBlocks, SeriesRoll } from "../../../../src/metrics/rollup/roll.ts";
+import type { Rows } from "../../../../src/metrics/rollup/rows.ts";
+import { type RollupTier, tiersText } from "../../../../src/metrics/rollup/tiers.ts";
+import { type BlockRequest, type RollupReads, type RollupSeriesInfo, type RollupStats, rollupKind } from "../../../../src/metrics/rollup/reads.ts";
+import { RollupBlockCache } from "../rollup-cache.ts";
+import { chunkPoints, rawSpan } from "./rollup-chunks.ts";
+import type { SeriesMeta, StoreState } from "./state.ts";
+
+/** Points of one series one roller transaction takes at most (a step of about 100 ms at most). */
+const BATCH_POINTS = 200_000;
+/** The background task's time for the roller per second, in slices with the event loop free between. */
+const BUDGET_MS = 200;
+const SLICE_MS = 20;
+/** The same while queries are being answered (a read in the last second). */
+const READING_BUDGET_MS = 20;
+/** A window of chunks to roll up opens at most this often while points keep coming in, */
+const ROLL_PERIOD_MS = 30_000;
+/** and this often once the heads stopped growing. */
+const QUIET_PERIOD_MS = 2000;
+/** Blocks of a tier no longer configured deleted per round. */
+const DROP_ROWS = 20_000;
+
+/** The chunks being rolled up: (low, high] of the tiers `updating`, series by series. */
+interface Window {
+  low: number;
+  high: number;
+  updating: number[];
+  /** Series with chunks left in the window, ascending; the first is being rolled up. */
+  todo: number[];
+}
+
+/**
+ * The rollup tiers of the SQLite metrics store (docs/storage.md, "Rollup tiers"): the roller,
+ * run by the store's background task after each flush, and the reads of queries.
+ *
+ * Each tier's progress is the id of the last chunk it holds (`rollup_progress`; chunk ids grow
+ * with every seal and a single connection writes them, so "every chunk up to the mark" is
+ * exact). A round takes the chunks after the lowest mark in id order, in batches; one batch is
+ * one transaction: the blocks it changes and the marks it moves commit together, so a crash
+ * repeats a whole batch or none of it. A tier added to the configuration is computed from the
+ * chunks still stored (the finest tier) or from the finer tier's blocks (a coarser one); a tier
+ * taken out has its blocks deleted.
+ */
+export class SqliteRollups implements RollupReads {
+  /** Marks per configured tier; undefined while the tier is being derived from its finer one. */
+  private readonly marks: (number | undefined)[];
+  /** Steps whose blocks are to be deleted (tiers no longer configured). */
+  private readonly dropping: number[] = [];
+  /** Series still to derive, per tier index being derived (all series of the finer tier at the start). */
+  private readonly deriving = new Map<number, number[]>();
+  private readonly st: Record<string, Statement>;
+  private readonly cache: RollupBlockCache;
+  private caughtUpAt: number;
+  private window: Window | undefined;
+  /** When the last window opened, and the heads' points at the last round (ingest going on). */
+  private windowOpened = 0;
+  private lastHeadPoints = 0;
+  /** A slice of background work is scheduled. */
+  private slicing = false;
+  /**
+   * Per series with chunks not rolled up yet: their time hull [lo, hi] and newest chunk id, for
+   * queries (which read raw points there) without a lookup per query. Kept by the flush
+   * (sealed) and the roller; read again from the table when a window closes.
+   */
+  private unrolled = new Map<number, { lo: number; hi: number; cid: number }>();
+  private readonly counters = { chunksRolled: 0, blocksWritten: 0, seconds: 0, blocksRead: 0, bytesRead: 0 };
+  private lastProgressLog = 0;
+
+  constructor(
+    private readonly s: StoreState,
+    private readonly configured: readonly RollupTier[],
+    cacheBytes = 16 * 1024 * 1024,
+  ) {
+    const q = (sql: string) => s.db.prepare(sql);
+    this.st = {
+      block: q("SELECT body FROM rollups WHERE sid = ? AND step = ? AND block_start = ?"),
+      upsert: q(
+        "INSERT INTO rollups (sid, step, block_start, written, body) VALUES (?, ?, ?, ?, ?) ON CONFLICT (sid, step, block_start) DO UPDATE SET written = excluded.written, body = excluded.body",
+      ),
+      remove: q("DELETE FROM rollups WHERE sid = ? AND step = ? AND block_start = ?"),
+      setMark: q("INSERT INTO rollup_progress (step, mark) VALUES (?, ?) ON CONFLICT (step) DO UPDATE SET mark = excluded.mark"),
+      seriesChunks: q("SELECT cid, n, coalesce(expires_at, 0) FROM chunks WHERE sid = ? AND cid > ? AND cid <= ? ORDER BY cid"),
+      seriesMark: q("SELECT mark FROM rollup_series_marks WHERE sid = ?"),
+      setSeriesMark: q("INSERT INTO rollup_series_marks (sid, mark) VALUES (?, ?) ON CONFLICT (sid) DO UPDATE SET mark = excluded.mark"),
+      pendingChunks: q("SELECT count(*) AS c FROM chunks WHERE cid > ?"),
+      // Per series, the chunks after the lowest mark that no series mark of the window covers yet.
+      unrolled: q(
+        "SELECT c.sid, min(c.start_ts), max(c.end_ts), max(c.cid) FROM chunks c LEFT JOIN rollup_series_marks m ON m.sid = c.sid WHERE c.cid > ? AND c.cid > coalesce(m.mark, 0) GROUP BY c.sid",
+      ),
+      seriesBlocks: q("SELECT block_start, body FROM rollups WHERE sid = ? AND step = ? ORDER BY block_start"),
+    };
+    this.cache = new RollupBlockCache(cacheBytes);
+    this.caughtUpAt = s.now();
+    this.marks = configured.map(() => 0);
+    this.init();
+    this.loadUnrolled();
+  }
+
+  private loadUnrolled(): void {
+    this.unrolled = new Map();
+    for (const [sid, lo, hi, cid] of this.st.unrolled!.values(this.readMark()) as [number, number, number, number][]) this.unrolled.set(sid, { lo, hi, cid });
+  }
+
+  /** Chunks a flush committed (sid, cid, start, end, expiry, five numbers each): pending until rolled up. */
+  sealed(added: readonly number[]): void {
+    if (this.configured.length === 0) return;
+    for (let k = 0; k < added.length; k += 5) {
+      const sid = added[k]!;
+      const e = this.unrolled.get(sid);
+      if (e) {
+        e.lo = Math.min(e.lo, added[k + 2]!);
+        e.hi = Math.max(e.hi, added[k + 3]!);
+        e.cid = Math.max(e.cid, added[k + 1]!);
+      } else this.unrolled.set(sid, { lo: added[k + 2]!, hi: added[k + 3]!, cid: added[k + 1]! });
+    }
+  }
+
+  /** Compares the configured tiers with those stored: new ones are computed, dropped ones deleted. */
+  private init(): void {
+    const stored = new Map((this.s.db.query("SELECT step, mark FROM rollup_progress").all() as { step: number; mark: number }[]).map((r) => [r.step, r.mark]));
+    const configured = new Set(this.configured.map((t) => t.step));
+    for (const step of stored.keys()) if (!configured.has(step)) this.dropping.push(step);
+    this.configured.forEach((t, k) => {
+      const mark = stored.get(t.step);
+      if (mark !== undefined) this.marks[k] = mark;
+      else if (k > 0 && stored.has(this.configured[k - 1]!.step)) {
+        this.marks[k] = undefined;
+        this.deriving.set(k, (this.s.db.query("SELECT DISTINCT sid FROM rollups WHERE step = ? ORDER BY sid").values(this.configured[k - 1]!.step) as [number][]).map((r) => r[0]));
+      } else this.marks[k] = 0;
+    });
+    const log = this.s.opts.log;
+    if (this.configured.length > 0) log?.info("rollup tiers", { tiers: tiersText(this.configured), pendingChunks: this.pendingChunks() });
+    for (const k of this.deriving.keys()) log?.info("rollup tier added: computing it from the finer tier", { tier: this.configured[k]!.name, from: this.configured[k - 1]!.name });
+    for (const step of this.dropping) log?.info("rollup tier no longer configured: deleting its blocks", { step });
+  }
+
+  now(): number {
+    return this.s.now();
+  }
+
+  /** The lowest mark of the tiers that queries read (deriving ones are not read). */
+  private readMark(): number {
+    let m = Number.POSITIVE_INFINITY;
+    for (const x of this.marks) if (x !== undefined && x < m) m = x;
+    return Number.isFinite(m) ? m : 0;
+  }
+
+  private pendingChunks(): number {
+    return this.configured.length === 0 ? 0 : (this.st.pendingChunks!.get(this.readMark()) as { c: number }).c;
+  }
+
+  stats(): RollupStats {
+    const pending = this.pendingChunks();
+    if (pending === 0) this.caughtUpAt = this.s.now();
+    return { pendingChunks: pending, lagSeconds: pending === 0 ? 0 : (this.s.now() - this.caughtUpAt) / 1000, ...this.counters };
+  }
+
+  /**
+   * Background work for about `budgetMs`: dropped tiers, derived tiers, then the window of
+   * chunks to roll up (`force`: open one now, whenever the last one opened).
+   */
+  round(budgetMs = 200, force = false): boolean {
+    if (this.configured.length === 0 && this.dropping.length === 0) return false;
+    const started = performance.now();
+    let more = true;
+    try {
+      this.drop();
+      // At least one step, then more while the budget lasts.
+      do {
+        if (this.deriving.size > 0) this.deriveSome();
+        else if (!this.step(force)) {
+          if (!this.window && this.pendingChunks() === 0) this.caughtUpAt = this.s.now();
+          more = false;
+          break;
+        }
+      } while (performance.now() - started < budgetMs);
+    } finally {
+      this.counters.seconds += (performance.now() - started) / 1000;
+    }
+    this.logProgress();
+    return more;
+  }
+
+  /**
+   * The background task's share of the roller, called once a second: up to BUDGET_MS of work,
+   * in slices of SLICE_MS with the event loop free between them, so that requests are not held
+   * up behind a catch-up; a tenth of that while queries are being answered.
+   */
+  background(): void {
+    if (this.slicing) return;
+    // Queries first: while they come, the roller does a small share, enough not to fall behind for good.
+    const reading = performance.now() - this.s.lastReadAt < 1000;
+    const deadline = performance.now() + (reading ? READING_BUDGET_MS : BUDGET_MS);
+    const slice = () => {
+      this.slicing = false;
+      if (!this.s.isReady) return;
+      let more: boolean;
+      try {
+        more = this.round(SLICE_MS);
+      } catch (e) {
+        if (this.s.opts.health?.report(e, "metrics") === undefined) this.s.opts.log?.error("rolling up failed", { err: String(e) });
+        return;
+      }
+      if (more && performance.now() < deadline && this.s.isReady) {
+        this.slicing = true;
+        setTimeout(slice, 0);
+      }
+    };
+    slice();
+  }
+
+  private logProgress(): void {
+    const now = this.s.now();
+    if (now - this.lastProgressLog < 30_000) return;
+    const pending = this.pendingChunks();
+    if (pending > 1000) {
+      this.lastProgressLog = now;
+      this.s.opts.log?.info("computing rollup tiers", { pendingChunks: pending, rolledChunks: this.counters.chunksRolled });
+    }
+  }
+
+  private drop(): void {
+    while (this.dropping.length > 0) {
+      const step = this.dropping[0]!;
+      const gone = this.s.writing(() => this.s.db.query("DELETE FROM rollups WHERE rowid IN (SELECT rowid FROM rollups WHERE step = ? LIMIT ?)").run(step, DROP_ROWS).changes);
+      this.cache.clear();
+      if (gone === DROP_ROWS) return;
+      this.s.writing(() => this.s.db.query("DELETE FROM rollup_progress WHERE step = ?").run(step));
+      this.dropping.shift();
+    }
+  }
+
+  /** Derives a coarser tier for some series from the finer tier's blocks; the last one gives it the finer mark. */
+  private deriveSome(): void {
+    const [k, sids] = this.deriving.entries().next().value!;
+    const finer = this.configured[k - 1]!;
+    const coarse = this.configured[k]!;
+    const take = sids.splice(0, 8);
+    this.s.writing(() =>
+      this.s.db.transaction(() => {
+        for (const sid of take) {
+          const m = this.s.bySid.get(sid);
+          const kind = m && rollupKind(m.type);
+          if (kind === undefined) continue;
+          const blocks = (this.st.seriesBlocks!.all(sid, finer.step) as { block_start: number; body: Uint8Array }[]).map((r) => ({ start: r.block_start, rows: decodeRows(r.body, r.block_start, finer.step) }));
+          for (const b of deriveBlocks(kind, finer, coarse, blocks)) this.write(sid, coarse, b.start, b.rows);
+        }
+        if (sids.length === 0) this.st.setMark!.run(coarse.step, this.marks[k - 1]!);
+      })(),
+    );
+    if (sids.length === 0) {
+      this.deriving.delete(k);
+      this.marks[k] = this.marks[k - 1];
+      this.s.opts.log?.info("rollup tier computed from the finer tier", { tier: coarse.name });
+    }
+  }
+
+  private write(sid: number, t: RollupTier, start: number, rows: Rows): void {
+    this.cache.delete(sid, t.step, start);
+    if (rows.n === 0) this.st.remove!.run(sid, t.step, start);
+    else this.st.upsert!.run(sid, t.step, start, this.s.now(), encodeRows(rows, start, t.step));
+    this.counters.blocksWritten++;
+  }
+
+  /**
+   * One step of the span of chunks being rolled up (the window): the chunks after the lowest
+   * mark up to the newest chunk when the window opened (or the next tier's mark: tiers at the
+   * same mark move together). The window is rolled up series by series, each series' chunks in
+   * one go (so a series' blocks are rewritten once per window, however many of its chunks
+   * were sealed meanwhile), a transaction per series (or per 200,000 points of it) writing its
+   * blocks and its mark in `rollup_series_marks`; the last step moves the tiers' marks to the
+   * window's end. A crash repeats the step it was in, and no series' chunk twice. A new window
+   * opens at most every 30 s while points keep coming in (2 s once they stop): the roller then
+   * takes a series' chunks of that time together. False when there is nothing to do now.
+   */
+  private step(force: boolean): boolean {
+    if (!this.window) {
+      const now = this.s.now();
+      const quiet = this.s.headPoints <= this.lastHeadPoints;
+      this.lastHeadPoints = this.s.headPoints;
+      if (!force && now - this.windowOpened < (quiet ? QUIET_PERIOD_MS : ROLL_PERIOD_MS)) return false;
+      this.window = this.openWindow();
+      if (!this.window) return false;
+      this.windowOpened = now;
+    }
+    const w = this.window;
+    const next = w.todo[0];
+    if (next === undefined) {
+      this.s.writing(() =>
+        this.s.db.transaction(() => {
+          this.setMarks(w.updating, w.high);
+          this.s.db.query("DELETE FROM rollup_series_marks WHERE mark <= ?").run(w.high);
+        })(),
+      );
+      this.window = undefined;
+      this.loadUnrolled();
+      return true;
+    }
+    this.rollSeriesStep(next, w);
+    return true;
+  }
+
+  /** The window from the lowest mark, or undefined when every tier holds every chunk. */
+  private openWindow(): Window | undefined {
+    for (;;) {
+      const low = Math.min(...(this.marks as number[]));
+      const updating = this.configured.map((_, k) => k).filter((k) => this.marks[k] === low);
+      const above = (this.marks as number[]).filter((m) => m > low);
+      const newest = (this.s.db.query("SELECT max(cid) AS m FROM chunks").get() as { m: number | null }).m ?? 0;
+      const high = above.length > 0 ? Math.min(...above) : newest;
+      if (high <= low) return undefined;
+      const todo = (
+        this.s.db
+          .query(
+            "SELECT c.sid FROM chunks c LEFT JOIN rollup_series_marks m ON m.sid = c.sid WHERE c.cid > ? AND c.cid <= ? AND c.cid > coalesce(m.mark, 0) GROUP BY c.sid ORDER BY c.sid",
+          )
+          .values(low, high) as [number][]
+      ).map((r) => r[0]);
+      if (todo.length > 0) return { low, high, updating, todo };
+      // Nothing between this mark and the next: the lower tiers catch up at once.
+      this.s.writing(() => this.s.db.transaction(() => this.setMarks(updating, high))());
+    }
+  }
+
+  /** The next chunks of the window's first series (up to BATCH_POINTS), rolled up with its mark. */
+  private rollSeriesStep(sid: number, w: Window): void {
+    const marked = (this.st.seriesMark!.get(sid) as { mark: number } | null)?.mark ?? 0;
+    const rows = this.st.seriesChunks!.values(sid, Math.max(w.low, marked), w.high) as [number, number, number][];
+    const now = this.s.now();
+    const cids: number[] = [];
+    let points = 0;
+    let end = 0;
+    for (const [cid, n, expires] of rows) {
+      if (cids.length > 0 && points + n > (this.s.opts.rollupBatchPoints ?? BATCH_POINTS)) break;
+      end = cid;
+      // Expired (chunks of version 1 expire by time, checked on reading): not worth a rollup.
+      if (expires !== 0 && expires <= now) continue;
+      points += n;
+      cids.push(cid);
+    }
+    if (end === 0 || end === rows.at(-1)![0]) w.todo.shift();
+    if (end === 0) return;
+    const m = this.s.bySid.get(sid);
+    const kind = m && rollupKind(m.type);
+    this.s.writing(() =>
+      this.s.db.transaction(() => {
+        if (m && kind !== undefined && cids.length > 0) {
+          for (const ch of this.rollSeries(m, kind, cids, w.updating, end)) this.write(sid, this.configured[ch.tier]!, ch.start, ch.rows);
+        }
+        this.st.setSeriesMark!.run(sid, end);
+      })(),
+    );
+    const u = this.unrolled.get(sid);
+    if (u && u.cid <= end) this.unrolled.delete(sid);
+    this.counters.chunksRolled += cids.length;
+  }
+
+  private setMarks(updating: number[], mark: number): void {
+    for (const k of updating) {
+      this.st.setMark!.run(this.configured[k]!.step, mark);
+      this.marks[k] = mark;
+    }
+  }
+
+  private rollSeries(m: SeriesMeta, kind: number, cids: number[], updating: number[], upTo: number): BlockChange[] {
+    const points = chunkPoints(this.s, m, cids);
+    if (points.ts.length === 0) return [];
+    const roll = new SeriesRoll(kind as 0 | 1 | 2, this.configured, updating, { ts: points.ts, vals: points.nums! }, this.s.now());
+    for (const ref of roll.blocksNeeded()) {
+      const step = this.configured[ref.tier]!.step;
+      const row = this.st.block!.get(m.sid, step, ref.start) as { body: Uint8Array } | null;
+      roll.loaded(ref, row ? decodeRows(row.body, ref.start, step) : undefined);
+    }
+    const batch = { cids: new Set(cids), points };
+    const raw = roll.planRaw().map(([lo, hi]) => rawSpan(this.s, m, lo, hi, upTo, batch));
+    return roll.compute(raw);
+  }
+
+  /** Deletes the blocks whose tier's retention has passed since they were last written. */
+  retention(): void {
+    const now = this.s.now();
+    let gone = 0;
+    this.s.writing(() => {
+      for (const t of this.configured) gone += this.s.db.query("DELETE FROM rollups WHERE step = ? AND written <= ?").run(t.step, now - t.retention).changes;
+    });
+    if (gone > 0) {
+      this.cache.clear();
+      this.s.opts.log?.info("retention removed expired rollup blocks", { blocks: gone });
+    }
+  }
+
+  // ---- reads ------------------------------------------------------------------------------
+
+  /** The tiers queries read: all but those being derived. */
+  get tiers(): readonly RollupTier[] {
+    return this.deriving.size === 0 ? this.configured : this.configured.filter((_, k) => this.marks[k] !== undefined);
+  }
+
+  async series(tenant: string, refs: readonly { type: MetricType; id: string }[]): Promise<(RollupSeriesInfo | undefined)[]> {
+    this.s.lastReadAt = performance.now();
+    const gap = this.configured[0]?.step ?? 0;
+    return refs.map((r) => {
+      const m = this.s.find(tenant, r.type, r.id);
+      const kind = m && rollupKind(m.type);
+      if (!m || kind === undefined) return undefined;
+      const u = this.unrolled.get(m.sid);
+      return { handle: m.sid, kind, pending: [...(u ? [u.lo, u.hi + 1] : []), ...headRanges(m, gap)] };
+    });
+  }
+
+  async blocks(requests: readonly BlockRequest[]): Promise<(Rows | undefined)[]> {
+    return requests.map((q) => {
+      const step = q.step;
+      const got = this.cache.getOrLoad(q.handle, step, q.start, () => {
+        const row = this.st.block!.get(q.handle, step, q.start) as { body: Uint8Array } | null;
+        return row ? { rows: decodeRows(row.body, q.start, step), stored: row.body.length } : { rows: undefined, stored: 0 };
+      });
+      if (got.rows) {
+        this.counters.blocksRead++;
+        this.counters.bytesRead += got.stored;
+      }
+      return got.rows;
+    });
+  }
+}
+
+/** The head's points as ranges [lo, hi), flat, split where they are more than `gap` apart. */
+function headRanges(m: SeriesMeta, gap: number): number[] {
+  const h = m.head;
+  if (!h || h.length === 0) return [];
+  h.normalize();
+  const out: number[] = [h.ts[0]!, h.ts[0]! + 1];
+  for (let i = 1; i < h.length; i++) {
+    const t = h.ts[i]!;
+    if (t - out[out.length - 1]! > gap) out.push(t, t + 1);
+    else out[out.length - 1] = t + 1;
+  }
+  return out;
+}

@@ -1,0 +1,173 @@
+/**
+ * Building the rows of a block bucket by bucket (the roller's output): rows copied from the
+ * block as stored, and buckets summarized anew (a NumSeg or AvailSeg and the edge point).
+ */
+import type { QuantileSketch } from "../quantile-sketch.ts";
+import {
+  AVAILABILITY_COLUMNS,
+  type AvailabilityRows,
+  KIND_AVAILABILITY,
+  KIND_COUNTER,
+  NUMERIC_COLUMNS,
+  type NumericRows,
+  RATE_COLUMNS,
+  type RollupKind,
+  type Rows,
+  SKETCH_COLUMNS,
+  type SketchColumns,
+} from "./rows.ts";
+import type { AvailSeg, NumSeg } from "./segment.ts";
+
+/** A numeric bucket summarized anew. */
+export interface NumBucket {
+  /** Bucket number within the block. */
+  idx: number;
+  /** The point exactly at the bucket start: its value, or undefined. */
+  edge: number | undefined;
+  /** The points of the interior (a, b). */
+  seg: NumSeg;
+  srcExp: number;
+}
+
+export interface AvailBucket {
+  idx: number;
+  seg: AvailSeg;
+  srcExp: number;
+}
+
+class SketchBuilder {
+  readonly cols: Record<string, number[]> = Object.fromEntries(SKETCH_COLUMNS.map((c) => [c, []]));
+  readonly gaps: number[] = [];
+  readonly counts: number[] = [];
+
+  copy(s: SketchColumns, j: number): void {
+    for (const c of SKETCH_COLUMNS) this.cols[c]!.push(s[c][j]!);
+    for (let b = s.at[j]!; b < s.at[j + 1]!; b++) {
+      this.gaps.push(s.gaps[b]!);
+      this.counts.push(s.counts[b]!);
+    }
+  }
+
+  add(q: QuantileSketch): void {
+    const bins = (d: QuantileSketch["pos"], count: string, first: string) => {
+      let n = 0;
+      let prev = 0;
+      for (let k = d.lo; k <= d.hi; k++) {
+        const c = d.counts[k - d.offset]!;
+        if (c === 0) continue;
+        if (n === 0) this.cols[first]!.push(k);
+        this.gaps.push(n === 0 ? 0 : k - prev - 1);
+        this.counts.push(c);
+        prev = k;
+        n++;
+      }
+      if (n === 0) this.cols[first]!.push(0);
+      this.cols[count]!.push(n);
+    };
+    bins(q.pos, "pn", "pf");
+    bins(q.neg, "nn", "nf");
+    this.cols.zero!.push(q.zero);
+    this.cols.pinf!.push(q.posInf);
+    this.cols.ninf!.push(q.negInf);
+  }
+
+  finish(n: number): SketchColumns {
+    const s = {} as SketchColumns;
+    for (const c of SKETCH_COLUMNS) s[c] = Float64Array.from(this.cols[c]!);
+    s.gaps = Float64Array.from(this.gaps);
+    s.counts = Float64Array.from(this.counts);
+    const at = new Float64Array(n + 1);
+    for (let j = 0; j < n; j++) at[j + 1] = at[j]! + s.pn[j]! + s.nn[j]!;
+    s.at = at;
+    return s;
+  }
+}
+
+/** The rows of one block, appended in bucket order. */
+export class RowsBuilder {
+  private readonly cols: Record<string, number[]>;
+  private readonly sketch: SketchBuilder | undefined;
+  private readonly rateSketch: SketchBuilder | undefined;
+  n = 0;
+
+  constructor(readonly kind: RollupKind) {
+    const names = kind === KIND_AVAILABILITY ? AVAILABILITY_COLUMNS : kind === KIND_COUNTER ? [...NUMERIC_COLUMNS, ...RATE_COLUMNS] : NUMERIC_COLUMNS;
+    this.cols = Object.fromEntries(names.map((c) => [c, []]));
+    this.sketch = kind === KIND_AVAILABILITY ? undefined : new SketchBuilder();
+    this.rateSketch = kind === KIND_COUNTER ? new SketchBuilder() : undefined;
+  }
+
+  private put(c: string, v: number): void {
+    this.cols[c]!.push(v);
+  }
+
+  /** Row j of a stored block, as it is. */
+  copy(rows: Rows, j: number): void {
+    const rec = rows as unknown as Record<string, Float64Array>;
+    for (const c of Object.keys(this.cols)) this.put(c, rec[c]![j]!);
+    if (rows.kind !== KIND_AVAILABILITY) {
+      this.sketch!.copy(rows.sketch, j);
+      if (this.rateSketch) this.rateSketch.copy(rows.rateSketch!, j);
+    }
+    this.n++;
+  }
+
+  numeric(b: NumBucket): void {
+    const s = b.seg;
+    const some = s.n > 0;
+    this.put("idx", b.idx);
+    this.put("edge", b.edge === undefined ? 0 : 1);
+    this.put("edgeV", b.edge ?? 0);
+    this.put("cnt", s.n);
+    this.put("min", some ? s.min : 0);
+    this.put("max", some ? s.max : 0);
+    this.put("sum", some ? s.sum : 0);
+    this.put("firstT", some ? s.firstT : Number.NaN);
+    this.put("firstV", some ? s.firstV : 0);
+    this.put("lastT", some ? s.lastT : Number.NaN);
+    this.put("lastV", some ? s.lastV : 0);
+    this.put("rs", s.rs);
+    this.put("srcExp", b.srcExp);
+    if (this.kind === KIND_COUNTER) {
+      this.put("rn", s.rn);
+      this.put("rmin", s.rn > 0 ? s.rmin : 0);
+      this.put("rmax", s.rn > 0 ? s.rmax : 0);
+      this.put("rsum", s.rsum);
+      this.rateSketch!.add(s.rateSketch!);
+    }
+    this.sketch!.add(s.sketch!);
+    this.n++;
+  }
+
+  availability(b: AvailBucket): void {
+    const s = b.seg;
+    const v: Record<string, number> = {
+      idx: b.idx,
+      samples: s.samples,
+      firstT: s.firstT,
+      firstV: s.firstV,
+      lastT: s.lastT,
+      lastV: s.lastV,
+      dDown: s.dur[0]!,
+      dUp: s.dur[1]!,
+      dUnknown: s.dur[2]!,
+      dAdmin: s.dur[3]!,
+      dt016: s.dt016,
+      downCnt: s.downCnt,
+      notUpCnt: s.notUpCnt,
+      lastDT: s.lastDT,
+      lastNUT: s.lastNUT,
+      srcExp: b.srcExp,
+    };
+    for (const c of AVAILABILITY_COLUMNS) this.put(c, v[c]!);
+    this.n++;
+  }
+
+  finish(): Rows {
+    const out: Record<string, unknown> = { kind: this.kind, n: this.n };
+    for (const [c, v] of Object.entries(this.cols)) out[c] = Float64Array.from(v);
+    if (this.sketch) out.sketch = this.sketch.finish(this.n);
+    if (this.rateSketch) out.rateSketch = this.rateSketch.finish(this.n);
+    return out as unknown as NumericRows | AvailabilityRows;
+  }
+}

@@ -1,0 +1,44 @@
+/**
+ * The byte-string map (src/codec/bytes-map.ts) of remote write's and JSON ingest's fast paths: keys
+ * are the bytes as sent, copied (the request's buffer is reused), found again after the table
+ * grows, and the cache starts again empty past its bound.
+ */
+import { describe, expect, it } from "vitest";
+import { BytesMap } from "../../src/codec/bytes-map.ts";
+
+const bytes = (s: string) => new TextEncoder().encode(s);
+
+describe("the byte-string map", () => {
+  it("finds every key by its bytes, whatever the buffer around them, after growing many times", () => {
+    const cache = new BytesMap<{ n: number }>(100_000);
+    const keys = Array.from({ length: 20_000 }, (_, i) => `__name__=m,series=s${i},instance=i${i % 7}`);
+    for (let i = 0; i < keys.length; i++) {
+      // The key in the middle of a larger buffer, which is then overwritten.
+      const buf = bytes(`xx${keys[i]}yy`);
+      cache.set(buf, 2, buf.length - 2, { n: i });
+      buf.fill(0);
+    }
+    expect(cache.size).toBe(keys.length);
+    for (let i = 0; i < keys.length; i += 97) {
+      const buf = bytes(`--${keys[i]}`);
+      expect(cache.get(buf, 2, buf.length)?.n).toBe(i);
+    }
+    // A prefix, an extension and a one-byte change are other keys.
+    const k = bytes(keys[5]!);
+    expect(cache.get(k, 0, k.length - 1)).toBeUndefined();
+    expect(cache.get(bytes(`${keys[5]}0`), 0, k.length + 1)).toBeUndefined();
+    k[k.length - 3]! ^= 1;
+    expect(cache.get(k, 0, k.length)).toBeUndefined();
+  });
+
+  it("starts again empty past its bound, and finds what is set after", () => {
+    const cache = new BytesMap<{ n: number }>(100);
+    for (let i = 0; i < 150; i++) {
+      const b = bytes(`k${i}`);
+      cache.set(b, 0, b.length, { n: i });
+    }
+    expect(cache.size).toBe(50);
+    expect(cache.get(bytes("k10"), 0, 3)).toBeUndefined();
+    expect(cache.get(bytes("k149"), 0, 4)?.n).toBe(149);
+  });
+});

@@ -1,0 +1,80 @@
+/**
+ * The heads' arrays are reused from series to series once sealed (head-arrays.ts, issue 28): a
+ * reused array must never show one series' (or tenant's) points in another's answer, neither in
+ * later reads nor in answers given before the array changed hands.
+ */
+import { describe, expect, it } from "vitest";
+import type { SqliteMetricsStore } from "../../../collector/store/metrics/sqlite/store.ts";
+import { sealAt } from "../../../collector/store/metrics/sqlite/writes.ts";
+import { sqliteMetricsStoresPerTest } from "../../helpers/temp-metrics-store.ts";
+
+const stores = sqliteMetricsStoresPerTest("outpost-head-arrays-");
+const T0 = Date.now() - 6 * 3_600_000;
+const tick = () => new Promise<void>((r) => setImmediate(r));
+/** A value that says whose point it is. */
+const pointValue = (tenant: number, series: number, i: number) => tenant * 1e6 + series * 1e4 + i;
+
+async function fill(store: SqliteMetricsStore, tenant: number, series: number, from: number, to: number, batch = 50): Promise<void> {
+  for (let a = from; a < to; a += batch) {
+    const points = [];
+    for (let i = a; i < Math.min(to, a + batch); i++) points.push({ timestamp: T0 + i * 1000, value: pointValue(tenant, series, i) });
+    await store.write(`t${tenant}`, [{ type: "gauge", id: `s${series}`, points }]);
+    await tick();
+  }
+}
+
+async function expectOwn(store: SqliteMetricsStore, tenant: number, series: number, n: number): Promise<void> {
+  const got = await store.readSeries(`t${tenant}`, "gauge", `s${series}`, 0, T0 + 10 * n * 1000);
+  expect(got?.ts.length).toBe(n);
+  for (let i = 0; i < n; i++) {
+    expect(got!.ts[i]).toBe(T0 + i * 1000);
+    expect(got!.values[i]).toBe(pointValue(tenant, series, i));
+  }
+}
+
+describe("the heads' reused arrays", () => {
+  it("carry no point from one series or tenant to another, and earlier answers keep their points", async () => {
+    const store = await stores.open({ synchronous: "NORMAL", maintenanceIntervalMs: 3_600_000 });
+    const full = sealAt(1024);
+    // Tenant 1's series fill their heads to the seal mark; an answer is taken from the head first.
+    await fill(store, 1, 0, 0, full - 100);
+    const before = await store.readSeries("t1", "gauge", "s0", 0, T0 + 10 * full * 1000);
+    const copy = { ts: Array.from(before!.ts), values: Array.from(before!.values) };
+    await fill(store, 1, 0, full - 100, full + 10);
+    await fill(store, 1, 1, 0, full + 10);
+    // Sealed: their large arrays went back to the pool.
+    expect(store.headArrays().pooledBytes).toBeGreaterThan(0);
+    const reusedBefore = store.headArrays().reused;
+    // Tenant 2's series (and tenant 1's again) grow heads from the pool.
+    await fill(store, 2, 0, 0, 1500);
+    await fill(store, 2, 1, 0, 1400);
+    await fill(store, 1, 2, 0, 1300);
+    expect(store.headArrays().reused).toBeGreaterThan(reusedBefore);
+    // The answer taken before the arrays changed hands is as it was.
+    expect(Array.from(before!.ts)).toEqual(copy.ts);
+    expect(Array.from(before!.values)).toEqual(copy.values);
+    // Every series reads back its own points, sealed or in a reused head.
+    await expectOwn(store, 1, 0, full + 10);
+    await expectOwn(store, 1, 1, full + 10);
+    await expectOwn(store, 2, 0, 1500);
+    await expectOwn(store, 2, 1, 1400);
+    await expectOwn(store, 1, 2, 1300);
+    expect(await store.readSeries("t2", "gauge", "s2", 0, T0 + 1e9)).toBeUndefined();
+  });
+
+  it("keep out-of-order and repeated writes right through a reused head's sort", async () => {
+    const store = await stores.open({ synchronous: "NORMAL", maintenanceIntervalMs: 3_600_000 });
+    await fill(store, 1, 0, 0, sealAt(1024) + 10);
+    // Backwards, in batches, with every tenth point written twice (the second value wins).
+    for (let a = 1500; a > 0; a -= 100) {
+      const points = [];
+      for (let i = a - 100; i < a; i++) points.push({ timestamp: T0 + i * 1000, value: pointValue(3, 0, i) - (i % 10 === 0 ? 1 : 0) });
+      for (let i = a - 100; i < a; i += 10) points.push({ timestamp: T0 + i * 1000, value: pointValue(3, 0, i) });
+      await store.write("t3", [{ type: "gauge", id: "s0", points }]);
+      await tick();
+    }
+    expect(store.headArrays().reused).toBeGreaterThan(0);
+    await expectOwn(store, 3, 0, 1500);
+    await expectOwn(store, 1, 0, sealAt(1024) + 10);
+  });
+});
