@@ -30,7 +30,8 @@ import { tlsFilesLoader } from "./forward/tls-files.ts";
 import { SendPlanner } from "./forward/send-planner.ts";
 import { type HostMonitoring, startHostMonitoring } from "./host-monitoring.ts";
 import { type LocalAlerting, startLocalAlerting } from "./local-alerting.ts";
-import { createAgentApp } from "./http/server-app.ts";
+import { createAgentApp, type OnSiteServing } from "./http/server-app.ts";
+import { onSiteStatus } from "./http/on-site/status.ts";
 import { Intake } from "./intake.ts";
 import { type Inputs, startInputs } from "./inputs/inputs.ts";
 import { DefinitionLedger } from "./inputs/series-output.ts";
@@ -52,6 +53,9 @@ export interface Agent {
   log: Logger;
   stop(): Promise<void>;
 }
+
+/** Characters below which an api token served beyond loopback is warned about (128 bits as hex is 32). */
+const MIN_NETWORK_TOKEN = 20;
 
 /** Points older than this when they are sent count as backlog (replayed at --replay-rate). */
 export function freshAgeMs(intervalMs: number): number {
@@ -93,6 +97,7 @@ export async function startAgent(values: OptionValues, ctx?: ProgramContext): Pr
   let forwarder: Forwarder | undefined;
   let host: HostMonitoring | undefined;
   let local: LocalAlerting | undefined;
+  let presence: ReturnType<typeof onSiteStatus> | undefined;
   // Which series definitions the buffer holds; forgotten whenever points may leave it uncommitted.
   const ledger = new DefinitionLedger();
   const buffer = new PointBuffer(
@@ -151,11 +156,15 @@ export async function startAgent(values: OptionValues, ctx?: ProgramContext): Pr
     },
     {
       ready: () => {
+        presence?.linkUp();
         forwarder?.linkReady();
         local?.linkReady();
         host?.inventory?.linkReady();
       },
-      down: () => host?.inventory?.linkDown(),
+      down: () => {
+        presence?.linkDown();
+        host?.inventory?.linkDown();
+      },
       message: (t, payload) => {
         if (t === topic("triggers")) return local?.onTriggers(payload);
         if (t === topic("ack")) routeAck(payload);
@@ -244,16 +253,33 @@ export async function startAgent(values: OptionValues, ctx?: ProgramContext): Pr
     windowMs > 0
       ? { tenant, store: new LocalHistory(buffer.database, dec, tenant, windowMs / 86_400_000), retentionDays: windowMs / 86_400_000, version: OUTPOST_VERSION, log: log.child("history") }
       : undefined;
+  // The on-site view: the console's metrics page over those reads (docs/console.md, "On site").
+  presence = onSiteStatus({
+    tenant,
+    feed,
+    brokerUrl,
+    version: OUTPOST_VERSION,
+    connected: () => link.ready,
+    lastAckAt: () => fw.lastAckAt,
+    backlog: () => ({ points: buffer.depth.points, bytes: buffer.depth.bytes, oldest: buffer.oldestBufferedAt() }),
+    history: () => ({ windowMs, points: buffer.history.depth.points, bytes: buffer.history.depth.bytes }),
+    dropped: () => counters.droppedSize.value + counters.droppedAge.value + counters.pointsRejected.value,
+  });
+  const onSite: OnSiteServing | undefined = reads && values.console !== false ? { tenant, feed, windowMs, version: OUTPOST_VERSION, status: presence.status } : undefined;
   // The HTTP server before the broker link and host metrics: a taken port fails the start cleanly.
   let server: ReturnType<typeof Bun.serve> | undefined;
   if (listenAt) {
     if (!isLoopbackHost(listenAt.hostname) && apiToken === undefined) log.warn(`--insecure: the local write API on ${listenAt.hostname} accepts anyone, for tenant ${tenant}`);
+    // Anyone on the network may try tokens: only a long random one holds (docs/security.md, "The agent's on-site view").
+    if (!isLoopbackHost(listenAt.hostname) && apiToken !== undefined && apiToken.length < MIN_NETWORK_TOKEN) {
+      log.warn(`the api token has ${apiToken.length} characters: on ${listenAt.hostname}, anyone on the network may guess at it; use a random one of ${MIN_NETWORK_TOKEN} or more (openssl rand -hex 16)`);
+    }
     const maxBody = Number(values["max-request-body"] ?? 32 * 1024 ** 2);
     const bodies = { maxBytes: maxBody, budget: new BodyBudget(4 * maxBody), option: "--max-request-body", pace: bodyPaceOf(values) };
     try {
       server = Bun.serve({
         ...listenAt,
-        fetch: createAgentApp(tenant, sink, telemetry, log, { bodies, apiToken, allowedHost: allowedHostPredicate((values["allowed-hosts"] as string[] | undefined) ?? []), inputs: inputs.routes(tenant), reads }).fetch,
+        fetch: createAgentApp(tenant, sink, telemetry, log, { bodies, apiToken, allowedHost: allowedHostPredicate((values["allowed-hosts"] as string[] | undefined) ?? []), inputs: inputs.routes(tenant), reads, onSite }).fetch,
         maxRequestBodySize: SERVER_BODY_CAP,
       });
     } catch (e) {

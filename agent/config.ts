@@ -31,9 +31,15 @@ export const agentOptions: OptionSpec[] = [
   { name: "key-file", kind: "string", help: "PEM private key of --cert-file" },
   { name: "data-dir", kind: "string", default: "./agent-data", help: "folder of the SQLite buffer; one buffer belongs to one tenant and feed" },
   { name: "interval", kind: "duration", min: 100, max: DAY, default: "10s", help: "collection tick: the agent's own metrics are buffered and the buffer limits enforced at this period" },
-  { name: "listen", kind: "string", default: "127.0.0.1:8181", help: "host:port of the local write API and /metrics; empty disables it; another than loopback needs an api-token (or --insecure)" },
-  ...secretOptions("api-token", "token the local write API and /metrics require (Authorization: Bearer, or as the Basic password); none: open to local clients"),
+  { name: "listen", kind: "string", default: "127.0.0.1:8181", help: "host:port of the local API (writes, reads of the local history, the on-site console, /metrics); empty disables it; another than loopback needs an api-token (or --insecure)" },
+  ...secretOptions("api-token", "token the local API and /metrics require (Authorization: Bearer, or as the Basic password; the on-site console asks for it once); none: open to local clients"),
   { name: "insecure", kind: "boolean", default: false, help: "allow --listen on a non-loopback address without an api-token" },
+  {
+    name: "console",
+    kind: "boolean",
+    default: true,
+    help: "serve the on-site console at / of the local API: the console's metrics page over this agent's local window, read-only, for a technician next to the device (a login with the api-token when one is set; off with the window)",
+  },
   {
     name: "allowed-hosts",
     kind: "list",

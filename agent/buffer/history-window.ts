@@ -1,4 +1,5 @@
 import type { Database } from "bun:sqlite";
+import { RowTotals } from "./row-totals.ts";
 import type { Span } from "./span-removal.ts";
 
 /**
@@ -10,19 +11,14 @@ import type { Span } from "./span-removal.ts";
  * the unacknowledged backlog always comes first: the oldest kept rows go before any backlog row.
  */
 export class HistoryWindow {
-  private points = 0;
-  private bytes = 0;
-  private rows = 0;
+  private readonly totals: RowTotals;
   private readonly q;
 
   constructor(
     private readonly db: Database,
     readonly windowMs: number,
   ) {
-    const t = db.query<{ c: number; n: number | null; b: number | null }, []>("SELECT count(*) AS c, sum(n) AS n, sum(bytes) AS b FROM kept").get()!;
-    this.rows = t.c;
-    this.points = t.n ?? 0;
-    this.bytes = t.b ?? 0;
+    this.totals = new RowTotals(db, "kept");
     this.q = {
       move: db.query<{ n: number; bytes: number }, [number, number]>("INSERT INTO kept SELECT * FROM chunks WHERE id BETWEEN ? AND ? RETURNING n, bytes"),
       remove: db.query<null, [number, number]>("DELETE FROM chunks WHERE id BETWEEN ? AND ?"),
@@ -36,7 +32,7 @@ export class HistoryWindow {
   }
 
   get depth(): { points: number; bytes: number; rows: number } {
-    return { points: this.points, bytes: this.bytes, rows: this.rows };
+    return { points: this.totals.points, bytes: this.totals.bytes, rows: this.totals.rows };
   }
 
   /**
@@ -84,20 +80,20 @@ export class HistoryWindow {
    * the delete failed too.
    */
   makeRoom(bytes: number): boolean {
-    if (this.rows === 0) return false;
-    const start = this.bytes;
+    if (this.totals.rows === 0) return false;
+    const start = this.totals.bytes;
     try {
-      this.db.transaction(() => this.dropOldest(() => start - this.bytes < Math.max(bytes, 65_536)))();
+      this.db.transaction(() => this.dropOldest(() => start - this.totals.bytes < Math.max(bytes, 65_536)))();
     } catch {
       this.reload();
       return false;
     }
-    return this.bytes < start;
+    return this.totals.bytes < start;
   }
 
   /** Drops rows buffered longer than the window ago; throws when it cannot commit (the next tick tries again). */
   expire(now: number): number {
-    if (this.rows === 0) return 0;
+    if (this.totals.rows === 0) return 0;
     try {
       return this.db.transaction(() => this.dropOldest(() => true, now - this.windowMs))();
     } catch (e) {
@@ -108,16 +104,11 @@ export class HistoryWindow {
 
   /** Compaction changed rows of the window. */
   account(points: number, bytes: number, rows: number): void {
-    this.points += points;
-    this.bytes += bytes;
-    this.rows += rows;
+    this.totals.account(points, bytes, rows);
   }
 
   /** Totals as stored (after a transaction that failed). */
   reload(): void {
-    const t = this.db.query<{ c: number; n: number | null; b: number | null }, []>("SELECT count(*) AS c, sum(n) AS n, sum(bytes) AS b FROM kept").get()!;
-    this.rows = t.c;
-    this.points = t.n ?? 0;
-    this.bytes = t.b ?? 0;
+    this.totals.reload();
   }
 }

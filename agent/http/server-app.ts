@@ -6,24 +6,31 @@ import { hostCheck } from "../../src/http/host-check.ts";
 import type { Logger } from "../../src/log/logger.ts";
 import { errorResponse, mountService, type ServiceEnv } from "../../src/http/service.ts";
 import { PROMETHEUS_CONTENT_TYPE, renderPrometheus, type Telemetry } from "../../src/telemetry/registry.ts";
-import { requireApiToken } from "./token-check.ts";
+import { ON_SITE_STATUS_API } from "../../src/http/console/names.ts";
+import { ASSETS_PREFIX, CONSOLE_PAGES, SESSION_API } from "../../src/http/console/paths.ts";
+import type { OnSiteHandlers, OnSiteOptions } from "./on-site/on-site-app.ts";
+import { onSiteSessions } from "./on-site/read-scope.ts";
+import { requireApiToken, tokenMatcher } from "./token-check.ts";
 import { createWriteApi, type WriteSink } from "./write-api.ts";
 
 /** Where existing Hawkular clients expect the metrics interface. */
 export const WRITE_API_ROOTS = ["/svc/metrics", "/hawkular/metrics"];
 
+/** The on-site view as the agent configures it; the api token's login is added here. */
+export type OnSiteServing = Omit<OnSiteOptions, "login" | "log">;
+
 /**
  * The agent's HTTP server: the local write API, the inputs' routes (OTLP, Influx), /metrics for
- * Prometheus and /health (always open). Browsers' pages get nothing from it: a request from
- * another origin is refused (no CORS), and one for a host name the agent is not known by (a DNS
- * rebinding) too.
+ * Prometheus and /health (always open), the reads of its local history and its on-site view.
+ * Other sites' pages get nothing from it: a request from another origin is refused (no CORS),
+ * and one for a host name the agent is not known by (a DNS rebinding) too.
  */
 export function createAgentApp(
   tenant: string,
   sink: WriteSink,
   telemetry: Telemetry,
   log: Logger,
-  o: { bodies?: BodyLimit; apiToken?: string; inputs?: Hono[]; allowedHost?: (host: string) => boolean; reads?: LocalReadOptions } = {},
+  o: { bodies?: BodyLimit; apiToken?: string; inputs?: Hono[]; allowedHost?: (host: string) => boolean; reads?: LocalReadOptions; onSite?: OnSiteServing } = {},
 ) {
   const { bodies, apiToken } = o;
   const app = new Hono<ServiceEnv>();
@@ -31,7 +38,10 @@ export function createAgentApp(
   app.use("*", corsMiddleware({ origins: [] }));
   if (bodies) app.use("*", limitBodies(bodies));
   app.get("/health", (c) => c.json({ status: "UP" }));
-  if (apiToken !== undefined) app.use("*", requireApiToken(apiToken));
+  const sessions = o.onSite && apiToken !== undefined ? onSiteSessions() : undefined;
+  const onSite = o.onSite && mountOnSite(app, { ...o.onSite, login: sessions && { matches: tokenMatcher(apiToken!), sessions }, log: log.child("on-site") });
+  if (apiToken !== undefined) app.use("*", requireApiToken(apiToken, sessions));
+  if (onSite) app.get(ON_SITE_STATUS_API, async (c) => (await onSite()).status(c));
   app.get("/metrics", (c) => c.body(renderPrometheus(telemetry), 200, { "Content-Type": PROMETHEUS_CONTENT_TYPE }));
   for (const routes of o.inputs ?? []) app.route("/", routes);
   if (o.reads) {
@@ -58,4 +68,20 @@ export function createAgentApp(
   app.notFound((c) => c.json({ errorMsg: `No resource at ${c.req.path}` }, 404));
   app.onError((err, c) => errorResponse(err, c, log));
   return app;
+}
+
+/**
+ * The on-site view's open paths (its page, assets and session API: nothing of the agent's data
+ * in them), before the api token's check; its code is loaded at the first of them. Returns the
+ * handlers' loader, for the status route behind the check.
+ */
+function mountOnSite(app: Hono<ServiceEnv>, options: OnSiteOptions): () => Promise<OnSiteHandlers> {
+  let loaded: Promise<OnSiteHandlers> | undefined;
+  const handlers = () => (loaded ??= import("./on-site/on-site-app.ts").then((m) => m.createOnSiteHandlers(options)));
+  for (const path of CONSOLE_PAGES) app.get(path, async (c) => (await handlers()).page(c));
+  app.get(`${ASSETS_PREFIX}:name`, async (c) => (await handlers()).asset(c));
+  app.get(SESSION_API.session, async (c) => (await handlers()).session(c));
+  app.post(SESSION_API.login, async (c) => (await handlers()).login(c));
+  app.post(SESSION_API.logout, async (c) => (await handlers()).logout(c));
+  return handlers;
 }

@@ -1,8 +1,11 @@
 import { createLogThrottle } from "../../src/log/throttle.ts";
 import type { Logger } from "../../src/log/logger.ts";
 import { type Credentials, type Principal, principalKey } from "./credentials.ts";
-import { ConsoleSessions } from "./sessions.ts";
+import { ConsoleSessions } from "../../src/http/console/sessions.ts";
 import type { FailureThrottle } from "./throttle.ts";
+
+/** Who may log in to the console: a person of the auth file. */
+export type UserPrincipal = Extract<Principal, { kind: "user" }>;
 
 export type GateResult = { ok: true; principal: Principal } | { ok: false; throttledMs?: number; throttledBy?: "address" | "user" | "overall" };
 
@@ -28,7 +31,7 @@ export class AuthGate {
   /** Per credential that logged in: aborted when a reload removes or changes it. */
   private readonly revocations = new Map<string, AbortController>();
   /** Web console logins (a session cookie instead of credentials on every request). */
-  readonly sessions = new ConsoleSessions();
+  readonly sessions = new ConsoleSessions<UserPrincipal>();
 
   constructor(
     readonly credentials: Credentials,

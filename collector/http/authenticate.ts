@@ -5,9 +5,9 @@ import { authenticateChallenges, parseAuthorization } from "../../src/http/autho
 import { clientAddress } from "../../src/http/peer.ts";
 import type { ServiceEnv } from "../../src/http/service.ts";
 import { type AuthGate, throttledAnswer } from "../auth/gate.ts";
-import { ConsoleSessions } from "../auth/sessions.ts";
-import { isConsoleOpenPath } from "./console/paths.ts";
-import { CONSOLE_HEADER, CSRF_HEADER, SESSION_COOKIE } from "./console/names.ts";
+import { ConsoleSessions } from "../../src/http/console/sessions.ts";
+import { isConsoleOpenPath } from "../../src/http/console/paths.ts";
+import { CONSOLE_HEADER, CSRF_HEADER, SESSION_COOKIE } from "../../src/http/console/names.ts";
 
 export const REALM = "outpost";
 

@@ -12,7 +12,7 @@ import {
 import type { Logger } from "../../src/log/logger.ts";
 import type { AuthGate } from "../auth/gate.ts";
 import { authenticate } from "./authenticate.ts";
-import { SESSION_API } from "./console/paths.ts";
+import { SESSION_API } from "../../src/http/console/paths.ts";
 
 export interface ServiceApps {
   /** Service name (metrics, alerts, inventory, datamining) → its app. */

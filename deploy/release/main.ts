@@ -9,6 +9,7 @@
  */
 import { copyFileSync, existsSync, mkdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
+import { writeOnSiteDist } from "../../agent/http/on-site/dist.ts";
 import { writeConsoleDist } from "../../collector/http/console/dist.ts";
 import { compile, elfMachine, type Program, PROGRAMS } from "./binaries.ts";
 import { maintainerOf, releaseInfo } from "./build-info.ts";
@@ -67,9 +68,11 @@ export async function release(o: Options): Promise<string[]> {
   console.log(`release ${info.version} (commit ${info.commit}, built ${info.date}, maintainer ${maintainer}) → ${o.out}`);
   rmSync(o.out, { recursive: true, force: true });
   mkdirSync(o.out, { recursive: true });
-  // The web console's files, which the collector's binaries embed (docs/console.md).
+  // The web console's files, which the collector's binaries embed, and the agent's on-site view (docs/console.md).
   const ui = await writeConsoleDist();
   console.log(`  console: ${ui.files.join(", ")} (${ui.bytes} bytes, ${ui.ms} ms)`);
+  const site = await writeOnSiteDist();
+  console.log(`  on-site console: ${site.files.join(", ")} (${site.bytes} bytes, ${site.ms} ms)`);
   const work = join(o.out, ".work");
   const builds = o.targets.flatMap((target) => (Object.keys(PROGRAMS) as Program[]).map((program) => ({ program, target })));
   const artifacts = await inParallel(

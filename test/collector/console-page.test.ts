@@ -1,6 +1,6 @@
 import { gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CONSOLE_HEADER } from "../../collector/http/console/names.ts";
+import { CONSOLE_HEADER } from "../../src/http/console/names.ts";
 import { startTestCollector, type TestCollector } from "../helpers/collector.ts";
 
 let col: TestCollector;

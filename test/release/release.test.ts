@@ -243,6 +243,25 @@ describe("every artefact does a real job: collector and agent, each target, each
       await collector.stop("SIGTERM");
     }
   });
+
+  it("the on-site view is built into the agent's binary", async () => {
+    const port = await freePort();
+    // No collector: the agent serves its page regardless.
+    const args = ["--tenant", "acme", "--feed", "site-1", "--data-dir", join(scratch, "on-site"), "--broker", `mqtt://127.0.0.1:${await freePort()}`, "--listen", `127.0.0.1:${port}`];
+    const agent = new Running([file(names.binary("agent", "linux-x64")), ...args], { cwd: scratch });
+    try {
+      await agent.waitForLine(/agent started/, 60_000);
+      const page = await fetch(`http://127.0.0.1:${port}/`);
+      expect(page.status).toBe(200);
+      const script = /src="\.\/(console\/assets\/[^"]+\.js)"/.exec(await page.text())?.[1];
+      expect(script).toBeDefined();
+      const res = await fetch(`http://127.0.0.1:${port}/${script}`);
+      expect(res.status).toBe(200);
+      expect(await res.text()).toContain("Local view of feed");
+    } finally {
+      await agent.stop("SIGTERM");
+    }
+  });
 });
 
 describe("the tarballs", () => {

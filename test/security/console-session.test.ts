@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { readAuthFile, writeAuthFile } from "../../collector/auth/auth-file.ts";
-import { ConsoleSessions } from "../../collector/auth/sessions.ts";
-import { CONSOLE_HEADER, CSRF_HEADER, SESSION_COOKIE } from "../../collector/http/console/names.ts";
+import { ConsoleSessions } from "../../src/http/console/sessions.ts";
+import { CONSOLE_HEADER, CSRF_HEADER, SESSION_COOKIE } from "../../src/http/console/names.ts";
 import { type SecuredCollector, securedCollector, USERS } from "./setup.ts";
 
 const open: { close(): Promise<void> }[] = [];

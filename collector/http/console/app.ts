@@ -8,12 +8,13 @@ import { type BaseUrlPolicy, requestBase } from "../../../src/http/base-url.ts";
 import { clientAddress } from "../../../src/http/peer.ts";
 import { parseWith } from "../../../src/http/validate.ts";
 import type { Logger } from "../../../src/log/logger.ts";
-import { type AuthGate, throttledAnswer } from "../../auth/gate.ts";
-import type { ConsoleSession } from "../../auth/sessions.ts";
+import { CONSOLE_HEADER, SESSION_COOKIE, type SessionInfo } from "../../../src/http/console/names.ts";
+import { consolePage, PAGE_HEADERS } from "../../../src/http/console/page.ts";
+import { ASSETS_PREFIX, SESSION_API } from "../../../src/http/console/paths.ts";
+import { assetResponse, bundleForRequests } from "../../../src/http/console/serve-bundle.ts";
+import type { ConsoleSession } from "../../../src/http/console/sessions.ts";
+import { type AuthGate, throttledAnswer, type UserPrincipal } from "../../auth/gate.ts";
 import { consoleBundle } from "./assets.ts";
-import { CONSOLE_HEADER, SESSION_COOKIE, type SessionInfo } from "./names.ts";
-import { consolePage, PAGE_HEADERS } from "./page.ts";
-import { ASSETS_PREFIX, SESSION_API } from "./paths.ts";
 
 export interface ConsoleDeps {
   /** Absent without --auth-file: no login, every tenant. */
@@ -46,21 +47,7 @@ export function createConsoleApp(deps: ConsoleDeps): Hono {
     // The page holds the session (user, CSRF token): never stored by a cache.
     return c.html(consolePage(prefix, b.script, b.style, await info(currentSession(c))), 200, { ...PAGE_HEADERS, "Cache-Control": "no-store" });
   };
-  let announced = false;
-  const bundle = async (c: Context) => {
-    try {
-      const b = await consoleBundle();
-      if (!announced) {
-        announced = true;
-        const bytes = [...b.assets.values()].reduce((n, a) => n + a.body.length, 0);
-        deps.log.info("console assets ready", { origin: b.origin, files: b.assets.size, bytes, ms: b.ms });
-      }
-      return b;
-    } catch (e) {
-      deps.log.error("the console is not available", { err: (e as Error).message });
-      return c.json({ errorMsg: `The console is not available: ${(e as Error).message}` }, 503);
-    }
-  };
+  const bundle = bundleForRequests(consoleBundle, deps.log);
 
   app.get("/", (c) => page(c, "./"));
   // The root app ignores trailing slashes when routing, so both reach here; the URL tells them apart.
@@ -76,14 +63,10 @@ export function createConsoleApp(deps: ConsoleDeps): Hono {
   app.get(`${ASSETS_PREFIX}:name`, async (c) => {
     const b = await bundle(c);
     if (b instanceof Response) return b;
-    const a = b.assets.get(c.req.param("name"));
-    if (!a) return c.json({ errorMsg: `No console asset ${c.req.param("name")}` }, 404);
-    const headers: Record<string, string> = { "Content-Type": a.type, "Cache-Control": "public, max-age=31536000, immutable", "X-Content-Type-Options": "nosniff", Vary: "Accept-Encoding" };
-    if (/\bgzip\b/.test(c.req.header("Accept-Encoding") ?? "")) return c.body(a.gzip, 200, { ...headers, "Content-Encoding": "gzip" });
-    return c.body(a.body, 200, headers);
+    return assetResponse(c, b, c.req.param("name"));
   });
 
-  const info = async (s: ConsoleSession | undefined): Promise<SessionInfo> => {
+  const info = async (s: ConsoleSession<UserPrincipal> | undefined): Promise<SessionInfo> => {
     const about = { version: deps.version, selfTenant: deps.selfTenant, agentCommand: deps.agentCommand?.() };
     if (!gate) return { authRequired: false, authenticated: true, admin: true, tenants: await deps.tenants(), ...about };
     if (!s) return { authRequired: true, authenticated: false, version: deps.version };

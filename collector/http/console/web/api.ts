@@ -1,4 +1,4 @@
-import { CONSOLE_HEADER, CSRF_HEADER, ROOT_META, SESSION_SCRIPT, type SessionInfo } from "../names.ts";
+import { CONSOLE_HEADER, CSRF_HEADER, ROOT_META, SESSION_SCRIPT, type SessionInfo } from "../../../../src/http/console/names.ts";
 
 export type { SessionInfo };
 

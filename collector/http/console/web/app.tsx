@@ -1,6 +1,8 @@
 import { useEffect, useMemo, useState } from "preact/hooks";
 import type { Api, SessionInfo } from "./api.ts";
 import { BrandMark } from "./brand.tsx";
+import { SkipLink } from "./components/skip-link.tsx";
+import { ThemeToggle } from "./components/theme-toggle.tsx";
 import { Console } from "./context.ts";
 import { errorText } from "./hooks.ts";
 import { Login } from "./login.tsx";
@@ -9,7 +11,7 @@ import { FleetPage, prefetchFleet } from "./pages/fleet.tsx";
 import { InventoryPage } from "./pages/inventory.tsx";
 import { MetricsPage } from "./pages/metrics.tsx";
 import { href, parseHash, type Route, setTenantInUrl, tenantInUrl, useRoute } from "./router.ts";
-import { applyTheme, nextTheme, storedTheme, type Theme } from "./theme.ts";
+import { applyTheme, storedTheme } from "./theme.ts";
 
 const PAGES = [
   { id: "fleet", label: "Fleet" },
@@ -73,7 +75,6 @@ function Shell({ api, session, onLogout }: { api: Api; session: SessionInfo; onL
   const route = useRoute();
   const initial = useMemo(() => chooseTenant(session), [session]);
   const [tenant, setTenant] = useState(initial.tenant);
-  const [theme, setTheme] = useState<Theme>(storedTheme());
   const page = pageOf(route);
   const tenants = useMemo(() => {
     // The collector's own metrics last: they are there to be found, not to be opened first.
@@ -92,9 +93,7 @@ function Shell({ api, session, onLogout }: { api: Api; session: SessionInfo; onL
   const ctx = useMemo(() => ({ api, tenant: tenant ?? "", user: session.user, agentCommand: session.agentCommand }), [api, tenant, session.user, session.agentCommand]);
   return (
     <Console.Provider value={ctx}>
-      <button type="button" class="skip-link btn" onClick={() => document.getElementById("content")?.focus()}>
-        Skip to content
-      </button>
+      <SkipLink />
       <header class="topbar">
         <a class="brand" href={href(["fleet"])}>
           <BrandMark /> Outpost
@@ -119,19 +118,7 @@ function Shell({ api, session, onLogout }: { api: Api; session: SessionInfo; onL
               </option>
             ))}
           </select>
-          <button
-            type="button"
-            class="btn btn-ghost"
-            title={`Theme: ${theme} (click to change)`}
-            aria-label={`Colour theme: ${theme}. Change`}
-            onClick={() => {
-              const t = nextTheme(theme);
-              applyTheme(t);
-              setTheme(t);
-            }}
-          >
-            {theme === "dark" ? "☾" : theme === "light" ? "☀" : "◐"}
-          </button>
+          <ThemeToggle />
           {session.authRequired ? (
             <>
               <span class="user">{session.user}</span>

@@ -9,6 +9,8 @@ export interface ConsoleContext {
   user?: string;
   /** How to start an agent against this collector (append --tenant T), when its broker listens. */
   agentCommand?: string;
+  /** Set when an agent serves the page (its on-site view): its local window bounds what can be read. */
+  onSite?: { windowMs: number };
 }
 
 export const Console = createContext<ConsoleContext | undefined>(undefined);

@@ -40,6 +40,16 @@ export interface ChartProps {
   markers?: number[];
 }
 
+/**
+ * What a chart drew, kept on its element (`.uplot`) as `plotted`: the time axis in seconds and
+ * each drawn line's values (band edges aside), so that tests, and anyone checking a chart, can
+ * compare it with what the interfaces answered.
+ */
+export interface PlottedData {
+  x: ArrayLike<number>;
+  lines: { label: string; values: ArrayLike<number | null | undefined> }[];
+}
+
 /** Series colours, chosen to stay apart in light and dark themes. */
 export const PALETTE = ["#2563eb", "#16a34a", "#d97706", "#db2777", "#7c3aed", "#0891b2", "#dc2626", "#65a30d", "#9333ea", "#0d9488"];
 
@@ -161,8 +171,14 @@ function build(p: ChartProps, width: number): { opts: uPlot.Options; data: uPlot
         (u) => {
           // What was drawn, for tests and for people reading the page's DOM.
           let n = 0;
-          for (let s = 1; s < u.data.length; s++) if (!hidden.includes(s)) for (const v of u.data[s] ?? []) if (v != null) n++;
+          const lines: PlottedData["lines"] = [];
+          for (let s = 1; s < u.data.length; s++) {
+            if (hidden.includes(s)) continue;
+            for (const v of u.data[s] ?? []) if (v != null) n++;
+            lines.push({ label: String(u.series[s]?.label ?? ""), values: u.data[s] ?? [] });
+          }
           u.root.dataset.points = String(n);
+          (u.root as HTMLElement & { plotted?: PlottedData }).plotted = { x: u.data[0], lines };
         },
       ],
     },

@@ -56,6 +56,13 @@ export const RANGES: { id: string; label: string; ms: number }[] = [
   { id: "30d", label: "30 d", ms: 30 * 86_400_000 },
 ];
 
+/** The named ranges no longer than `maxMs` (an agent's local window), the shortest at least; all without a bound. */
+export function rangesWithin(maxMs: number | undefined): typeof RANGES {
+  if (maxMs === undefined) return RANGES;
+  const within = RANGES.filter((r) => r.ms <= maxMs);
+  return within.length > 0 ? within : RANGES.slice(0, 1);
+}
+
 /** The time range of a view: a named range ending now, or fixed `from`/`to` (zoomed or picked). */
 export function resolveRange(q: URLSearchParams, now: number): [number, number] {
   const from = Number(q.get("from"));

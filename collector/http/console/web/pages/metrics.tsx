@@ -15,7 +15,7 @@ import {
   type MetricDefinition,
   type MetricRef,
   parseRef,
-  RANGES,
+  rangesWithin,
   readAvailability,
   readNumeric,
   readStrings,
@@ -70,9 +70,10 @@ function SearchPane({ route, selected, toggle }: { route: Route; selected: Metri
       setBusy(false);
     }
   };
-  // A link with a search in it shows its results at once.
+  const { onSite } = useConsole();
+  // A link with a search in it shows its results at once; on site, the agent's series are few: all of them.
   useEffect(() => {
-    if (id || tags) void search();
+    if (id || tags || onSite) void search();
   }, []);
   const isSelected = (d: MetricDefinition) => selected.some((m) => m.id === d.id && m.type === d.type);
 
@@ -137,6 +138,7 @@ function SearchPane({ route, selected, toggle }: { route: Route; selected: Metri
 
 function RangePicker({ route, range, fixed }: { route: Route; range: [number, number]; fixed: boolean }) {
   const active = fixed ? undefined : (route.query.get("range") ?? "1h");
+  const ranges = rangesWithin(useConsole().onSite?.windowMs);
   const [from, setFrom] = useState(toLocalInput(range[0]));
   const [to, setTo] = useState(toLocalInput(range[1]));
   const apply = (e: Event) => {
@@ -147,7 +149,7 @@ function RangePicker({ route, range, fixed }: { route: Route; range: [number, nu
   };
   return (
     <div class="toolbar">
-      <Segmented label="Time range" options={RANGES} isOn={(r) => active === r} onPick={(r) => navigate(viewQuery(route, { range: r, from: undefined, to: undefined }))} />
+      <Segmented label="Time range" options={ranges} isOn={(r) => active === r} onPick={(r) => navigate(viewQuery(route, { range: r, from: undefined, to: undefined }))} />
       <form class="toolbar" style={{ margin: 0 }} onSubmit={apply}>
         <label class="sr-only" for="range-from">
           From

@@ -1,4 +1,4 @@
-/** Where the console is served: its page at `/` and `/console/`, its assets and its session API. */
+/** Where a console is served (the collector's, and an agent's on-site view): its page at `/` and `/console/`, its assets and its session API. */
 export const CONSOLE_PAGES = ["/", "/console", "/console/"] as const;
 export const ASSETS_PREFIX = "/console/assets/";
 export const SESSION_API = { session: "/console/api/session", login: "/console/api/login", logout: "/console/api/logout" } as const;

@@ -8,8 +8,8 @@ const ICON =
   );
 
 /**
- * Security headers of the page: scripts, styles and connections only from the collector
- * itself, never framed (clickjacking), no referrer leaving with tenant names in URLs.
+ * Security headers of the page: scripts, styles and connections only from the program serving
+ * it (the collector, or an agent's on-site view), never framed (clickjacking), no referrer leaving with tenant names in URLs.
  */
 export const PAGE_HEADERS: Record<string, string> = {
   "Content-Security-Policy":
@@ -25,9 +25,9 @@ const jsonInHtml = (v: unknown) => JSON.stringify(v).replace(/</g, "\\u003c");
 const escapeAttr = (s: string) => s.replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;");
 
 /**
- * The page's HTML. `prefix` is the way from the page to the collector's root ("./" at `/`,
+ * The page's HTML. `prefix` is the way from the page to the server's root ("./" at `/`,
  * "../" at `/console/`), so every link is relative and the console also works behind a proxy
- * that serves the collector under a path of its own. `session` is what GET /console/api/session
+ * that serves the collector (or an agent) under a path of its own. `session` is what GET /console/api/session
  * would answer, written into the page (a JSON script, never executed) to save the page that
  * round trip before its first read.
  */

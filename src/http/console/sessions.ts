@@ -1,9 +1,12 @@
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
-import type { Principal } from "./credentials.ts";
 
-/** A person logged in to the web console (docs/console.md, "Logging in"). */
-export interface ConsoleSession {
-  principal: Extract<Principal, { kind: "user" }>;
+/**
+ * A person logged in to a web console: the collector's (docs/console.md, "Logging in"; the
+ * principal is a user of its auth file) or an agent's on-site view (docs/console.md, "On site";
+ * the principal says the agent's api token was presented).
+ */
+export interface ConsoleSession<P = unknown> {
+  principal: P;
   /** Sent back by the page in a header on every request that changes something. */
   csrf: string;
   created: number;
@@ -26,13 +29,13 @@ export const SESSION_LIMITS: SessionLimits = { idleMs: 12 * 3_600_000, maxMs: 7 
 const digest = (token: string) => createHash("sha256").update(token).digest("base64url");
 
 /**
- * The console's sessions, in this process's memory: a random 256-bit token per login, kept
+ * A console's sessions, in this process's memory: a random 256-bit token per login, kept
  * only as its SHA-256 (so nothing in memory is usable as a cookie), ended by logout, idleness,
  * age, a restart, or a reload that removes or changes the credential.
  */
-export class ConsoleSessions {
+export class ConsoleSessions<P = unknown> {
   /** digest(token) → session, least recently used first (Map order). */
-  private readonly sessions = new Map<string, ConsoleSession>();
+  private readonly sessions = new Map<string, ConsoleSession<P>>();
 
   constructor(
     private readonly limits: SessionLimits = SESSION_LIMITS,
@@ -44,17 +47,17 @@ export class ConsoleSessions {
   }
 
   /** Opens a session; returns the token for the cookie and the session. */
-  open(principal: ConsoleSession["principal"], revoked: AbortSignal): { token: string; session: ConsoleSession } {
+  open(principal: P, revoked: AbortSignal): { token: string; session: ConsoleSession<P> } {
     while (this.sessions.size >= this.limits.maxSessions) this.sessions.delete(this.sessions.keys().next().value!);
     const token = randomBytes(32).toString("base64url");
     const t = this.now();
-    const session: ConsoleSession = { principal, csrf: randomBytes(24).toString("base64url"), created: t, lastSeen: t, revoked };
+    const session: ConsoleSession<P> = { principal, csrf: randomBytes(24).toString("base64url"), created: t, lastSeen: t, revoked };
     this.sessions.set(digest(token), session);
     return { token, session };
   }
 
   /** The live session of a token, marked used; undefined (and forgotten) when it ended. */
-  find(token: string): ConsoleSession | undefined {
+  find(token: string): ConsoleSession<P> | undefined {
     const key = digest(token);
     const s = this.sessions.get(key);
     if (!s) return undefined;
@@ -76,7 +79,7 @@ export class ConsoleSessions {
   }
 
   /** Whether a request's CSRF header is the session's, compared in constant time. */
-  static csrfMatches(s: ConsoleSession, presented: string | undefined): boolean {
+  static csrfMatches(s: ConsoleSession<unknown>, presented: string | undefined): boolean {
     if (presented === undefined) return false;
     const a = Buffer.from(presented);
     const b = Buffer.from(s.csrf);
