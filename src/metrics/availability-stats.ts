@@ -1,4 +1,4 @@
-import type { AvailabilityBucketPoint } from "./bucket-points.ts";
+import type { AvailabilityBucketPoint, AvailabilityStats } from "./bucket-points.ts";
 import type { Buckets } from "./buckets.ts";
 import { AVAILABILITY_CODE, AVAILABILITY_VALUES, type Availability } from "./model.ts";
 import type { Series } from "./series.ts";
@@ -79,28 +79,45 @@ export function availabilityBucketStats(series: Series, buckets: Buckets): Avail
       downtime += end - prevT;
       lastDowntime = end;
     }
-    const [downDuration, upDuration, unknownDuration, adminDuration] = durations as [number, number, number, number];
-    const durationMap: Partial<Record<Availability, number>> = {};
-    for (let code = 0; code < durations.length; code++) if (seen[code]) durationMap[AVAILABILITY_VALUES[code]!] = durations[code]!;
-    out[b] = {
-      start,
-      end,
-      downtimeDuration: downtime,
-      lastDowntime,
-      uptimeRatio: 1 - downtime / buckets.step,
-      downtimeCount: count,
-      durationMap,
-      upDuration,
-      downDuration,
-      unknownDuration,
-      adminDuration,
-      notUpDuration: downDuration + unknownDuration + adminDuration,
-      lastNotUptime,
-      notUpCount,
-      upCount: samples - notUpCount,
-      samples,
-      empty: false,
-    };
+    out[b] = availabilityStats(start, end, { durations, seen, downtime, lastDowntime, downtimeCount: count, notUpCount, lastNotUptime, samples });
   }
   return out;
+}
+
+/** What a scan of one bucket's availability points counted, by state code (down, up, unknown, admin). */
+export interface AvailabilityTally {
+  durations: readonly number[];
+  seen: readonly boolean[];
+  downtime: number;
+  lastDowntime: number;
+  downtimeCount: number;
+  notUpCount: number;
+  lastNotUptime: number;
+  samples: number;
+}
+
+/** The stats of bucket [start, end), both generations' fields, from what its scan counted. */
+export function availabilityStats(start: number, end: number, t: AvailabilityTally): AvailabilityStats {
+  const [downDuration, upDuration, unknownDuration, adminDuration] = t.durations as [number, number, number, number];
+  const durationMap: Partial<Record<Availability, number>> = {};
+  for (let code = 0; code < t.durations.length; code++) if (t.seen[code]) durationMap[AVAILABILITY_VALUES[code]!] = t.durations[code]!;
+  return {
+    start,
+    end,
+    downtimeDuration: t.downtime,
+    lastDowntime: t.lastDowntime,
+    uptimeRatio: 1 - t.downtime / (end - start),
+    downtimeCount: t.downtimeCount,
+    durationMap,
+    upDuration,
+    downDuration,
+    unknownDuration,
+    adminDuration,
+    notUpDuration: downDuration + unknownDuration + adminDuration,
+    lastNotUptime: t.lastNotUptime,
+    notUpCount: t.notUpCount,
+    upCount: t.samples - t.notUpCount,
+    samples: t.samples,
+    empty: false,
+  };
 }

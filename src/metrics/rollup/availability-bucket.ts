@@ -1,5 +1,5 @@
 import type { AvailabilityStats } from "../bucket-points.ts";
-import { AVAILABILITY_VALUES, type Availability } from "../model.ts";
+import { availabilityStats } from "../availability-stats.ts";
 import type { AvailSeg } from "./segment.ts";
 
 const DOWN = 0;
@@ -36,26 +36,5 @@ export function availabilityFromSegment(s: AvailSeg, start: number, end: number)
   seen[firstV] = true;
   seen[lastV] = true;
   for (let code = 0; code < 4; code++) if (s.dur[code]! > 0) seen[code] = true;
-  const [downDuration, upDuration, unknownDuration, adminDuration] = durations as [number, number, number, number];
-  const durationMap: Partial<Record<Availability, number>> = {};
-  for (let code = 0; code < durations.length; code++) if (seen[code]) durationMap[AVAILABILITY_VALUES[code]!] = durations[code]!;
-  return {
-    start,
-    end,
-    downtimeDuration: downtime,
-    lastDowntime,
-    uptimeRatio: 1 - downtime / (end - start),
-    downtimeCount: count,
-    durationMap,
-    upDuration,
-    downDuration,
-    unknownDuration,
-    adminDuration,
-    notUpDuration: downDuration + unknownDuration + adminDuration,
-    lastNotUptime,
-    notUpCount,
-    upCount: s.samples - notUpCount,
-    samples: s.samples,
-    empty: false,
-  };
+  return availabilityStats(start, end, { durations, seen, downtime, lastDowntime, downtimeCount: count, notUpCount, lastNotUptime, samples: s.samples });
 }
