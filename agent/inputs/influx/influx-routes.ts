@@ -5,25 +5,14 @@
  * in the agent's tenant: the database, bucket and organization parameters are not used.
  */
 import { Hono } from "hono";
-import { bodyLimitOf, readBodyBytes } from "../../../src/http/body-limit.ts";
+import { bodyLimitOf } from "../../../src/http/body-limit.ts";
 import { ApiError } from "../../../src/http/errors.ts";
-import { tenantHeader } from "../../../src/http/service.ts";
 import { LineProtocolError } from "../../../src/influx/line-protocol.ts";
 import { influxSamples } from "../../../src/influx/write-request.ts";
-import type { Logger } from "../../../src/log/logger.ts";
 import { bufferRefusal } from "../../http/buffer-refusal.ts";
-import type { InputCounters } from "../input-telemetry.ts";
-import type { SeriesOutput } from "../series-output.ts";
+import { acceptedPushBody, type PushInputDeps } from "../input-deps.ts";
 
-export interface InfluxRoutesDeps {
-  tenant: string;
-  enabled(): boolean;
-  output: SeriesOutput;
-  counters: InputCounters;
-  warn(key: string, message: string, fields: Record<string, unknown>): void;
-  log: Logger;
-  now?: () => number;
-}
+export type InfluxRoutesDeps = PushInputDeps;
 
 const influxError = (e: ApiError) => new Response(JSON.stringify({ error: e.message, errorMsg: e.message }), { status: e.status, headers: { "Content-Type": "application/json", ...e.headers } });
 
@@ -31,11 +20,7 @@ export function influxRoutes(d: InfluxRoutesDeps): Hono {
   const app = new Hono({ strict: false });
   const now = d.now ?? Date.now;
   const write = (v2: boolean) => async (c: import("hono").Context) => {
-    if (!d.enabled()) throw new ApiError(404, "the Influx input is disabled ([agent.inputs.influx] enabled = false)");
-    const t = tenantHeader(c);
-    if (t !== undefined && t !== d.tenant) throw new ApiError(403, `This agent forwards data of tenant '${d.tenant}' only, not '${t}'`);
-    const body = await readBodyBytes(c);
-    d.counters.bytes.inc(body.byteLength);
+    const body = await acceptedPushBody(c, d, { name: "Influx", section: "agent.inputs.influx" });
     const samples = influxSamples({ body, contentEncoding: c.req.header("Content-Encoding"), precision: c.req.query("precision"), v2, maxBytes: bodyLimitOf(c), now: now() });
     try {
       await d.output.write(samples);

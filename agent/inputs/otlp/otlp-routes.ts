@@ -5,25 +5,15 @@
  * answered as OTLP's partial success.
  */
 import { Hono } from "hono";
-import { bodyLimitOf, readBodyBytes } from "../../../src/http/body-limit.ts";
+import { bodyLimitOf } from "../../../src/http/body-limit.ts";
 import { ApiError } from "../../../src/http/errors.ts";
-import { tenantHeader } from "../../../src/http/service.ts";
-import type { Logger } from "../../../src/log/logger.ts";
 import { decodeOtlpMetrics, otlpEncoding, otlpError, OtlpHttpError, otlpSuccess } from "../../../src/otlp/http.ts";
 import { DeltaTotals, otlpToSeries } from "../../../src/otlp/to-series.ts";
 import { bufferRefusal } from "../../http/buffer-refusal.ts";
-import type { InputCounters } from "../input-telemetry.ts";
-import type { SeriesOutput } from "../series-output.ts";
+import { acceptedPushBody, type PushInputDeps } from "../input-deps.ts";
 
-export interface OtlpRoutesDeps {
-  tenant: string;
-  enabled(): boolean;
-  output: SeriesOutput;
-  counters: InputCounters;
-  warn(key: string, message: string, fields: Record<string, unknown>): void;
-  log: Logger;
+export interface OtlpRoutesDeps extends PushInputDeps {
   staleMarker?: number;
-  now?: () => number;
 }
 
 export function otlpRoutes(d: OtlpRoutesDeps): Hono {
@@ -31,11 +21,7 @@ export function otlpRoutes(d: OtlpRoutesDeps): Hono {
   const now = d.now ?? Date.now;
   const deltas = new DeltaTotals();
   app.post("/v1/metrics", async (c) => {
-    if (!d.enabled()) throw new ApiError(404, "the OTLP input is disabled ([agent.inputs.otlp] enabled = false)");
-    const t = tenantHeader(c);
-    if (t !== undefined && t !== d.tenant) throw new ApiError(403, `This agent forwards data of tenant '${d.tenant}' only, not '${t}'`);
-    const body = await readBodyBytes(c);
-    d.counters.bytes.inc(body.byteLength);
+    const body = await acceptedPushBody(c, d, { name: "OTLP", section: "agent.inputs.otlp" });
     const { encoding, request } = decodeOtlpMetrics(body, c.req.header("Content-Type"), c.req.header("Content-Encoding"), bodyLimitOf(c));
     const conv = otlpToSeries(request, deltas, { now: now(), staleMarker: d.staleMarker });
     try {

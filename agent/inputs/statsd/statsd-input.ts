@@ -6,20 +6,13 @@
  */
 import { createSocket, type Socket } from "node:dgram";
 import type { StatsdConfig } from "../../../src/agent-config/inputs.ts";
-import type { Logger } from "../../../src/log/logger.ts";
 import { hostPort } from "../../../src/net/listen.ts";
 import { StatsdAggregator } from "../../../src/statsd/aggregator.ts";
 import { parseStatsdPacket } from "../../../src/statsd/statsd-line.ts";
-import type { InputCounters } from "../input-telemetry.ts";
-import type { SeriesOutput } from "../series-output.ts";
+import type { InputDeps } from "../input-deps.ts";
 
-export interface StatsdDeps {
-  output: SeriesOutput;
-  counters: InputCounters;
-  warn(key: string, message: string, fields: Record<string, unknown>): void;
-  log: Logger;
+export interface StatsdDeps extends InputDeps {
   staleMarker?: number;
-  now?: () => number;
 }
 
 export interface StatsdStatus {
