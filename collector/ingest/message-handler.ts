@@ -3,7 +3,8 @@ import type { Logger } from "../../src/log/logger.ts";
 import { createLogThrottle } from "../../src/log/throttle.ts";
 import { postgresRejectedText } from "../../src/postgres/failure.ts";
 import { storageFailure } from "../../src/sqlite/storage-failure.ts";
-import { type ClockWindow, pointsOutsideWindow } from "../../src/protocol/clock-window.ts";
+import { type ClockWindow, columnsOutsideWindow, type OutsideWindow, pointsOutsideWindow } from "../../src/protocol/clock-window.ts";
+import type { DataColumns } from "../../src/protocol/chunk-columns.ts";
 import type { Action, Alert, Event } from "../../src/alerts/model.ts";
 import { decodeEvents } from "../../src/protocol/events-messages.ts";
 import { decodeInventory, encodeInventoryAck, type InventoryAck } from "../../src/protocol/inventory-messages.ts";
@@ -15,6 +16,7 @@ import { writePoints } from "../metrics/write-points.ts";
 import type { MemoryGovernor } from "../../src/http/memory-governor.ts";
 import type { MetricsStore } from "../store/metrics/types.ts";
 import { applyAgentInventory, InventoryRefused } from "./agent-inventory.ts";
+import { BatchColumns, writeBatchColumns } from "./batch-columns.ts";
 import { DeferredBatches } from "./deferred-batches.ts";
 import type { IngestCounters } from "./ingest-telemetry.ts";
 import { PresenceTracker } from "./presence.ts";
@@ -62,6 +64,7 @@ export class MessageHandler {
   private readonly now: () => number;
   private readonly pending = new Set<Promise<void>>();
   private readonly deferred = new DeferredBatches();
+  private readonly columns = new BatchColumns();
 
   constructor(private readonly d: HandlerDeps) {
     this.now = d.now ?? Date.now;
@@ -112,28 +115,36 @@ export class MessageHandler {
 
   private async data(addr: TopicAddress, topic: string, payload: Uint8Array): Promise<void> {
     let batch: ReturnType<typeof decodeData>;
+    const out = this.columns.take();
     try {
-      batch = decodeData(this.d.dec, payload);
+      batch = decodeData(this.d.dec, payload, { reader: this.columns.reader, out });
     } catch (e) {
+      this.columns.give(out);
       return this.reject(topic, e, addr);
     }
+    const cols = batch.columns;
+    if (!cols) this.columns.give(out);
     const origin = `mqtt:${addr.feed}`;
-    if (this.d.memory?.enabled) this.d.memory.collectIfDue(batch.points * JSON_BYTES_PER_POINT);
+    // Read into columns, a batch leaves about its own bytes as garbage; as objects, as much as JSON.
+    if (this.d.memory?.enabled) this.d.memory.collectIfDue(cols ? payload.byteLength : batch.points * JSON_BYTES_PER_POINT);
     try {
       // Labels first, as the remote-write route does: no query sees these series without them.
       if (batch.definitions.length > 0) await this.d.store.ensureTags(addr.tenant, batch.definitions);
-      await writePoints(this.d, addr.tenant, batch.writes, origin);
+      if (cols) await writeBatchColumns(this.d, addr.tenant, cols, origin);
+      else await writePoints(this.d, addr.tenant, batch.writes, origin);
     } catch (e) {
       // No ack: the agent keeps the batch and resends it. A full disk is logged by the storage health.
+      if (cols) this.columns.give(cols);
       this.d.counters.storeFailures.inc();
       if (storageFailure(e) !== undefined) this.deferred.add({ tenant: addr.tenant, feed: addr.feed, kind: "ack", session: batch.session, seq: batch.seq });
       else if (this.throttle("store").pass) this.d.log.error("storing a batch failed; the agent will resend it", { tenant: addr.tenant, feed: addr.feed, err: (e as Error).message });
       return;
     }
+    const skew = cols ? columnsSkew(cols, this.now(), this.d.clockWindow) : pointsOutsideWindow(batch.writes, this.now(), this.d.clockWindow);
+    if (cols) this.columns.give(cols);
     this.d.counters.batches.inc();
     this.d.counters.points.inc(batch.points);
     await this.ack(addr, { session: batch.session, seq: batch.seq });
-    const skew = pointsOutsideWindow(batch.writes, this.now(), this.d.clockWindow);
     if (skew.count > 0) {
       this.d.counters.clockSkew.inc(skew.count);
       if (this.throttle(`skew:${addr.tenant}:${addr.feed}`).pass) {
@@ -258,4 +269,11 @@ export class MessageHandler {
     // An identifiable batch that is invalid would be invalid again: tell the agent to drop it.
     if (addr && e instanceof ProtocolError && e.batch) await this.ack(addr, e.batch, reason);
   }
+}
+
+/** Points of both types' columns outside the clock window. */
+function columnsSkew(c: DataColumns, now: number, w: ClockWindow): OutsideWindow {
+  const g = columnsOutsideWindow(c.gauge.ids, c.gauge.counts, c.gauge.ts, now, w);
+  const k = columnsOutsideWindow(c.counter.ids, c.counter.counts, c.counter.ts, now, w);
+  return { count: g.count + k.count, example: g.example ?? k.example };
 }

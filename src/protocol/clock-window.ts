@@ -33,3 +33,22 @@ export function pointsOutsideWindow(writes: MetricWrite[], now: number, w: Clock
   }
   return { count, example };
 }
+
+/** The same for points in columns: `ts` holds the points of entry k (`counts[k]` of them) in entry order. */
+export function columnsOutsideWindow(ids: readonly string[], counts: Uint32Array, ts: Float64Array, now: number, w: ClockWindow): OutsideWindow {
+  const lo = now - w.pastMs;
+  const hi = now + w.futureMs;
+  let count = 0;
+  let example: OutsideWindow["example"];
+  let o = 0;
+  for (let k = 0; k < ids.length; k++) {
+    for (const end = o + counts[k]!; o < end; o++) {
+      const t = ts[o]!;
+      if (t < lo || t > hi) {
+        count++;
+        example ??= { id: ids[k]!, timestamp: t };
+      }
+    }
+  }
+  return { count, example };
+}

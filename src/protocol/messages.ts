@@ -8,12 +8,14 @@
  */
 import type { Decoder } from "cbor-x";
 import * as z from "zod";
+import type { BatchRef } from "./envelope.ts";
 import { METRIC_TYPES, type MetricType, type MetricWrite } from "../metrics/model.ts";
 import { metricIdSchema, pointSchemas } from "../metrics/schemas.ts";
 import { type DataBatch, DATA_VERSION_DEFINITIONS, DATA_VERSION_MARKERS, DATA_VERSION_SERIES } from "./data-encode.ts";
 import { decodeCbor, PROTOCOL_VERSION, ProtocolError, versionCheck } from "./envelope.ts";
 import { DefinitionsChunkError, decodeDefinitionsChunk, type SeriesDefinition } from "./definitions-chunk.ts";
 import { isNormalizedChunk } from "./normalized-chunk.ts";
+import type { ChunkColumnsReader, DataColumns } from "./chunk-columns.ts";
 import { CHUNK_FORMAT, decodeSeriesChunk, SeriesChunkError } from "./series-chunk.ts";
 
 export * from "./control-messages.ts";
@@ -68,10 +70,16 @@ export interface DecodedBatch extends Omit<DataBatch, "chunks"> {
   points: number;
   /** Definition tags to set before the points are stored (definitions chunks, format 3). */
   definitions: SeriesDefinition[];
+  /** The points, when they were read into columns (decodeData's `columns`); `writes` is then empty. */
+  columns?: DataColumns;
 }
 
-/** Decodes and validates a data batch and every point in it. */
-export function decodeData(dec: Decoder, payload: Uint8Array): DecodedBatch {
+/**
+ * Decodes and validates a data batch and every point in it. With `columns`, a batch whose chunks are all in the agent's own shape
+ * (chunk-columns.ts) has its points read into `columns.out` instead of objects: `writes` is then
+ * empty and `columns` set. Any other batch is decoded as without it.
+ */
+export function decodeData(dec: Decoder, payload: Uint8Array, columns?: { reader: ChunkColumnsReader; out: DataColumns }): DecodedBatch {
   const raw = decodeCbor(dec, payload, "data batch");
   const v = versionCheck(raw, "data", [PROTOCOL_VERSION, DATA_VERSION_SERIES, DATA_VERSION_MARKERS, DATA_VERSION_DEFINITIONS]);
   const env = dataEnvelope.safeParse(raw);
@@ -91,6 +99,9 @@ export function decodeData(dec: Decoder, payload: Uint8Array): DecodedBatch {
   const definitions: SeriesDefinition[] = [];
   let points = 0;
   if (v !== DATA_VERSION_DEFINITIONS && fmts?.includes(CHUNK_FORMAT.definitions)) throw new ProtocolError("invalid data batch: definitions chunks (format 3) come in version 4 batches", ref);
+  if (columns && readColumns(dec, chunks, fmts, markers, columns, definitions, ref)) {
+    return { session, seq, sentAt, replay, writes, points: columns.out.points, definitions, columns: columns.out };
+  }
   for (let i = 0; i < chunks.length; i++) {
     if (fmts?.[i] === CHUNK_FORMAT.definitions) {
       try {
@@ -120,4 +131,24 @@ export function decodeData(dec: Decoder, payload: Uint8Array): DecodedBatch {
     }
   }
   return { session, seq, sentAt, replay, writes, points, definitions };
+}
+
+/** The chunks into columns, definitions decoded as usual; false (columns reset) when a chunk is not in the shape read there. */
+function readColumns(dec: Decoder, chunks: Uint8Array[], fmts: number[] | undefined, markers: boolean, c: { reader: ChunkColumnsReader; out: DataColumns }, definitions: SeriesDefinition[], ref: BatchRef): boolean {
+  c.out.reset();
+  for (let i = 0; i < chunks.length; i++) {
+    const f = fmts?.[i] ?? CHUNK_FORMAT.cbor;
+    if (f === CHUNK_FORMAT.cbor && c.reader.read(chunks[i]!, markers, c.out)) continue;
+    if (f !== CHUNK_FORMAT.definitions) {
+      c.out.reset();
+      definitions.length = 0;
+      return false;
+    }
+    try {
+      for (const d of decodeDefinitionsChunk(dec, chunks[i]!)) definitions.push(d);
+    } catch (e) {
+      throw new ProtocolError(e instanceof DefinitionsChunkError ? `invalid chunk ${i}: ${e.message}` : (e as Error).message, ref);
+    }
+  }
+  return true;
 }

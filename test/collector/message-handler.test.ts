@@ -5,6 +5,7 @@ import { MessageHandler } from "../../collector/ingest/message-handler.ts";
 import type { MetricsStore } from "../../collector/store/metrics/types.ts";
 import { createLogger } from "../../src/log/logger.ts";
 import type { MetricWrite } from "../../src/metrics/model.ts";
+import { columnsToWrites, type WriteColumns } from "../../src/metrics/write-columns.ts";
 import { createDecoder, createEncoder } from "../../src/protocol/cbor.ts";
 import { type Ack, CHUNK_FORMAT, decodeAck, encodeChunk, encodeData, encodeSeriesChunk, encodeStatus } from "../../src/protocol/messages.ts";
 import { DEFAULT_CLOCK_WINDOW } from "../../src/protocol/clock-window.ts";
@@ -12,6 +13,7 @@ import { Telemetry } from "../../src/telemetry/registry.ts";
 
 const enc = createEncoder();
 const dec = createDecoder();
+const plain = (writes: MetricWrite[]) => writes.map((w) => ({ type: w.type, id: w.id, points: w.points }));
 
 function setup() {
   const committed: { tenant: string; writes: MetricWrite[] }[] = [];
@@ -22,10 +24,15 @@ function setup() {
       if (this.fail) throw new Error("disk full");
       committed.push({ tenant, writes });
     },
+    // The agent's own chunks arrive as columns (src/protocol/chunk-columns.ts).
+    async writeColumns(tenant: string, cols: WriteColumns) {
+      await this.write(tenant, plain(columnsToWrites(cols)));
+    },
   };
   const bus = new PointsBus();
   const published: WrittenPoints[] = [];
-  bus.subscribe((p) => published.push(p));
+  // Read while published, as listeners must: columns are reused once the batch is stored.
+  bus.subscribe((p) => published.push({ tenant: p.tenant, origin: p.origin, writes: plain(p.writes) }));
   const acks: { topic: string; ack: Ack }[] = [];
   const counters = registerIngestCounters(new Telemetry());
   const h = new MessageHandler({
@@ -113,6 +120,27 @@ describe("ingest message handler", () => {
     await s.h.handle("svc/t/f/data", batch(1, [{ type: "gauge", id: "old", points: [{ timestamp: 0, value: 1 }] }]));
     expect(s.committed).toHaveLength(1);
     expect(s.counters.clockSkew.value).toBe(1);
+  });
+
+  it("stores the agent's chunks from reused columns: gauges and counters, the skew counted, the next batch in the same columns", async () => {
+    const s = setup();
+    const now = Date.now();
+    const mixed: MetricWrite[] = [
+      { type: "gauge", id: "g", points: [{ timestamp: now, value: 0.5 }, { timestamp: 1, value: -2 }] },
+      { type: "counter", id: "c", points: [{ timestamp: now, value: 7 }] },
+      { type: "gauge", id: "h", points: [{ timestamp: now, value: 3 }] },
+    ];
+    await s.h.handle("svc/t/f/data", batch(1, mixed));
+    expect(s.committed).toEqual([
+      { tenant: "t", writes: [mixed[0], mixed[2]] },
+      { tenant: "t", writes: [mixed[1]] },
+    ]);
+    expect(s.acks.map((a) => a.ack.seqs)).toEqual([[1]]);
+    expect(s.counters.points.value).toBe(4);
+    expect(s.counters.clockSkew.value).toBe(1);
+    await s.h.handle("svc/t/f/data", batch(2, points));
+    expect(s.committed[2]).toEqual({ tenant: "t", writes: points });
+    expect(s.published.map((p) => p.writes.map((w) => w.id))).toEqual([["g", "h"], ["c"], ["g"]]);
   });
 
   it("ignores a last will older than the feed's current session", async () => {

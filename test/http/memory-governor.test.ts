@@ -12,7 +12,8 @@ const MB = 1024 * 1024;
 
 /** A governor over a simulated process: `rss` is what it reads; a collection sets it to `live`. */
 function sim(o: { target: number; limit?: number; spacing?: number; minIntervalMs?: number }) {
-  const state = { rss: 0, live: 0, now: 0, collections: 0 };
+  /** `heap`: the engine's heap; a collection sets it to `heapLive` (0, 0: the heap not simulated). */
+  const state = { rss: 0, live: 0, now: 0, collections: 0, heap: 0, heapLive: 0 };
   const g = new MemoryGovernor({
     targetBytes: o.target,
     limitBytes: o.limit ?? 0,
@@ -22,7 +23,9 @@ function sim(o: { target: number; limit?: number; spacing?: number; minIntervalM
     collect: () => {
       state.collections++;
       state.rss = state.live;
+      state.heap = state.heapLive;
     },
+    heap: () => state.heap,
     now: () => state.now,
   });
   return { g, state };
@@ -102,6 +105,23 @@ describe("MemoryGovernor", () => {
     state.rss = 110 * MB;
     g.admit(16 * MB);
     expect(state.collections).toBe(3);
+  });
+
+  it("takes what a collection freed from the bar, though the allocator hands it back only later", () => {
+    const { g, state } = sim({ target: 100 * MB });
+    // The resident size does not fall at the collection (the allocator's delay); the heap does.
+    state.rss = 300 * MB;
+    state.live = 300 * MB;
+    state.heap = 220 * MB;
+    state.heapLive = 60 * MB;
+    g.admit(16 * MB);
+    expect(state.collections).toBe(1);
+    // Bar: (300 − 160) × 1.25 = 175 MB, not 300 × 1.25: the next garbage is collected again.
+    for (let i = 0; i < 3; i++) {
+      state.heap = 220 * MB;
+      g.admit(16 * MB);
+    }
+    expect(state.collections).toBe(4);
   });
 
   it("above the limit, tries a collection and accepts when it brought memory back under", () => {

@@ -9,6 +9,8 @@ import { labelsFromRecord, labelsToRecord } from "../../src/promql/labels.ts";
 import type { QueryResult } from "../../src/promql/query.ts";
 import { JsonBytes } from "../../src/prometheus/json-bytes.ts";
 import { successChunks } from "../../src/prometheus/result-json.ts";
+import { respondResult } from "../../src/http/prometheus/respond.ts";
+import { Hono } from "hono";
 
 const text = (w: JsonBytes) => Buffer.concat(w.end()).toString("utf8");
 
@@ -113,4 +115,25 @@ describe("JSON bytes of query results", () => {
       { numRuns: 2000 },
     );
   });
+
+  it("answer a large range query as a stream and a small one whole, the same JSON", async () => {
+    const app = new Hono();
+    const results: Record<string, QueryResult> = {};
+    app.get("/:name", (c) => respondResult(c, results[c.req.param("name")]!));
+    const steps = Float64Array.from({ length: 1441 }, (_, i) => 1_700_000_000_000 + i * 60_000);
+    results.large = {
+      resultType: "matrix",
+      result: Array.from({ length: 400 }, (_, k) => ({ labels: labelsFromRecord({ __name__: "m", host: `h${k}` }), ts: steps, vals: steps.map((_, i) => k * 1000 + i / 7) })),
+    };
+    results.small = { resultType: "vector", result: [{ labels: labelsFromRecord({ job: "x" }), t: 1000, v: 1.5 }] };
+    for (const name of ["large", "small"]) {
+      const res = await app.request(`/${name}`);
+      const body = await res.text();
+      expect(res.headers.get("content-type")).toBe("application/json");
+      // Compared as a boolean: a diff of 18 MB strings is of no use.
+      const ref = reference(results[name]!); let d = 0; while (d < ref.length && body[d] === ref[d]) d++; expect({ name, len: body.length, d }).toEqual({ name, len: ref.length, d: ref.length });
+    }
+    expect(reference(results.large!).length).toBeGreaterThan(4 * 256 * 1024);
+  });
 });
+
