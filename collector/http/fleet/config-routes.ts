@@ -47,11 +47,17 @@ export function configRoutes(r: Routes, fleet: FleetServices): void {
     return c.json(rev);
   });
 
-  // The console's editor checks as the user types; nothing is stored.
+  // The console's editor checks as the user types; nothing is stored. The answer is the check's
+  // outcome (200 either way); only a body that holds no configuration is a 400.
   r.post("/config/check", async (c) => {
     const body = (await readJson(c)) as { config?: unknown } | null;
     if (body === null || typeof body !== "object" || !("config" in body)) throw new ApiError(400, 'expected {"config": {option: value, …}}');
-    checkConfig(body.config);
+    try {
+      checkConfig(body.config);
+    } catch (e) {
+      if (e instanceof ApiError && e.status === 400) return c.json({ valid: false, errorMsg: e.message });
+      throw e;
+    }
     return c.json({ valid: true });
   });
 
