@@ -45,6 +45,7 @@ import { LocalHistory } from "./history/local-history.ts";
 import { createAgentTelemetry } from "./telemetry.ts";
 import { storageFailure } from "../src/sqlite/storage-failure.ts";
 import { openAgentFleet } from "./fleet/agent-fleet.ts";
+import { registerLiveParts } from "./live-parts.ts";
 
 export interface Agent {
   tenant: string;
@@ -349,23 +350,7 @@ export async function startAgent(values: OptionValues, ctx?: ProgramContext): Pr
     log: log.child("link"),
   });
 
-  const reload = fleet.reload;
-  reload.register({ what: "inputs", options: ["inputs"], apply: (v) => inputs.reload(v) });
-  reload.register({ what: "host metric filters", options: ["host-include", "host-exclude", "host-exclude-fs-types"], apply: (v) => hostMonitoring.reloadFilters(v) });
-  reload.register({ what: "host metrics interval", options: ["host-interval"], apply: (v) => hostMonitoring.setInterval(v) });
-  reload.register({
-    what: "buffer limits",
-    options: ["buffer-max-bytes", "buffer-max-age", "events-buffer-max-bytes"],
-    apply: (v) => {
-      buffer.setLimits({ maxBytes: Number(v["buffer-max-bytes"] ?? 256 * 1024 ** 2), maxAgeMs: Number(v["buffer-max-age"] ?? 30 * 86_400_000) });
-      localAlerting.setLimits(v);
-    },
-  });
-  reload.register({
-    what: "broker credentials",
-    options: ["username", "password", "password-file"],
-    apply: (v) => link.setCredentials(v.username === undefined ? undefined : String(v.username), readSecretOption(v, "password")),
-  });
+  registerLiveParts(fleet.reload, { inputs, host: hostMonitoring, buffer, local: localAlerting, link });
 
   const idPrefix = `${feed}:`;
   let lastProgress = 0;
