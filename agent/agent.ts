@@ -199,6 +199,10 @@ export async function startAgent(values: OptionValues, ctx?: ProgramContext): Pr
       local?.linkReady();
       host?.inventory?.linkReady();
     },
+    reclaim: () => {
+      const s = status("online");
+      link.publish(s.topic, s.payload, true).catch((e) => log.warn("could not claim the feed again; it will at the next connection", { err: (e as Error).message }));
+    },
   });
   const sending = claims.gate.gated(link);
   // A batch the collector refused is dropped with any definitions it held: send them again.

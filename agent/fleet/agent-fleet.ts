@@ -39,6 +39,8 @@ export interface AgentFleet {
     configStatusTopic: string;
     /** The claim was granted after a refusal: what waited may be sent now. */
     resumed(): void;
+    /** Publishes the online status (the claim) again. */
+    reclaim(): void;
   }): { gate: ClaimGate; remote: RemoteConfigAgent };
 }
 
@@ -100,6 +102,7 @@ export function openAgentFleet(o: { values: OptionValues; tenant: string; feed: 
           a.resumed();
           r.reportAgain();
         },
+        reclaim: a.reclaim,
       });
       return { gate, remote: r };
     },

@@ -26,6 +26,8 @@ export class ClaimGate {
       log: Logger;
       /** The claim was granted after a refusal: resend what waited. */
       resumed(): void;
+      /** The feed was released: claim it again (publish the online status anew). */
+      reclaim(): void;
     },
   ) {}
 
@@ -55,6 +57,11 @@ export class ClaimGate {
       return;
     }
     if (a.instance !== this.o.instance) return;
+    if (a.reclaim) {
+      this.o.log.info(`feed ${this.o.feed} was released by an admin: claiming it again`, { instance: this.o.instance });
+      this.o.reclaim();
+      return;
+    }
     if (a.granted) {
       if (this.refusedBy === undefined) return;
       this.refusedBy = undefined;

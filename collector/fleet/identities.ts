@@ -19,6 +19,8 @@ export interface FeedMove {
   feed: string;
   from?: string;
   to?: string;
+  /** A release: the identities refused the feed until now (asked to claim it again). */
+  claimants?: string[];
 }
 
 interface Cached {
@@ -111,6 +113,7 @@ export class FeedIdentities {
     const { from } = await this.d.store.moveFeed(tenant, feed, to, author, this.now());
     this.cache.delete(this.key(tenant, feed));
     const m: FeedMove = { tenant, feed, ...(from === undefined ? {} : { from }), ...(to === undefined ? {} : { to }) };
+    if (to === undefined) m.claimants = (await this.d.store.conflicts(tenant, feed)).map((c) => c.instance);
     this.d.log.info(to === undefined ? "feed released by an admin" : "feed moved to another identity by an admin", { tenant, feed, from, to, author });
     for (const fn of this.moveListeners) fn(m);
     return m;

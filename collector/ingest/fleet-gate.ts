@@ -66,10 +66,18 @@ export class FleetGate {
     return v.kind !== "refused";
   }
 
-  /** An admin moved or released a feed: the identities concerned hear it at once. */
+  /**
+   * An admin moved or released a feed: the identities concerned hear it at once. After a
+   * release, the previous holder and every identity refused the feed are asked to claim again.
+   */
   async moved(m: FeedMove): Promise<void> {
-    if (m.to !== undefined) await this.answer(m, { instance: m.to, granted: true });
-    if (m.from !== undefined && m.from !== m.to) await this.answer(m, await this.d.identities.refusal(m.tenant, m.feed, m.from));
+    if (m.to !== undefined) {
+      await this.answer(m, { instance: m.to, granted: true });
+      if (m.from !== undefined && m.from !== m.to) await this.answer(m, await this.d.identities.refusal(m.tenant, m.feed, m.from));
+      return;
+    }
+    const claimants = new Set([...(m.from === undefined ? [] : [m.from]), ...(m.claimants ?? [])]);
+    for (const instance of claimants) await this.answer(m, { instance, granted: false, reclaim: true });
   }
 
   /** A `config-status` report: recorded when its sender holds the feed. */

@@ -29,10 +29,12 @@ export interface ClaimAnswer {
   granted: boolean;
   /** Refused: the identity that holds the feed. */
   holder?: ClaimHolder;
+  /** The feed was released by an admin: claim it again (the first claim takes it). */
+  reclaim?: boolean;
 }
 
 export function encodeClaim(enc: Encoder, c: ClaimAnswer): Uint8Array {
-  return enc.encode({ v: PROTOCOL_VERSION, kind: "claim", instance: c.instance, granted: c.granted, ...(c.holder ? { holder: c.holder } : {}) });
+  return enc.encode({ v: PROTOCOL_VERSION, kind: "claim", instance: c.instance, granted: c.granted, ...(c.holder ? { holder: c.holder } : {}), ...(c.reclaim ? { reclaim: true } : {}) });
 }
 
 export function decodeClaim(dec: Decoder, payload: Uint8Array): ClaimAnswer {
@@ -43,10 +45,12 @@ export function decodeClaim(dec: Decoder, payload: Uint8Array): ClaimAnswer {
   check("instance", isInstance(map.instance), "expected an instance id");
   check("granted", typeof map.granted === "boolean", "expected a boolean");
   const h = map.holder as Record<string, unknown> | undefined;
+  check("reclaim", map.reclaim === undefined || typeof map.reclaim === "boolean", "expected a boolean");
   check("holder", h === undefined || (isMap(h) && isInstance(h.instance) && isMs(h.since) && (h.host === undefined || isText(h.host, 255))), "expected {instance, since, host?}");
   if (problems.length) throw new ProtocolError(`invalid claim: ${problems.join("; ")}`);
   const answer: ClaimAnswer = { instance: map.instance as string, granted: map.granted as boolean };
   if (h) answer.holder = { instance: h.instance as string, since: h.since as number, ...(h.host === undefined ? {} : { host: h.host as string }) };
+  if (map.reclaim === true) answer.reclaim = true;
   return answer;
 }
 

@@ -129,6 +129,25 @@ describe("agent identity", () => {
     await clone.stop();
   });
 
+  it("releases a feed: the agent refused until then claims it again and delivers what waited", async () => {
+    const first = await agent("rel-1");
+    await waitFor("the claim", async () => ((await col.req("/svc/fleet/feeds/rel-1/identity")).status === 200 ? true : undefined));
+    const second = await agent("rel-1");
+    await waitFor("the conflict", async () => ((await body(await col.req("/svc/fleet/feeds/rel-1/identity"))).conflicts.length === 1 ? true : undefined));
+    const t0 = Date.now() - 60_000;
+    await push(second, "rel.points", 30, t0);
+    await first.stop();
+    expect((await col.req("/svc/fleet/feeds/nobody/identity", { method: "DELETE" })).status).toBe(404);
+    const released = await col.req("/svc/fleet/feeds/rel-1/identity", { method: "DELETE" });
+    expect(released.status).toBe(200);
+    await waitFor("the second agent's points", async () => ((await points("rel.points")).length === 30 ? true : undefined));
+    const view = await body(await col.req("/svc/fleet/feeds/rel-1/identity"));
+    expect(view.conflicts).toEqual([]);
+    expect(view.changes.map((c: { action: string }) => c.action)).toEqual(["claimed", "released", "claimed"]);
+    expect(view.holder.instance).toBe(view.changes[2].to);
+    await second.stop();
+  });
+
   it("lets only an admin move or release a feed", async () => {
     const auth = await writeTestAuthFile([{ name: "ops", password: "pw", tenants: ["t1"] }]);
     dirs.push(auth.dir);

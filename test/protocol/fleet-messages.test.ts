@@ -79,6 +79,7 @@ describe("claim, config and config-status messages", () => {
     const refused = { instance: id, granted: false, holder: { instance: "f".repeat(32), host: "old-box", since: 1000 } };
     expect(decodeClaim(dec, encodeClaim(enc, refused))).toEqual(refused);
     expect(decodeClaim(dec, encodeClaim(enc, { instance: id, granted: true }))).toEqual({ instance: id, granted: true });
+    expect(decodeClaim(dec, encodeClaim(enc, { instance: id, granted: false, reclaim: true }))).toEqual({ instance: id, granted: false, reclaim: true });
     expect(() => decodeClaim(dec, enc.encode({ v: 1, kind: "claim", instance: id, granted: "yes" }))).toThrow(/granted: expected a boolean/);
 
     const config = { revision: 4, config: { "log-level": "debug", inputs: { statsd: { udp: "127.0.0.1:8125" } } } };

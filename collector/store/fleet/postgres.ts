@@ -48,6 +48,8 @@ export class PostgresFleetStore implements FleetStore {
         [c.tenant, c.feed, c.instance, c.publicKey, c.host ?? null, tags, c.at],
       )) as { count: number };
       if (inserted.count === 1) {
+        // An identity refused before (the feed was released since) holds it now: not a conflict any more.
+        await t.unsafe("DELETE FROM fleet_conflicts WHERE tenant = $1 AND feed = $2 AND instance = $3", [c.tenant, c.feed, c.instance]);
         await this.log(t, c.tenant, c.feed, c.at, "agent", "claimed", undefined, c.instance);
         return { granted: true, first: true, holder: compact(toIdentity((await this.identityRow(t, c.tenant, c.feed))!)) };
       }

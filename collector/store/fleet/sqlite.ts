@@ -42,6 +42,8 @@ export class SqliteFleetStore implements FleetStore {
         .query("INSERT INTO fleet_identities (tenant, feed, instance, public_key, host, tags, since, seen_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (tenant, feed) DO NOTHING")
         .run(c.tenant, c.feed, c.instance, c.publicKey, c.host ?? null, tags, c.at, c.at).changes;
       if (inserted === 1) {
+        // An identity refused before (the feed was released since) holds it now: not a conflict any more.
+        this.db.query("DELETE FROM fleet_conflicts WHERE tenant = ? AND feed = ? AND instance = ?").run(c.tenant, c.feed, c.instance);
         this.log(c.tenant, c.feed, c.at, "agent", "claimed", undefined, c.instance);
         return { granted: true, first: true, holder: compact(toIdentity(this.identityRow(c.tenant, c.feed)!)) };
       }

@@ -97,6 +97,11 @@ describe.each(backends)("$name fleet store", ({ place }) => {
       ["released", "bob", B, "-", 5000],
       ["claimed", "agent", "-", C, 6000],
     ]);
+    // After another release, an identity refused until then claims the feed: no longer a conflict.
+    expect((await s.conflicts("acme", "web-1")).map((c) => c.instance)).toEqual([A]);
+    await s.moveFeed("acme", "web-1", undefined, "bob", 6500);
+    expect(await s.claim(claim(A, 6600))).toMatchObject({ granted: true, first: true });
+    expect(await s.conflicts("acme", "web-1")).toEqual([]);
     // A move to an identity never seen takes effect all the same; its key comes with its first claim.
     await s.moveFeed("acme", "web-2", A, "alice", 7000);
     expect(await s.identity("acme", "web-2")).toEqual({ tenant: "acme", feed: "web-2", instance: A, tags: {}, since: 7000, seenAt: 7000 });
