@@ -157,6 +157,13 @@ describe("agent identity", () => {
       expect(r.status).toBe(403);
       expect((await body(r)).errorMsg).toMatch(/admin/);
       expect((await secured.req("/svc/fleet/feeds/x/identity", { method: "DELETE" })).status).toBe(403);
+      // Revisions are the tenant's, made with the credential's name; another tenant's are out of reach.
+      const made = await secured.req("/svc/fleet/config/revisions", { method: "POST", json: { target: { all: true }, config: { "log-level": "warn" } } });
+      expect(made.status).toBe(201);
+      expect(await body(made)).toMatchObject({ revision: 1, author: "ops" });
+      expect((await secured.req("/svc/fleet/config/revisions", { tenant: "t2" })).status).toBe(403);
+      expect((await secured.req("/svc/fleet/config/revisions", { method: "POST", tenant: "t2", json: { target: { all: true }, config: {} } })).status).toBe(403);
+      expect((await secured.req("/svc/fleet/config/revisions", { authorization: null })).status).toBe(401);
     } finally {
       await secured.close();
     }
