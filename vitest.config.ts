@@ -5,7 +5,7 @@ const POSTGRES_SUITES = [
   "test/alerts-api/**/*.test.ts",
   "test/inventory/*.test.ts",
   "test/forecast/datamining-http.test.ts",
-  ...["fleet", "null-as-absent", "conventions", "operations-triggers", "value-precision"].map((f) => `test/collector/${f}.test.ts`),
+  ...["fleet", "fleet-management", "null-as-absent", "conventions", "operations-triggers", "value-precision"].map((f) => `test/collector/${f}.test.ts`),
   "test/collector/metrics/*.test.ts",
   ...["ingest", "query-api"].map((f) => `test/collector/prometheus/${f}.test.ts`),
 ];

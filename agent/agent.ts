@@ -44,6 +44,8 @@ import { OUTPOST_VERSION } from "../src/config/version.ts";
 import { LocalHistory } from "./history/local-history.ts";
 import { createAgentTelemetry } from "./telemetry.ts";
 import { storageFailure } from "../src/sqlite/storage-failure.ts";
+import { openAgentFleet } from "./fleet/agent-fleet.ts";
+import { registerLiveParts } from "./live-parts.ts";
 
 export interface Agent {
   tenant: string;
@@ -88,6 +90,10 @@ export async function startAgent(values: OptionValues, ctx?: ProgramContext): Pr
   const enc = createEncoder();
   const dec = createDecoder();
   const dataDir = ensureWritableDir(String(values["data-dir"] ?? "./agent-data"), "--data-dir", log);
+  // Identity and the remote configuration last run, before anything starts from the options.
+  const fleet = openAgentFleet({ values, tenant, feed, dataDir, ctx, log });
+  values = fleet.values;
+  const instance = fleet.identity.instance;
   // A queue (appended, read once, deleted): a small page cache serves it; 16 MB would fill with
   // pages already sent when inputs buffer megabytes a minute.
   const db = openDatabase(join(dataDir, "buffer.db"), { synchronous: sync, cacheKiB: 2048 });
@@ -124,32 +130,41 @@ export async function startAgent(values: OptionValues, ctx?: ProgramContext): Pr
     },
   );
 
-  const topic = (kind: "data" | "ack" | "status" | "inventory" | "events" | "triggers") => buildTopic(prefix, { tenant, feed, kind });
-  const status = (state: "online" | "offline", at = Date.now()) => ({ topic: topic("status"), payload: encodeStatus(enc, { state, session: buffer.session, at }) });
-  // The ack topic carries the acks of points, of fired alerts and of the inventory.
+  const topic = (kind: "data" | "ack" | "status" | "inventory" | "events" | "triggers" | "config" | "config-status") => buildTopic(prefix, { tenant, feed, kind });
+  const status = (state: "online" | "offline", at = Date.now()) => ({
+    topic: topic("status"),
+    payload: encodeStatus(enc, { state, session: buffer.session, at, ...fleet.statusFields(state, buffer.session, at) }),
+  });
+  // The ack topic carries the acks of points, of fired alerts and of the inventory, and claim answers.
   const routeAck = (payload: Uint8Array) => {
     const kind = messageKind(dec, payload);
     if (kind === "events-ack") return local?.onAck(payload);
+    if (kind === "claim") return claims?.gate.onMessage(payload);
     if (kind !== "inventory-ack") return forwarder?.onAck(payload);
     try {
-      host?.inventory?.onAck(decodeInventoryAck(dec, payload));
+      const ack = decodeInventoryAck(dec, payload);
+      // Another agent's on the same feed (a cloned device).
+      if (ack.instance === undefined || ack.instance === instance) host?.inventory?.onAck(ack);
     } catch (e) {
       log.warn("ignoring invalid inventory ack", { err: e instanceof ProtocolError ? e.message : String(e) });
     }
   };
   const planner = new SendPlanner(buffer, { batchPoints, replayRate: Number(values["replay-rate"] ?? 5000), freshAgeMs: freshAgeMs(interval) });
+  let claims: ReturnType<typeof fleet.attach> | undefined;
   const link = new MqttLink(
     {
       url: brokerUrl,
-      clientId: agentClientId(tenant, feed),
+      // With the instance: another agent claiming the feed does not take this connection over.
+      clientId: agentClientId(tenant, feed, instance),
+      fallbackClientId: agentClientId(tenant, feed),
       username: values.username === undefined ? undefined : String(values.username),
       password,
       tls,
       will: status("offline"),
       online: () => status("online"),
       subscriptions: [topic("ack")],
-      // Without it the agent only misses local triggers; without acks nothing could be sent.
-      optionalSubscriptions: [topic("triggers")],
+      // Without them the agent only misses local triggers and remote configuration; without acks nothing could be sent.
+      optionalSubscriptions: [topic("triggers"), topic("config")],
       reconnectMinMs: Number(values["reconnect-min"] ?? 1000),
       reconnectMaxMs: Number(values["reconnect-max"] ?? 30_000),
       log: log.child("link"),
@@ -164,13 +179,32 @@ export async function startAgent(values: OptionValues, ctx?: ProgramContext): Pr
       down: () => {
         presence?.linkDown();
         host?.inventory?.linkDown();
+        claims?.remote.linkDown();
       },
       message: (t, payload) => {
         if (t === topic("triggers")) return local?.onTriggers(payload);
+        if (t === topic("config")) return void claims?.remote.onMessage(payload);
         if (t === topic("ack")) routeAck(payload);
       },
     },
   );
+  // Data, events and inventory wait while another identity holds the feed (docs/fleet.md).
+  claims = fleet.attach({
+    link,
+    enc,
+    dec,
+    configStatusTopic: topic("config-status"),
+    resumed: () => {
+      forwarder?.linkReady();
+      local?.linkReady();
+      host?.inventory?.linkReady();
+    },
+    reclaim: () => {
+      const s = status("online");
+      link.publish(s.topic, s.payload, true).catch((e) => log.warn("could not claim the feed again; it will at the next connection", { err: (e as Error).message }));
+    },
+  });
+  const sending = claims.gate.gated(link);
   // A batch the collector refused is dropped with any definitions it held: send them again.
   const pointsRejected = {
     inc(n?: number) {
@@ -184,10 +218,10 @@ export async function startAgent(values: OptionValues, ctx?: ProgramContext): Pr
   forwarder = new Forwarder(
     buffer,
     planner,
-    link,
+    sending,
     enc,
     dec,
-    { dataTopic: topic("data"), window: Number(values.window ?? 8), ackTimeoutMs: Number(values["ack-timeout"] ?? 10_000) },
+    { dataTopic: topic("data"), window: Number(values.window ?? 8), ackTimeoutMs: Number(values["ack-timeout"] ?? 10_000), instance },
     { ...counters, pointsRejected },
     log.child("forward"),
   );
@@ -219,7 +253,8 @@ export async function startAgent(values: OptionValues, ctx?: ProgramContext): Pr
     dataDir,
     synchronous: sync,
     eventsTopic: topic("events"),
-    link,
+    link: sending,
+    instance,
     enc,
     dec,
     telemetry,
@@ -298,7 +333,8 @@ export async function startAgent(values: OptionValues, ctx?: ProgramContext): Pr
     values,
     feed,
     accept: (writes) => sink.accept(writes),
-    publishInventory: (payload) => link.publish(topic("inventory"), payload),
+    publishInventory: (payload) => sending.publish(topic("inventory"), payload),
+    instance,
     enc,
     retryMs: Number(values["ack-timeout"] ?? 10_000),
     log,
@@ -318,13 +354,7 @@ export async function startAgent(values: OptionValues, ctx?: ProgramContext): Pr
     log: log.child("link"),
   });
 
-  ctx?.reload.register({ what: "inputs", options: ["inputs"], apply: (v) => inputs.reload(v) });
-  ctx?.reload.register({ what: "host metric filters", options: ["host-include", "host-exclude", "host-exclude-fs-types"], apply: (v) => hostMonitoring.reloadFilters(v) });
-  ctx?.reload.register({
-    what: "broker credentials",
-    options: ["username", "password", "password-file"],
-    apply: (v) => link.setCredentials(v.username === undefined ? undefined : String(v.username), readSecretOption(v, "password")),
-  });
+  registerLiveParts(fleet.reload, { inputs, host: hostMonitoring, buffer, local: localAlerting, link });
 
   const idPrefix = `${feed}:`;
   let lastProgress = 0;

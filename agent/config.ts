@@ -1,4 +1,6 @@
 import { actionsOption } from "../src/agent-config/actions.ts";
+import { bufferLimitOptions } from "../src/agent-config/buffer.ts";
+import { fleetOptions, parseTags, pinnedOptions } from "../src/agent-config/fleet.ts";
 import { historyOption } from "../src/agent-config/history.ts";
 import { inputsOption } from "../src/agent-config/inputs.ts";
 import { bodyPaceOptions } from "../src/http/body-limit.ts";
@@ -13,7 +15,6 @@ export const AGENT_ENV_PREFIX = "OUTPOST_AGENT";
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
-const MB = 1024 ** 2;
 
 export const agentOptions: OptionSpec[] = [
   {
@@ -56,16 +57,7 @@ export const agentOptions: OptionSpec[] = [
   },
   ...bodyPaceOptions,
   { name: "topic-prefix", kind: "string", default: "svc", help: "first topic level; must match the collector's --topic-prefix" },
-  { name: "buffer-max-bytes", kind: "size", min: MB, max: 1024 ** 4, default: "256MiB", help: "buffer size limit; beyond it the oldest points are dropped and counted" },
-  { name: "buffer-max-age", kind: "duration", min: 60_000, max: 365 * DAY, default: "30d", help: "points buffered longer than this are dropped and counted" },
-  {
-    name: "events-buffer-max-bytes",
-    kind: "size",
-    min: 64 * 1024,
-    max: 1024 ** 4,
-    default: "32MiB",
-    help: "size limit of the buffer of alerts and events fired by local triggers; beyond it the oldest are dropped and counted",
-  },
+  ...bufferLimitOptions,
   {
     name: "disk-reserve",
     kind: "size",
@@ -102,6 +94,7 @@ export const agentOptions: OptionSpec[] = [
   inputsOption,
   actionsOption,
   historyOption,
+  ...fleetOptions,
 ];
 
 /** host:port of --listen (IPv6 in brackets), or an OptionError. */
@@ -132,6 +125,8 @@ export function validateAgentOptions(values: OptionValues): void {
       `refusing to serve the local write API on ${at.hostname} without an api-token: anyone who can reach it could write into tenant ${String(values.tenant).trim()}. Set OUTPOST_AGENT_API_TOKEN or --api-token-file, listen on 127.0.0.1, or pass --insecure`,
     );
   }
+  parseTags((values.tags as string[] | undefined) ?? []);
+  pinnedOptions(values);
   if (Number(values["reconnect-min"] ?? 1000) > Number(values["reconnect-max"] ?? 30_000)) {
     throw new OptionError("--reconnect-min must not be longer than --reconnect-max");
   }

@@ -17,6 +17,8 @@ export interface HostMonitoring {
   inventory?: InventorySync;
   /** New include/exclude globs and excluded filesystem types (SIGHUP); the inventory follows. */
   reloadFilters(values: OptionValues): void;
+  /** A new collection interval (SIGHUP, remote configuration): sampling restarts on its grid. */
+  setInterval(values: OptionValues): void;
   stop(): void;
 }
 
@@ -34,11 +36,13 @@ export function startHostMonitoring(o: {
   log: Logger;
   /** The inputs and their targets' health, listed in the inventory. */
   inputs?: () => InputsInventory | undefined;
+  /** The agent's identity, sent with the inventory (docs/fleet.md). */
+  instance?: string;
 }): HostMonitoring {
   const config = hostMetricsConfig(o.values);
   if (!config.enabled) {
     o.log.info("host metrics disabled (--host-metrics false)");
-    return { reloadFilters() {}, stop() {} };
+    return { reloadFilters() {}, setInterval() {}, stop() {} };
   }
   const log = o.log.child("host");
   let current = hostReaderFor(o.feed, config, (m) => log.warn(m));
@@ -53,26 +57,30 @@ export function startHostMonitoring(o: {
       agentVersion: OUTPOST_VERSION,
     });
     const sync = new InventorySync({
-      send: (s) => o.publishInventory(encodeInventory(o.enc, { digest: s.digest, structure: s.json })),
+      send: (s) => o.publishInventory(encodeInventory(o.enc, { digest: s.digest, structure: s.json, instance: o.instance })),
       retryMs: o.retryMs,
       log: o.log.child("inventory"),
     });
     inventory = sync;
     onSeries = (series) => sync.offer(host.structureFor(series, o.inputs?.()));
   }
-  const source = startHostSource({
-    reader,
-    intervalMs: config.intervalMs,
-    accept: o.accept,
-    sampled: onSeries && ((s) => onSeries(s.series)),
-    log,
-  });
+  const start = (intervalMs: number) => startHostSource({ reader, intervalMs, accept: o.accept, sampled: onSeries && ((s) => onSeries(s.series)), log });
+  let intervalMs = config.intervalMs;
+  let source = start(intervalMs);
   return {
     inventory,
     reloadFilters(values) {
       const next = hostMetricsConfig(values);
       current = hostReaderFor(o.feed, { ...config, include: next.include, exclude: next.exclude, excludedFsTypes: next.excludedFsTypes }, (m) => log.warn(m));
       log.info("host metric filters reloaded", { include: next.include, exclude: next.exclude });
+    },
+    setInterval(values) {
+      const next = hostMetricsConfig(values).intervalMs;
+      if (next === intervalMs) return;
+      source.stop();
+      intervalMs = next;
+      source = start(next);
+      log.info("host metrics interval changed", { intervalMs: next });
     },
     stop: () => source.stop(),
   };

@@ -31,6 +31,8 @@ export interface LocalAlerting {
   linkReady(): void;
   /** Every tick: drops what exceeds the events buffer's age limit; local actions' housekeeping. */
   expire(): void;
+  /** New events buffer limits (SIGHUP, remote configuration). */
+  setLimits(values: OptionValues): void;
   /** Waits (a few seconds at most) for local actions running, then closes. */
   close(): Promise<void>;
 }
@@ -53,6 +55,8 @@ export async function startLocalAlerting(o: {
   telemetry: Telemetry;
   storage: AgentStorage;
   log: Logger;
+  /** The agent's identity, sent with every events batch (docs/fleet.md). */
+  instance?: string;
 }): Promise<LocalAlerting> {
   const log = o.log.child("triggers");
   const t = o.telemetry;
@@ -92,7 +96,7 @@ export async function startLocalAlerting(o: {
     o.link,
     o.enc,
     o.dec,
-    { dataTopic: o.eventsTopic, kind: "events", window: 4, ackTimeoutMs: Number(o.values["ack-timeout"] ?? 10_000) },
+    { dataTopic: o.eventsTopic, kind: "events", window: 4, ackTimeoutMs: Number(o.values["ack-timeout"] ?? 10_000), instance: o.instance },
     counters,
     log,
   );
@@ -159,6 +163,9 @@ export async function startLocalAlerting(o: {
     expire: () => {
       buffer.expire();
       actions.tick();
+    },
+    setLimits(values) {
+      buffer.setLimits({ maxBytes: Number(values["events-buffer-max-bytes"] ?? 32 * 1024 ** 2), maxAgeMs: Number(values["buffer-max-age"] ?? 30 * 86_400_000) });
     },
     async close() {
       await actions.close();

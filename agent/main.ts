@@ -17,10 +17,12 @@ Survives restarts, crashes and outages; the buffer is bounded by --buffer-max-by
 local window ([agent.history], 24 h) and answers reads of its own series on the local API as
 the collector does (docs/storage.md). Evaluates the triggers the collector pushes, also
 offline, and runs their local actions (commands, local webhooks, the system log) only as
-[agent.actions] allows: nothing by default (docs/local-triggers.md).
+[agent.actions] allows: nothing by default (docs/local-triggers.md). Makes an identity at its
+first start (data-dir/identity.key) and claims its feed with it; runs the remote configuration
+revisions the collector sends, over the options it does not --pin (docs/fleet.md).
 
 Signals: SIGHUP re-reads the configuration and applies what can change while running (log
-level, host metric filters, broker credentials, inputs); SIGTERM or SIGINT stops cleanly within
+level, host metric filters and interval, buffer limits, broker credentials, inputs); SIGTERM or SIGINT stops cleanly within
 --shutdown-timeout. Exit code 2: a configuration or start-up error, printed in one line.`;
 
 await runProgram({

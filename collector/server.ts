@@ -40,6 +40,9 @@ import { readSecurity, reloadSecurity } from "./security.ts";
 import { startSelfMonitoring } from "./self-monitoring.ts";
 import { PostgresAlertsStore } from "./store/alerts/postgres.ts";
 import { PostgresForecastStore } from "./store/forecast/postgres.ts";
+import { PostgresFleetStore } from "./store/fleet/postgres.ts";
+import { SqliteFleetStore } from "./store/fleet/sqlite.ts";
+import { createFleetServices } from "./fleet/services.ts";
 import { openPostgresInventoryStore } from "./store/inventory/postgres.ts";
 import { openSqliteInventoryStore } from "./store/inventory/sqlite.ts";
 import { openPostgresStorage, type PostgresStorage } from "./store/postgres.ts";
@@ -180,6 +183,10 @@ async function startServices(values: OptionValues, ctx: ProgramContext | undefin
   });
   closers.push(() => alerting.close());
 
+  const fleetStore = pg ? new PostgresFleetStore({ sql: pg.sql, health }) : new SqliteFleetStore({ dataDir, synchronous, log: log.child("fleet"), health });
+  closers.push(() => fleetStore.close());
+  const fleet = createFleetServices(fleetStore, log.child("fleet"));
+
   const inventory = { store: inventoryStore, events: inventoryEvents };
   // Closed after the HTTP server stops (closers run in reverse): requests in flight fall back to the main thread.
   const workerMin = Number(values["ingest-worker-min-body"] ?? JSON_OFFLOAD_MIN_CHARS);
@@ -190,7 +197,7 @@ async function startServices(values: OptionValues, ctx: ProgramContext | undefin
     datamining: createDataminingApp({ forecasting: forecasting.service }),
     inventory: createInventoryApp({ inventory, log }),
     alerts: createAlertsApp({ alerting: alerting.service, heartbeatMs: Number(values["watch-heartbeat"] ?? 10_000), version: VERSION }),
-    fleet: createFleetApp({ metrics: metricsStore, inventory: inventoryStore }),
+    fleet: createFleetApp({ metrics: metricsStore, inventory: inventoryStore, fleet }),
   };
 
   const telemetry = new Telemetry();
@@ -269,6 +276,7 @@ async function startServices(values: OptionValues, ctx: ProgramContext | undefin
     store: metricsStore,
     inventory,
     alerting: alerting.service,
+    fleet,
     bus,
     valuePrecision,
     telemetry,
@@ -285,7 +293,7 @@ async function startServices(values: OptionValues, ctx: ProgramContext | undefin
   });
   if (ingest) {
     closers.push(() => ingest.close());
-    ctx?.reload.register({ what: "local trigger push", always: true, apply: () => ingest.repushTriggers() });
+    ctx?.reload.register({ what: "local trigger and configuration push", always: true, apply: () => ingest.repushTriggers() });
   }
   closers.push(storeSelfMetrics(telemetry, metricsStore, selfTenant, Number(values["self-metrics-interval"] ?? 10_000), log, selfMetricNames(nodeName)));
 

@@ -55,6 +55,12 @@ export class PointBuffer {
     this.history = new HistoryWindow(db, limits.historyMs ?? 0);
   }
 
+  /** New size and age limits (SIGHUP, remote configuration): applied from the next append and the next tick. */
+  setLimits(l: Pick<BufferLimits, "maxBytes" | "maxAgeMs">): void {
+    this.limits.maxBytes = l.maxBytes;
+    this.limits.maxAgeMs = l.maxAgeMs;
+  }
+
   /** Buffers the writes; resolves once they are committed to disk. */
   append(writes: MetricWrite[], definitions?: readonly SeriesDefinition[]): Promise<void> {
     if (this.closed) return Promise.reject(new Error("buffer is closed"));

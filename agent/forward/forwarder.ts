@@ -27,6 +27,8 @@ export interface ForwarderOptions {
   window: number;
   /** Resend a batch not acknowledged within this time (doubling per attempt, up to 4×). */
   ackTimeoutMs: number;
+  /** The agent's identity (docs/fleet.md): sent with every batch; acks naming another one are not ours. */
+  instance?: string;
 }
 
 export interface ForwarderCounters {
@@ -155,7 +157,8 @@ export class Forwarder {
   private send(f: InFlight, span: ChunkSpan, t: number): void {
     f.attempts++;
     f.due = t + this.opts.ackTimeoutMs * Math.min(4, 2 ** (f.attempts - 1));
-    const payload = encodeData(this.enc, { session: this.store.session, seq: f.seq, sentAt: t, replay: f.replay, chunks: span.bodies, formats: span.formats }, this.opts.kind);
+    const batch = { session: this.store.session, seq: f.seq, sentAt: t, replay: f.replay, chunks: span.bodies, formats: span.formats, instance: this.opts.instance };
+    const payload = encodeData(this.enc, batch, this.opts.kind);
     this.link.publish(this.opts.dataTopic, payload).then(
       () => {
         if (f.attempts === 1) this.counters.batchesSent.inc();
@@ -178,6 +181,8 @@ export class Forwarder {
     }
     // Acks of an earlier run name batches this run does not know; their chunks get resent.
     if (ack.session !== this.store.session) return;
+    // Another agent on the same feed's topic (a cloned device): its acks are not for us.
+    if (ack.instance !== undefined && this.opts.instance !== undefined && ack.instance !== this.opts.instance) return;
     if (ack.seqs.some((s) => this.inflight.has(s)) || (ack.rejected ?? []).some((r) => this.inflight.has(r.seq))) this.lastAckAt = this.now();
     for (const seq of ack.seqs) {
       const f = this.inflight.get(seq);

@@ -11,6 +11,11 @@ export interface LinkMessage {
 export interface LinkOptions {
   url: string;
   clientId: string;
+  /**
+   * Used instead once the broker refuses `clientId` as an identifier (an embedded broker of a
+   * collector older than the agent accepts only the id without an instance).
+   */
+  fallbackClientId?: string;
   username?: string;
   password?: string;
   /** TLS material for mqtts://, read at every connection attempt (so renewed files are used). */
@@ -48,6 +53,7 @@ export class MqttLink {
   private failingSince: number | undefined;
   private failures = 0;
   private stopping = false;
+  private clientId: string;
   ready = false;
 
   constructor(
@@ -55,6 +61,7 @@ export class MqttLink {
     private readonly on: LinkHandlers,
   ) {
     this.backoff = new Backoff(opts.reconnectMinMs, opts.reconnectMaxMs);
+    this.clientId = opts.clientId;
   }
 
   start(): void {
@@ -69,7 +76,7 @@ export class MqttLink {
       conn = await MqttConnection.open(
         parseBrokerUrl(o.url),
         {
-          clientId: o.clientId,
+          clientId: this.clientId,
           clean: true,
           keepaliveSeconds: 30,
           username: o.username,
@@ -81,6 +88,12 @@ export class MqttLink {
         tls,
       );
     } catch (e) {
+      const fallback = o.fallbackClientId;
+      if (fallback !== undefined && this.clientId !== fallback && /identifier rejected/i.test((e as Error).message)) {
+        o.log.warn("the broker refused this agent's client id; using the feed's plain one (a collector older than this agent: two agents of one feed would take each other's connection)", { refused: this.clientId, using: fallback });
+        this.clientId = fallback;
+        return void this.attempt();
+      }
       this.noteError((e as Error).message);
       return this.scheduleRetry();
     }

@@ -5,6 +5,8 @@ import { distinct } from "../../src/metrics/distinct.ts";
 import { withoutStaleMarkers } from "../../src/prometheus/staleness.ts";
 import { presenceMetricId } from "../ingest/presence.ts";
 import type { InventoryStore } from "../store/inventory/types.ts";
+import { type FeedFleetFacts, fleetFacts } from "./facts.ts";
+import type { FleetServices } from "./services.ts";
 import type { MetricsStore, SeriesEntry } from "../store/metrics/types.ts";
 
 /*
@@ -28,7 +30,7 @@ const READ_SUFFIXES = [PRESENCE_SUFFIX, ...Object.values(AGENT_METRICS).map((nam
 /** Sparkline values need no more: two decimals keep the answer for 1,000 feeds small. */
 const round2 = (v: number) => Math.round(v * 100) / 100;
 
-export interface FeedSummary {
+export interface FeedSummary extends FeedFleetFacts {
   feed: string;
   /** The feed's name in the inventory (an agent names it after its host). */
   name?: string;
@@ -56,6 +58,8 @@ export interface FleetQuery {
 export interface FleetStores {
   metrics: MetricsStore;
   inventory: InventoryStore;
+  /** Identities and remote configuration (docs/fleet.md): the feeds' identity, conflicts and configuration state. */
+  fleet?: FleetServices;
 }
 
 /** Feeds named in the tenant: by a presence metric or as an inventory feed. */
@@ -125,6 +129,8 @@ export async function fleetSummary(stores: FleetStores, tenant: string, q: Fleet
       if (!feeds.has(feed)) feeds.set(feed, {});
     }
   }
+  const fleet = stores.fleet && (await fleetFacts(stores.fleet, tenant, feeds.keys()));
+  for (const feed of fleet?.keys() ?? []) if (!feeds.has(feed)) feeds.set(feed, {});
   if (feeds.size === 0) return [];
 
   const lastData = new Map<string, number>();
@@ -145,7 +151,7 @@ export async function fleetSummary(stores: FleetStores, tenant: string, q: Fleet
   for (const feed of [...feeds.keys()].sort()) {
     const f = feeds.get(feed)!;
     const id = (name: string) => `${feed}:${name}`;
-    const s: FeedSummary = { feed, name: f.name, agentVersion: f.agentVersion, lastData: lastData.get(feed) };
+    const s: FeedSummary = { feed, name: f.name, agentVersion: f.agentVersion, lastData: lastData.get(feed), ...fleet?.get(feed) };
     if (entry("availability", presenceMetricId(feed))) s.presence = await presenceOf(m, tenant, feed, q.now);
 
     const points = await latest(m, tenant, "gauge", id(AGENT_METRICS.bufferPoints), entry("gauge", id(AGENT_METRICS.bufferPoints)));

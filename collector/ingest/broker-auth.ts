@@ -1,6 +1,6 @@
 import type { AuthenticateError, Client } from "aedes";
 import type { Logger } from "../../src/log/logger.ts";
-import { agentClientId } from "../../src/protocol/topics.ts";
+import { agentClientId, isAgentClientIdOf } from "../../src/protocol/topics.ts";
 import type { Principal } from "../auth/credentials.ts";
 import type { AuthGate } from "../auth/gate.ts";
 import type { MqttIdentity } from "./agent-access.ts";
@@ -23,7 +23,8 @@ function refuse(message: string, code: 2 | 3 | 4 | 5): AuthenticateError {
 /**
  * The embedded broker's check of a connecting client, with an auth file: anonymous clients
  * are refused, the password is checked like HTTP's (same throttle), the credential must be an
- * agent's, and the client id must be that agent's own (agentClientId). The last rule keeps a
+ * agent's, and the client id must be that agent's own (agentClientId, with or without an
+ * instance id). The last rule keeps a
  * client of another tenant or feed from taking the session over, which would disconnect the
  * agent and write "down" into its presence over and over.
  */
@@ -42,7 +43,7 @@ export function agentAuthenticator(gate: AuthGate, sessions: AgentSessions, iden
         return done(refuse("not authorized", NOT_AUTHORIZED), false);
       }
       const expected = agentClientId(p.tenant, p.feed);
-      if (client.id !== expected) {
+      if (!isAgentClientIdOf(client.id, p.tenant, p.feed)) {
         log.warn("MQTT client refused: the client id is not the one of its credential's feed", { clientId: client.id, expected, user: p.name, address });
         return done(refuse("identifier rejected", IDENTIFIER_REJECTED), false);
       }

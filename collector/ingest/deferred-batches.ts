@@ -7,6 +7,8 @@ export interface DeferredBatch {
   kind: AckKind;
   session: number;
   seq: number;
+  /** The agent identity that sent it (docs/fleet.md). */
+  instance?: string;
 }
 
 /** One ack's worth of resend requests: the batches of one feed, stream and session. */
@@ -16,6 +18,7 @@ export interface ResendRequest {
   kind: AckKind;
   session: number;
   seqs: number[];
+  instance?: string;
 }
 
 /**
@@ -30,7 +33,7 @@ export class DeferredBatches {
   constructor(private readonly max = 10_000) {}
 
   add(b: DeferredBatch): void {
-    const key = JSON.stringify([b.tenant, b.feed, b.kind, b.session, b.seq]);
+    const key = JSON.stringify([b.tenant, b.feed, b.kind, b.session, b.seq, b.instance ?? ""]);
     this.byKey.delete(key);
     this.byKey.set(key, b);
     if (this.byKey.size > this.max) {
@@ -47,10 +50,10 @@ export class DeferredBatches {
   takeAll(): ResendRequest[] {
     const groups = new Map<string, ResendRequest>();
     for (const b of this.byKey.values()) {
-      const key = JSON.stringify([b.tenant, b.feed, b.kind, b.session]);
+      const key = JSON.stringify([b.tenant, b.feed, b.kind, b.session, b.instance ?? ""]);
       const g = groups.get(key);
       if (g) g.seqs.push(b.seq);
-      else groups.set(key, { tenant: b.tenant, feed: b.feed, kind: b.kind, session: b.session, seqs: [b.seq] });
+      else groups.set(key, { tenant: b.tenant, feed: b.feed, kind: b.kind, session: b.session, seqs: [b.seq], ...(b.instance === undefined ? {} : { instance: b.instance }) });
     }
     this.byKey.clear();
     return [...groups.values()];

@@ -18,6 +18,10 @@ import { registerIngestCounters } from "./ingest-telemetry.ts";
 import { MessageHandler } from "./message-handler.ts";
 import type { IngestTransport } from "./transport.ts";
 import { type TriggerDefinitionsSource, TriggerPublisher } from "./trigger-push.ts";
+import { ConfigPublisher } from "./config-push.ts";
+import { FleetGate } from "./fleet-gate.ts";
+import type { FeedIdentities } from "../fleet/identities.ts";
+import type { RemoteConfigs } from "../fleet/remote-config.ts";
 import type { MemoryGovernor } from "../../src/http/memory-governor.ts";
 
 export interface Ingest {
@@ -27,7 +31,7 @@ export interface Ingest {
   /** The embedded broker's plain listener as a client on this machine reaches it (mqtt://127.0.0.1:PORT). */
   plainUrl?: string;
   description: string;
-  /** Publishes every agent's local triggers again, even unchanged (SIGHUP). */
+  /** Publishes every agent's local triggers and configuration again, even unchanged (SIGHUP). */
   repushTriggers(): Promise<void>;
   /** After SIGHUP: revoked agents are disconnected, new certificates served. */
   reload(material?: TlsMaterial): void;
@@ -47,6 +51,8 @@ export interface IngestDeps {
   /** Agents' local triggers: pushed from it, and what they fire stored into it. */
   alerting?: IngestAlerting;
   bus: PointsBus;
+  /** Agent identities and remote configuration (docs/fleet.md). */
+  fleet?: { identities: FeedIdentities; configs: RemoteConfigs };
   /** --value-precision (write-points.ts). */
   valuePrecision?: number;
   telemetry: Telemetry;
@@ -126,24 +132,39 @@ export async function startIngest(values: OptionValues, deps: IngestDeps): Promi
   const alerting = deps.alerting;
   const triggers = alerting && new TriggerPublisher({ source: alerting, publish: (t, p, r) => transport.publish(t, p, r), prefix, enc, log: log.child("triggers") });
   const unsubscribe = triggers && alerting.onDefinitionsChanged((tenant) => void triggers.definitionsChanged(tenant));
+  const dec = createDecoder();
+  const fleet = deps.fleet;
+  const configs = fleet && new ConfigPublisher({ configs: fleet.configs, publish: (t, p, r) => transport.publish(t, p, r), prefix, enc, log: log.child("config") });
+  const offRevision = configs && fleet.configs.onRevision((r) => void configs.revisionAdded(r));
+  const gate = fleet && new FleetGate({ ...fleet, publish: (t, p) => transport.publish(t, p), prefix, enc, dec, log: log.child("fleet") });
+  const offMove = gate && fleet.identities.onMove((m) => void gate.moved(m));
   const handler = new MessageHandler({
     store: deps.store,
     inventory: deps.inventory,
     alerting,
-    onAgentOnline: triggers && ((tenant, feed) => void triggers.agentOnline(tenant, feed)),
+    fleet: gate,
+    onAgentOnline: (tenant, feed, identified) => {
+      if (triggers) void triggers.agentOnline(tenant, feed);
+      // Agents that predate identities do not subscribe to configurations.
+      if (configs && identified) void configs.agentOnline(tenant, feed);
+    },
     bus: deps.bus,
     valuePrecision: deps.valuePrecision,
     publish: (t, p) => transport.publish(t, p),
     prefix,
     enc,
-    dec: createDecoder(),
+    dec,
     counters,
     clockWindow: DEFAULT_CLOCK_WINDOW,
     log,
     memory: deps.memory,
   });
   const offRecovered = deps.health?.onRecovered(() => void handler.storageRecovered());
-  await transport.start([kindFilter(prefix, "data"), kindFilter(prefix, "status"), kindFilter(prefix, "inventory"), kindFilter(prefix, "events")], (topic, payload) => void handler.handle(topic, payload));
+  const kinds = ["data", "status", "inventory", "events", ...(gate ? (["config-status"] as const) : [])] as const;
+  await transport.start(
+    kinds.map((k) => kindFilter(prefix, k)),
+    (topic, payload) => void handler.handle(topic, payload),
+  );
   log.info("MQTT ingest started", { via: transport.description });
   return {
     mqttPort: transport.port,
@@ -152,10 +173,13 @@ export async function startIngest(values: OptionValues, deps: IngestDeps): Promi
     description: transport.description,
     async repushTriggers() {
       await triggers?.republishAll();
+      await configs?.republishAll();
     },
     reload: (material) => transport.reload?.(material),
     async close() {
       unsubscribe?.();
+      offRevision?.();
+      offMove?.();
       offRecovered?.();
       await transport.close();
       await handler.drain();

@@ -18,6 +18,7 @@ import type { MetricsStore } from "../store/metrics/types.ts";
 import { applyAgentInventory, InventoryRefused } from "./agent-inventory.ts";
 import { BatchColumns, writeBatchColumns } from "./batch-columns.ts";
 import { DeferredBatches } from "./deferred-batches.ts";
+import type { FleetGate } from "./fleet-gate.ts";
 import type { IngestCounters } from "./ingest-telemetry.ts";
 import { PresenceTracker } from "./presence.ts";
 
@@ -30,8 +31,10 @@ export interface HandlerDeps {
     ingestFired(tenant: string, items: readonly (Alert | Event)[]): Promise<unknown>;
     ingestAgentActions(tenant: string, feed: string, actions: readonly Action[]): Promise<unknown>;
   };
+  /** Agent identities and remote configuration (docs/fleet.md); without it, messages are taken from any agent as before. */
+  fleet?: FleetGate;
   /** Told when an agent announces itself online (the trigger push hooks in here). */
-  onAgentOnline?: (tenant: string, feed: string) => void;
+  onAgentOnline?: (tenant: string, feed: string, identified: boolean) => void;
   bus: PointsBus;
   /** --value-precision (write-points.ts). */
   valuePrecision?: number;
@@ -84,7 +87,7 @@ export class MessageHandler {
    */
   async storageRecovered(): Promise<void> {
     const requests = this.deferred.takeAll();
-    for (const r of requests) await this.ack(r, { session: r.session, seq: 0 }, undefined, r.kind, r.seqs);
+    for (const r of requests) await this.ack(r, { session: r.session, seq: 0 }, { kind: r.kind, retry: r.seqs, instance: r.instance });
     if (requests.length > 0) this.d.log.info("asked agents to resend batches refused while storage was failing", { feeds: requests.length });
   }
 
@@ -108,6 +111,9 @@ export class MessageHandler {
       case "inventory":
         if (this.d.inventory) return this.inventory(addr, topic, payload, this.d.inventory);
         return this.reject(topic, new ProtocolError("inventory messages are not handled by this collector"));
+      case "config-status":
+        if (this.d.fleet) return this.configStatus(addr, topic, payload, this.d.fleet);
+        return this.reject(topic, new ProtocolError("config-status messages are not handled by this collector"));
       default:
         return this.reject(topic, new ProtocolError(`${addr.kind} messages are not handled by this collector version`));
     }
@@ -124,6 +130,11 @@ export class MessageHandler {
     }
     const cols = batch.columns;
     if (!cols) this.columns.give(out);
+    // Another identity than the feed's holder (a cloned device): not stored, not acknowledged.
+    if (this.d.fleet && !(await this.d.fleet.admit(addr, batch.instance, "a data batch"))) {
+      if (cols) this.columns.give(cols);
+      return;
+    }
     const origin = `mqtt:${addr.feed}`;
     // Read into columns, a batch leaves about its own bytes as garbage; as objects, as much as JSON.
     if (this.d.memory?.enabled) this.d.memory.collectIfDue(cols ? payload.byteLength : batch.points * JSON_BYTES_PER_POINT);
@@ -136,7 +147,7 @@ export class MessageHandler {
       // No ack: the agent keeps the batch and resends it. A full disk is logged by the storage health.
       if (cols) this.columns.give(cols);
       this.d.counters.storeFailures.inc();
-      if (storageFailure(e) !== undefined) this.deferred.add({ tenant: addr.tenant, feed: addr.feed, kind: "ack", session: batch.session, seq: batch.seq });
+      if (storageFailure(e) !== undefined) this.deferred.add({ tenant: addr.tenant, feed: addr.feed, kind: "ack", session: batch.session, seq: batch.seq, instance: batch.instance });
       else if (this.throttle("store").pass) this.d.log.error("storing a batch failed; the agent will resend it", { tenant: addr.tenant, feed: addr.feed, err: (e as Error).message });
       return;
     }
@@ -144,7 +155,7 @@ export class MessageHandler {
     if (cols) this.columns.give(cols);
     this.d.counters.batches.inc();
     this.d.counters.points.inc(batch.points);
-    await this.ack(addr, { session: batch.session, seq: batch.seq });
+    await this.ack(addr, { session: batch.session, seq: batch.seq }, { instance: batch.instance });
     if (skew.count > 0) {
       this.d.counters.clockSkew.inc(skew.count);
       if (this.throttle(`skew:${addr.tenant}:${addr.feed}`).pass) {
@@ -153,16 +164,21 @@ export class MessageHandler {
     }
   }
 
-  /** Acks `ref` (or refuses it for good with `rejected`); with `retry`, asks instead for those batches again. */
-  private async ack(addr: Pick<TopicAddress, "tenant" | "feed">, ref: BatchRef, rejected?: string, kind: AckKind = "ack", retry?: number[]): Promise<void> {
+  /**
+   * Acks `ref` (or refuses it for good with `rejected`); with `retry`, asks instead for those
+   * batches again. `instance` names the agent identity whose batch it is (docs/fleet.md).
+   */
+  private async ack(addr: Pick<TopicAddress, "tenant" | "feed">, ref: BatchRef, o: { rejected?: string; kind?: AckKind; retry?: number[]; instance?: string } = {}): Promise<void> {
+    const { rejected, retry, instance } = o;
+    const who = instance === undefined ? {} : { instance };
     const payload = encodeAck(
       this.d.enc,
       retry
-        ? { session: ref.session, seqs: [], retry }
+        ? { session: ref.session, seqs: [], retry, ...who }
         : rejected === undefined
-          ? { session: ref.session, seqs: [ref.seq] }
-          : { session: ref.session, seqs: [], rejected: [{ seq: ref.seq, reason: rejected }] },
-      kind,
+          ? { session: ref.session, seqs: [ref.seq], ...who }
+          : { session: ref.session, seqs: [], rejected: [{ seq: ref.seq, reason: rejected }], ...who },
+      o.kind ?? "ack",
     );
     try {
       await this.d.publish(buildTopic(this.d.prefix, { tenant: addr.tenant, feed: addr.feed, kind: "ack" }), payload);
@@ -182,9 +198,11 @@ export class MessageHandler {
       this.d.counters.rejected.inc();
       const reason = e instanceof ProtocolError ? e.message : String(e);
       if (this.throttle(`reject:${topic}`).pass) this.d.log.warn("rejected a malformed events batch", { topic, reason });
-      if (e instanceof ProtocolError && e.batch) await this.ack(addr, e.batch, reason, "events-ack");
+      if (e instanceof ProtocolError && e.batch) await this.ack(addr, e.batch, { rejected: reason, kind: "events-ack" });
       return;
     }
+    if (this.d.fleet && !(await this.d.fleet.admit(addr, batch.instance, "an events batch"))) return;
+    const instance = batch.instance;
     try {
       // The alerts before the outcomes of their actions: the history then names stored alerts.
       if (batch.items.length > 0) await alerting.ingestFired(addr.tenant, batch.items);
@@ -195,15 +213,15 @@ export class MessageHandler {
         // Would be refused again: acked as rejected, so the agent drops it rather than resending forever.
         this.d.counters.rejected.inc();
         if (this.throttle(`reject:${topic}`).pass) this.d.log.warn("rejected an events batch", { topic, reason: rejectedText });
-        return this.ack(addr, { session: batch.session, seq: batch.seq }, rejectedText, "events-ack");
+        return this.ack(addr, { session: batch.session, seq: batch.seq }, { rejected: rejectedText, kind: "events-ack", instance });
       }
       this.d.counters.storeFailures.inc();
-      if (storageFailure(e) !== undefined) this.deferred.add({ tenant: addr.tenant, feed: addr.feed, kind: "events-ack", session: batch.session, seq: batch.seq });
+      if (storageFailure(e) !== undefined) this.deferred.add({ tenant: addr.tenant, feed: addr.feed, kind: "events-ack", session: batch.session, seq: batch.seq, instance });
       else if (this.throttle("store").pass) this.d.log.error("storing fired alerts failed; the agent will resend them", { tenant: addr.tenant, feed: addr.feed, err: (e as Error).message });
       return;
     }
     this.d.log.info("stored alerts and events fired by an agent", { tenant: addr.tenant, feed: addr.feed, items: batch.items.length, actions: batch.actions.length || undefined, replay: batch.replay });
-    await this.ack(addr, { session: batch.session, seq: batch.seq }, undefined, "events-ack");
+    await this.ack(addr, { session: batch.session, seq: batch.seq }, { kind: "events-ack", instance });
   }
 
   /** Applies the structure at the agent's feed, then acks its digest (or refuses it for good). */
@@ -214,16 +232,18 @@ export class MessageHandler {
     } catch (e) {
       return this.reject(topic, e);
     }
+    if (this.d.fleet && !(await this.d.fleet.admit(addr, msg.instance, "an inventory"))) return;
     const where = { tenant: addr.tenant, feed: addr.feed, digest: msg.digest };
+    const who = msg.instance === undefined ? {} : { instance: msg.instance };
     try {
       const { metrics } = await applyAgentInventory({ inventory, store: this.d.store }, addr.tenant, addr.feed, msg.structure);
       this.d.log.info("agent inventory synced", { ...where, metrics });
-      await this.inventoryAck(addr, { digest: msg.digest });
+      await this.inventoryAck(addr, { digest: msg.digest, ...who });
     } catch (e) {
       if (e instanceof InventoryRefused) {
         this.d.counters.rejected.inc();
         this.d.log.warn("refused an agent inventory", { ...where, reason: e.message });
-        return this.inventoryAck(addr, { digest: msg.digest, error: e.message });
+        return this.inventoryAck(addr, { digest: msg.digest, error: e.message, ...who });
       }
       // No ack: the agent sends it again.
       this.d.counters.storeFailures.inc();
@@ -247,6 +267,14 @@ export class MessageHandler {
     } catch (e) {
       return this.reject(topic, e);
     }
+    // A claim is answered; the status of an identity refused the feed is not its presence.
+    try {
+      if (this.d.fleet && !(await this.d.fleet.status(addr, s))) return;
+    } catch (e) {
+      this.d.counters.storeFailures.inc();
+      this.d.log.error("recording an agent's claim failed", { tenant: addr.tenant, feed: addr.feed, err: (e as Error).message });
+      return;
+    }
     const write = this.presence.record(addr.tenant, addr.feed, s, this.now());
     if (!write) return;
     try {
@@ -258,7 +286,7 @@ export class MessageHandler {
     }
     this.d.counters.presence.inc();
     this.d.log.info(`agent ${s.state}`, { tenant: addr.tenant, feed: addr.feed, session: s.session });
-    if (s.state === "online") this.d.onAgentOnline?.(addr.tenant, addr.feed);
+    if (s.state === "online") this.d.onAgentOnline?.(addr.tenant, addr.feed, s.instance !== undefined);
   }
 
   private async reject(topic: string, e: unknown, addr?: TopicAddress): Promise<void> {
@@ -267,7 +295,18 @@ export class MessageHandler {
     const t = this.throttle(`reject:${topic}`);
     if (t.pass) this.d.log.warn("rejected a malformed message", { topic, reason, suppressedWarnings: t.suppressed || undefined });
     // An identifiable batch that is invalid would be invalid again: tell the agent to drop it.
-    if (addr && e instanceof ProtocolError && e.batch) await this.ack(addr, e.batch, reason);
+    if (addr && e instanceof ProtocolError && e.batch) await this.ack(addr, e.batch, { rejected: reason });
+  }
+
+  /** A configuration report of the feed's agent (docs/fleet.md). */
+  private async configStatus(addr: TopicAddress, topic: string, payload: Uint8Array, fleet: FleetGate): Promise<void> {
+    try {
+      const r = await fleet.configStatus(addr, topic, payload);
+      if (r instanceof ProtocolError) return this.reject(topic, r);
+    } catch (e) {
+      this.d.counters.storeFailures.inc();
+      this.d.log.error("recording a configuration report failed", { tenant: addr.tenant, feed: addr.feed, err: (e as Error).message });
+    }
   }
 }
 

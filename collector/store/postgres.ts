@@ -3,12 +3,13 @@ import { openPostgres, type Postgres, redactedUrl } from "../../src/postgres/con
 import { migratePostgres, type PgSchema } from "../../src/postgres/migrations.ts";
 import { OptionError } from "../../src/config/option-error.ts";
 import { ALERTS_PG } from "./alerts/postgres-schema.ts";
+import { FLEET_PG } from "./fleet/postgres-schema.ts";
 import { FORECAST_PG } from "./forecast/postgres-schema.ts";
 import { INVENTORY_PG } from "./inventory/postgres-schema.ts";
 import { METRICS_PG } from "./metrics/postgres/schema.ts";
 
 /** The stores kept in PostgreSQL with --database-url (docs/scale-out.md). */
-export const POSTGRES_SCHEMAS: readonly PgSchema[] = [ALERTS_PG, INVENTORY_PG, FORECAST_PG, METRICS_PG];
+export const POSTGRES_SCHEMAS: readonly PgSchema[] = [ALERTS_PG, INVENTORY_PG, FORECAST_PG, METRICS_PG, FLEET_PG];
 
 export interface PostgresStorage {
   sql: Postgres;

@@ -45,9 +45,15 @@ export class ReloadRegistry {
    * their running value. Returns the values now in effect.
    */
   async apply(specs: readonly OptionSpec[], current: OptionValues, next: OptionValues, log: Logger): Promise<OptionValues> {
+    return (await this.applyChanges(specs, current, next, log)).effective;
+  }
+
+  /** As `apply`, also saying which parts failed (and why), for a caller that reports it (remote configuration). */
+  async applyChanges(specs: readonly OptionSpec[], current: OptionValues, next: OptionValues, log: Logger): Promise<{ effective: OptionValues; failed: { what: string; err: string }[] }> {
     const changed = new Set(specs.filter((s) => !same(current[s.name], next[s.name])).map((s) => s.name));
     const effective: OptionValues = { ...next };
     const applied: string[] = [];
+    const failed: { what: string; err: string }[] = [];
     for (const part of [...this.parts]) {
       if (!part.always && !(part.options ?? []).some((o) => changed.has(o))) continue;
       try {
@@ -55,6 +61,7 @@ export class ReloadRegistry {
         applied.push(part.what);
       } catch (e) {
         log.error(`reloading ${part.what} failed; keeping the previous one`, { err: (e as Error).message });
+        failed.push({ what: part.what, err: (e as Error).message });
         for (const o of part.options ?? []) effective[o] = current[o];
       }
     }
@@ -65,6 +72,6 @@ export class ReloadRegistry {
       effective[o] = current[o];
     }
     log.info("configuration reloaded", { changed: [...changed].filter((o) => covered.has(o)), reloaded: applied });
-    return effective;
+    return { effective, failed };
   }
 }

@@ -3,6 +3,7 @@ import { suggestion } from "./closest.ts";
 import { commonOptions } from "./common-options.ts";
 import { formatConfig, formatHelp } from "./help.ts";
 import { OptionError, type OptionOrigin, type OptionSource, type OptionSpec, type OptionValues, type ParsedOptions, parseOptions } from "./options.ts";
+import { LiveOptions } from "./live-options.ts";
 import { ReloadRegistry } from "./reload.ts";
 import { versionLine } from "./version.ts";
 
@@ -14,6 +15,8 @@ export interface ProgramContext {
   log: Logger;
   /** Register here what SIGHUP can change at run time (see reload.ts). */
   reload: ReloadRegistry;
+  /** The options in effect, changed by SIGHUP and by what the program lays over them (live-options.ts). */
+  live: LiveOptions;
   /** Where each option's value came from: a default may be replaced (a taken default port), a chosen value not. */
   origin: Record<string, OptionOrigin>;
 }
@@ -135,7 +138,7 @@ export async function runProgram(p: Program, argv: string[] = process.argv.slice
   const log = loggerFor(parsed.values);
   const reload = new ReloadRegistry();
   reload.register({ what: "log level", options: ["log-level"], apply: (v) => log.setLevel(v["log-level"] as LogLevel) });
-  let current = parsed.values;
+  const live = new LiveOptions(specs, reload, parsed.values, log);
   let phase: "starting" | "running" | "stopping" = "starting";
   let hupWhileStarting = false;
   let reloading = Promise.resolve();
@@ -153,7 +156,7 @@ export async function runProgram(p: Program, argv: string[] = process.argv.slice
         log.error("configuration not reloaded; the running one is kept", { err: (e as Error).message });
         return;
       }
-      current = await reload.apply(specs, current, next, log);
+      await live.reloadLocal(next);
       await running?.reload?.().catch((e) => log.error("reload failed", { err: (e as Error).message }));
     });
   };
@@ -162,7 +165,7 @@ export async function runProgram(p: Program, argv: string[] = process.argv.slice
 
   let running: Running | undefined;
   try {
-    running = await p.start(parsed.values, { log, reload, origin: parsed.origin });
+    running = await p.start(parsed.values, { log, reload, live, origin: parsed.origin });
   } catch (e) {
     die(e, 2, log.level === "debug");
   }

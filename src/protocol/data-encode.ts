@@ -47,6 +47,8 @@ export interface DataBatch {
    * markers; absent means all CBOR chunks (format 1) without markers.
    */
   formats?: readonly number[];
+  /** The sending agent's identity (docs/fleet.md); the collector stores only its feed's holder's batches. */
+  instance?: string;
 }
 
 /** True when some gauge or counter point is a staleness marker (its chunk is flagged MARKERS_FLAG). */
@@ -91,19 +93,20 @@ export function encodeChunk(enc: Encoder, writes: MetricWrite[]): Uint8Array {
 export type BatchKind = "data" | "events";
 
 export function encodeData(enc: Encoder, b: DataBatch, kind: BatchKind = "data"): Uint8Array {
+  const who = b.instance === undefined ? {} : { instance: b.instance };
   let size = 256;
   for (const c of b.chunks) size += c.byteLength + 8;
   if (kind === "data" && b.formats?.some((f) => f & MARKERS_FLAG || f === CHUNK_FORMAT.definitions)) {
     const fmts = b.formats.map((f) => f & ~MARKERS_FLAG);
     const v = fmts.includes(CHUNK_FORMAT.definitions) ? DATA_VERSION_DEFINITIONS : DATA_VERSION_MARKERS;
-    return encodeSized(enc, { v, kind, session: b.session, seq: b.seq, sentAt: b.sentAt, replay: b.replay, chunks: b.chunks, fmts }, size);
+    return encodeSized(enc, { v, kind, session: b.session, seq: b.seq, sentAt: b.sentAt, replay: b.replay, chunks: b.chunks, fmts, ...who }, size);
   }
   if (kind === "data" && b.formats?.some((f) => f !== CHUNK_FORMAT.cbor)) {
-    return encodeSized(enc, { v: DATA_VERSION_SERIES, kind, session: b.session, seq: b.seq, sentAt: b.sentAt, replay: b.replay, chunks: b.chunks, fmts: b.formats }, size);
+    return encodeSized(enc, { v: DATA_VERSION_SERIES, kind, session: b.session, seq: b.seq, sentAt: b.sentAt, replay: b.replay, chunks: b.chunks, fmts: b.formats, ...who }, size);
   }
   // Events batches that carry outcomes of local actions (format 2) are version 2 (events-messages.ts).
   if (kind === "events" && b.formats?.some((f) => f !== EVENTS_CHUNK_FORMAT.items)) {
-    return encodeSized(enc, { v: EVENTS_VERSION_ACTIONS, kind, session: b.session, seq: b.seq, sentAt: b.sentAt, replay: b.replay, chunks: b.chunks, fmts: b.formats }, size);
+    return encodeSized(enc, { v: EVENTS_VERSION_ACTIONS, kind, session: b.session, seq: b.seq, sentAt: b.sentAt, replay: b.replay, chunks: b.chunks, fmts: b.formats, ...who }, size);
   }
-  return encodeSized(enc, { v: PROTOCOL_VERSION, kind, session: b.session, seq: b.seq, sentAt: b.sentAt, replay: b.replay, chunks: b.chunks }, size);
+  return encodeSized(enc, { v: PROTOCOL_VERSION, kind, session: b.session, seq: b.seq, sentAt: b.sentAt, replay: b.replay, chunks: b.chunks, ...who }, size);
 }

@@ -9,6 +9,7 @@ import type { Decoder } from "cbor-x";
 import { AGENT_PLUGIN } from "../alerts/actions/agent-plugin.ts";
 import { agentRecordProblem } from "../alerts/actions/agent-record.ts";
 import { type Action, ALERT_STATUSES, type Alert, type Event, EVENT_TYPES, SEVERITIES } from "../alerts/model.ts";
+import { INSTANCE_ID_PATTERN } from "./identity.ts";
 import { decodeCbor, fieldChecker, isMs, isSeq, isSession, PROTOCOL_VERSION, ProtocolError, versionCheck } from "./envelope.ts";
 
 /** Version of an events batch with `fmts`: older collectors refuse it unread and unacknowledged, so the agent keeps it. */
@@ -30,6 +31,8 @@ export interface DecodedEvents {
   items: (Alert | Event)[];
   /** Outcomes of the agent's local actions (version 2). */
   actions: Action[];
+  /** The sending agent's identity (docs/fleet.md). */
+  instance?: string;
 }
 
 const isString = (v: unknown): v is string => typeof v === "string";
@@ -58,6 +61,7 @@ export function decodeEvents(dec: Decoder, payload: Uint8Array): DecodedEvents {
   check("seq", isSeq(map.seq), "expected an integer ≥ 1");
   check("sentAt", isMs(map.sentAt), "expected an integer (ms)");
   check("replay", typeof map.replay === "boolean", "expected a boolean");
+  check("instance", map.instance === undefined || (typeof map.instance === "string" && INSTANCE_ID_PATTERN.test(map.instance)), "expected 32 hexadecimal digits");
   check("chunks", Array.isArray(map.chunks) && map.chunks.length > 0 && map.chunks.every((c) => c instanceof Uint8Array), "expected a non-empty array of byte strings");
   const formats = Object.values(EVENTS_CHUNK_FORMAT) as number[];
   if (v === EVENTS_VERSION_ACTIONS) {
@@ -85,5 +89,6 @@ export function decodeEvents(dec: Decoder, payload: Uint8Array): DecodedEvents {
       else items.push(item as Alert | Event);
     });
   });
-  return { session: map.session as number, seq: map.seq as number, sentAt: map.sentAt as number, replay: map.replay as boolean, items, actions };
+  const instance = map.instance === undefined ? {} : { instance: map.instance as string };
+  return { session: map.session as number, seq: map.seq as number, sentAt: map.sentAt as number, replay: map.replay as boolean, items, actions, ...instance };
 }

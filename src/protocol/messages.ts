@@ -14,6 +14,7 @@ import { metricIdSchema, pointSchemas } from "../metrics/schemas.ts";
 import { type DataBatch, DATA_VERSION_DEFINITIONS, DATA_VERSION_MARKERS, DATA_VERSION_SERIES } from "./data-encode.ts";
 import { decodeCbor, PROTOCOL_VERSION, ProtocolError, versionCheck } from "./envelope.ts";
 import { DefinitionsChunkError, decodeDefinitionsChunk, type SeriesDefinition } from "./definitions-chunk.ts";
+import { INSTANCE_ID_PATTERN } from "./identity.ts";
 import { isNormalizedChunk } from "./normalized-chunk.ts";
 import type { ChunkColumnsReader, DataColumns } from "./chunk-columns.ts";
 import { CHUNK_FORMAT, decodeSeriesChunk, SeriesChunkError } from "./series-chunk.ts";
@@ -37,6 +38,8 @@ const dataEnvelope = z.object({
   chunks: z.array(z.instanceof(Uint8Array)).min(1, "a batch has at least one chunk"),
   /** Versions 2 and 3 only: the format of each chunk. */
   fmts: z.array(z.union([z.literal(CHUNK_FORMAT.cbor), z.literal(CHUNK_FORMAT.series), z.literal(CHUNK_FORMAT.definitions)])).optional(),
+  /** The sending agent's identity (docs/fleet.md); absent from agents that predate it. */
+  instance: z.string().regex(INSTANCE_ID_PATTERN, "expected 32 hexadecimal digits").optional(),
 });
 
 function writeSchema<T extends MetricType>(type: T) {
@@ -88,7 +91,7 @@ export function decodeData(dec: Decoder, payload: Uint8Array, columns?: { reader
     const ref = sessionSchema.safeParse(r.session).success && seqSchema.safeParse(r.seq).success ? { session: r.session as number, seq: r.seq as number } : undefined;
     throw new ProtocolError(`invalid data batch: ${describeIssues(env.error)}`, ref);
   }
-  const { session, seq, sentAt, replay, chunks, fmts } = env.data;
+  const { session, seq, sentAt, replay, chunks, fmts, instance } = env.data;
   const ref = { session, seq };
   const withFormats = v !== PROTOCOL_VERSION;
   if (withFormats ? fmts?.length !== chunks.length : fmts !== undefined) {
@@ -99,8 +102,9 @@ export function decodeData(dec: Decoder, payload: Uint8Array, columns?: { reader
   const definitions: SeriesDefinition[] = [];
   let points = 0;
   if (v !== DATA_VERSION_DEFINITIONS && fmts?.includes(CHUNK_FORMAT.definitions)) throw new ProtocolError("invalid data batch: definitions chunks (format 3) come in version 4 batches", ref);
+  const who = instance === undefined ? {} : { instance };
   if (columns && readColumns(dec, chunks, fmts, markers, columns, definitions, ref)) {
-    return { session, seq, sentAt, replay, writes, points: columns.out.points, definitions, columns: columns.out };
+    return { session, seq, sentAt, replay, writes, points: columns.out.points, definitions, columns: columns.out, ...who };
   }
   for (let i = 0; i < chunks.length; i++) {
     if (fmts?.[i] === CHUNK_FORMAT.definitions) {
@@ -130,7 +134,7 @@ export function decodeData(dec: Decoder, payload: Uint8Array, columns?: { reader
       points += w.points.length;
     }
   }
-  return { session, seq, sentAt, replay, writes, points, definitions };
+  return { session, seq, sentAt, replay, writes, points, definitions, ...who };
 }
 
 /** The chunks into columns, definitions decoded as usual; false (columns reset) when a chunk is not in the shape read there. */

@@ -2,13 +2,13 @@
  * MQTT topics between agents and collectors: PREFIX/TENANT/FEED/KIND, where tenant and feed
  * are percent-encoded so that "/", "+", "#" and "$" in them cannot change the topic's shape.
  */
-export const TOPIC_KINDS = ["data", "ack", "events", "inventory", "triggers", "status"] as const;
+export const TOPIC_KINDS = ["data", "ack", "events", "inventory", "triggers", "status", "config", "config-status"] as const;
 export type TopicKind = (typeof TOPIC_KINDS)[number];
 
 /** Kinds an agent publishes; the others flow from collector to agent. */
-export const AGENT_PUBLISHES: ReadonlySet<TopicKind> = new Set(["data", "events", "inventory", "status"]);
+export const AGENT_PUBLISHES: ReadonlySet<TopicKind> = new Set(["data", "events", "inventory", "status", "config-status"]);
 /** Kinds an agent subscribes to. */
-export const AGENT_SUBSCRIBES: ReadonlySet<TopicKind> = new Set(["ack", "triggers"]);
+export const AGENT_SUBSCRIBES: ReadonlySet<TopicKind> = new Set(["ack", "triggers", "config"]);
 
 export interface TopicAddress {
   tenant: string;
@@ -30,10 +30,19 @@ export function topicPrefixProblem(prefix: string): string | undefined {
 
 /**
  * The MQTT client id of a feed's agent. A broker that checks credentials binds it to the
- * credential of that tenant and feed, so nobody else can take the session over.
+ * credential of that tenant and feed, so nobody else can take the session over. An agent with
+ * an identity (docs/fleet.md) adds its instance id, so that two agents claiming one feed (a
+ * cloned device) do not take each other's connection over.
  */
-export function agentClientId(tenant: string, feed: string): string {
-  return `outpost-agent:${encodeSegment(tenant)}:${encodeSegment(feed)}`;
+export function agentClientId(tenant: string, feed: string, instance?: string): string {
+  const base = `outpost-agent:${encodeSegment(tenant)}:${encodeSegment(feed)}`;
+  return instance === undefined ? base : `${base}:${instance}`;
+}
+
+/** Whether `clientId` is one of the agent client ids of that feed: without or with an instance id. */
+export function isAgentClientIdOf(clientId: string, tenant: string, feed: string): boolean {
+  const base = agentClientId(tenant, feed);
+  return clientId === base || (clientId.startsWith(`${base}:`) && /^[0-9a-f]{32}$/.test(clientId.slice(base.length + 1)));
 }
 
 export function buildTopic(prefix: string, a: TopicAddress): string {

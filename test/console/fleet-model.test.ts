@@ -31,7 +31,7 @@ describe("fleet filtering and sorting", () => {
   });
 
   it("totals the fleet", () => {
-    expect(fleetTotals(feeds)).toEqual({ feeds: 4, up: 2, down: 1, unknown: 1, buffered: 512, drops: 7 });
+    expect(fleetTotals(feeds)).toEqual({ feeds: 4, up: 2, down: 1, unknown: 1, buffered: 512, drops: 7, conflicts: 0, configFailed: 0 });
   });
 });
 

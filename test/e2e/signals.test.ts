@@ -77,7 +77,7 @@ describe("collector: SIGHUP and SIGTERM", () => {
       let from = collector.lines.length;
       collector.signal("SIGHUP");
       await collector.waitForLine(/auth file re-read .*users=2/, 10_000, from);
-      await collector.waitForLine(/configuration reloaded changed=\[\] reloaded=\["local trigger push"\]/, 10_000, from);
+      await collector.waitForLine(/configuration reloaded changed=\[\] reloaded=\["local trigger and configuration push"\]/, 10_000, from);
 
       writeFileSync(conf, `[collector]\n${base}default-retention = 30\n`);
       from = collector.lines.length;

@@ -8,6 +8,7 @@ import { errorText } from "./hooks.ts";
 import { Login } from "./login.tsx";
 import { AlertsPage } from "./pages/alerts-page.tsx";
 import { FleetPage, prefetchFleet } from "./pages/fleet.tsx";
+import { FleetConfigPage } from "./pages/fleet-config.tsx";
 import { InventoryPage } from "./pages/inventory.tsx";
 import { MetricsPage } from "./pages/metrics.tsx";
 import { href, parseHash, type Route, setTenantInUrl, tenantInUrl, useRoute } from "./router.ts";
@@ -139,6 +140,8 @@ function Shell({ api, session, onLogout }: { api: Api; session: SessionInfo; onL
           ) : (
             <div class="card empty">This login holds no tenant.</div>
           )
+        ) : page === "fleet" && route.path[1] === "config" ? (
+          <FleetConfigPage key={tenant} route={route} />
         ) : page === "fleet" ? (
           <FleetPage key={tenant} route={route} />
         ) : page === "metrics" ? (

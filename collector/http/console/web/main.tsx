@@ -8,6 +8,7 @@ import "./styles/controls.css";
 import "./styles/tables.css";
 import "./styles/panes-charts.css";
 import "./styles/widgets.css";
+import "./styles/fleet.css";
 
 const api = new Api();
 applyTheme(storedTheme());

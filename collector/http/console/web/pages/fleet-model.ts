@@ -11,25 +11,74 @@ export interface FeedSummary {
   buffer?: { points: number; oldest?: number; at: number };
   drops?: { total: number; size: number; age: number; rejected: number; at: number };
   cpu?: { start: number; step: number; values: (number | null)[]; last?: number; lastAt?: number };
+  /** The agent identity holding the feed (docs/fleet.md). */
+  identity?: { instance: string; host?: string; since: number; seenAt: number; tags: Record<string, string> };
+  /** Other identities that claimed the feed and were refused. */
+  conflicts?: IdentityConflict[];
+  /** Its remote configuration: the revision it should run, the one it runs, and the state. */
+  config?: FeedConfig;
+}
+
+export interface IdentityConflict {
+  instance: string;
+  host?: string;
+  firstAt: number;
+  lastAt: number;
+  attempts: number;
+}
+
+export type ConfigStateName = "UNSET" | "APPLIED" | "APPLYING" | "FAILED";
+
+export interface FeedConfig {
+  desired: number;
+  applied: number;
+  state: ConfigStateName;
+  error?: string;
+  kept?: string[];
+  reportedAt?: number;
+}
+
+/** The first 8 hex digits of an instance id: enough to tell a fleet's agents apart on screen. */
+export const shortId = (instance: string) => instance.slice(0, 8);
+
+/** The class that colours a configuration cell's tone. */
+export const toneClass = (tone: ReturnType<typeof configCell>["tone"]) => ({ "": "", ok: "ok-text", warn: "warn", bad: "bad", muted: "muted" })[tone];
+
+/** A feed's configuration cell: text, tone, and what the tooltip says. */
+export function configCell(c: FeedConfig | undefined): { text: string; tone: "" | "ok" | "warn" | "bad" | "muted"; title?: string } {
+  if (!c || c.state === "UNSET") return { text: "local", tone: "muted", title: "No remote configuration: the agent's own file alone" };
+  const kept = c.kept?.length ? `; kept local (pinned): ${c.kept.join(", ")}` : "";
+  if (c.state === "APPLIED") return { text: `rev ${c.desired}`, tone: "ok", title: `Runs revision ${c.desired}${kept}` };
+  if (c.state === "FAILED") return { text: `rev ${c.desired} failed`, tone: "bad", title: `Refused revision ${c.desired}, runs ${c.applied || "its local configuration"}: ${c.error ?? "no reason given"}` };
+  return { text: `rev ${c.desired} pending`, tone: "warn", title: `Sent revision ${c.desired}; runs ${c.applied || "its local configuration"} until it reports` };
 }
 
 export type StatusFilter = "all" | "up" | "down" | "unknown";
-export type FleetSortKey = "status" | "feed" | "since" | "lastData" | "version" | "buffer" | "oldest" | "drops" | "cpu";
+export type FleetSortKey = "status" | "feed" | "since" | "lastData" | "version" | "buffer" | "oldest" | "drops" | "cpu" | "config";
 
 /** Offline first when sorting by status ascending: those are what a fleet view is for. */
 const STATUS_RANK: Record<Presence, number> = { down: 0, unknown: 1, up: 2 };
 
 export const stateOf = (f: FeedSummary): Presence => f.presence?.state ?? "unknown";
 
-/** Feeds whose id, name or agent version contain the text (case-insensitive) and that have the status. */
+/** What the filter text is matched against: id, host name, version, identity, its host and tags (`role=edge`). */
+function searchText(f: FeedSummary): string {
+  const tags = Object.entries(f.identity?.tags ?? {}).map(([k, v]) => `${k}=${v}`);
+  return [f.feed, f.name ?? "", f.agentVersion ?? "", f.identity?.instance ?? "", f.identity?.host ?? "", ...tags].join("\n").toLowerCase();
+}
+
+/** Feeds whose id, name, agent version, identity or tags contain the text (case-insensitive) and that have the status. */
 export function filterFeeds(feeds: readonly FeedSummary[], text: string, status: StatusFilter): FeedSummary[] {
   const needle = text.trim().toLowerCase();
   return feeds.filter((f) => {
     if (status !== "all" && stateOf(f) !== status) return false;
     if (!needle) return true;
-    return f.feed.toLowerCase().includes(needle) || (f.name ?? "").toLowerCase().includes(needle) || (f.agentVersion ?? "").toLowerCase().includes(needle);
+    return searchText(f).includes(needle);
   });
 }
+
+/** Failed first, then pending, applied, local: what needs a look comes first. */
+const CONFIG_RANK: Record<ConfigStateName, number> = { FAILED: 0, APPLYING: 1, APPLIED: 2, UNSET: 3 };
 
 type Key = string | number | undefined;
 
@@ -54,6 +103,8 @@ function keyOf(f: FeedSummary, key: FleetSortKey): Key {
       return f.drops?.total;
     case "cpu":
       return f.cpu?.last;
+    case "config":
+      return f.config ? CONFIG_RANK[f.config.state] : undefined;
   }
 }
 
@@ -87,14 +138,20 @@ export interface FleetTotals {
   unknown: number;
   buffered: number;
   drops: number;
+  /** Identities refused a held feed (cloned devices). */
+  conflicts: number;
+  /** Feeds whose agent refused the configuration it should run. */
+  configFailed: number;
 }
 
 export function fleetTotals(feeds: readonly FeedSummary[]): FleetTotals {
-  const t: FleetTotals = { feeds: feeds.length, up: 0, down: 0, unknown: 0, buffered: 0, drops: 0 };
+  const t: FleetTotals = { feeds: feeds.length, up: 0, down: 0, unknown: 0, buffered: 0, drops: 0, conflicts: 0, configFailed: 0 };
   for (const f of feeds) {
     t[stateOf(f)]++;
     t.buffered += f.buffer?.points ?? 0;
     t.drops += f.drops?.total ?? 0;
+    t.conflicts += f.conflicts?.length ?? 0;
+    if (f.config?.state === "FAILED") t.configFailed++;
   }
   return t;
 }

@@ -11,7 +11,8 @@ import { prefetch, takePrefetched } from "../prefetch.ts";
 import { ago, count, dateTime, duration, number } from "../format.ts";
 import { usePolling, useNow } from "../hooks.ts";
 import { href, navigate, type Route } from "../router.ts";
-import { type FeedSummary, type FleetSortKey, filterFeeds, fleetTotals, sortFeeds, type StatusFilter, stateOf } from "./fleet-model.ts";
+import { ConflictsPanel } from "./fleet-conflicts.tsx";
+import { configCell, type FeedSummary, type FleetSortKey, filterFeeds, fleetTotals, shortId, sortFeeds, type StatusFilter, stateOf, toneClass } from "./fleet-model.ts";
 
 /** How often the fleet is read again: about the agents' default collection tick. */
 export const FLEET_REFRESH_MS = 5000;
@@ -39,6 +40,8 @@ const FeedRow = memo(function FeedRow({ f, now, index }: { f: FeedSummary; now: 
   const late = state === "up" && f.lastData !== undefined && now - f.lastData > LATE_MS;
   const oldest = f.buffer?.oldest;
   const cpuId = `${f.feed}:cpu_usage_percent:total`;
+  const config = configCell(f.config);
+  const tags = Object.entries(f.identity?.tags ?? {}).map(([k, v]) => `${k}=${v}`);
   return (
     <tr class={state === "down" ? "fleet-row offline" : "fleet-row"} data-feed={f.feed} aria-rowindex={index + 2}>
       <td>
@@ -57,6 +60,16 @@ const FeedRow = memo(function FeedRow({ f, now, index }: { f: FeedSummary; now: 
         {ago(f.lastData, now)}
       </td>
       <td class="nowrap">{f.agentVersion ?? <span class="faint">—</span>}</td>
+      <td title={f.identity ? `identity ${f.identity.instance}${f.identity.host ? ` on ${f.identity.host}` : ""}, holds the feed since ${dateTime(f.identity.since)}${tags.length ? `; tags ${tags.join(", ")}` : ""}` : "no identity reported (an agent older than identities)"}>
+        {f.identity ? <span class="mono">{shortId(f.identity.instance)}</span> : <span class="faint">—</span>}
+        {f.conflicts?.length ? <span class="badge crit conflict-mark">{f.conflicts.length} conflict{f.conflicts.length > 1 ? "s" : ""}</span> : null}
+        {tags.length ? <div class="cell-sub nowrap">{tags.join(" ")}</div> : null}
+      </td>
+      <td class="nowrap" title={config.title}>
+        <a class={toneClass(config.tone)} href={href(["fleet", "config"], { feed: f.feed })}>
+          {config.text}
+        </a>
+      </td>
       <td class="num" title={f.buffer ? `as reported ${dateTime(f.buffer.at)}` : undefined}>
         {f.buffer ? <span class={f.buffer.points > 0 ? "strong" : "muted"}>{count(f.buffer.points)}</span> : <span class="faint">—</span>}
       </td>
@@ -84,6 +97,7 @@ const FeedRow = memo(function FeedRow({ f, now, index }: { f: FeedSummary; now: 
 export function FleetPage({ route }: { route: Route }) {
   const { api, tenant, agentCommand } = useConsole();
   const [feeds, setFeeds] = useState<FeedSummary[]>();
+  const [turn, setTurn] = useState(0);
   const [updated, setUpdated] = useState<number>();
   const text = route.query.get("q") ?? "";
   const status = (route.query.get("status") ?? "all") as StatusFilter;
@@ -98,13 +112,13 @@ export function FleetPage({ route }: { route: Route }) {
       setUpdated(Date.now());
     },
     FLEET_REFRESH_MS,
-    [tenant],
+    [tenant, turn],
   );
 
   const setFilter = (q: string, s: StatusFilter) => navigate(href(["fleet"], { q, status: s === "all" ? undefined : s }), true);
   const shown = useMemo(() => (feeds ? sortFeeds(filterFeeds(feeds, text, status), sort) : []), [feeds, text, status, sort]);
   const totals = useMemo(() => fleetTotals(feeds ?? []), [feeds]);
-  const onSort = (key: FleetSortKey) => setSort((s) => nextSort(s, key, key === "feed" || key === "status" || key === "version" ? "asc" : "desc"));
+  const onSort = (key: FleetSortKey) => setSort((s) => nextSort(s, key, key === "feed" || key === "status" || key === "version" || key === "config" ? "asc" : "desc"));
   const { start, end } = useWindowedRows(shown.length, ROW_HEIGHT, body);
   const stale = updated !== undefined && now - updated > 3 * FLEET_REFRESH_MS;
 
@@ -114,6 +128,9 @@ export function FleetPage({ route }: { route: Route }) {
         <h1>Fleet</h1>
         <span class="sub">every feed of {tenant}</span>
         <span class="grow" />
+        <a class="btn" href={href(["fleet", "config"])}>
+          Remote configuration
+        </a>
         <span class={`live${stale || error ? " stale" : ""}`} aria-live="polite">
           <span class="dot" aria-hidden="true" />
           {updated === undefined ? "Loading…" : `Live · updated ${ago(updated, now)}`}
@@ -141,7 +158,16 @@ export function FleetPage({ route }: { route: Route }) {
           <div class="kpi-label">Points dropped</div>
           <div class="kpi-value">{count(totals.drops)}</div>
         </div>
+        {totals.conflicts > 0 || totals.configFailed > 0 ? (
+          <div class={`card kpi${totals.conflicts + totals.configFailed > 0 ? " bad" : ""}`}>
+            <div class="kpi-label">Conflicts · configs refused</div>
+            <div class="kpi-value">
+              {count(totals.conflicts)} · {count(totals.configFailed)}
+            </div>
+          </div>
+        ) : null}
       </div>
+      {feeds ? <ConflictsPanel feeds={feeds} now={now} changed={() => setTurn((t) => t + 1)} /> : null}
       <div class="toolbar">
         <label class="sr-only" for="fleet-filter">
           Filter feeds
@@ -150,7 +176,7 @@ export function FleetPage({ route }: { route: Route }) {
           id="fleet-filter"
           class="input"
           type="search"
-          placeholder="Filter by feed, host or version"
+          placeholder="Filter by feed, host, version, identity or tag"
           value={text}
           onInput={(e) => setFilter(e.currentTarget.value, status)}
           style={{ width: "280px" }}
@@ -170,6 +196,8 @@ export function FleetPage({ route }: { route: Route }) {
             <col style={{ width: "144px" }} />
             <col style={{ width: "144px" }} />
             <col style={{ width: "92px" }} />
+            <col style={{ width: "128px" }} />
+            <col style={{ width: "120px" }} />
             <col style={{ width: "104px" }} />
             <col style={{ width: "136px" }} />
             <col style={{ width: "84px" }} />
@@ -192,6 +220,10 @@ export function FleetPage({ route }: { route: Route }) {
               <SortHeader id="version" sort={sort} onSort={onSort}>
                 Agent
               </SortHeader>
+              <th scope="col">Identity</th>
+              <SortHeader id="config" sort={sort} onSort={onSort}>
+                Config
+              </SortHeader>
               <SortHeader id="buffer" sort={sort} onSort={onSort} numeric>
                 Buffered
               </SortHeader>
@@ -209,7 +241,7 @@ export function FleetPage({ route }: { route: Route }) {
           <tbody ref={body}>
             {start > 0 ? (
               <tr class="spacer">
-                <td colSpan={9} style={{ height: `${start * ROW_HEIGHT}px` }} />
+                <td colSpan={11} style={{ height: `${start * ROW_HEIGHT}px` }} />
               </tr>
             ) : null}
             {shown.slice(start, end).map((f, i) => (
@@ -217,7 +249,7 @@ export function FleetPage({ route }: { route: Route }) {
             ))}
             {end < shown.length ? (
               <tr class="spacer">
-                <td colSpan={9} style={{ height: `${(shown.length - end) * ROW_HEIGHT}px` }} />
+                <td colSpan={11} style={{ height: `${(shown.length - end) * ROW_HEIGHT}px` }} />
               </tr>
             ) : null}
           </tbody>
@@ -239,7 +271,8 @@ export function FleetPage({ route }: { route: Route }) {
       </div>
       <p class="footer-note">
         Presence comes from each agent's connection (online/offline, and since when); buffer, oldest buffered point and drops are what the agent last reported about
-        itself; drops count since the agent started.
+        itself; drops count since the agent started. Identity is the agent that holds the feed (the first to claim it); Config is the remote configuration revision it
+        runs, or “local” (docs/fleet.md).
       </p>
     </>
   );
