@@ -1,6 +1,7 @@
 /** The small control messages: acks (collector → agent) and presence statuses (agent → collector). */
 import type { Decoder, Encoder } from "cbor-x";
 import { decodeCbor, fieldChecker, isMs, isSeq, isSession, PROTOCOL_VERSION, ProtocolError, versionCheck } from "./envelope.ts";
+import { copyUpgradeReport, type UpgradeReport, upgradeReportProblem } from "./upgrade-messages.ts";
 
 /**
  * Collector → agent: batches committed, batches refused for good (they must not be resent),
@@ -20,6 +21,11 @@ export interface Status {
   session: number;
   /** Agent clock when the status was made, ms (a last will carries its connect time). */
   at: number;
+  /** The agent's version and architecture (agents before upgrades did not send them). */
+  version?: string;
+  arch?: string;
+  /** Its latest upgrade (docs/fleet.md, "Upgrades"); absent when it never had one. */
+  upgrade?: UpgradeReport;
 }
 
 /** `ack` answers data batches, `events-ack` events batches (each stream has its own sessions). */
@@ -50,7 +56,8 @@ export function decodeAck(dec: Decoder, payload: Uint8Array, kind: AckKind = "ac
 }
 
 export function encodeStatus(enc: Encoder, s: Status): Uint8Array {
-  return enc.encode({ v: PROTOCOL_VERSION, kind: "status", state: s.state, session: s.session, at: s.at });
+  const extra = { ...(s.version === undefined ? {} : { version: s.version }), ...(s.arch === undefined ? {} : { arch: s.arch }), ...(s.upgrade ? { upgrade: s.upgrade } : {}) };
+  return enc.encode({ v: PROTOCOL_VERSION, kind: "status", state: s.state, session: s.session, at: s.at, ...extra });
 }
 
 export function decodeStatus(dec: Decoder, payload: Uint8Array): Status {
@@ -61,6 +68,18 @@ export function decodeStatus(dec: Decoder, payload: Uint8Array): Status {
   check("state", PRESENCE_STATES.includes(map.state as Status["state"]), "expected online or offline");
   check("session", isSession(map.session), "expected an integer ≥ 0");
   check("at", isMs(map.at), "expected an integer (ms)");
+  const short = (v: unknown) => v === undefined || (typeof v === "string" && v.length > 0 && v.length <= 64);
+  check("version", short(map.version), "expected a string of 1 to 64 characters");
+  check("arch", short(map.arch), "expected a string of 1 to 64 characters");
+  const upgradeProblem = map.upgrade === undefined ? undefined : upgradeReportProblem(map.upgrade);
+  if (upgradeProblem) problems.push(`upgrade.${upgradeProblem}`);
   if (problems.length) throw new ProtocolError(`invalid status: ${problems.join("; ")}`);
-  return { state: map.state as Status["state"], session: map.session as number, at: map.at as number };
+  return {
+    state: map.state as Status["state"],
+    session: map.session as number,
+    at: map.at as number,
+    ...(map.version === undefined ? {} : { version: map.version as string }),
+    ...(map.arch === undefined ? {} : { arch: map.arch as string }),
+    ...(map.upgrade === undefined ? {} : { upgrade: copyUpgradeReport(map.upgrade as UpgradeReport) }),
+  };
 }
