@@ -26,7 +26,12 @@ export interface Status {
   arch?: string;
   /** Its latest upgrade (docs/fleet.md, "Upgrades"); absent when it never had one. */
   upgrade?: UpgradeReport;
+  /** The agent's tags (--tags), for the fleet. */
+  tags?: Record<string, string>;
 }
+
+const isTags = (v: unknown): v is Record<string, string> =>
+  v !== null && typeof v === "object" && !Array.isArray(v) && Object.keys(v).length <= 64 && Object.entries(v).every(([k, x]) => k.length <= 64 && typeof x === "string" && x.length <= 256);
 
 /** `ack` answers data batches, `events-ack` events batches (each stream has its own sessions). */
 export type AckKind = "ack" | "events-ack";
@@ -56,7 +61,12 @@ export function decodeAck(dec: Decoder, payload: Uint8Array, kind: AckKind = "ac
 }
 
 export function encodeStatus(enc: Encoder, s: Status): Uint8Array {
-  const extra = { ...(s.version === undefined ? {} : { version: s.version }), ...(s.arch === undefined ? {} : { arch: s.arch }), ...(s.upgrade ? { upgrade: s.upgrade } : {}) };
+  const extra = {
+    ...(s.version === undefined ? {} : { version: s.version }),
+    ...(s.arch === undefined ? {} : { arch: s.arch }),
+    ...(s.upgrade ? { upgrade: s.upgrade } : {}),
+    ...(s.tags && Object.keys(s.tags).length > 0 ? { tags: s.tags } : {}),
+  };
   return enc.encode({ v: PROTOCOL_VERSION, kind: "status", state: s.state, session: s.session, at: s.at, ...extra });
 }
 
@@ -71,6 +81,7 @@ export function decodeStatus(dec: Decoder, payload: Uint8Array): Status {
   const short = (v: unknown) => v === undefined || (typeof v === "string" && v.length > 0 && v.length <= 64);
   check("version", short(map.version), "expected a string of 1 to 64 characters");
   check("arch", short(map.arch), "expected a string of 1 to 64 characters");
+  check("tags", map.tags === undefined || isTags(map.tags), "expected a map of at most 64 strings");
   const upgradeProblem = map.upgrade === undefined ? undefined : upgradeReportProblem(map.upgrade);
   if (upgradeProblem) problems.push(`upgrade.${upgradeProblem}`);
   if (problems.length) throw new ProtocolError(`invalid status: ${problems.join("; ")}`);
@@ -81,5 +92,6 @@ export function decodeStatus(dec: Decoder, payload: Uint8Array): Status {
     ...(map.version === undefined ? {} : { version: map.version as string }),
     ...(map.arch === undefined ? {} : { arch: map.arch as string }),
     ...(map.upgrade === undefined ? {} : { upgrade: copyUpgradeReport(map.upgrade as UpgradeReport) }),
+    ...(map.tags === undefined ? {} : { tags: map.tags as Record<string, string> }),
   };
 }

@@ -61,6 +61,7 @@ function rollout(tenant: string, id: string, feeds: string[]): RolloutRecord {
     batches: [50, 100],
     force: false,
     deadlineMs: 60_000,
+    timeoutMs: 600_000,
     state: "running",
     batch: 0,
     createdAt: 1,
@@ -138,12 +139,12 @@ describe.each(backends)("$name release store", ({ place }) => {
     const s = place()();
     const upgrade = { state: "installed" as const, version: "0.2.0", rollout: "r1", at: 3 };
     await s.saveReport({ tenant: "t1", feed: "a", version: "0.2.0", arch: "x64", upgrade, at: 5 });
-    await s.saveReport({ tenant: "t1", feed: "b", at: 6 });
+    await s.saveReport({ tenant: "t1", feed: "b", tags: { site: "paris" }, at: 6 });
     await s.saveReport({ tenant: "t2", feed: "a", version: "0.1.0", at: 6 });
     await s.saveReport({ tenant: "t1", feed: "a", version: "0.2.0", arch: "x64", at: 7 });
     expect(await s.reports("t1")).toEqual([
       { tenant: "t1", feed: "a", version: "0.2.0", arch: "x64", upgrade, at: 7 },
-      { tenant: "t1", feed: "b", at: 6 },
+      { tenant: "t1", feed: "b", tags: { site: "paris" }, at: 6 },
     ]);
     expect((await s.reports("t2")).map((r) => r.version)).toEqual(["0.1.0"]);
     await s.close();

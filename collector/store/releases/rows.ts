@@ -32,6 +32,7 @@ export interface RolloutRow {
   batches: string;
   force: Num | boolean;
   deadline_ms: Num;
+  timeout_ms: Num;
   state: string;
   reason: string | null;
   batch: Num;
@@ -72,6 +73,7 @@ export function toRollout(r: RolloutRow, targets: RolloutTarget[]): RolloutRecor
     batches: JSON.parse(r.batches),
     force: r.force === true || Number(r.force) === 1,
     deadlineMs: Number(r.deadline_ms),
+    timeoutMs: Number(r.timeout_ms),
     state: r.state as RolloutState,
     ...(r.reason === null ? {} : { reason: r.reason }),
     batch: Number(r.batch),
@@ -94,6 +96,7 @@ export function rolloutParams(r: RolloutRecord): (string | number | null)[] {
     JSON.stringify(r.batches),
     r.force ? 1 : 0,
     r.deadlineMs,
+    r.timeoutMs,
     r.state,
     r.reason ?? null,
     r.batch,
@@ -125,6 +128,7 @@ export interface ReportRow {
   version: string | null;
   arch: string | null;
   upgrade: string | null;
+  tags: string | null;
   at: Num;
 }
 
@@ -135,21 +139,22 @@ export function toReport(r: ReportRow): AgentReport {
     ...(r.version === null ? {} : { version: r.version }),
     ...(r.arch === null ? {} : { arch: r.arch }),
     ...(r.upgrade === null ? {} : { upgrade: JSON.parse(r.upgrade) as UpgradeReport }),
+    ...(r.tags === null ? {} : { tags: JSON.parse(r.tags) as Record<string, string> }),
     at: Number(r.at),
   };
 }
 
 export function reportParams(r: AgentReport): (string | number | null)[] {
-  return [r.tenant, r.feed, r.version ?? null, r.arch ?? null, r.upgrade ? JSON.stringify(r.upgrade) : null, r.at];
+  return [r.tenant, r.feed, r.version ?? null, r.arch ?? null, r.upgrade ? JSON.stringify(r.upgrade) : null, r.tags ? JSON.stringify(r.tags) : null, r.at];
 }
 
 export const INSERT_BINARY = "INSERT INTO release_binaries (version, arch, size, sha256, signature, uploaded_at, uploaded_by) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (version, arch) DO NOTHING";
 export const INSERT_PIECE = "INSERT INTO release_pieces (version, arch, n, data) VALUES ($1, $2, $3, $4)";
-export const INSERT_ROLLOUT = `INSERT INTO rollouts (tenant, id, version, selector, canary, batches, force, deadline_ms, state, reason, batch, created_at, created_by, updated_at, revision)
-  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) ON CONFLICT (tenant, id) DO NOTHING`;
+export const INSERT_ROLLOUT = `INSERT INTO rollouts (tenant, id, version, selector, canary, batches, force, deadline_ms, timeout_ms, state, reason, batch, created_at, created_by, updated_at, revision)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) ON CONFLICT (tenant, id) DO NOTHING`;
 export const INSERT_TARGET = "INSERT INTO rollout_targets (tenant, rollout, feed, batch, state, from_version, reason, at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)";
 export const UPDATE_ROLLOUT = "UPDATE rollouts SET state = $1, batch = $2, reason = $3, updated_at = $4, revision = revision + 1 WHERE tenant = $5 AND id = $6 AND revision = $7";
 /** A final state is never left: a late or repeated report cannot undo an outcome. */
 export const UPDATE_TARGET = "UPDATE rollout_targets SET state = $1, reason = $2, at = $3 WHERE tenant = $4 AND rollout = $5 AND feed = $6 AND state NOT IN ('succeeded', 'failed')";
-export const UPSERT_REPORT = `INSERT INTO agent_reports (tenant, feed, version, arch, upgrade, at) VALUES ($1, $2, $3, $4, $5, $6)
-  ON CONFLICT (tenant, feed) DO UPDATE SET version = excluded.version, arch = excluded.arch, upgrade = COALESCE(excluded.upgrade, agent_reports.upgrade), at = excluded.at`;
+export const UPSERT_REPORT = `INSERT INTO agent_reports (tenant, feed, version, arch, upgrade, tags, at) VALUES ($1, $2, $3, $4, $5, $6, $7)
+  ON CONFLICT (tenant, feed) DO UPDATE SET version = excluded.version, arch = excluded.arch, upgrade = COALESCE(excluded.upgrade, agent_reports.upgrade), tags = excluded.tags, at = excluded.at`;

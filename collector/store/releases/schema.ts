@@ -32,6 +32,7 @@ export const RELEASES_DDL = [
   batches TEXT NOT NULL,
   force INTEGER NOT NULL,
   deadline_ms INTEGER NOT NULL,
+  timeout_ms INTEGER NOT NULL,
   state TEXT NOT NULL,
   reason TEXT,
   batch INTEGER NOT NULL,
@@ -58,6 +59,7 @@ export const RELEASES_DDL = [
   version TEXT,
   arch TEXT,
   upgrade TEXT,
+  tags TEXT,
   at INTEGER NOT NULL,
   PRIMARY KEY (tenant, feed)
 )`,

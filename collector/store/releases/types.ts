@@ -45,6 +45,8 @@ export interface RolloutRecord {
   force: boolean;
   /** How long an upgraded agent has to prove itself (agent side), and the collector waits for its report beyond that. */
   deadlineMs: number;
+  /** How long the collector waits for an ordered feed's outcome; then the feed counts as failed. */
+  timeoutMs: number;
   state: RolloutState;
   /** Why it paused (the first failure, or who paused it). */
   reason?: string;
@@ -65,6 +67,8 @@ export interface AgentReport {
   version?: string;
   arch?: string;
   upgrade?: UpgradeReport;
+  /** The agent's tags (--tags), by which rollouts select feeds. */
+  tags?: Record<string, string>;
   /** Collector clock when it arrived, ms. */
   at: number;
 }
