@@ -22,6 +22,7 @@ import { createAlertsApp } from "./http/alerts/app.ts";
 import { createConsoleApp } from "./http/console/app.ts";
 import { createDataminingApp } from "./http/datamining/app.ts";
 import { createFleetApp } from "./http/fleet/app.ts";
+import { startUpgrades } from "./fleet/start.ts";
 import { createInfluxApp, INFLUX_PREFIXES } from "./http/influx/app.ts";
 import { createOtlpApp, OTLP_PREFIXES } from "./http/otlp/app.ts";
 import { createInventoryApp } from "./http/inventory/app.ts";
@@ -180,6 +181,9 @@ async function startServices(values: OptionValues, ctx: ProgramContext | undefin
   });
   closers.push(() => alerting.close());
 
+  const upgrades = startUpgrades({ values, dataDir, sql: pg?.sql, synchronous, health, log });
+  closers.push(() => upgrades.close());
+
   const inventory = { store: inventoryStore, events: inventoryEvents };
   // Closed after the HTTP server stops (closers run in reverse): requests in flight fall back to the main thread.
   const workerMin = Number(values["ingest-worker-min-body"] ?? JSON_OFFLOAD_MIN_CHARS);
@@ -190,7 +194,7 @@ async function startServices(values: OptionValues, ctx: ProgramContext | undefin
     datamining: createDataminingApp({ forecasting: forecasting.service }),
     inventory: createInventoryApp({ inventory, log }),
     alerts: createAlertsApp({ alerting: alerting.service, heartbeatMs: Number(values["watch-heartbeat"] ?? 10_000), version: VERSION }),
-    fleet: createFleetApp({ metrics: metricsStore, inventory: inventoryStore }),
+    fleet: createFleetApp({ metrics: metricsStore, inventory: inventoryStore, upgrades }),
   };
 
   const telemetry = new Telemetry();
@@ -258,6 +262,7 @@ async function startServices(values: OptionValues, ctx: ProgramContext | undefin
     log,
   });
   closers.push(() => server.stop());
+  upgrades.setDownloadPlace({ httpPort: server.port, tls: security.tls !== undefined });
   log.info("data folder", { dataDir });
 
   await metricsStore.open();
@@ -282,6 +287,7 @@ async function startServices(values: OptionValues, ctx: ProgramContext | undefin
     shareGroup: pg ? SHARE_GROUP : undefined,
     portFallback: ctx?.origin["mqtt-port"] === "default",
     memory,
+    upgrades,
   });
   if (ingest) {
     closers.push(() => ingest.close());

@@ -1,8 +1,9 @@
 import { createHash, generateKeyPairSync } from "node:crypto";
-import { closeSync, existsSync, openSync, readFileSync, readSync, statSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { OptionError, type OptionValues } from "../../src/config/options.ts";
 import { secretFileOpenness } from "../../src/config/secret-option.ts";
-import { formatPublicKey, isReleaseArch, parsePrivateKey, type ReleaseArch, RELEASE_ARCHES, signRelease } from "../../src/release/signature.ts";
+import { elfArch } from "../../src/release/elf.ts";
+import { formatPublicKey, isReleaseArch, parsePrivateKey, RELEASE_ARCHES, signRelease } from "../../src/release/signature.ts";
 import { versionProblem } from "../../src/release/version.ts";
 import { writeFileAtomic } from "./auth-file.ts";
 import type { AuthAction } from "./auth-action.ts";
@@ -21,22 +22,6 @@ function required(v: OptionValues, name: string): string {
   const s = v[name] === undefined ? "" : String(v[name]).trim();
   if (s === "") throw new OptionError(`--${name} is required (see --help)`);
   return s;
-}
-
-/** ELF e_machine of the two architectures agents are released for. */
-const ELF_MACHINES: Record<number, ReleaseArch> = { 62: "x64", 183: "arm64" };
-
-/** The architecture of an ELF executable, from its header; undefined when it is not one of ours. */
-export function elfArch(path: string): ReleaseArch | undefined {
-  const b = new Uint8Array(20);
-  const fd = openSync(path, "r");
-  try {
-    if (readSync(fd, b, 0, 20, 0) < 20) return undefined;
-  } finally {
-    closeSync(fd);
-  }
-  if (b[0] !== 0x7f || b[1] !== 0x45 || b[2] !== 0x4c || b[3] !== 0x46) return undefined;
-  return ELF_MACHINES[b[18]! | (b[19]! << 8)];
 }
 
 export const releaseKeyActions: Record<string, AuthAction> = {

@@ -19,6 +19,7 @@ import { MessageHandler } from "./message-handler.ts";
 import type { IngestTransport } from "./transport.ts";
 import { type TriggerDefinitionsSource, TriggerPublisher } from "./trigger-push.ts";
 import type { MemoryGovernor } from "../../src/http/memory-governor.ts";
+import type { Status } from "../../src/protocol/control-messages.ts";
 
 export interface Ingest {
   /** Ports of the embedded broker, when it runs (plain and TLS). */
@@ -70,6 +71,8 @@ export interface IngestDeps {
   shareGroup?: string;
   /** Collects garbage as batches arrive when memory is above --memory-target. */
   memory?: MemoryGovernor;
+  /** Agent upgrades (docs/fleet.md): told every status, and given the broker to publish orders on. */
+  upgrades?: { onStatus(tenant: string, feed: string, s: Status): void; attach(publish: (topic: string, payload: Uint8Array, retain: boolean) => Promise<void>): Promise<void> };
 }
 
 /**
@@ -131,6 +134,7 @@ export async function startIngest(values: OptionValues, deps: IngestDeps): Promi
     inventory: deps.inventory,
     alerting,
     onAgentOnline: triggers && ((tenant, feed) => void triggers.agentOnline(tenant, feed)),
+    onStatus: deps.upgrades && ((tenant, feed, s) => deps.upgrades!.onStatus(tenant, feed, s)),
     bus: deps.bus,
     valuePrecision: deps.valuePrecision,
     publish: (t, p) => transport.publish(t, p),
@@ -145,6 +149,7 @@ export async function startIngest(values: OptionValues, deps: IngestDeps): Promi
   const offRecovered = deps.health?.onRecovered(() => void handler.storageRecovered());
   await transport.start([kindFilter(prefix, "data"), kindFilter(prefix, "status"), kindFilter(prefix, "inventory"), kindFilter(prefix, "events")], (topic, payload) => void handler.handle(topic, payload));
   log.info("MQTT ingest started", { via: transport.description });
+  await deps.upgrades?.attach((t, p, r) => transport.publish(t, p, r));
   return {
     mqttPort: transport.port,
     mqttsPort: transport.tlsPort,

@@ -7,7 +7,7 @@ import { type ClockWindow, pointsOutsideWindow } from "../../src/protocol/clock-
 import type { Action, Alert, Event } from "../../src/alerts/model.ts";
 import { decodeEvents } from "../../src/protocol/events-messages.ts";
 import { decodeInventory, encodeInventoryAck, type InventoryAck } from "../../src/protocol/inventory-messages.ts";
-import { type AckKind, type BatchRef, decodeData, decodeStatus, encodeAck, ProtocolError } from "../../src/protocol/messages.ts";
+import { type AckKind, type BatchRef, decodeData, decodeStatus, encodeAck, ProtocolError, type Status } from "../../src/protocol/messages.ts";
 import { buildTopic, parseTopic, type TopicAddress } from "../../src/protocol/topics.ts";
 import type { PointsBus } from "../events/points-bus.ts";
 import type { Inventory } from "../inventory/context.ts";
@@ -30,6 +30,8 @@ export interface HandlerDeps {
   };
   /** Told when an agent announces itself online (the trigger push hooks in here). */
   onAgentOnline?: (tenant: string, feed: string) => void;
+  /** Told every valid status (its version and upgrade report: collector/fleet/). */
+  onStatus?: (tenant: string, feed: string, s: Status) => void;
   bus: PointsBus;
   /** --value-precision (write-points.ts). */
   valuePrecision?: number;
@@ -236,6 +238,7 @@ export class MessageHandler {
     } catch (e) {
       return this.reject(topic, e);
     }
+    this.d.onStatus?.(addr.tenant, addr.feed, s);
     const write = this.presence.record(addr.tenant, addr.feed, s, this.now());
     if (!write) return;
     try {
