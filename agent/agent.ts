@@ -44,6 +44,8 @@ import { OUTPOST_VERSION } from "../src/config/version.ts";
 import { LocalHistory } from "./history/local-history.ts";
 import { createAgentTelemetry } from "./telemetry.ts";
 import { storageFailure } from "../src/sqlite/storage-failure.ts";
+import { agentUpgrades } from "./upgrade/agent-upgrades.ts";
+import { startFromInstalled } from "./upgrade/launcher.ts";
 
 export interface Agent {
   tenant: string;
@@ -88,6 +90,8 @@ export async function startAgent(values: OptionValues, ctx?: ProgramContext): Pr
   const enc = createEncoder();
   const dec = createDecoder();
   const dataDir = ensureWritableDir(String(values["data-dir"] ?? "./agent-data"), "--data-dir", log);
+  // Before anything is opened: the binary a rollout installed takes over from here (docs/fleet.md).
+  startFromInstalled(dataDir, log);
   // A queue (appended, read once, deleted): a small page cache serves it; 16 MB would fill with
   // pages already sent when inputs buffer megabytes a minute.
   const db = openDatabase(join(dataDir, "buffer.db"), { synchronous: sync, cacheKiB: 2048 });
@@ -124,8 +128,18 @@ export async function startAgent(values: OptionValues, ctx?: ProgramContext): Pr
     },
   );
 
-  const topic = (kind: "data" | "ack" | "status" | "inventory" | "events" | "triggers") => buildTopic(prefix, { tenant, feed, kind });
-  const status = (state: "online" | "offline", at = Date.now()) => ({ topic: topic("status"), payload: encodeStatus(enc, { state, session: buffer.session, at }) });
+  const topic = (kind: "data" | "ack" | "status" | "inventory" | "events" | "triggers" | "upgrade") => buildTopic(prefix, { tenant, feed, kind });
+  // Stops everything the agent started; set once it all runs (an upgrade's hand-over stops it too).
+  let stopAgent = async () => {};
+  const upgrades = agentUpgrades({
+    ...{ values, dataDir, brokerUrl, password, dec, log },
+    reported: () => void (link.ready && link.publish(topic("status"), status("online").payload, true).catch(() => undefined)),
+    stopAgent: () => stopAgent(),
+  });
+  const status = (state: "online" | "offline", at = Date.now()) => ({
+    topic: topic("status"),
+    payload: encodeStatus(enc, { state, session: buffer.session, at, version: OUTPOST_VERSION, arch: process.arch, upgrade: upgrades.upgrader.report() }),
+  });
   // The ack topic carries the acks of points, of fired alerts and of the inventory.
   const routeAck = (payload: Uint8Array) => {
     const kind = messageKind(dec, payload);
@@ -149,7 +163,7 @@ export async function startAgent(values: OptionValues, ctx?: ProgramContext): Pr
       online: () => status("online"),
       subscriptions: [topic("ack")],
       // Without it the agent only misses local triggers; without acks nothing could be sent.
-      optionalSubscriptions: [topic("triggers")],
+      optionalSubscriptions: [topic("triggers"), topic("upgrade")],
       reconnectMinMs: Number(values["reconnect-min"] ?? 1000),
       reconnectMaxMs: Number(values["reconnect-max"] ?? 30_000),
       log: log.child("link"),
@@ -167,6 +181,7 @@ export async function startAgent(values: OptionValues, ctx?: ProgramContext): Pr
       },
       message: (t, payload) => {
         if (t === topic("triggers")) return local?.onTriggers(payload);
+        if (t === topic("upgrade")) return upgrades.upgrader.onOrder(payload);
         if (t === topic("ack")) routeAck(payload);
       },
     },
@@ -307,6 +322,7 @@ export async function startAgent(values: OptionValues, ctx?: ProgramContext): Pr
   const hostMonitoring = host;
 
   link.start();
+  upgrades.watch(() => link.ready, () => fw.lastAckAt);
   const ackWatch = watchAcks({
     waitingSince: () => fw.waitingSince(),
     lastAckAt: () => fw.lastAckAt,
@@ -355,27 +371,22 @@ export async function startAgent(values: OptionValues, ctx?: ProgramContext): Pr
   log.info("agent started", { tenant, feed, session: buffer.session, bufferedPoints: buffer.depth.points, listen: url, broker: brokerUrl });
 
   let stopped = false;
-  return {
-    tenant,
-    feed,
-    url,
-    log,
-    async stop() {
-      if (stopped) return;
-      stopped = true;
-      clearInterval(tick);
-      processMetrics.stop();
-      ackWatch.stop();
-      hostMonitoring.stop();
-      await inputs.stop();
-      // Writes in progress finish (their points are buffered) before the buffer closes.
-      if (server) await stopServer(server, 2000);
-      fw.close();
-      await link.stop(status("offline"));
-      await localAlerting.close();
-      buffer.close();
-      storage.close();
-      log.info("agent stopped", { bufferedPoints: buffer.depth.points });
-    },
+  stopAgent = async () => {
+    if (stopped) return;
+    stopped = true;
+    clearInterval(tick);
+    processMetrics.stop();
+    ackWatch.stop();
+    hostMonitoring.stop();
+    await inputs.stop();
+    // Writes in progress finish (their points are buffered) before the buffer closes.
+    if (server) await stopServer(server, 2000);
+    fw.close();
+    await link.stop(status("offline"));
+    await localAlerting.close();
+    buffer.close();
+    storage.close();
+    log.info("agent stopped", { bufferedPoints: buffer.depth.points });
   };
+  return { tenant, feed, url, log, stop: () => upgrades.stop(stopAgent) };
 }

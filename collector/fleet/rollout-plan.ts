@@ -47,14 +47,17 @@ export interface Step {
   order: string[];
 }
 
-/** What a report says of a target ordered to run `r.version`: its outcome, or undefined while it is not known. */
+/**
+ * What a report says of a target ordered to run `r.version`: its outcome, or undefined while it
+ * is not known. A new version on probation already reports its version, with its upgrade
+ * "installing": it has succeeded only once it reports "installed" (or no upgrade of this rollout).
+ */
 export function outcomeOf(r: RolloutRecord, report: AgentReport | undefined): { state: "succeeded" | "failed"; reason?: string } | undefined {
   if (!report) return undefined;
-  if (report.version === r.version) return { state: "succeeded" };
   const u = report.upgrade;
-  if (u && u.state === "failed" && u.version === r.version && (u.rollout === undefined || u.rollout === r.id)) {
-    return { state: "failed", reason: `${u.reason ?? "the upgrade failed"}${u.rolledBack ? " (rolled back)" : ""}` };
-  }
+  const mine = u !== undefined && u.version === r.version && (u.rollout === undefined || u.rollout === r.id);
+  if (mine && u.state === "failed") return { state: "failed", reason: `${u.reason ?? "the upgrade failed"}${u.rolledBack ? " (rolled back)" : ""}` };
+  if (report.version === r.version && (!mine || u.state === "installed")) return { state: "succeeded" };
   return undefined;
 }
 

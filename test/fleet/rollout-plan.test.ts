@@ -93,6 +93,15 @@ describe("rollout plan", () => {
     expect(step(r, new Map([["a", failed]]), 4).order).toEqual(["b", "c"]);
   });
 
+  it("waits for a new version on probation to say it is installed", () => {
+    let r = rollout(["a", "b"], 1, [100]);
+    r = apply(r, step(r, new Map(), 1));
+    const installing = report("a", "0.2.0", { upgrade: { state: "installing", version: "0.2.0", rollout: "r1", at: 2 } });
+    expect(step(r, new Map([["a", installing]]), 3).targets).toEqual([]);
+    const installed = report("a", "0.2.0", { upgrade: { state: "installed", version: "0.2.0", rollout: "r1", at: 4 } });
+    expect(step(r, new Map([["a", installed]]), 5).targets[0]?.change.state).toBe("succeeded");
+  });
+
   it("fails an ordered feed with no outcome within the timeout, only while running", () => {
     let r = rollout(["a", "b"], 1, [100], { timeoutMs: 1000 });
     r = apply(r, step(r, new Map(), 0));
