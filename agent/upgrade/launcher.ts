@@ -5,9 +5,9 @@ import { binaryPaths, isCompiled, programArgs } from "./paths.ts";
 import { readUpgradeState, updateAttempt, writeUpgradeState } from "./state.ts";
 
 /** Set for the new binary a guard starts on probation (guard.ts). */
-export const PROBATION_ENV = "OUTPOST_AGENT_UPGRADE_PROBATION";
+export const PROBATION_ENV = "OUTPOST_UPGRADE_PROBATION";
 /** Set by the binary that was started (the package's) when it hands over: its version. */
-export const LAUNCHER_ENV = "OUTPOST_AGENT_LAUNCHER_VERSION";
+export const LAUNCHER_ENV = "OUTPOST_UPGRADE_LAUNCHER";
 
 /** The version of the binary that was started (this one, or the one that handed over to it). */
 export function launcherVersion(): string {

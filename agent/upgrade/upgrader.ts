@@ -133,7 +133,8 @@ export class Upgrader {
         rmSync(p.download, { force: true });
         return this.failed(o, `refused: ${problem}`);
       }
-      chmodSync(p.download, 0o755);
+      // Executable by the agent's user only: the data folder stays private.
+      chmodSync(p.download, 0o700);
       renameSync(p.download, p.next);
       const last = readUpgradeState(this.d.dataDir).last;
       const interruptions = last?.rollout === o.rollout && last.state === "interrupted" ? last.interruptions : undefined;
