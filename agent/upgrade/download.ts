@@ -14,6 +14,9 @@ export interface DownloadAccess {
   caFile?: string;
 }
 
+/** A download that trying again would not mend (a refusal, more bytes than ordered). */
+export class DownloadRefused extends Error {}
+
 /** Where the binary of `arch` is, from the order and how this agent reaches the collector. */
 export function downloadUrl(order: UpgradeOrder, arch: ReleaseArch, a: DownloadAccess): string {
   const path = `${order.download.replace(/\/+$/, "")}/${arch}`;
@@ -39,7 +42,8 @@ export async function download(url: string, dest: string, expectedSize: number, 
     try {
       msg = (JSON.parse(text) as { errorMsg?: string }).errorMsg ?? msg;
     } catch {}
-    throw new Error(`the download from ${url} was answered ${res.status}${msg ? `: ${msg}` : ""}`);
+    const e = `the download from ${url} was answered ${res.status}${msg ? `: ${msg}` : ""}`;
+    throw res.status >= 400 && res.status < 500 && res.status !== 408 && res.status !== 429 ? new DownloadRefused(e) : new Error(e);
   }
   rmSync(dest, { force: true });
   const fd = openSync(dest, "wx", 0o600);
@@ -48,7 +52,7 @@ export async function download(url: string, dest: string, expectedSize: number, 
   try {
     for await (const chunk of res.body) {
       size += chunk.length;
-      if (size > expectedSize) throw new Error(`the download is larger than the ${expectedSize} bytes ordered`);
+      if (size > expectedSize) throw new DownloadRefused(`the download is larger than the ${expectedSize} bytes ordered`);
       writeSync(fd, chunk);
       hash.update(chunk);
     }

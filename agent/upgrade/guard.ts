@@ -12,6 +12,8 @@ export interface GuardPlan {
   /** How long it gets to stop when told (its --shutdown-timeout). */
   stopMs: number;
   log: Logger;
+  /** Replaces this process with `binary` (the default); tests watch it instead. */
+  restart?: (binary: string) => void;
 }
 
 export interface Guard {
@@ -55,10 +57,12 @@ export function startGuard(plan: GuardPlan): Guard {
     await child.exited;
     clearTimeout(killed);
   };
-  const restart = (binary: string) => {
-    log.info("upgrade: re-executing", { binary });
-    process.execve!(binary, [binary, ...programArgs()], withoutProbation());
-  };
+  const restart =
+    plan.restart ??
+    ((binary: string) => {
+      log.info("upgrade: re-executing", { binary });
+      process.execve!(binary, [binary, ...programArgs()], withoutProbation());
+    });
   const fail = async (reason: string) => {
     ending = true;
     await stopChild();

@@ -7,7 +7,7 @@ import { ProtocolError } from "../../src/protocol/envelope.ts";
 import { decodeUpgradeOrder, type UpgradeOrder, type UpgradeReport } from "../../src/protocol/upgrade-messages.ts";
 import { isReleaseArch, verifyRelease } from "../../src/release/signature.ts";
 import { compareVersions } from "../../src/release/version.ts";
-import { type DownloadAccess, download, downloadUrl } from "./download.ts";
+import { type DownloadAccess, DownloadRefused, download, downloadUrl } from "./download.ts";
 import { binaryPaths, isCompiled } from "./paths.ts";
 import { type Attempt, readUpgradeState, writeUpgradeState } from "./state.ts";
 
@@ -26,6 +26,8 @@ export interface UpgraderDeps {
   reported(): void;
   /** Stop this agent and run the new binary on probation (guard.ts). */
   handOver(o: { version: string; deadlineMs: number }): Promise<void>;
+  /** Whether this is a single-file binary (paths.ts); tests of the order handling say yes. */
+  compiled?: boolean;
 }
 
 /** The report of an attempt, as the status carries it (OpAMP's package status, docs/fleet.md). */
@@ -85,7 +87,7 @@ export class Upgrader {
     const last = readUpgradeState(this.d.dataDir).last;
     if (last?.rollout === o.rollout && last.version === o.version && (last.state === "failed" || last.state === "installed")) return null;
     if (!this.d.publicKey) return "no --release-public-key is pinned: this agent takes no upgrade";
-    if (!isCompiled()) return "this agent runs from source, not as a single-file binary: an upgrade replaces a binary";
+    if (!(this.d.compiled ?? isCompiled())) return "this agent runs from source, not as a single-file binary: an upgrade replaces a binary";
     if (!isReleaseArch(this.arch)) return `no release is made for ${this.arch}`;
     if (!o.binaries[this.arch]) return `release ${o.version} has no ${this.arch} binary`;
     try {
@@ -115,7 +117,7 @@ export class Upgrader {
         try {
           got = await download(url, p.download, b.size, this.d.access, abort.signal);
         } catch (e) {
-          if (abort.signal.aborted || attempt >= DOWNLOAD_TRIES) throw e;
+          if (abort.signal.aborted || e instanceof DownloadRefused || attempt >= DOWNLOAD_TRIES) throw e;
           this.d.log.warn("upgrade download failed; trying again", { attempt, err: (e as Error).message });
           await Bun.sleep(2000 * attempt);
         }

@@ -43,6 +43,9 @@ function compile(version: string, entry?: string): string {
   return out;
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: the interface's JSON, walked by the assertions
+type Json = any;
+
 async function api(path: string, init: RequestInit = {}): Promise<Response> {
   return fetch(`${collectorUrl}${path}`, { ...init, headers: { Authorization: admin, "Svc-Tenant": TENANT, "Content-Type": "application/json", ...(init.headers ?? {}) } });
 }
@@ -54,15 +57,17 @@ async function release(version: string, binary: string): Promise<void> {
   expect(res.status, await res.clone().text()).toBe(201);
 }
 
-// biome-ignore lint/suspicious/noExplicitAny: the interface's JSON, walked by the assertions
-type Json = any;
-const upgrades = async (): Promise<Json[]> => ((await api("/svc/fleet/upgrades")).status === 200 ? (await api("/svc/fleet/upgrades")).json() : []);
+const json = async (res: Response): Promise<Json> => res.json();
+async function upgrades(): Promise<Json[]> {
+  const res = await api("/svc/fleet/upgrades");
+  return res.status === 200 ? json(res) : [];
+}
 const versions = async () => Object.fromEntries((await upgrades()).map((u) => [u.feed, u.version]));
 
 async function rolloutUntil(id: string, state: string, timeoutMs: number): Promise<Json> {
   try {
     return await waitFor(`rollout ${id} ${state}`, async () => {
-      const r = await (await api(`/svc/fleet/rollouts/${id}`)).json();
+      const r = await json(await api(`/svc/fleet/rollouts/${id}`));
       return r.state === state ? r : undefined;
     }, timeoutMs, 250);
   } catch (e) {
@@ -171,7 +176,7 @@ describe("signed upgrades with real processes", () => {
     for (const [f, a] of agents) pids.set(f, a.proc.pid);
     const res = await api("/svc/fleet/rollouts", { method: "POST", body: JSON.stringify({ version: V2, canary: 1, batches: [50, 100], deadline: "1mn" }) });
     expect(res.status).toBe(201);
-    const r = await rolloutUntil((await res.json()).id, "completed", 150_000);
+    const r = await rolloutUntil((await json(res)).id, "completed", 150_000);
     expect(r.targets.map((t: Json) => `${t.feed}:${t.batch}:${t.state}`)).toEqual(["f1:0:succeeded", "f2:1:succeeded", "f3:1:succeeded", "f4:2:succeeded", "f5:2:succeeded"]);
     // Each batch began once the one before had succeeded.
     const at = (f: string) => r.targets.find((t: Json) => t.feed === f).at;
@@ -189,10 +194,10 @@ describe("signed upgrades with real processes", () => {
 
   it("a downgrade needs force; forced, the old version takes the newer one's buffer over", async () => {
     const refused = await api("/svc/fleet/rollouts", { method: "POST", body: JSON.stringify({ version: V1, feeds: ["f5"] }) });
-    expect([refused.status, (await refused.json()).errorMsg]).toEqual([409, `f5 (${V2}) runs a newer version than ${V1}: a downgrade needs "force": true`]);
+    expect([refused.status, (await json(refused)).errorMsg]).toEqual([409, `f5 (${V2}) runs a newer version than ${V1}: a downgrade needs "force": true`]);
     const res = await api("/svc/fleet/rollouts", { method: "POST", body: JSON.stringify({ version: V1, feeds: ["f5"], force: true, deadline: "1mn" }) });
     expect(res.status).toBe(201);
-    await rolloutUntil((await res.json()).id, "completed", 60_000);
+    await rolloutUntil((await json(res)).id, "completed", 60_000);
     expect((await versions()).f5).toBe(V1);
     // The version it replaced is kept beside it.
     expect(run([join(agents.get("f5")!.dataDir, "bin/outpost-agent.previous"), "--version"])).toMatch(new RegExp(`^outpost-agent ${V2.replaceAll(".", "\\.")} `));
@@ -202,7 +207,7 @@ describe("signed upgrades with real processes", () => {
     const canaryPid = agents.get("f1")!.proc.pid;
     const res = await api("/svc/fleet/rollouts", { method: "POST", body: JSON.stringify({ version: BROKEN, canary: 1, batches: [100], deadline: "1mn" }) });
     expect(res.status).toBe(201);
-    const r = await rolloutUntil((await res.json()).id, "paused", 60_000);
+    const r = await rolloutUntil((await json(res)).id, "paused", 60_000);
     expect(r.reason).toMatch(/^f1 failed: the new version exited with code 3 [\d.]+ s after it started, before a batch was acknowledged \(rolled back\)$/);
     expect(r.targets.map((t: Json) => `${t.feed}:${t.state}`)).toEqual(["f1:failed", "f2:pending", "f3:pending", "f4:pending", "f5:pending"]);
     const f1 = (await upgrades()).find((u) => u.feed === "f1");
