@@ -10,6 +10,7 @@ import { AlertsPage } from "./pages/alerts-page.tsx";
 import { FleetPage, prefetchFleet } from "./pages/fleet.tsx";
 import { InventoryPage } from "./pages/inventory.tsx";
 import { MetricsPage } from "./pages/metrics.tsx";
+import { RolloutsPage } from "./pages/rollouts.tsx";
 import { href, parseHash, type Route, setTenantInUrl, tenantInUrl, useRoute } from "./router.ts";
 import { applyTheme, storedTheme } from "./theme.ts";
 
@@ -139,6 +140,8 @@ function Shell({ api, session, onLogout }: { api: Api; session: SessionInfo; onL
           ) : (
             <div class="card empty">This login holds no tenant.</div>
           )
+        ) : page === "fleet" && route.path[1] === "rollouts" ? (
+          <RolloutsPage key={tenant} route={route} />
         ) : page === "fleet" ? (
           <FleetPage key={tenant} route={route} />
         ) : page === "metrics" ? (

@@ -12,6 +12,8 @@ import { ago, count, dateTime, duration, number } from "../format.ts";
 import { usePolling, useNow } from "../hooks.ts";
 import { href, navigate, type Route } from "../router.ts";
 import { type FeedSummary, type FleetSortKey, filterFeeds, fleetTotals, sortFeeds, type StatusFilter, stateOf } from "./fleet-model.ts";
+import { FleetTabs, UpgradeCell, useFeedUpgrades } from "./fleet-upgrades.tsx";
+import type { FeedUpgrade } from "./rollouts-model.ts";
 
 /** How often the fleet is read again: about the agents' default collection tick. */
 export const FLEET_REFRESH_MS = 5000;
@@ -34,7 +36,7 @@ const STATUS_FILTERS: { id: StatusFilter; label: string }[] = [
   { id: "unknown", label: "Unknown" },
 ];
 
-const FeedRow = memo(function FeedRow({ f, now, index }: { f: FeedSummary; now: number; index: number }) {
+const FeedRow = memo(function FeedRow({ f, now, index, upgrade }: { f: FeedSummary; now: number; index: number; upgrade?: FeedUpgrade }) {
   const state = stateOf(f);
   const late = state === "up" && f.lastData !== undefined && now - f.lastData > LATE_MS;
   const oldest = f.buffer?.oldest;
@@ -56,7 +58,10 @@ const FeedRow = memo(function FeedRow({ f, now, index }: { f: FeedSummary; now: 
       <td class={`nowrap${late ? " warn" : ""}`} title={dateTime(f.lastData)}>
         {ago(f.lastData, now)}
       </td>
-      <td class="nowrap">{f.agentVersion ?? <span class="faint">—</span>}</td>
+      <td class="nowrap">{upgrade?.version ?? f.agentVersion ?? <span class="faint">—</span>}</td>
+      <td class="nowrap">
+        <UpgradeCell u={upgrade} />
+      </td>
       <td class="num" title={f.buffer ? `as reported ${dateTime(f.buffer.at)}` : undefined}>
         {f.buffer ? <span class={f.buffer.points > 0 ? "strong" : "muted"}>{count(f.buffer.points)}</span> : <span class="faint">—</span>}
       </td>
@@ -90,6 +95,7 @@ export function FleetPage({ route }: { route: Route }) {
   const [sort, setSort] = useState<{ key: FleetSortKey; dir: "asc" | "desc" }>({ key: "status", dir: "asc" });
   const now = useNow(5000);
   const body = useRef<HTMLTableSectionElement>(null);
+  const upgrades = useFeedUpgrades();
 
   const error = usePolling(
     async (signal) => {
@@ -119,6 +125,7 @@ export function FleetPage({ route }: { route: Route }) {
           {updated === undefined ? "Loading…" : `Live · updated ${ago(updated, now)}`}
         </span>
       </div>
+      <FleetTabs on="feeds" />
       {error ? <div class="banner error">Could not read the fleet: {error}</div> : null}
       <div class="kpis">
         <div class="card kpi">
@@ -170,6 +177,7 @@ export function FleetPage({ route }: { route: Route }) {
             <col style={{ width: "144px" }} />
             <col style={{ width: "144px" }} />
             <col style={{ width: "92px" }} />
+            <col style={{ width: "168px" }} />
             <col style={{ width: "104px" }} />
             <col style={{ width: "136px" }} />
             <col style={{ width: "84px" }} />
@@ -192,6 +200,7 @@ export function FleetPage({ route }: { route: Route }) {
               <SortHeader id="version" sort={sort} onSort={onSort}>
                 Agent
               </SortHeader>
+              <th scope="col">Upgrade</th>
               <SortHeader id="buffer" sort={sort} onSort={onSort} numeric>
                 Buffered
               </SortHeader>
@@ -209,15 +218,15 @@ export function FleetPage({ route }: { route: Route }) {
           <tbody ref={body}>
             {start > 0 ? (
               <tr class="spacer">
-                <td colSpan={9} style={{ height: `${start * ROW_HEIGHT}px` }} />
+                <td colSpan={10} style={{ height: `${start * ROW_HEIGHT}px` }} />
               </tr>
             ) : null}
             {shown.slice(start, end).map((f, i) => (
-              <FeedRow key={f.feed} f={f} now={now} index={start + i} />
+              <FeedRow key={f.feed} f={f} now={now} index={start + i} upgrade={upgrades.get(f.feed)} />
             ))}
             {end < shown.length ? (
               <tr class="spacer">
-                <td colSpan={9} style={{ height: `${(shown.length - end) * ROW_HEIGHT}px` }} />
+                <td colSpan={10} style={{ height: `${(shown.length - end) * ROW_HEIGHT}px` }} />
               </tr>
             ) : null}
           </tbody>
