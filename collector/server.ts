@@ -330,6 +330,6 @@ async function openSharedStorage(values: OptionValues, log: Logger, dataDir: str
   const url = readSecretOption(values, "database-url");
   if (url === undefined) return undefined;
   const pg = await openPostgresStorage(url, log.child("postgres"));
-  log.info("metrics, alerts, inventory and forecasting are stored in PostgreSQL", { database: pg.where, dataDir });
+  log.info("metrics, alerts, inventory, forecasting and agent releases are stored in PostgreSQL", { database: pg.where, dataDir });
   return pg;
 }

@@ -35,7 +35,11 @@ export async function download(url: string, dest: string, expectedSize: number, 
   const headers: Record<string, string> = {};
   if (a.username !== undefined) headers.Authorization = `Basic ${Buffer.from(`${a.username}:${a.password ?? ""}`).toString("base64")}`;
   const tls = url.startsWith("https:") && a.caFile ? { tls: { ca: readFileSync(a.caFile, "utf8") } } : {};
-  const res = await fetch(url, { headers, signal, ...tls });
+  const res = await fetch(url, { headers, signal, ...tls }).catch((e: Error & { code?: string }) => {
+    // A certificate not trusted stays so however often it is tried.
+    if (e.code && /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ALTNAME/.test(e.code)) throw new DownloadRefused(`the collector's certificate is not trusted (${e.code}): give its CA with --ca-file`);
+    throw e;
+  });
   if (!res.ok || !res.body) {
     const text = await res.text().catch(() => "");
     let msg = text.slice(0, 200);

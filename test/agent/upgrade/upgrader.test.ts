@@ -16,6 +16,7 @@ import { createDecoder, createEncoder } from "../../../src/protocol/cbor.ts";
 import { encodeUpgradeOrder, type UpgradeOrder } from "../../../src/protocol/upgrade-messages.ts";
 import { signRelease } from "../../../src/release/signature.ts";
 import { waitFor } from "../../helpers/ports.ts";
+import { createTestCa } from "../../helpers/tls.ts";
 
 const keys = generateKeyPairSync("ed25519");
 const other = generateKeyPairSync("ed25519");
@@ -61,7 +62,7 @@ function order(o: Partial<UpgradeOrder> = {}, signedBy = keys.privateKey): Upgra
   };
 }
 
-function agent(o: { publicKey?: boolean } = {}) {
+function agent(o: { publicKey?: boolean; caFile?: string } = {}) {
   const dataDir = mkdtempSync(join(tmpdir(), "outpost-upgrader-"));
   dirs.push(dataDir);
   const handOvers: { version: string; deadlineMs: number }[] = [];
@@ -69,7 +70,7 @@ function agent(o: { publicKey?: boolean } = {}) {
   const u = new Upgrader({
     dataDir,
     publicKey: o.publicKey === false ? undefined : keys.publicKey,
-    access: { brokerUrl: "mqtt://127.0.0.1:1883", username: "web-1", password: "pw" },
+    access: { brokerUrl: "mqtt://127.0.0.1:1883", username: "web-1", password: "pw", caFile: o.caFile },
     dec: createDecoder(),
     log: createLogger("silent"),
     reported: () => reports++,
@@ -124,6 +125,27 @@ describe("upgrade orders on the agent", () => {
       expect(a.reports()).toBeGreaterThan(0);
     });
   }
+
+  it("downloads over HTTPS, trusting the --ca-file it trusts for the broker", async () => {
+    const ca = createTestCa();
+    const { certFile, keyFile } = ca.issue("collector", { cn: "127.0.0.1", server: true });
+    const https = Bun.serve({ port: 0, hostname: "127.0.0.1", tls: { cert: Bun.file(certFile), key: Bun.file(keyFile) }, fetch: () => new Response(binary) });
+    try {
+      const trusting = agent({ caFile: ca.caFile });
+      trusting.send(order({ httpPort: https.port, tls: true }));
+      await settled(trusting);
+      expect(trusting.handOvers.map((h) => h.version)).toEqual([version]);
+      // Without the CA the collector's certificate is not trusted: nothing is run.
+      const other = agent();
+      other.send(order({ httpPort: https.port, tls: true }));
+      await waitFor("the refusal", () => (other.u.report()?.state === "failed" ? true : undefined), 20_000, 50);
+      expect(other.u.report()?.reason).toMatch(/^the download failed: the collector's certificate is not trusted \(\w+\): give its CA with --ca-file$/);
+      expect(other.handOvers).toEqual([]);
+    } finally {
+      https.stop(true);
+      rmSync(ca.dir, { recursive: true, force: true });
+    }
+  }, 30_000);
 
   it("takes a forced downgrade", async () => {
     const a = agent();
