@@ -48,9 +48,13 @@ export function startGuard(plan: GuardPlan): Guard {
     exit = child.signalCode ? `was killed by ${child.signalCode}` : `exited with code ${code}`;
   });
   log.info("upgrade: the new version runs on probation", { version: plan.version, pid: child.pid, deadlineSeconds: plan.deadlineMs / 1000 });
+  // A reload asked of the agent (systemctl reload) is the running version's to do.
+  const forwardHup = () => child.kill("SIGHUP");
+  process.on("SIGHUP", forwardHup);
   let ending = false;
 
   const stopChild = async () => {
+    process.off("SIGHUP", forwardHup);
     if (exit !== undefined) return;
     child.kill("SIGTERM");
     const killed = setTimeout(() => child.kill("SIGKILL"), plan.stopMs);
