@@ -8,6 +8,7 @@ const POSTGRES_SUITES = [
   ...["fleet", "fleet-management", "null-as-absent", "conventions", "operations-triggers", "value-precision"].map((f) => `test/collector/${f}.test.ts`),
   "test/collector/metrics/*.test.ts",
   ...["ingest", "query-api"].map((f) => `test/collector/prometheus/${f}.test.ts`),
+  "test/fleet/upgrades-api.test.ts",
 ];
 
 export default defineConfig({

@@ -46,6 +46,8 @@ import { createAgentTelemetry } from "./telemetry.ts";
 import { storageFailure } from "../src/sqlite/storage-failure.ts";
 import { openAgentFleet } from "./fleet/agent-fleet.ts";
 import { registerLiveParts } from "./live-parts.ts";
+import { agentUpgrades } from "./upgrade/agent-upgrades.ts";
+import { startFromInstalled } from "./upgrade/launcher.ts";
 
 export interface Agent {
   tenant: string;
@@ -90,6 +92,8 @@ export async function startAgent(values: OptionValues, ctx?: ProgramContext): Pr
   const enc = createEncoder();
   const dec = createDecoder();
   const dataDir = ensureWritableDir(String(values["data-dir"] ?? "./agent-data"), "--data-dir", log);
+  // Before anything is opened: the binary a rollout installed takes over from here (docs/fleet.md).
+  startFromInstalled(dataDir, log);
   // Identity and the remote configuration last run, before anything starts from the options.
   const fleet = openAgentFleet({ values, tenant, feed, dataDir, ctx, log });
   values = fleet.values;
@@ -130,10 +134,25 @@ export async function startAgent(values: OptionValues, ctx?: ProgramContext): Pr
     },
   );
 
-  const topic = (kind: "data" | "ack" | "status" | "inventory" | "events" | "triggers" | "config" | "config-status") => buildTopic(prefix, { tenant, feed, kind });
+  const topic = (kind: "data" | "ack" | "status" | "inventory" | "events" | "triggers" | "config" | "config-status" | "upgrade") => buildTopic(prefix, { tenant, feed, kind });
+  // Stops everything the agent started; set once it all runs (an upgrade's hand-over stops it too).
+  let stopAgent = async () => {};
+  const upgrades = agentUpgrades({
+    ...{ values, dataDir, brokerUrl, password, dec, log },
+    reported: () => void (link.ready && link.publish(topic("status"), status("online").payload, true).catch(() => undefined)),
+    stopAgent: () => stopAgent(),
+  });
   const status = (state: "online" | "offline", at = Date.now()) => ({
     topic: topic("status"),
-    payload: encodeStatus(enc, { state, session: buffer.session, at, ...fleet.statusFields(state, buffer.session, at) }),
+    payload: encodeStatus(enc, {
+      state,
+      session: buffer.session,
+      at,
+      ...fleet.statusFields(state, buffer.session, at),
+      version: OUTPOST_VERSION,
+      arch: process.arch,
+      upgrade: upgrades.upgrader.report(),
+    }),
   });
   // The ack topic carries the acks of points, of fired alerts and of the inventory, and claim answers.
   const routeAck = (payload: Uint8Array) => {
@@ -163,8 +182,8 @@ export async function startAgent(values: OptionValues, ctx?: ProgramContext): Pr
       will: status("offline"),
       online: () => status("online"),
       subscriptions: [topic("ack")],
-      // Without them the agent only misses local triggers and remote configuration; without acks nothing could be sent.
-      optionalSubscriptions: [topic("triggers"), topic("config")],
+      // Without them the agent only misses local triggers, remote configuration and upgrades; without acks nothing could be sent.
+      optionalSubscriptions: [topic("triggers"), topic("config"), topic("upgrade")],
       reconnectMinMs: Number(values["reconnect-min"] ?? 1000),
       reconnectMaxMs: Number(values["reconnect-max"] ?? 30_000),
       log: log.child("link"),
@@ -184,6 +203,7 @@ export async function startAgent(values: OptionValues, ctx?: ProgramContext): Pr
       message: (t, payload) => {
         if (t === topic("triggers")) return local?.onTriggers(payload);
         if (t === topic("config")) return void claims?.remote.onMessage(payload);
+        if (t === topic("upgrade")) return upgrades.upgrader.onOrder(payload);
         if (t === topic("ack")) routeAck(payload);
       },
     },
@@ -343,6 +363,7 @@ export async function startAgent(values: OptionValues, ctx?: ProgramContext): Pr
   const hostMonitoring = host;
 
   link.start();
+  upgrades.watch(() => link.ready, () => fw.lastAckAt);
   const ackWatch = watchAcks({
     waitingSince: () => fw.waitingSince(),
     lastAckAt: () => fw.lastAckAt,
@@ -385,27 +406,22 @@ export async function startAgent(values: OptionValues, ctx?: ProgramContext): Pr
   log.info("agent started", { tenant, feed, session: buffer.session, bufferedPoints: buffer.depth.points, listen: url, broker: brokerUrl });
 
   let stopped = false;
-  return {
-    tenant,
-    feed,
-    url,
-    log,
-    async stop() {
-      if (stopped) return;
-      stopped = true;
-      clearInterval(tick);
-      processMetrics.stop();
-      ackWatch.stop();
-      hostMonitoring.stop();
-      await inputs.stop();
-      // Writes in progress finish (their points are buffered) before the buffer closes.
-      if (server) await stopServer(server, 2000);
-      fw.close();
-      await link.stop(status("offline"));
-      await localAlerting.close();
-      buffer.close();
-      storage.close();
-      log.info("agent stopped", { bufferedPoints: buffer.depth.points });
-    },
+  stopAgent = async () => {
+    if (stopped) return;
+    stopped = true;
+    clearInterval(tick);
+    processMetrics.stop();
+    ackWatch.stop();
+    hostMonitoring.stop();
+    await inputs.stop();
+    // Writes in progress finish (their points are buffered) before the buffer closes.
+    if (server) await stopServer(server, 2000);
+    fw.close();
+    await link.stop(status("offline"));
+    await localAlerting.close();
+    buffer.close();
+    storage.close();
+    log.info("agent stopped", { bufferedPoints: buffer.depth.points });
   };
+  return { tenant, feed, url, log, stop: () => upgrades.stop(stopAgent) };
 }

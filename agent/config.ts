@@ -10,6 +10,8 @@ import { isLoopbackHost } from "../src/net/loopback.ts";
 import { parseBrokerUrl } from "../src/protocol/broker-url.ts";
 import { topicPrefixProblem } from "../src/protocol/topics.ts";
 import { hostMetricOptions } from "./inputs/host/options.ts";
+import { upgradeOptions } from "./upgrade/options.ts";
+import { releasePublicKeyOf } from "../src/release/key-option.ts";
 
 export const AGENT_ENV_PREFIX = "OUTPOST_AGENT";
 
@@ -30,6 +32,7 @@ export const agentOptions: OptionSpec[] = [
   { name: "ca-file", kind: "string", help: "PEM CA certificate(s) that sign the broker's certificate (mqtts://); default: the system's CAs" },
   { name: "cert-file", kind: "string", help: "PEM client certificate presented to the broker (mqtts://), when it requires one" },
   { name: "key-file", kind: "string", help: "PEM private key of --cert-file" },
+  ...upgradeOptions,
   { name: "data-dir", kind: "string", default: "./agent-data", help: "folder of the SQLite buffer; one buffer belongs to one tenant and feed" },
   { name: "interval", kind: "duration", min: 100, max: DAY, default: "10s", help: "collection tick: the agent's own metrics are buffered and the buffer limits enforced at this period" },
   { name: "listen", kind: "string", default: "127.0.0.1:8181", help: "host:port of the local API (writes, reads of the local history, the on-site console, /metrics); empty disables it; another than loopback needs an api-token (or --insecure)" },
@@ -127,6 +130,7 @@ export function validateAgentOptions(values: OptionValues): void {
   }
   parseTags((values.tags as string[] | undefined) ?? []);
   pinnedOptions(values);
+  releasePublicKeyOf(values);
   if (Number(values["reconnect-min"] ?? 1000) > Number(values["reconnect-max"] ?? 30_000)) {
     throw new OptionError("--reconnect-min must not be longer than --reconnect-max");
   }

@@ -1,3 +1,4 @@
+import { releaseKeyOption, releasePublicKeyOf } from "../src/release/key-option.ts";
 import { bodyPaceOptions } from "../src/http/body-limit.ts";
 import { OptionError, type OptionSpec, type OptionValues, PORT_RANGE } from "../src/config/options.ts";
 import type { ProgramIdentity } from "../src/config/run-program.ts";
@@ -228,6 +229,9 @@ export const collectorOptions: OptionSpec[] = [
     default: [],
     help: "request headers browsers may send beyond origin, accept, content-type, hawkular-tenant, svc-tenant, authorization and hawkular-admin-token",
   },
+  releaseKeyOption(
+    "public half of the release key (`collector auth release-key` prints it: ed25519:…), or a PEM file of it: agent releases uploaded to the fleet interface must be signed with it (docs/fleet.md, \"Upgrades\"); none: no release is taken",
+  ),
   {
     name: "agent-credentials",
     kind: "list",
@@ -270,6 +274,7 @@ export function validateCollectorOptions(values: OptionValues): void {
   const retention = Number(values["default-retention"] ?? 7 * DAY);
   if (retention % DAY !== 0) throw new OptionError(`--default-retention must be whole days (e.g. ${Math.max(1, Math.round(retention / DAY))}d)`);
   rollupTiersOf(values);
+  releasePublicKeyOf(values);
 }
 
 /** The configured rollup tiers (--rollup-tiers); a mistake is refused in one line. */

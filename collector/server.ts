@@ -22,6 +22,7 @@ import { createAlertsApp } from "./http/alerts/app.ts";
 import { createConsoleApp } from "./http/console/app.ts";
 import { createDataminingApp } from "./http/datamining/app.ts";
 import { createFleetApp } from "./http/fleet/app.ts";
+import { startUpgrades } from "./fleet/start.ts";
 import { createInfluxApp, INFLUX_PREFIXES } from "./http/influx/app.ts";
 import { createOtlpApp, OTLP_PREFIXES } from "./http/otlp/app.ts";
 import { createInventoryApp } from "./http/inventory/app.ts";
@@ -186,6 +187,8 @@ async function startServices(values: OptionValues, ctx: ProgramContext | undefin
   const fleetStore = pg ? new PostgresFleetStore({ sql: pg.sql, health }) : new SqliteFleetStore({ dataDir, synchronous, log: log.child("fleet"), health });
   closers.push(() => fleetStore.close());
   const fleet = createFleetServices(fleetStore, log.child("fleet"));
+  const upgrades = startUpgrades({ values, dataDir, sql: pg?.sql, synchronous, health, log });
+  closers.push(() => upgrades.close());
 
   const inventory = { store: inventoryStore, events: inventoryEvents };
   // Closed after the HTTP server stops (closers run in reverse): requests in flight fall back to the main thread.
@@ -197,7 +200,7 @@ async function startServices(values: OptionValues, ctx: ProgramContext | undefin
     datamining: createDataminingApp({ forecasting: forecasting.service }),
     inventory: createInventoryApp({ inventory, log }),
     alerts: createAlertsApp({ alerting: alerting.service, heartbeatMs: Number(values["watch-heartbeat"] ?? 10_000), version: VERSION }),
-    fleet: createFleetApp({ metrics: metricsStore, inventory: inventoryStore, fleet }),
+    fleet: createFleetApp({ metrics: metricsStore, inventory: inventoryStore, fleet, upgrades }),
   };
 
   const telemetry = new Telemetry();
@@ -265,6 +268,7 @@ async function startServices(values: OptionValues, ctx: ProgramContext | undefin
     log,
   });
   closers.push(() => server.stop());
+  upgrades.setDownloadPlace({ httpPort: server.port, tls: security.tls !== undefined });
   log.info("data folder", { dataDir });
 
   await metricsStore.open();
@@ -290,6 +294,7 @@ async function startServices(values: OptionValues, ctx: ProgramContext | undefin
     shareGroup: pg ? SHARE_GROUP : undefined,
     portFallback: ctx?.origin["mqtt-port"] === "default",
     memory,
+    upgrades,
   });
   if (ingest) {
     closers.push(() => ingest.close());
@@ -332,6 +337,6 @@ async function openSharedStorage(values: OptionValues, log: Logger, dataDir: str
   const url = readSecretOption(values, "database-url");
   if (url === undefined) return undefined;
   const pg = await openPostgresStorage(url, log.child("postgres"));
-  log.info("metrics, alerts, inventory and forecasting are stored in PostgreSQL", { database: pg.where, dataDir });
+  log.info("metrics, alerts, inventory, forecasting and agent releases are stored in PostgreSQL", { database: pg.where, dataDir });
   return pg;
 }

@@ -25,7 +25,8 @@ const DDL = [
   "CREATE INDEX IF NOT EXISTS runs_state ON runs (state, reported)",
 ];
 
-export const ACTIONS_DB: DatabaseSchema = { name: "actions.db", migrations: [baseline("local action runs", DDL)] };
+/** With a floor, as the buffers have (agent/buffer/schema.ts): an agent put back by a rollback keeps using it. */
+export const ACTIONS_DB: DatabaseSchema = { name: "actions.db", floor: true, migrations: [baseline("local action runs", DDL)] };
 
 export interface PlannedRun {
   id: string;

@@ -20,7 +20,7 @@ export class HistoryWindow {
   ) {
     this.totals = new RowTotals(db, "kept");
     this.q = {
-      move: db.query<{ n: number; bytes: number }, [number, number]>("INSERT INTO kept SELECT * FROM chunks WHERE id BETWEEN ? AND ? RETURNING n, bytes"),
+      move: db.query<{ n: number; bytes: number }, [number, number]>("INSERT INTO kept (id, enq, fmt, n, bytes, body) SELECT id, enq, fmt, n, bytes, body FROM chunks WHERE id BETWEEN ? AND ? RETURNING n, bytes"),
       remove: db.query<null, [number, number]>("DELETE FROM chunks WHERE id BETWEEN ? AND ?"),
       oldest: db.query<{ id: number; enq: number; n: number; bytes: number }, [number]>("SELECT id, enq, n, bytes FROM kept ORDER BY id LIMIT ?"),
       removeOne: db.query<null, [number]>("DELETE FROM kept WHERE id = ?"),

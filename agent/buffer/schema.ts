@@ -37,9 +37,13 @@ CREATE TABLE IF NOT EXISTS kept (
 export function bufferSchema(name: string): DatabaseSchema {
   return {
     name,
+    // An upgrade rolled back leaves the older agent a buffer of the newer one's schema: steps
+    // older agents can ignore are additive, and the buffer stays theirs (docs/fleet.md).
+    floor: true,
     migrations: [
       baseline("chunks and meta", DDL),
-      { version: 2, description: "kept: acknowledged rows of the local window", up: (db) => db.exec(KEPT) },
+      // An agent that knows only version 1 forwards the chunks and leaves the kept rows alone.
+      { version: 2, description: "kept: acknowledged rows of the local window", additive: true, up: (db) => db.exec(KEPT) },
     ],
   };
 }

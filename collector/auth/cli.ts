@@ -8,6 +8,8 @@ import type { Subcommand } from "../../src/config/run-program.ts";
 import { type AuthFile, type AuthUser, describeRole, readAuthFile, userNameProblem, withAuthFileLock, writeAuthFile, writeFileAtomic } from "./auth-file.ts";
 import { renderMosquittoFiles } from "./mosquitto-files.ts";
 import { readPasswordFromStdin } from "./password-input.ts";
+import type { AuthAction } from "./auth-action.ts";
+import { releaseKeyActions } from "./release-key-cli.ts";
 import { generatePassword, hashPassword, hashTokenSecret, mosquittoHash, newToken } from "./secrets.ts";
 
 /** Environment variables OUTPOST_AUTH_<OPTION>; the file is OUTPOST_AUTH_FILE, as for the collector. */
@@ -17,14 +19,6 @@ const roleSpecs: OptionSpec[] = [
   { name: "tenants", kind: "list", help: "HTTP credential holding these tenants (comma-separated)" },
   { name: "admin", kind: "boolean", help: "HTTP credential holding every tenant and the cross-tenant admin paths" },
 ];
-
-interface Action {
-  summary: string;
-  /** Changes the file: runs under its lock. */
-  writes: boolean;
-  options: OptionSpec[];
-  run(v: OptionValues, origin: ParsedOptions["origin"]): Promise<void>;
-}
 
 const say = (line: string) => process.stderr.write(`${line}\n`);
 
@@ -93,7 +87,7 @@ function load(v: OptionValues, create: boolean): { path: string; file: AuthFile 
   return { path, file: readAuthFile(path, create) };
 }
 
-const actions: Record<string, Action> = {
+const actions: Record<string, AuthAction> = {
   add: {
     writes: true,
     summary: "add a user: --user U (--tenants a,b | --admin | --feed TENANT/FEED | --collector), password from --password-file, OUTPOST_AUTH_PASSWORD, --generate-password or standard input",
@@ -204,18 +198,20 @@ const actions: Record<string, Action> = {
       say("put outpost.conf in Mosquitto's conf.d (or include it), make passwords and acl readable by the mosquitto user (chown mosquitto:), and reload Mosquitto (SIGHUP)");
     },
   },
+  ...releaseKeyActions,
 };
 
 const USAGE = `Usage: ${invocation("collector", "collector")} auth <command> --auth-file FILE [options]
 
-Manages the collector's credentials file (docs/security.md). Commands:
+Manages the collector's credentials file (docs/security.md) and the release key of agent
+upgrades (docs/fleet.md). Commands:
 ${Object.entries(actions)
   .map(([n, a]) => `  ${n.padEnd(16)}${a.summary}`)
   .join("\n")}`;
 
 /** `collector auth ...`: the credentials file's commands. */
 export const authCommand: Subcommand = {
-  summary: "manage the credentials file (--auth-file): add, remove, token, list, mosquitto-files",
+  summary: "manage the credentials file (--auth-file): add, remove, token, list, mosquitto-files; the release key: release-key, sign",
   async run(argv) {
     const name = argv[0];
     const action = name === undefined ? undefined : actions[name];

@@ -4,7 +4,7 @@ import type { AuthFile } from "./auth-file.ts";
 /**
  * Mosquitto's files for the MQTT credentials of an auth file (docs/security.md, "External
  * Mosquitto"): each agent may publish and subscribe only its own feed's topics, the collector
- * account reads what agents publish and writes acks and triggers. Users of the HTTP roles
+ * account reads what agents publish and writes what agents receive (acks, triggers, upgrade orders). Users of the HTTP roles
  * (tenants, admin) and tokens are not MQTT credentials and are left out.
  */
 export interface MosquittoFiles {
@@ -17,7 +17,8 @@ export interface MosquittoFiles {
 }
 
 const COLLECTOR_READS: TopicKind[] = ["data", "events", "inventory", "status"];
-const COLLECTOR_WRITES: TopicKind[] = ["ack", "triggers"];
+/** What agents subscribe to: acks, triggers, upgrade orders. */
+const COLLECTOR_WRITES: TopicKind[] = [...AGENT_SUBSCRIBES];
 
 export interface ListenerSettings {
   /** "PORT" or "PORT ADDRESS", as Mosquitto's listener line takes it. */

@@ -8,6 +8,7 @@ import { type AuthGate, throttledAnswer } from "../auth/gate.ts";
 import { ConsoleSessions } from "../../src/http/console/sessions.ts";
 import { isConsoleOpenPath } from "../../src/http/console/paths.ts";
 import { CONSOLE_HEADER, CSRF_HEADER, SESSION_COOKIE } from "../../src/http/console/names.ts";
+import { isAgentDownload } from "./fleet/paths.ts";
 
 export const REALM = "outpost";
 
@@ -50,7 +51,7 @@ function sessionAccess(c: Context, gate: AuthGate, token: string): Access | Resp
  * OPEN_ACCESS. With one, every path but the open ones needs HTTP Basic, a bearer token or a
  * console session cookie (checked in that order; the first one present decides):
  * none or wrong → 401 with WWW-Authenticate, an address that failed too often → 429 with
- * Retry-After, an agent's MQTT credential → 403. The access it sets is what
+ * Retry-After, an agent's MQTT credential → 403 (but for the download of a release binary). The access it sets is what
  * authorizeTenant (src/http/access.ts) checks tenants against.
  */
 export function authenticate(gate: AuthGate | undefined, trustedProxy?: (address: string) => boolean): MiddlewareHandler<ServiceEnv> {
@@ -83,6 +84,11 @@ export function authenticate(gate: AuthGate | undefined, trustedProxy?: (address
       return unauthorized(c, presented.scheme === "basic" ? "Authentication failed: wrong user name or password" : "Authentication failed: unknown or revoked token");
     }
     const p = result.principal;
+    // An agent downloads its upgrade with its own credential, and reaches nothing else (docs/fleet.md).
+    if (p.kind === "agent" && isAgentDownload(c.req.path, c.req.method)) {
+      c.set("access", { name: p.name, admin: false, tenants: new Set(), revoked: gate.revoked(p) });
+      return next();
+    }
     if (p.kind === "agent" || p.kind === "collector") {
       return c.json({ errorMsg: `Credential '${p.name}' is an MQTT credential (${p.kind}); HTTP needs a user or token credential` }, 403);
     }

@@ -23,6 +23,7 @@ import { FleetGate } from "./fleet-gate.ts";
 import type { FeedIdentities } from "../fleet/identities.ts";
 import type { RemoteConfigs } from "../fleet/remote-config.ts";
 import type { MemoryGovernor } from "../../src/http/memory-governor.ts";
+import type { Status } from "../../src/protocol/control-messages.ts";
 
 export interface Ingest {
   /** Ports of the embedded broker, when it runs (plain and TLS). */
@@ -76,6 +77,8 @@ export interface IngestDeps {
   shareGroup?: string;
   /** Collects garbage as batches arrive when memory is above --memory-target. */
   memory?: MemoryGovernor;
+  /** Agent upgrades (docs/fleet.md): told every status, and given the broker to publish orders on. */
+  upgrades?: { onStatus(tenant: string, feed: string, s: Status): void; attach(publish: (topic: string, payload: Uint8Array, retain: boolean) => Promise<void>): Promise<void> };
 }
 
 /**
@@ -148,6 +151,7 @@ export async function startIngest(values: OptionValues, deps: IngestDeps): Promi
       // Agents that predate identities do not subscribe to configurations.
       if (configs && identified) void configs.agentOnline(tenant, feed);
     },
+    onStatus: deps.upgrades && ((tenant, feed, s) => deps.upgrades!.onStatus(tenant, feed, s)),
     bus: deps.bus,
     valuePrecision: deps.valuePrecision,
     publish: (t, p) => transport.publish(t, p),
@@ -166,6 +170,7 @@ export async function startIngest(values: OptionValues, deps: IngestDeps): Promi
     (topic, payload) => void handler.handle(topic, payload),
   );
   log.info("MQTT ingest started", { via: transport.description });
+  await deps.upgrades?.attach((t, p, r) => transport.publish(t, p, r));
   return {
     mqttPort: transport.port,
     mqttsPort: transport.tlsPort,

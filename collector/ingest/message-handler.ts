@@ -8,7 +8,7 @@ import type { DataColumns } from "../../src/protocol/chunk-columns.ts";
 import type { Action, Alert, Event } from "../../src/alerts/model.ts";
 import { decodeEvents } from "../../src/protocol/events-messages.ts";
 import { decodeInventory, encodeInventoryAck, type InventoryAck } from "../../src/protocol/inventory-messages.ts";
-import { type AckKind, type BatchRef, decodeData, decodeStatus, encodeAck, ProtocolError } from "../../src/protocol/messages.ts";
+import { type AckKind, type BatchRef, decodeData, decodeStatus, encodeAck, ProtocolError, type Status } from "../../src/protocol/messages.ts";
 import { buildTopic, parseTopic, type TopicAddress } from "../../src/protocol/topics.ts";
 import type { PointsBus } from "../events/points-bus.ts";
 import type { Inventory } from "../inventory/context.ts";
@@ -35,6 +35,8 @@ export interface HandlerDeps {
   fleet?: FleetGate;
   /** Told when an agent announces itself online (the trigger push hooks in here). */
   onAgentOnline?: (tenant: string, feed: string, identified: boolean) => void;
+  /** Told every valid status of the feed's holder (its version and upgrade report: collector/fleet/). */
+  onStatus?: (tenant: string, feed: string, s: Status) => void;
   bus: PointsBus;
   /** --value-precision (write-points.ts). */
   valuePrecision?: number;
@@ -275,6 +277,8 @@ export class MessageHandler {
       this.d.log.error("recording an agent's claim failed", { tenant: addr.tenant, feed: addr.feed, err: (e as Error).message });
       return;
     }
+    // Only the holder's: a cloned device's status must not overwrite the real agent's upgrade report.
+    this.d.onStatus?.(addr.tenant, addr.feed, s);
     const write = this.presence.record(addr.tenant, addr.feed, s, this.now());
     if (!write) return;
     try {

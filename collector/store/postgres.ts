@@ -7,9 +7,10 @@ import { FLEET_PG } from "./fleet/postgres-schema.ts";
 import { FORECAST_PG } from "./forecast/postgres-schema.ts";
 import { INVENTORY_PG } from "./inventory/postgres-schema.ts";
 import { METRICS_PG } from "./metrics/postgres/schema.ts";
+import { RELEASES_PG } from "./releases/postgres-schema.ts";
 
 /** The stores kept in PostgreSQL with --database-url (docs/scale-out.md). */
-export const POSTGRES_SCHEMAS: readonly PgSchema[] = [ALERTS_PG, INVENTORY_PG, FORECAST_PG, METRICS_PG, FLEET_PG];
+export const POSTGRES_SCHEMAS: readonly PgSchema[] = [ALERTS_PG, INVENTORY_PG, FORECAST_PG, METRICS_PG, FLEET_PG, RELEASES_PG];
 
 export interface PostgresStorage {
   sql: Postgres;

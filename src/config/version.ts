@@ -7,8 +7,10 @@ import pkg from "../../package.json" with { type: "json" };
  */
 declare const OUTPOST_BUILD_COMMIT: string;
 declare const OUTPOST_BUILD_DATE: string;
+/** Baked in by the release build too: a binary says the version it was built as (an upgrade's test builds a newer one). */
+declare const OUTPOST_BUILD_VERSION: string;
 
-export const OUTPOST_VERSION: string = pkg.version;
+export const OUTPOST_VERSION: string = typeof OUTPOST_BUILD_VERSION === "string" ? OUTPOST_BUILD_VERSION : pkg.version;
 
 export interface BuildInfo {
   version: string;

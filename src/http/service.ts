@@ -204,11 +204,15 @@ export class Routes {
   }
 }
 
-/** A new service sub-app with the JSON conventions (406, 415) installed. */
-export function createServiceApp(): Hono<ServiceEnv> {
+/**
+ * A new service sub-app with the JSON conventions (406, 415) installed, except on the paths
+ * `raw` names (relative to the service root), which carry bytes (agent release binaries).
+ */
+export function createServiceApp(raw?: (path: string) => boolean): Hono<ServiceEnv> {
   const app = new Hono<ServiceEnv>({ strict: false });
-  app.use("*", requireJsonAccept);
-  app.use("*", requireJsonContent);
+  const unlessRaw = (m: MiddlewareHandler): MiddlewareHandler<ServiceEnv> => (c, next) => (raw?.(servicePath(c)) ? next() : m(c, next));
+  app.use("*", unlessRaw(requireJsonAccept));
+  app.use("*", unlessRaw(requireJsonContent));
   return app;
 }
 

@@ -2,6 +2,7 @@
 import type { Decoder, Encoder } from "cbor-x";
 import { decodeCbor, fieldChecker, isMs, isSeq, isSession, PROTOCOL_VERSION, ProtocolError, versionCheck } from "./envelope.ts";
 import { ED25519_KEY_BYTES, ED25519_SIGNATURE_BYTES, INSTANCE_ID_PATTERN } from "./identity.ts";
+import { copyUpgradeReport, type UpgradeReport, upgradeReportProblem } from "./upgrade-messages.ts";
 
 /**
  * Collector → agent: batches committed, batches refused for good (they must not be resent),
@@ -31,6 +32,11 @@ export interface Status {
   /** The agent's host name and its tags (--tags), for the fleet. */
   host?: string;
   tags?: Record<string, string>;
+  /** The agent's version and architecture (agents before upgrades did not send them). */
+  version?: string;
+  arch?: string;
+  /** Its latest upgrade (docs/fleet.md, "Upgrades"); absent when it never had one. */
+  upgrade?: UpgradeReport;
 }
 
 export const isInstanceId = (v: unknown): v is string => typeof v === "string" && INSTANCE_ID_PATTERN.test(v);
@@ -77,7 +83,13 @@ export function decodeAck(dec: Decoder, payload: Uint8Array, kind: AckKind = "ac
 
 export function encodeStatus(enc: Encoder, s: Status): Uint8Array {
   const identity = s.instance === undefined ? {} : { instance: s.instance, ...(s.key && s.sig ? { key: s.key, sig: s.sig } : {}) };
-  const about = { ...(s.host === undefined ? {} : { host: s.host }), ...(s.tags && Object.keys(s.tags).length > 0 ? { tags: s.tags } : {}) };
+  const about = {
+    ...(s.host === undefined ? {} : { host: s.host }),
+    ...(s.tags && Object.keys(s.tags).length > 0 ? { tags: s.tags } : {}),
+    ...(s.version === undefined ? {} : { version: s.version }),
+    ...(s.arch === undefined ? {} : { arch: s.arch }),
+    ...(s.upgrade ? { upgrade: s.upgrade } : {}),
+  };
   return enc.encode({ v: PROTOCOL_VERSION, kind: "status", state: s.state, session: s.session, at: s.at, ...identity, ...about });
 }
 
@@ -94,6 +106,11 @@ export function decodeStatus(dec: Decoder, payload: Uint8Array): Status {
   check("sig", map.sig === undefined || isBytes(map.sig, ED25519_SIGNATURE_BYTES), `expected ${ED25519_SIGNATURE_BYTES} bytes`);
   check("host", map.host === undefined || (typeof map.host === "string" && map.host.length <= 255), "expected a string of at most 255 characters");
   check("tags", map.tags === undefined || isTags(map.tags), "expected a map of at most 64 strings");
+  const short = (v: unknown) => v === undefined || (typeof v === "string" && v.length > 0 && v.length <= 64);
+  check("version", short(map.version), "expected a string of 1 to 64 characters");
+  check("arch", short(map.arch), "expected a string of 1 to 64 characters");
+  const upgradeProblem = map.upgrade === undefined ? undefined : upgradeReportProblem(map.upgrade);
+  if (upgradeProblem) problems.push(`upgrade.${upgradeProblem}`);
   if (problems.length) throw new ProtocolError(`invalid status: ${problems.join("; ")}`);
   const s: Status = { state: map.state as Status["state"], session: map.session as number, at: map.at as number };
   if (map.instance !== undefined) s.instance = map.instance as string;
@@ -103,5 +120,8 @@ export function decodeStatus(dec: Decoder, payload: Uint8Array): Status {
   }
   if (map.host !== undefined) s.host = map.host as string;
   if (map.tags !== undefined) s.tags = map.tags as Record<string, string>;
+  if (map.version !== undefined) s.version = map.version as string;
+  if (map.arch !== undefined) s.arch = map.arch as string;
+  if (map.upgrade !== undefined) s.upgrade = copyUpgradeReport(map.upgrade as UpgradeReport);
   return s;
 }

@@ -2,13 +2,13 @@
  * MQTT topics between agents and collectors: PREFIX/TENANT/FEED/KIND, where tenant and feed
  * are percent-encoded so that "/", "+", "#" and "$" in them cannot change the topic's shape.
  */
-export const TOPIC_KINDS = ["data", "ack", "events", "inventory", "triggers", "status", "config", "config-status"] as const;
+export const TOPIC_KINDS = ["data", "ack", "events", "inventory", "triggers", "status", "config", "config-status", "upgrade"] as const;
 export type TopicKind = (typeof TOPIC_KINDS)[number];
 
 /** Kinds an agent publishes; the others flow from collector to agent. */
 export const AGENT_PUBLISHES: ReadonlySet<TopicKind> = new Set(["data", "events", "inventory", "status", "config-status"]);
 /** Kinds an agent subscribes to. */
-export const AGENT_SUBSCRIBES: ReadonlySet<TopicKind> = new Set(["ack", "triggers", "config"]);
+export const AGENT_SUBSCRIBES: ReadonlySet<TopicKind> = new Set(["ack", "triggers", "config", "upgrade"]);
 
 export interface TopicAddress {
   tenant: string;

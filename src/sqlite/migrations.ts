@@ -18,6 +18,12 @@ export interface Migration {
   description: string;
   /** Runs inside the step's transaction: SQL, and data rewritten as needed. */
   up(db: Database): void;
+  /**
+   * A program that knows only the versions before this step can still read and write a
+   * database at this version: the step only adds what such a program never looks at (a table, a
+   * column with a default). With `floor`, it does not raise the version a program must know.
+   */
+  additive?: boolean;
 }
 
 export interface DatabaseSchema {
@@ -25,6 +31,12 @@ export interface DatabaseSchema {
   name: string;
   /** In order of version, without gaps, starting at 1. */
   migrations: readonly Migration[];
+  /**
+   * Keep in the database the oldest version a program must know to use it (table
+   * schema_floor): a program older than the database, but not older than that, opens it as it is
+   * (the agent's buffer after an upgrade is rolled back, docs/fleet.md).
+   */
+  floor?: boolean;
 }
 
 export interface MigrationResult {
@@ -32,6 +44,8 @@ export interface MigrationResult {
   to: number;
   /** The steps run, in order. */
   applied: Migration[];
+  /** The database is of a newer version whose steps since this program's are all additive: used as it is. */
+  newer?: boolean;
 }
 
 export function schemaVersion(db: Database): number {
@@ -53,8 +67,10 @@ export function migrate(db: Database, schema: DatabaseSchema, onStep?: (m: Migra
   const latest = latestVersion(schema);
   const from = schemaVersion(db);
   if (from > latest) {
+    const floor = schema.floor ? floorOf(db) : undefined;
+    if (floor !== undefined && floor <= latest) return { from, to: from, applied: [], newer: true };
     throw new SchemaTooNewError(
-      `${schema.name} has schema version ${from}, newer than this program knows (${latest}): it was written by a newer Outpost; run that version, or restore a backup made by this one`,
+      `${schema.name} has schema version ${from}, newer than this program knows (${latest}${floor === undefined ? "" : `; it needs one that knows ${floor}`}): it was written by a newer Outpost; run that version, or restore a backup made by this one`,
     );
   }
   const applied: Migration[] = [];
@@ -63,11 +79,35 @@ export function migrate(db: Database, schema: DatabaseSchema, onStep?: (m: Migra
     db.transaction(() => {
       m.up(db);
       db.exec(`PRAGMA user_version = ${m.version}`);
+      if (schema.floor) writeFloor(db, floorAt(schema, m.version));
     })();
     onStep?.(m, m.version - 1);
     applied.push(m);
   }
+  // A database made before floors were kept gets one.
+  if (schema.floor && applied.length === 0 && floorOf(db) === undefined) writeFloor(db, floorAt(schema, from));
   return { from, to: latest, applied };
+}
+
+/** The oldest version a program must know to use a database at `version`: that of its last step that is not additive. */
+export function floorAt(schema: DatabaseSchema, version: number): number {
+  let floor = 1;
+  for (const m of schema.migrations) if (m.version <= version && !m.additive) floor = m.version;
+  return floor;
+}
+
+function floorOf(db: Database): number | undefined {
+  try {
+    return db.query<{ version: number }, []>("SELECT version FROM schema_floor").get()?.version;
+  } catch {
+    return undefined;
+  }
+}
+
+function writeFloor(db: Database, version: number): void {
+  db.exec("CREATE TABLE IF NOT EXISTS schema_floor (version INTEGER NOT NULL)");
+  db.exec("DELETE FROM schema_floor");
+  db.query("INSERT INTO schema_floor (version) VALUES (?)").run(version);
 }
 
 /** A first migration that runs the layout's DDL statements (CREATE ... IF NOT EXISTS). */

@@ -73,7 +73,7 @@ describe("backup while ingest continues, then restore", () => {
 
   it("writes a manifest of checked copies with their schema versions and checksums", () => {
     const m = JSON.parse(readFileSync(join(backup, "manifest.json"), "utf8"));
-    expect(m.databases.map((d: { file: string }) => d.file).sort()).toEqual(["alerts.db", "fleet.db", "forecast.db", "inventory.db", "metrics.db"]);
+    expect(m.databases.map((d: { file: string }) => d.file).sort()).toEqual(["alerts.db", "fleet.db", "forecast.db", "inventory.db", "metrics.db", "releases.db"]);
     for (const d of m.databases) {
       const schema = COLLECTOR_DATABASES.find((s) => s.name === d.file)!;
       expect(d).toMatchObject({ schemaVersion: latestVersion(schema), sha256: expect.stringMatching(/^[0-9a-f]{64}$/) });

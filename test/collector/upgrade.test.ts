@@ -38,7 +38,7 @@ function versionOf(path: string): number {
 function previousData(name: string): string {
   const d = join(dir, name);
   mkdirSync(d, { recursive: true });
-  // Databases that release did not have yet (fleet.db) are made by the new collector.
+  // Databases that release did not have yet (fleet.db, releases.db) are made new, at their latest version.
   for (const s of COLLECTOR_DATABASES) if (existsSync(join(FIXTURES, s.name.replace(".db", ".sql")))) restoreDump(s.name.replace(".db", ".sql"), join(d, s.name));
   return d;
 }

@@ -26,7 +26,7 @@ describe("a collector on PostgreSQL, restarted", () => {
     expect(secret.length).toBeGreaterThanOrEqual(16);
 
     const first = await startCollector(urlFile);
-    expect(first.p.lines.join("\n")).toMatch(/INFO .*metrics, alerts, inventory and forecasting are stored in PostgreSQL/);
+    expect(first.p.lines.join("\n")).toMatch(/INFO .*metrics, alerts, inventory, forecasting and agent releases are stored in PostgreSQL/);
     const t0 = Date.now() - 120_000;
     const points = [{ id: "cpu", data: [{ timestamp: t0, value: 0.5 }, { timestamp: t0 + 60_000, value: 0.75 }] }];
     expect((await req(first.url, "/svc/metrics/gauges/raw", { method: "POST", json: points })).status).toBe(200);

@@ -62,3 +62,38 @@ describe("schema migrations", () => {
     expect(() => migrate(new Database(":memory:"), { name: "t.db", migrations: [v1, v3] })).toThrow(/expected 2/);
   });
 });
+
+describe("a database newer than the program (an agent's upgrade rolled back)", () => {
+  const add = { version: 2, description: "notes", additive: true, up: (db: Database) => db.exec("CREATE TABLE notes (text TEXT)") };
+  const older: DatabaseSchema = { name: "buffer.db", floor: true, migrations: [v1, add] };
+
+  it("is opened as it is when every step since the program's is additive", () => {
+    const db = new Database(":memory:");
+    const col = { version: 3, description: "unit", additive: true, up: (d: Database) => d.exec("ALTER TABLE readings ADD COLUMN unit TEXT DEFAULT 'C'") };
+    migrate(db, { ...older, migrations: [v1, add, col] });
+    db.exec("INSERT INTO readings (celsius) VALUES (21)");
+    expect(migrate(db, older)).toEqual({ from: 3, to: 3, applied: [], newer: true });
+    // The older program's statements work on it, and leave it at the newer version.
+    db.exec("INSERT INTO readings (celsius) VALUES (22)");
+    expect(db.query("SELECT celsius FROM readings ORDER BY id").all()).toEqual([{ celsius: 21 }, { celsius: 22 }]);
+    expect(schemaVersion(db)).toBe(3);
+    // And the newer program opens it again with nothing to do.
+    expect(migrate(db, { ...older, migrations: [v1, add, col] }).applied).toEqual([]);
+  });
+
+  it("is refused when a step since is not additive, saying which version it needs", () => {
+    const db = new Database(":memory:");
+    migrate(db, { ...older, migrations: [v1, add, { ...v2, version: 3 }] });
+    expect(() => migrate(db, older)).toThrow("buffer.db has schema version 3, newer than this program knows (2; it needs one that knows 3)");
+  });
+
+  it("gets its floor when it was made before floors were kept", () => {
+    const db = new Database(":memory:");
+    migrate(db, { name: "buffer.db", migrations: [v1, add] });
+    migrate(db, older);
+    expect(db.query("SELECT version FROM schema_floor").all()).toEqual([{ version: 1 }]);
+    const col = { version: 3, description: "unit", additive: true, up: (d: Database) => d.exec("ALTER TABLE readings ADD COLUMN unit TEXT") };
+    migrate(db, { ...older, migrations: [v1, add, col] });
+    expect(migrate(db, { ...older, migrations: [v1] }).newer).toBe(true);
+  });
+});

@@ -4,12 +4,20 @@ import { jsonOr204 } from "../../../src/http/json.ts";
 import { createServiceApp, requireTenant, Routes, type ServiceEnv } from "../../../src/http/service.ts";
 import { parseDuration } from "../../../src/metrics/duration.ts";
 import { type FleetStores, fleetSummary } from "../../fleet/summary.ts";
+import type { ReleaseService } from "../../fleet/releases.ts";
+import type { RolloutEngine } from "../../fleet/rollout-engine.ts";
+import type { FeedUpgrades } from "../../fleet/upgrades.ts";
+import { BINARY_PATH } from "./paths.ts";
+import { releaseRoutes } from "./releases-routes.ts";
+import { rolloutRoutes } from "./rollouts-routes.ts";
 import { parseQuery, q } from "../../../src/http/metrics/query-params.ts";
 import { configRoutes } from "./config-routes.ts";
 import { identityRoutes } from "./identity-routes.ts";
 
 export interface FleetDeps extends FleetStores {
   now?: () => number;
+  /** Agent releases and their rollouts (docs/fleet.md, "Upgrades"). */
+  upgrades?: { releases: ReleaseService; rollouts: RolloutEngine; feeds: FeedUpgrades };
 }
 
 const DAY_MS = 86_400_000;
@@ -35,8 +43,9 @@ const feedsQuery = z
  * management (docs/fleet.md): agent identities and remote configuration.
  */
 export function createFleetApp(deps: FleetDeps): Hono<ServiceEnv> {
-  const app = createServiceApp();
-  app.use("*", requireTenant({ exempt: (p) => p === "/" }));
+  const app = createServiceApp((p) => BINARY_PATH.test(p));
+  // Releases are the collector's, not a tenant's (rollouts are a tenant's).
+  app.use("*", requireTenant({ exempt: (p) => p === "/" || p === "/releases" || p.startsWith("/releases/") }));
   const r = new Routes(app);
   r.get("/", (c) =>
     c.json({
@@ -55,6 +64,18 @@ export function createFleetApp(deps: FleetDeps): Hono<ServiceEnv> {
               { uri: "/config/feeds", methods: ["GET"] },
             ]
           : []),
+        ...(deps.upgrades
+          ? [
+              { uri: "/upgrades", methods: ["GET"] },
+              { uri: "/releases", methods: ["GET"] },
+              { uri: "/releases/{version}", methods: ["GET", "DELETE"] },
+              { uri: "/releases/{version}/binaries/{arch}", methods: ["GET", "PUT"] },
+              { uri: "/rollouts", methods: ["GET", "POST"] },
+              { uri: "/rollouts/{id}", methods: ["GET"] },
+              { uri: "/rollouts/{id}/pause", methods: ["POST"] },
+              { uri: "/rollouts/{id}/resume", methods: ["POST"] },
+            ]
+          : []),
       ],
     }),
   );
@@ -66,6 +87,10 @@ export function createFleetApp(deps: FleetDeps): Hono<ServiceEnv> {
   if (deps.fleet) {
     identityRoutes(r, deps.fleet);
     configRoutes(r, deps.fleet);
+  }
+  if (deps.upgrades) {
+    releaseRoutes(r, deps.upgrades.releases);
+    rolloutRoutes(r, deps.upgrades.rollouts, deps.upgrades.feeds);
   }
   return r.finish();
 }

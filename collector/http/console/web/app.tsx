@@ -11,6 +11,7 @@ import { FleetPage, prefetchFleet } from "./pages/fleet.tsx";
 import { FleetConfigPage } from "./pages/fleet-config.tsx";
 import { InventoryPage } from "./pages/inventory.tsx";
 import { MetricsPage } from "./pages/metrics.tsx";
+import { RolloutsPage } from "./pages/rollouts.tsx";
 import { href, parseHash, type Route, setTenantInUrl, tenantInUrl, useRoute } from "./router.ts";
 import { applyTheme, storedTheme } from "./theme.ts";
 
@@ -142,6 +143,8 @@ function Shell({ api, session, onLogout }: { api: Api; session: SessionInfo; onL
           )
         ) : page === "fleet" && route.path[1] === "config" ? (
           <FleetConfigPage key={tenant} route={route} />
+        ) : page === "fleet" && route.path[1] === "rollouts" ? (
+          <RolloutsPage key={tenant} route={route} />
         ) : page === "fleet" ? (
           <FleetPage key={tenant} route={route} />
         ) : page === "metrics" ? (

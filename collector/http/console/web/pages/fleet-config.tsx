@@ -17,6 +17,7 @@ import {
   targetLabel,
 } from "./fleet-config-model.ts";
 import { configCell, type FeedSummary, toneClass } from "./fleet-model.ts";
+import { FleetTabs } from "./fleet-upgrades.tsx";
 
 type TargetKind = "feed" | "tags" | "all";
 const TARGET_KINDS: { id: TargetKind; label: string }[] = [
@@ -138,6 +139,7 @@ export function FleetConfigPage({ route }: { route: Route }) {
           Back to the fleet
         </a>
       </div>
+      <FleetTabs on="config" />
       {loadError ? <div class="banner error">Could not read the fleet: {loadError}</div> : null}
       <form class="card card-body config-editor" onSubmit={submit} aria-label="New configuration revision">
         <h2>New revision</h2>

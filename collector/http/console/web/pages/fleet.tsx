@@ -13,6 +13,8 @@ import { usePolling, useNow } from "../hooks.ts";
 import { href, navigate, type Route } from "../router.ts";
 import { ConflictsPanel } from "./fleet-conflicts.tsx";
 import { configCell, type FeedSummary, type FleetSortKey, filterFeeds, fleetTotals, shortId, sortFeeds, type StatusFilter, stateOf, toneClass } from "./fleet-model.ts";
+import { FleetTabs, UpgradeCell, useFeedUpgrades } from "./fleet-upgrades.tsx";
+import type { FeedUpgrade } from "./rollouts-model.ts";
 
 /** How often the fleet is read again: about the agents' default collection tick. */
 export const FLEET_REFRESH_MS = 5000;
@@ -35,7 +37,7 @@ const STATUS_FILTERS: { id: StatusFilter; label: string }[] = [
   { id: "unknown", label: "Unknown" },
 ];
 
-const FeedRow = memo(function FeedRow({ f, now, index }: { f: FeedSummary; now: number; index: number }) {
+const FeedRow = memo(function FeedRow({ f, now, index, upgrade }: { f: FeedSummary; now: number; index: number; upgrade?: FeedUpgrade }) {
   const state = stateOf(f);
   const late = state === "up" && f.lastData !== undefined && now - f.lastData > LATE_MS;
   const oldest = f.buffer?.oldest;
@@ -59,7 +61,10 @@ const FeedRow = memo(function FeedRow({ f, now, index }: { f: FeedSummary; now: 
       <td class={`nowrap${late ? " warn" : ""}`} title={dateTime(f.lastData)}>
         {ago(f.lastData, now)}
       </td>
-      <td class="nowrap">{f.agentVersion ?? <span class="faint">—</span>}</td>
+      <td class="nowrap">{upgrade?.version ?? f.agentVersion ?? <span class="faint">—</span>}</td>
+      <td class="nowrap">
+        <UpgradeCell u={upgrade} />
+      </td>
       <td title={f.identity ? `identity ${f.identity.instance}${f.identity.host ? ` on ${f.identity.host}` : ""}, holds the feed since ${dateTime(f.identity.since)}${tags.length ? `; tags ${tags.join(", ")}` : ""}` : "no identity reported (an agent older than identities)"}>
         {f.identity ? <span class="mono">{shortId(f.identity.instance)}</span> : <span class="faint">—</span>}
         {f.conflicts?.length ? <span class="badge crit conflict-mark">{f.conflicts.length} conflict{f.conflicts.length > 1 ? "s" : ""}</span> : null}
@@ -104,6 +109,7 @@ export function FleetPage({ route }: { route: Route }) {
   const [sort, setSort] = useState<{ key: FleetSortKey; dir: "asc" | "desc" }>({ key: "status", dir: "asc" });
   const now = useNow(5000);
   const body = useRef<HTMLTableSectionElement>(null);
+  const upgrades = useFeedUpgrades();
 
   const error = usePolling(
     async (signal) => {
@@ -136,6 +142,7 @@ export function FleetPage({ route }: { route: Route }) {
           {updated === undefined ? "Loading…" : `Live · updated ${ago(updated, now)}`}
         </span>
       </div>
+      <FleetTabs on="feeds" />
       {error ? <div class="banner error">Could not read the fleet: {error}</div> : null}
       <div class="kpis">
         <div class="card kpi">
@@ -196,6 +203,7 @@ export function FleetPage({ route }: { route: Route }) {
             <col style={{ width: "144px" }} />
             <col style={{ width: "144px" }} />
             <col style={{ width: "92px" }} />
+            <col style={{ width: "168px" }} />
             <col style={{ width: "128px" }} />
             <col style={{ width: "120px" }} />
             <col style={{ width: "104px" }} />
@@ -220,6 +228,7 @@ export function FleetPage({ route }: { route: Route }) {
               <SortHeader id="version" sort={sort} onSort={onSort}>
                 Agent
               </SortHeader>
+              <th scope="col">Upgrade</th>
               <th scope="col">Identity</th>
               <SortHeader id="config" sort={sort} onSort={onSort}>
                 Config
@@ -241,15 +250,15 @@ export function FleetPage({ route }: { route: Route }) {
           <tbody ref={body}>
             {start > 0 ? (
               <tr class="spacer">
-                <td colSpan={11} style={{ height: `${start * ROW_HEIGHT}px` }} />
+                <td colSpan={12} style={{ height: `${start * ROW_HEIGHT}px` }} />
               </tr>
             ) : null}
             {shown.slice(start, end).map((f, i) => (
-              <FeedRow key={f.feed} f={f} now={now} index={start + i} />
+              <FeedRow key={f.feed} f={f} now={now} index={start + i} upgrade={upgrades.get(f.feed)} />
             ))}
             {end < shown.length ? (
               <tr class="spacer">
-                <td colSpan={11} style={{ height: `${(shown.length - end) * ROW_HEIGHT}px` }} />
+                <td colSpan={12} style={{ height: `${(shown.length - end) * ROW_HEIGHT}px` }} />
               </tr>
             ) : null}
           </tbody>
