@@ -195,7 +195,8 @@ export function FleetPage({ route }: { route: Route }) {
         </span>
       </div>
       <div class="table-wrap">
-        <table class="data fixed" aria-label="Feeds" aria-busy={feeds === undefined} aria-rowcount={shown.length + 1}>
+        {/* Wider than a laptop's screen with the fleet columns: the feed column keeps 200px and the table scrolls sideways. */}
+        <table class="data fixed" style={{ minWidth: "1640px" }} aria-label="Feeds" aria-busy={feeds === undefined} aria-rowcount={shown.length + 1}>
           {/* Fixed widths: columns do not move as rows scroll in and out. */}
           <colgroup>
             <col style={{ width: "116px" }} />
