@@ -44,6 +44,7 @@ import { OUTPOST_VERSION } from "../src/config/version.ts";
 import { LocalHistory } from "./history/local-history.ts";
 import { createAgentTelemetry } from "./telemetry.ts";
 import { storageFailure } from "../src/sqlite/storage-failure.ts";
+import { GarbageBudget } from "../src/runtime/garbage-budget.ts";
 
 export interface Agent {
   tenant: string;
@@ -53,6 +54,13 @@ export interface Agent {
   log: Logger;
   stop(): Promise<void>;
 }
+
+/**
+ * Points taken in between two full collections: about one large scrape (10,000 series), so a
+ * scraping agent's garbage is collected every scrape interval or so, and an agent with only
+ * host metrics collects every quarter of an hour (docs/inputs.md, "Memory").
+ */
+const GARBAGE_POINTS = 10_000;
 
 /** Characters below which an api token served beyond loopback is warned about (128 bits as hex is 32). */
 const MIN_NETWORK_TOKEN = 20;
@@ -228,10 +236,13 @@ export async function startAgent(values: OptionValues, ctx?: ProgramContext): Pr
   });
   const localAlerting = local;
   // Every accepted point, once buffered, is also evaluated by the local triggers that read it.
+  // What points leave behind is collected every GARBAGE_POINTS points (src/runtime/garbage-budget.ts).
+  const garbage = new GarbageBudget({ budget: GARBAGE_POINTS, minIntervalMs: 5000 });
   const sink = {
     async accept(writes: MetricWrite[], definitions?: SeriesDefinition[]) {
       const r = await intake.accept(writes, definitions);
       localAlerting.onWrites(writes);
+      garbage.spend(r.points);
       return r;
     },
   };
@@ -364,6 +375,7 @@ export async function startAgent(values: OptionValues, ctx?: ProgramContext): Pr
       if (stopped) return;
       stopped = true;
       clearInterval(tick);
+      garbage.stop();
       processMetrics.stop();
       ackWatch.stop();
       hostMonitoring.stop();
