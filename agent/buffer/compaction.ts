@@ -32,7 +32,24 @@ export const DEFAULT_COMPACTION: CompactionOptions = {
 };
 
 /** Bytes a point above which a row of raw points holds about one point per series (see compactRows). */
-const LONE_ROW_BYTES_PER_POINT = 64;
+const SPARSE_BYTES_PER_POINT = 64;
+/** Rows such rows merge only with, at least. */
+const SPARSE_MIN_ROWS = 4;
+
+/** How many raw rows from rows[i] would make one group (up to SPARSE_MIN_ROWS), by their sizes alone. */
+function groupRows(rows: readonly Row[], i: number, window: number, o: CompactionOptions, cutoff: number, isBusy: (id: number) => boolean): number {
+  let points = 0;
+  let bytes = 0;
+  let k = i;
+  for (; k < rows.length && k - i < SPARSE_MIN_ROWS; k++) {
+    const r = rows[k]!;
+    if (r.enq >= cutoff || isBusy(r.id) || (r.fmt & ~MARKERS_FLAG) !== CHUNK_FORMAT.cbor || Math.floor(r.enq / o.windowMs) !== window) break;
+    points += r.n;
+    bytes += r.bytes;
+    if (points > o.maxPoints || bytes > o.maxBytes) break;
+  }
+  return k - i;
+}
 
 /** Chunk ids that must not change: batches in flight and acknowledged spans not yet removed. */
 export interface IdRange {
@@ -125,7 +142,8 @@ export function compactRows(
   scan: for (;;) {
     const rows = page.all(after, 512);
     if (rows.length === 0) break;
-    for (const r of rows) {
+    for (let i = 0; i < rows.length; i++) {
+      const r = rows[i]!;
       after = r.id;
       if (r.enq >= cutoff || taken >= o.maxPointsPerCall) break scan;
       const fmt = r.fmt & ~MARKERS_FLAG;
@@ -133,18 +151,15 @@ export function compactRows(
         close();
         continue;
       }
-      // A row too large to merge with any other gains from compaction only when its series have
-      // several points each; a row of one point per series (a scrape: over 64 bytes a point,
-      // each carrying its series' id) re-encoded alone came out no smaller, for about 150 ms of
-      // CPU and a burst of garbage per 10,000 points (docs/inputs.md, "Memory"). Left as it is.
-      if (fmt === CHUNK_FORMAT.cbor && r.bytes >= o.maxBytes && r.bytes > LONE_ROW_BYTES_PER_POINT * r.n) {
-        close();
-        continue;
-      }
       const window = Math.floor(r.enq / o.windowMs);
       // A merged row can only start a group: merging it again into a later one would re-encode it on every call.
       const fits = group && group.window === window && fmt === CHUNK_FORMAT.cbor && group.points + r.n <= o.maxPoints && group.bytes + r.bytes <= o.maxBytes;
       if (!fits) close();
+      // Rows of about one point per series (over 64 bytes a point: each carries its series' id,
+      // as a scrape's do) gain only when several merge, so that a series gets several points: a
+      // scrape's rows, one or two within maxBytes, came out no smaller, for 2 s of CPU a minute
+      // and a burst of garbage (docs/inputs.md, "Memory"). Such a group is left until it can be larger.
+      if (!fits && fmt === CHUNK_FORMAT.cbor && r.bytes > SPARSE_BYTES_PER_POINT * r.n && groupRows(rows, i, window, o, cutoff, isBusy) < SPARSE_MIN_ROWS) continue;
       // A merged row that is already full is left as it is without decoding it.
       if (fmt === CHUNK_FORMAT.series && (r.n >= o.maxPoints || r.bytes >= o.maxBytes)) continue;
       const writes = read(r, fmt);

@@ -150,6 +150,31 @@ describe("agent buffer compaction", () => {
     b.close();
   });
 
+  it("merges rows of one point per series only when several can merge, so that series get several points", async () => {
+    const path = tempDb();
+    const clock = { t: T0 };
+    const { b } = open(path, clock, { chunkPoints: 5000 });
+    const scrape = (n: number) => Array.from({ length: n }, (_, i) => ({ type: "gauge" as const, id: `app_requests_total{instance="10.1.2.3:8080",job="app",route="/r${i}"}`, points: [{ timestamp: clock.t, value: i }] }));
+    // A scrape of 8,000 series: two rows that fit in one merged row, but no series would get two points.
+    await b.append(scrape(8000));
+    clock.t += 61_000;
+    b.compact(dec, opts);
+    expect(rows(path).map((r) => r.fmt)).toEqual([1, 1]);
+    // Scrapes of 200 series every 10 s: rows that merge by the dozen.
+    const small = open(tempDb(), clock, { chunkPoints: 5000 });
+    for (let k = 0; k < 12; k++) {
+      clock.t += 10_000;
+      await small.b.append(scrape(200));
+    }
+    clock.t += 61_000;
+    small.b.compact(dec, opts);
+    const kept = small.b.read(0, Number.MAX_SAFE_INTEGER, 1e9)!;
+    expect(kept.formats).toEqual([CHUNK_FORMAT.series]);
+    expect(pointsOf(kept)).toHaveLength(2400);
+    small.b.close();
+    b.close();
+  });
+
   it("merges later rows into the window's merged row, and never compacts live rows", async () => {
     const path = tempDb();
     const clock = { t: T0 };
