@@ -98,7 +98,7 @@ async function measure(procs: Running[]): Promise<Window[]> {
     const mem: Memory[][] = procs.map(() => []);
     const end = Date.now() + WINDOW_S * 1000;
     while (Date.now() < end) {
-      procs.forEach((p, i) => mem[i]!.push(memory(p.pid)));
+      for (const [i, p] of procs.entries()) mem[i]!.push(memory(p.pid));
       await Bun.sleep(Math.min(2000, end - Date.now()));
     }
     const n1 = await Promise.all(procs.map((p) => p.samples()));
