@@ -26,13 +26,14 @@ export class Intake {
   ) {}
 
   /**
-   * Returns how many points were flagged for their timestamp. `definitions` (the tags of
-   * series named the Prometheus way) are buffered with the points, just before them.
+   * Returns how many points were buffered and how many of them were flagged for their
+   * timestamp. `definitions` (the tags of series named the Prometheus way) are buffered with
+   * the points, just before them.
    */
-  async accept(writes: MetricWrite[], definitions?: readonly SeriesDefinition[]): Promise<{ flagged: number }> {
+  async accept(writes: MetricWrite[], definitions?: readonly SeriesDefinition[]): Promise<{ flagged: number; points: number }> {
     let points = 0;
     for (const w of writes) points += w.points.length;
-    if (points === 0 && !definitions?.length) return { flagged: 0 };
+    if (points === 0 && !definitions?.length) return { flagged: 0, points };
     const out = pointsOutsideWindow(writes, this.now(), this.window);
     await this.buffer.append(writes, definitions);
     this.counters.accepted.inc(points);
@@ -48,6 +49,6 @@ export class Intake {
         });
       }
     }
-    return { flagged: out.count };
+    return { flagged: out.count, points };
   }
 }

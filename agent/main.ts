@@ -1,4 +1,6 @@
 #!/usr/bin/env bun
+// First: it may start the process again with the engine's settings (runtime-env.ts).
+import "./runtime-setup.ts";
 import { invocation } from "../src/config/invocation.ts";
 import { runProgram } from "../src/config/run-program.ts";
 import { startAgent } from "./agent.ts";

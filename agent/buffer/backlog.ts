@@ -1,8 +1,11 @@
 import type { Database } from "bun:sqlite";
+import { runBindingBlob } from "../../src/sqlite/blob-statement.ts";
 import { RowTotals } from "./row-totals.ts";
 
 /** Rows count a little more than their body: the ids, times and index entries around it. */
 export const ROW_OVERHEAD = 40;
+
+const INSERT = "INSERT INTO chunks (enq, fmt, n, bytes, body) VALUES (?, ?, ?, ?, ?)";
 
 export interface ChunkSpan {
   /** First and last chunk id, inclusive: ids are never reused, so the span names exactly these chunks. */
@@ -24,10 +27,10 @@ export class Backlog {
   private readonly totals: RowTotals;
   private readonly q;
 
-  constructor(db: Database) {
+  constructor(private readonly db: Database) {
     this.totals = new RowTotals(db, "chunks");
     this.q = {
-      insert: db.query<null, [number, number, number, number, Uint8Array]>("INSERT INTO chunks (enq, fmt, n, bytes, body) VALUES (?, ?, ?, ?, ?)"),
+      insert: db.query<null, [number, number, number, number, Uint8Array]>(INSERT),
       removeSpan: db.query<{ n: number; bytes: number }, [number, number]>("DELETE FROM chunks WHERE id BETWEEN ? AND ? RETURNING n, bytes"),
       oldest: db.query<{ id: number; enq: number; n: number; bytes: number }, [number]>("SELECT id, enq, n, bytes FROM chunks ORDER BY id LIMIT ?"),
       removeOne: db.query<null, [number]>("DELETE FROM chunks WHERE id = ?"),
@@ -52,7 +55,7 @@ export class Backlog {
   /** Adds one row (inside the caller's transaction); returns the bytes it counts. */
   insert(enq: number, format: number, points: number, body: Uint8Array): number {
     const bytes = body.byteLength + ROW_OVERHEAD;
-    this.q.insert.run(enq, format, points, bytes, body);
+    runBindingBlob(this.db, this.q.insert, INSERT, [enq, format, points, bytes, body], body);
     this.account(points, bytes, 1);
     return bytes;
   }

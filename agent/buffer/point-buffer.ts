@@ -1,7 +1,7 @@
 import type { Database } from "bun:sqlite";
 import type { Decoder, Encoder } from "cbor-x";
 import type { MetricWrite } from "../../src/metrics/model.ts";
-import { encodeChunk, hasStaleMarkers } from "../../src/protocol/data-encode.ts";
+import { encodeChunk, hasStaleMarkers, releaseEncoding } from "../../src/protocol/data-encode.ts";
 import { encodeDefinitionsChunk, type SeriesDefinition } from "../../src/protocol/definitions-chunk.ts";
 import { CHUNK_FORMAT, MARKERS_FLAG } from "../../src/protocol/series-chunk.ts";
 import { commitRemovals } from "./ack-removal.ts";
@@ -72,7 +72,13 @@ export class PointBuffer {
     }));
     // Definitions go just before the points, in the same transaction: sent before or with them.
     if (definitions && definitions.length > 0) chunks.unshift({ body: encodeDefinitionsChunk(this.encoder, definitions), points: 0, format: CHUNK_FORMAT.definitions });
-    return this.appendChunks(chunks);
+    // Once committed (or refused), large encodings are freed now, not at the next full collection.
+    const release = () => {
+      for (const c of chunks) releaseEncoding(c.body);
+    };
+    const done = this.appendChunks(chunks);
+    done.then(release, release);
+    return done;
   }
 
   /**

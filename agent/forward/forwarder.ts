@@ -1,7 +1,8 @@
 import type { Decoder, Encoder } from "cbor-x";
 import type { Logger } from "../../src/log/logger.ts";
 import { decodeAck } from "../../src/protocol/control-messages.ts";
-import { type BatchKind, encodeData } from "../../src/protocol/data-encode.ts";
+import { type BatchKind, encodeData, releaseEncoding } from "../../src/protocol/data-encode.ts";
+import { releaseBuffer } from "../../src/runtime/release-buffer.ts";
 import { ProtocolError } from "../../src/protocol/envelope.ts";
 import type { Counter } from "../../src/telemetry/registry.ts";
 import type { ChunkSpan } from "../buffer/point-buffer.ts";
@@ -16,6 +17,7 @@ export interface AckedStore {
 
 export interface Publisher {
   readonly ready: boolean;
+  /** Takes what it needs of `payload` before it returns (the caller frees it then). */
   publish(topic: string, payload: Uint8Array): Promise<void>;
 }
 
@@ -159,7 +161,12 @@ export class Forwarder {
     f.due = t + this.opts.ackTimeoutMs * Math.min(4, 2 ** (f.attempts - 1));
     const batch = { session: this.store.session, seq: f.seq, sentAt: t, replay: f.replay, chunks: span.bodies, formats: span.formats, instance: this.opts.instance };
     const payload = encodeData(this.enc, batch, this.opts.kind);
-    this.link.publish(this.opts.dataTopic, payload).then(
+    // The rows read back are this batch's alone, and publish copies the payload into its packet:
+    // large ones are freed now, not at the next full collection (src/runtime/release-buffer.ts).
+    for (const b of span.bodies) releaseBuffer(b);
+    const sent = this.link.publish(this.opts.dataTopic, payload);
+    releaseEncoding(payload);
+    sent.then(
       () => {
         if (f.attempts === 1) this.counters.batchesSent.inc();
       },

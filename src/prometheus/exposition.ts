@@ -1,9 +1,10 @@
 /**
  * What exporters serve on `/metrics`: the Prometheus text format 0.0.4 and OpenMetrics 1.0
- * text. A body is read line by line; each sample is handed over with its series text exactly
- * as written (name and label set), which a scraper uses as a cache key so that a known series'
- * labels are not parsed again; `parseSeries` parses them when needed. A line that does not
- * parse is reported and skipped: the other lines of the body still count.
+ * text. A body is read line by line; each sample is handed over with where its series text is
+ * in the body, exactly as written (name and label set), which a scraper uses as a cache key so
+ * that a known series' labels are not parsed again (and no string is made for it); `parseSeries`
+ * parses them when needed. A line that does not parse is reported and skipped: the other lines
+ * of the body still count.
  *
  * Exemplars and the `# HELP`/`# UNIT` metadata are read past and not kept. `_created`,
  * `_bucket`, `_sum`, `_count` and quantile lines are samples like any other, as Prometheus
@@ -14,8 +15,8 @@ import { formatOpenMetricsFloat } from "./float-format.ts";
 export type ExpositionFormat = "text" | "openmetrics";
 
 export interface ExpositionHandler {
-  /** One sample; `timestampMs` when the line has one. */
-  sample(series: string, value: number, timestampMs: number | undefined): void;
+  /** One sample, its series text `body.slice(start, end)`; `timestampMs` when the line has one. */
+  sample(body: string, start: number, end: number, value: number, timestampMs: number | undefined): void;
   /** A line skipped because it does not parse (1-based line number). */
   invalid(line: number, text: string, reason: string): void;
 }
@@ -154,7 +155,7 @@ function sampleLine(s: string, start: number, end: number, format: ExpositionFor
     if (format !== "openmetrics" || s.charCodeAt(i) !== 35) throw new ExpositionError(`unexpected text after the ${ts === undefined ? "value" : "timestamp"}`);
     exemplar(s, i + 1, end);
   }
-  h.sample(s.slice(start, seriesEnd), value, ts);
+  h.sample(s, start, seriesEnd, value, ts);
 }
 
 function textTimestamp(t: string): number {
@@ -215,9 +216,9 @@ export function parseExposition(body: string, format: ExpositionFormat, h: Expos
   let eof = false;
   let lineNo = 0;
   const counting: ExpositionHandler = {
-    sample(series, value, ts) {
+    sample(b, start, end, value, ts) {
       samples++;
-      h.sample(series, value, ts);
+      h.sample(b, start, end, value, ts);
     },
     invalid(line, text, reason) {
       invalid++;

@@ -6,6 +6,7 @@
 import type { Encoder } from "cbor-x";
 import type { MetricWrite } from "../metrics/model.ts";
 import { isStaleMarker } from "../prometheus/staleness.ts";
+import { releaseBuffer } from "../runtime/release-buffer.ts";
 import { PROTOCOL_VERSION } from "./envelope.ts";
 import { EVENTS_CHUNK_FORMAT, EVENTS_VERSION_ACTIONS } from "./events-messages.ts";
 import { CHUNK_FORMAT, MARKERS_FLAG } from "./series-chunk.ts";
@@ -69,14 +70,29 @@ export function hasStaleMarkers(writes: readonly MetricWrite[]): boolean {
  */
 const LARGE_ENCODING = 256 * 1024;
 
+/** Buffers of large encodings, which their caller may release (releaseEncoding). */
+const ownBuffers = new WeakSet<ArrayBufferLike>();
+
 export function encodeSized(enc: Encoder, value: unknown, estimate: number): Uint8Array {
   if (estimate < LARGE_ENCODING) return enc.encode(value);
   // Buffers, as cbor-x allocates its own (it writes strings with Buffer's utf8Write).
   const e = enc as unknown as { useBuffer(b: Uint8Array): void };
   e.useBuffer(Buffer.allocUnsafeSlow(Math.ceil(estimate * 1.1) + 8192));
   const out = enc.encode(value);
+  // Whether cbor-x wrote into that buffer or grew into one of its own, the encoder lets go of it here.
   e.useBuffer(Buffer.allocUnsafeSlow(8192));
+  ownBuffers.add(out.buffer);
   return out;
+}
+
+/**
+ * Frees the memory of an encoding at once when it had a buffer of its own (a large one), for
+ * a caller that is done with it and gave it to no one who keeps it (src/runtime/release-buffer.ts).
+ * Small encodings share the encoder's buffer and are left alone.
+ */
+export function releaseEncoding(bytes: Uint8Array): void {
+  if (!ownBuffers.delete(bytes.buffer)) return;
+  releaseBuffer(bytes);
 }
 
 /** About the CBOR size of metric writes (ids as written, a few bytes a point around them). */

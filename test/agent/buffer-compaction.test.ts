@@ -121,6 +121,60 @@ describe("agent buffer compaction", () => {
     b.close();
   });
 
+  it("leaves alone a row too large to merge whose series have one point each (a scrape), and still compacts a large row of long series", async () => {
+    const path = tempDb();
+    const clock = { t: T0 };
+    const { b } = open(path, clock, { chunkPoints: 20_000 });
+    // A scrape: 12,000 series of one point, about 1 MB, so it merges with nothing.
+    const scrape = Array.from({ length: 12_000 }, (_, i) => ({ type: "gauge" as const, id: `scraped_requests_total{instance="127.0.0.1:9100",job="app",n="${i}"}`, points: [{ timestamp: clock.t, value: i }] }));
+    await b.append(scrape);
+    // A write of few series with many points each, as large.
+    clock.t += 1000;
+    const long = Array.from({ length: 4 }, (_, s) => ({ type: "gauge" as const, id: `long_${s}`, points: Array.from({ length: 15_000 }, (_, k) => ({ timestamp: T0 + k * 1000, value: (k * 7919 + s) % 1000 })) }));
+    await b.append(long);
+    const before = rows(path);
+    expect(before.map((r) => r.fmt)).toEqual([1, 1, 1, 1]);
+    // Every row is over the maxBytes below: none can merge with another.
+    const db = new Database(path, { readonly: true });
+    const sizes = db.query("SELECT bytes FROM chunks ORDER BY id").all() as { bytes: number }[];
+    db.close();
+    expect(sizes.every((r) => r.bytes > 128 * 1024)).toBe(true);
+    clock.t += 61_000;
+    b.compact(dec, { ...opts, maxBytes: 128 * 1024 });
+    const after = rows(path);
+    // The scrape's row is as it was; the long series' rows became codec blocks.
+    expect(after[0]).toEqual(before[0]);
+    expect(after.slice(1).every((r) => r.fmt === CHUNK_FORMAT.series)).toBe(true);
+    const points = pointsOf(b.read(0, Number.MAX_SAFE_INTEGER, 1e9));
+    expect(points).toHaveLength(12_000 + 60_000);
+    b.close();
+  });
+
+  it("merges rows of one point per series only when several can merge, so that series get several points", async () => {
+    const path = tempDb();
+    const clock = { t: T0 };
+    const { b } = open(path, clock, { chunkPoints: 5000 });
+    const scrape = (n: number) => Array.from({ length: n }, (_, i) => ({ type: "gauge" as const, id: `app_requests_total{instance="10.1.2.3:8080",job="app",route="/r${i}"}`, points: [{ timestamp: clock.t, value: i }] }));
+    // A scrape of 8,000 series: two rows that fit in one merged row, but no series would get two points.
+    await b.append(scrape(8000));
+    clock.t += 61_000;
+    b.compact(dec, opts);
+    expect(rows(path).map((r) => r.fmt)).toEqual([1, 1]);
+    // Scrapes of 200 series every 10 s: rows that merge by the dozen.
+    const small = open(tempDb(), clock, { chunkPoints: 5000 });
+    for (let k = 0; k < 12; k++) {
+      clock.t += 10_000;
+      await small.b.append(scrape(200));
+    }
+    clock.t += 61_000;
+    small.b.compact(dec, opts);
+    const kept = small.b.read(0, Number.MAX_SAFE_INTEGER, 1e9)!;
+    expect(kept.formats).toEqual([CHUNK_FORMAT.series]);
+    expect(pointsOf(kept)).toHaveLength(2400);
+    small.b.close();
+    b.close();
+  });
+
   it("merges later rows into the window's merged row, and never compacts live rows", async () => {
     const path = tempDb();
     const clock = { t: T0 };

@@ -92,6 +92,38 @@ describe("forwarder", () => {
     expect(s.buffer.depth.points).toBe(0);
   });
 
+  it("sends batches larger than the release threshold whole, and resends them intact after their first copy was freed", async () => {
+    let now = 1_000_000;
+    const buffer = new PointBuffer(openDatabase(":memory:"), { tenant: "t", feed: "f" }, { maxBytes: 1e9, maxAgeMs: 1e9, chunkPoints: 50_000 }, enc, {}, () => now, 1);
+    const planner = new SendPlanner(buffer, { batchPoints: 50_000, replayRate: 0, freshAgeMs: 60_000 }, () => now);
+    const got: number[][] = [];
+    const link = {
+      ready: true,
+      async publish(_topic: string, payload: Uint8Array) {
+        got.push(decodeData(dec, payload).writes.flatMap((w) => w.points.map((p) => p.value as number)));
+      },
+    };
+    const { counters } = createAgentTelemetry();
+    const fw = new Forwarder(buffer, planner, link, enc, dec, { dataTopic: "svc/t/f/data", window: 1, ackTimeoutMs: 1000 }, counters, createLogger("silent"), () => now);
+    closers.push(() => {
+      fw.close();
+      buffer.close();
+    });
+    // 20,000 series of one point, as a large scrape buffers them: about 1 MB encoded.
+    const writes = Array.from({ length: 20_000 }, (_, i) => ({ type: "gauge" as const, id: `scraped_series_total{instance="127.0.0.1:9100",job="node",n="${i}"}`, points: [{ timestamp: now, value: i }] }));
+    await buffer.append(writes);
+    fw.pump();
+    await new Promise((r) => setTimeout(r, 5));
+    now += 1000;
+    fw.pump();
+    await new Promise((r) => setTimeout(r, 5));
+    const want = writes.map((w) => w.points[0]!.value);
+    expect(got).toEqual([want, want]);
+    fw.onAck(encodeAck(enc, { session: buffer.session, seqs: [1] }));
+    buffer.flush();
+    expect(buffer.depth.points).toBe(0);
+  });
+
   it("resends at once the batches the collector asks for again (refused while its disk was full)", async () => {
     const s = await setup({ window: 2, ackTimeoutMs: 1000 });
     await s.append(15);

@@ -6,7 +6,7 @@ function read(body: string, format: "text" | "openmetrics" = "text") {
   const samples: [string, number, number | undefined][] = [];
   const invalid: [number, string][] = [];
   const r = parseExposition(body, format, {
-    sample: (s, v, t) => samples.push([s, v, t]),
+    sample: (b, start, end, v, t) => samples.push([b.slice(start, end), v, t]),
     invalid: (line, _text, reason) => invalid.push([line, reason]),
   });
   return { samples, invalid, types: r.types };

@@ -12,6 +12,7 @@ import {
   PacketReader,
 } from "./packets.ts";
 import type { BrokerAddress } from "../../../src/protocol/broker-url.ts";
+import { releaseBuffer } from "../../../src/runtime/release-buffer.ts";
 
 /** PEM material for mqtts://: the CA to verify the broker with, and a client certificate. */
 export interface TlsClientFiles {
@@ -180,6 +181,8 @@ export class MqttConnection {
         return;
       }
       this.outbox.shift();
+      // The kernel has the bytes (the socket keeps no reference): a large packet is freed now.
+      releaseBuffer(head);
     }
   }
 

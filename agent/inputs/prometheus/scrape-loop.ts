@@ -5,9 +5,9 @@
  * joined, metric relabelling, and per target `up`, `scrape_duration_seconds`,
  * `scrape_samples_scraped`, `scrape_samples_post_metric_relabeling` and `scrape_series_added`.
  *
- * Each series text seen is kept with its id and definition (the cache Prometheus keeps too), so
- * a known series costs a lookup, not a label parse. A series that vanishes from the target, or
- * all of them when the target goes down or is removed, gets a staleness marker at the scrape
+ * Each series text seen is kept with its id (series-cache.ts, the cache Prometheus keeps too),
+ * so a known series costs a lookup, not a label parse. A series that vanishes from the target,
+ * or all of them when the target goes down or is removed, gets a staleness marker at the scrape
  * that missed it, as in Prometheus (series with their own timestamps excepted).
  */
 import type { Logger } from "../../../src/log/logger.ts";
@@ -21,6 +21,7 @@ import type { SeriesDefinition } from "../../../src/protocol/definitions-chunk.t
 import { type DefinitionLedger, defineSeries, type InputSink } from "../series-output.ts";
 import type { InputCounters } from "../input-telemetry.ts";
 import { fetchTarget, ScrapeError } from "./fetch-target.ts";
+import { SeriesCache } from "./series-cache.ts";
 
 export interface ScrapeTarget {
   job: ScrapeJobConfig;
@@ -58,19 +59,9 @@ export interface LoopDeps {
   now?: () => number;
 }
 
-/**
- * What is kept per series text, as small as it can be (10,000 series cost about 3 MB): the id,
- * not the definition, which is rebuilt from the text in the rare case it is needed again.
- */
-interface Entry {
-  /** Undefined: the series is dropped (relabelling, a label beyond the limits). */
-  id?: string;
-  /** Ledger generation whose buffer holds the definition. */
+/** One of the target's own series (`up`, `scrape_*`): whether the buffer holds its definition. */
+interface ReportEntry {
   defGen: number;
-  /** Last scrape (generation) that had the series. */
-  seen: number;
-  /** The sample carried its own timestamp (no staleness marker when it vanishes). */
-  explicit: boolean;
 }
 
 const REPORT_SERIES = ["up", "scrape_duration_seconds", "scrape_samples_scraped", "scrape_samples_post_metric_relabeling", "scrape_series_added"] as const;
@@ -84,8 +75,8 @@ function hash(s: string): number {
 
 export class ScrapeLoop {
   readonly status: TargetStatus;
-  private readonly cache = new Map<string, Entry>();
-  private readonly report = new Map<string, [Entry, SeriesDefinition]>();
+  private readonly cache = new SeriesCache();
+  private readonly report = new Map<string, [ReportEntry, SeriesDefinition]>();
   private readonly targetLabels: Record<string, string>;
   private readonly offset: number;
   private readonly now: () => number;
@@ -152,11 +143,13 @@ export class ScrapeLoop {
     const gen = ++this.gen;
     const started = performance.now();
     const writes: MetricWrite[] = [];
-    // Entries whose definition goes with this scrape's points (series first seen bring theirs);
-    // and what each touched entry had before.
-    const defined: [Entry, SeriesDefinition][] = [];
-    const fresh = new Map<Entry, SeriesDefinition>();
-    const touched: [Entry, number][] = [];
+    const cache = this.cache;
+    // Entries whose definition goes with this scrape's points (series first seen bring theirs),
+    // the report's own; and the entries touched, with what each had before (pairs of numbers).
+    const defined: [number, SeriesDefinition][] = [];
+    const reported: ReportEntry[] = [];
+    const fresh = new Map<number, SeriesDefinition>();
+    const touched: number[] = [];
     const ledgerGen = this.d.ledger.generation;
     let scraped = 0;
     let kept = 0;
@@ -172,37 +165,39 @@ export class ScrapeLoop {
       const fetched = await fetchTarget({ url: this.target.url, timeoutMs: job.timeoutMs, bodySizeLimit: job.bodySizeLimit, basicAuth: job.basicAuth, bearerTokenFile: job.bearerTokenFile, caFile: job.caFile, serverName: job.serverName });
       this.d.counters.bytes.inc(fetched.bytes);
       const types: FamilyTypes = new Map();
-      const sample = (series: string, value: number, ts: number | undefined) => {
+      const sample = (body: string, start: number, end: number, value: number, ts: number | undefined) => {
         scraped++;
-        let e = this.cache.get(series);
-        if (e === undefined) {
+        let e = cache.find(body, start, end);
+        if (e < 0) {
           let def: SeriesDefinition | undefined;
           try {
-            def = this.define(series, types);
+            def = this.define(body.slice(start, end), types);
           } catch (err) {
             if (!(err instanceof ExpositionError)) throw err;
-            return rejectLine(0, series, err.message);
+            return rejectLine(0, body.slice(start, end), err.message);
           }
-          this.cache.set(series, (e = { id: def?.id, defGen: 0, seen: -1, explicit: false }));
+          e = cache.add(body, start, end, def?.id);
           if (def) {
             added++;
             fresh.set(e, def);
           }
         }
         // The same series twice in one body: the first counts, as in Prometheus.
-        if (e.seen === gen) return;
-        touched.push([e, e.seen]);
-        e.seen = gen;
-        if (e.id === undefined) return;
-        e.explicit = ts !== undefined && job.honorTimestamps;
+        if (cache.seen[e] === gen) return;
+        touched.push(e, cache.seen[e]!);
+        cache.seen[e] = gen;
+        const id = cache.ids[e];
+        if (id === undefined) return;
+        const explicit = ts !== undefined && job.honorTimestamps;
+        cache.explicit[e] = explicit ? 1 : 0;
         kept++;
         // NaN and ±Inf are not stored (a NaN inside Outpost is the staleness marker).
         if (value - value !== 0) {
           this.d.counters.dropped.inc();
           return;
         }
-        writes.push({ type: "gauge", id: e.id, points: [{ timestamp: e.explicit ? ts! : stamp, value }] });
-        if (e.defGen !== ledgerGen) defined.push([e, fresh.get(e) ?? this.define(series, types)!]);
+        writes.push({ type: "gauge", id, points: [{ timestamp: explicit ? ts! : stamp, value }] });
+        if (cache.defGen[e] !== ledgerGen) defined.push([e, fresh.get(e) ?? this.define(body.slice(start, end), types)!]);
       };
       parseExposition(fetched.body, fetched.format, { sample, invalid: rejectLine }, types);
       if (job.sampleLimit > 0 && kept > job.sampleLimit) throw new ScrapeError(`sample limit exceeded: ${kept} samples, at most ${job.sampleLimit}`);
@@ -210,7 +205,7 @@ export class ScrapeLoop {
       if (!(e instanceof ScrapeError)) throw e;
       // A failed scrape counts as an empty one: every series ends.
       error = e.message;
-      for (const [entry, seen] of touched) entry.seen = seen;
+      for (let i = 0; i < touched.length; i += 2) cache.seen[touched[i]!] = touched[i + 1]!;
       writes.length = 0;
       defined.length = 0;
       kept = 0;
@@ -218,12 +213,15 @@ export class ScrapeLoop {
     }
     const duration = (performance.now() - started) / 1000;
     this.markVanished(writes, stamp);
-    this.prune(gen);
     const values = [error ? 0 : 1, duration, scraped, kept, added];
+    const definitions = defined.map(([, d]) => d);
     REPORT_SERIES.forEach((name, i) => {
       const [e, def] = this.reportEntry(name);
       writes.push({ type: "gauge", id: def.id, points: [{ timestamp: stamp, value: values[i]! }] });
-      if (e.defGen !== ledgerGen) defined.push([e, def]);
+      if (e.defGen !== ledgerGen) {
+        reported.push(e);
+        definitions.push(def);
+      }
     });
     this.d.counters.samples.inc(kept);
     if (invalid > 0) {
@@ -237,15 +235,15 @@ export class ScrapeLoop {
     }
     Object.assign(this.status, { health: error ? "down" : "up", lastError: error, lastScrape: stamp, lastDurationSeconds: duration, samples: kept });
     try {
-      await this.d.sink(
-        writes,
-        defined.map(([, d]) => d),
-      );
-      for (const [e] of defined) e.defGen = ledgerGen;
+      await this.d.sink(writes, definitions);
+      for (const [e] of defined) cache.defGen[e] = ledgerGen;
+      for (const e of reported) e.defGen = ledgerGen;
     } catch (e) {
       this.d.counters.dropped.inc(writes.length);
       this.d.warn(this.target.url, "could not buffer a scrape's samples", { job: job.job, target: this.target.url, samples: writes.length, err: (e as Error).message });
     }
+    // Last: forgetting series may renumber the cache's entries, which `defined` holds until here.
+    this.prune(gen);
   }
 
   /** The definition of a series text (labels joined and relabelled); undefined when it is dropped. */
@@ -261,11 +259,11 @@ export class ScrapeLoop {
     return def;
   }
 
-  private reportEntry(name: string): [Entry, SeriesDefinition] {
+  private reportEntry(name: string): [ReportEntry, SeriesDefinition] {
     let r = this.report.get(name);
     if (!r) {
       const def = defineSeries(joinTargetLabels(name, [], this.targetLabels, false));
-      this.report.set(name, (r = [{ id: def.id, defGen: 0, seen: 0, explicit: false }, def]));
+      this.report.set(name, (r = [{ defGen: 0 }, def]));
     }
     return r;
   }
@@ -274,13 +272,16 @@ export class ScrapeLoop {
   private markVanished(writes: MetricWrite[], stamp: number): void {
     const marker = this.d.staleMarker;
     if (marker === undefined) return;
-    for (const e of this.cache.values()) {
-      if (e.id !== undefined && e.seen === this.gen - 1 && !e.explicit) writes.push({ type: "gauge", id: e.id, points: [{ timestamp: stamp, value: marker }] });
+    const c = this.cache;
+    for (const e of c.entries()) {
+      const id = c.ids[e];
+      if (id !== undefined && c.seen[e] === this.gen - 1 && !c.explicit[e]) writes.push({ type: "gauge", id, points: [{ timestamp: stamp, value: marker }] });
     }
   }
 
   /** Forgets series absent for two scrapes (their marker is written), so the cache follows the target. */
   private prune(gen: number): void {
-    for (const [k, e] of this.cache) if (e.seen < gen - 1) this.cache.delete(k);
+    const seen = this.cache.seen;
+    this.cache.remove((e) => seen[e]! < gen - 1);
   }
 }

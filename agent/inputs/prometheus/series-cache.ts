@@ -1,0 +1,191 @@
+/**
+ * A scrape loop's series cache: each series text seen on a target (name and labels exactly as
+ * written), with the id it maps to and what the loop tracks about it, so a known series costs a
+ * lookup per scrape, not a label parse (Prometheus keeps the same cache).
+ *
+ * Kept out of JavaScript objects: a Map of 10,000 string keys and entry objects cost about 7 MB
+ * of resident memory (the keys, the entries and the map's table, spread among a scrape's
+ * garbage, pin allocator pages). Here the texts are bytes in one buffer, found through an
+ * open-addressing table of entry numbers, and the per-series fields are typed arrays; only the
+ * ids stay strings, as every scrape writes them (docs/inputs.md, "Memory"). Lookups read the
+ * text straight from the scraped body, so a known series costs no string either. Texts with a
+ * character above U+00FF (rare: label values in other scripts) are kept in a small Map instead.
+ */
+
+/** FNV-1a over the UTF-16 code units of s[start, end). */
+function hashRange(s: string, start: number, end: number): number {
+  let h = 0x811c9dc5;
+  for (let i = start; i < end; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+  return h >>> 0;
+}
+
+/** True when s[start, end) has no character above U+00FF (its text fits one byte a character). */
+function isLatin1(s: string, start: number, end: number): boolean {
+  for (let i = start; i < end; i++) if (s.charCodeAt(i) > 0xff) return false;
+  return true;
+}
+
+const NONE = -1;
+
+export class SeriesCache {
+  /** Entries in use are 0 .. count-1; `live` says which of them were not removed. */
+  private count = 0;
+  private live = new Uint8Array(64);
+  private textAt = new Int32Array(64);
+  private textLen = new Int32Array(64);
+  private hashes = new Uint32Array(64);
+  /** Entry number + 1 per slot; 0 is empty. Size a power of two, at most half full. */
+  private slots = new Int32Array(128);
+  private text = new Uint8Array(4096);
+  private textUsed = 0;
+  /** Texts that do not fit one byte a character, by text. */
+  private readonly wide = new Map<string, number>();
+  private removed = 0;
+
+  /** The series' id; undefined when the series is dropped (relabelling, a label beyond the limits). */
+  ids: (string | undefined)[] = [];
+  /** Ledger generation whose buffer holds the series' definition. */
+  defGen = new Int32Array(64);
+  /** Last scrape (generation) that had the series. */
+  seen = new Int32Array(64);
+  /** 1 when the series' last sample carried its own timestamp (no staleness marker when it vanishes). */
+  explicit = new Uint8Array(64);
+
+  get size(): number {
+    return this.count - this.removed;
+  }
+
+  /** The entry of s[start, end), or -1. */
+  find(s: string, start: number, end: number): number {
+    const len = end - start;
+    const h = hashRange(s, start, end);
+    const mask = this.slots.length - 1;
+    for (let slot = h & mask; ; slot = (slot + 1) & mask) {
+      const e = this.slots[slot]! - 1;
+      if (e < 0) break;
+      if (this.hashes[e] !== h || this.textLen[e] !== len) continue;
+      const at = this.textAt[e]!;
+      let i = 0;
+      while (i < len && this.text[at + i] === s.charCodeAt(start + i)) i++;
+      if (i === len) return e;
+    }
+    return this.wide.size > 0 ? (this.wide.get(s.slice(start, end)) ?? NONE) : NONE;
+  }
+
+  /** Adds s[start, end) (not in the cache) with its id; returns its entry. */
+  add(s: string, start: number, end: number, id: string | undefined): number {
+    const e = this.count++;
+    if (e === this.live.length) this.grow();
+    this.live[e] = 1;
+    this.ids[e] = id;
+    this.defGen[e] = 0;
+    this.seen[e] = -1;
+    this.explicit[e] = 0;
+    if (!isLatin1(s, start, end)) {
+      this.textLen[e] = -1;
+      // A copy: a slice of a long string shares (and keeps) the whole string's buffer.
+      this.wide.set(` ${s.slice(start, end)}`.slice(1), e);
+      return e;
+    }
+    const len = end - start;
+    if (this.textUsed + len > this.text.length) this.text = grown(this.text, this.textUsed + len);
+    for (let i = 0; i < len; i++) this.text[this.textUsed + i] = s.charCodeAt(start + i);
+    this.textAt[e] = this.textUsed;
+    this.textLen[e] = len;
+    this.textUsed += len;
+    this.hashes[e] = hashRange(s, start, end);
+    if (2 * (this.count - this.removed) > this.slots.length) this.rehash(this.slots.length * 2);
+    else this.place(e);
+    return e;
+  }
+
+  /** Entry numbers in use (live), in the order they were added. */
+  *entries(): Generator<number> {
+    for (let e = 0; e < this.count; e++) if (this.live[e]) yield e;
+  }
+
+  /**
+   * Removes the entries `drop` says to; entries keep their numbers until the cache is packed,
+   * which happens here once a quarter of them are removed (numbers change then: callers hold none).
+   */
+  remove(drop: (e: number) => boolean): void {
+    let any = false;
+    for (let e = 0; e < this.count; e++) {
+      if (!this.live[e] || !drop(e)) continue;
+      this.live[e] = 0;
+      this.ids[e] = undefined;
+      this.removed++;
+      any = true;
+    }
+    if (!any) return;
+    if (this.removed * 4 >= this.count) this.pack();
+    else this.rehash(this.slots.length);
+  }
+
+  private place(e: number): void {
+    if (this.textLen[e]! < 0) return;
+    const mask = this.slots.length - 1;
+    let slot = this.hashes[e]! & mask;
+    while (this.slots[slot] !== 0) slot = (slot + 1) & mask;
+    this.slots[slot] = e + 1;
+  }
+
+  private rehash(size: number): void {
+    let n = size;
+    while (2 * (this.count - this.removed) > n) n *= 2;
+    this.slots = new Int32Array(n);
+    for (let e = 0; e < this.count; e++) if (this.live[e]) this.place(e);
+  }
+
+  private grow(): void {
+    const n = this.live.length * 2;
+    this.live = grown(this.live, n);
+    this.textAt = grown(this.textAt, n);
+    this.textLen = grown(this.textLen, n);
+    this.hashes = grown(this.hashes, n);
+    this.defGen = grown(this.defGen, n);
+    this.seen = grown(this.seen, n);
+    this.explicit = grown(this.explicit, n);
+  }
+
+  /** Renumbers the live entries from 0, their texts packed in a buffer of their own. */
+  private pack(): void {
+    const text = new Uint8Array(Math.max(4096, this.textUsed));
+    let used = 0;
+    let k = 0;
+    const wideText = new Map<number, string>();
+    for (const [t, e] of this.wide) wideText.set(e, t);
+    this.wide.clear();
+    for (let e = 0; e < this.count; e++) {
+      if (!this.live[e]) continue;
+      const len = this.textLen[e]!;
+      if (len >= 0) {
+        text.set(this.text.subarray(this.textAt[e]!, this.textAt[e]! + len), used);
+        this.textAt[k] = used;
+        used += len;
+      } else this.wide.set(wideText.get(e)!, k);
+      this.textLen[k] = len;
+      this.hashes[k] = this.hashes[e]!;
+      this.ids[k] = this.ids[e];
+      this.defGen[k] = this.defGen[e]!;
+      this.seen[k] = this.seen[e]!;
+      this.explicit[k] = this.explicit[e]!;
+      this.live[k] = 1;
+      k++;
+    }
+    this.live.fill(0, k, this.count);
+    this.ids.length = k;
+    this.text = text;
+    this.textUsed = used;
+    this.count = k;
+    this.removed = 0;
+    this.rehash(Math.max(128, this.slots.length));
+  }
+}
+
+/** A copy of `a` with room for at least `n` elements (twice its length at least). */
+function grown<T extends Uint8Array | Int32Array | Uint32Array>(a: T, n: number): T {
+  const out = new (a.constructor as new (n: number) => T)(Math.max(n, a.length * 2));
+  out.set(a);
+  return out;
+}
