@@ -127,8 +127,9 @@ export async function startLocalAlerting(o: {
   });
   const fired = (items: (Alert | Event)[]) => {
     counters.fired.inc(items.length);
-    queue.push(items);
-    actions.onFired(items);
+    // Actions run once the alert is in the buffer: a kill -9 in between must not leave an action
+    // that ran for an alert the collector never hears of.
+    queue.push(items, () => actions.onFired(items));
   };
 
   const triggers = new LocalTriggers({

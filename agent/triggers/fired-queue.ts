@@ -10,8 +10,14 @@ const MAX_WAITING = 10_000;
  * take it (a full disk) it waits here and is tried again every `retryMs`: an alert is not
  * dropped for want of space (only, beyond `MAX_WAITING` groups, the oldest, logged).
  */
+interface Group {
+  items: (Alert | Event)[];
+  /** Called once the group is in the buffer, or held here for want of room. */
+  settled?: () => void;
+}
+
 export class FiredQueue {
-  private readonly waiting: (Alert | Event)[][] = [];
+  private readonly waiting: Group[] = [];
   private busy = false;
   private retry: ReturnType<typeof setTimeout> | undefined;
   private closed = false;
@@ -22,8 +28,12 @@ export class FiredQueue {
     private readonly retryMs = 1000,
   ) {}
 
-  push(items: (Alert | Event)[]): void {
-    this.waiting.push(items);
+  /**
+   * Queues a group; `settled` is called once it is committed to the buffer (or held here while
+   * the disk is full), so that what acts on an alert acts only after a kill -9 could not lose it.
+   */
+  push(items: (Alert | Event)[], settled?: () => void): void {
+    this.waiting.push({ items, settled });
     void this.drain();
   }
 
@@ -39,22 +49,25 @@ export class FiredQueue {
       while (this.waiting.length > 0) {
         const groups = this.waiting.splice(0);
         try {
-          await this.append(groups.map((items) => ({ items })));
+          await this.append(groups.map(({ items }) => ({ items })));
         } catch (e) {
           if (storageFailure(e) === undefined) {
             this.log.error("buffering fired alerts failed", { err: (e as Error).message, groups: groups.length });
+            settle(groups);
             continue;
           }
           this.hold(groups);
+          settle(groups);
           return;
         }
+        settle(groups);
       }
     } finally {
       this.busy = false;
     }
   }
 
-  private hold(groups: (Alert | Event)[][]): void {
+  private hold(groups: Group[]): void {
     this.waiting.unshift(...groups);
     if (this.waiting.length > MAX_WAITING) {
       const lost = this.waiting.splice(0, this.waiting.length - MAX_WAITING);
@@ -70,5 +83,14 @@ export class FiredQueue {
     this.closed = true;
     if (this.retry) clearTimeout(this.retry);
     if (this.waiting.length > 0) this.log.error("stopping with fired alerts and events the disk refused", { groups: this.waiting.length });
+  }
+}
+
+/** Tells each group's waiter once (a held group is not told again when it is retried). */
+function settle(groups: Group[]): void {
+  for (const g of groups) {
+    const f = g.settled;
+    g.settled = undefined;
+    f?.();
   }
 }
