@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { body, startTestCollector, type TestCollector } from "../helpers/collector.ts";
+import { waitFor } from "../helpers/ports.ts";
 import { linearTrend } from "../helpers/series.ts";
 
 const DM = "/svc/datamining";
@@ -233,8 +234,12 @@ describe("datamining: learning from the metrics interface", () => {
     expect((await post("/metrics", { metricId: "http.gauge", collectionInterval: 60 })).status).toBe(201);
     const y = linearTrend(40, 45);
     for (let i = 0; i < y.length; i += 8) expect((await writeGauge("http.gauge", recent(y.slice(i, i + 8), i))).status).toBe(200);
-    const sub = await body(await get("/metrics/http.gauge"));
-    expect(sub.forecaster.learnedPoints).toBe(40);
+    // Learned from the points bus, after the subscription's read of its history (slower on PostgreSQL).
+    const learned = await waitFor("the 40 points learned", async () => {
+      const n = (await body(await get("/metrics/http.gauge"))).forecaster.learnedPoints as number;
+      return n >= 40 ? n : undefined;
+    }, 10_000);
+    expect(learned).toBe(40);
     const out = await body(await get("/metrics/http.gauge/forecaster/forecast?ahead=2"));
     expect(out[0].timestamp).toBe(NOW - 100 * MINUTE + 40 * MINUTE);
   });
