@@ -41,6 +41,28 @@ export class IndexEntry {
   get empty(): boolean {
     return this.dataRefs.length === 0 && this.eventRefs.length === 0;
   }
+
+  /** Makes a round's datum current and moves the latest value, keeping the previous for rate conditions. */
+  advance(datum: { value: unknown; timestamp: number; context?: StringMap }, num: number): void {
+    this.cur = datum;
+    this.curNum = num;
+    this.prevHas = this.hasLatest;
+    this.prevNum = this.latestNum;
+    this.prevTs = this.latestTs;
+    const newest = !this.hasLatest || datum.timestamp > this.latestTs;
+    this.curNewest = newest;
+    if (newest) {
+      this.hasLatest = true;
+      this.latestNum = num;
+      this.latestTs = datum.timestamp;
+      this.latestContext = datum.context;
+    }
+  }
+
+  /** The datum of round `r` (the first, or the r-th of several for this key). */
+  itemOf(r: number): unknown {
+    return this.more === null ? this.first : this.more[r];
+  }
 }
 
 /** Entries by tenant, then source, then dataId: a datum costs three map lookups and no allocation. */

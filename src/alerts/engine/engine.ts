@@ -183,13 +183,7 @@ class Engine implements AlertsEngine {
   /** The state of a freshly loaded trigger: FIRING, fresh dampening, no evaluations, missing intervals from now. */
   private resetState(t: TriggerRt, now: number): void {
     this.timers.cancel(t);
-    t.mode = "FIRING";
-    t.dampenings.FIRING.reset();
-    t.dampenings.AUTORESOLVE.reset();
-    for (const c of t.allConditions()) {
-      c.clearEval();
-      c.lastArrival = now;
-    }
+    t.reset(now);
     this.timers.armMissing(t, "FIRING", now);
   }
 
@@ -231,21 +225,8 @@ class Engine implements AlertsEngine {
     // first every key's latest value moves, so compare conditions see both sides of this round
     for (let i = 0; i < entries.length; i++) {
       const e = entries[i]!;
-      const d = (e.more === null ? e.first : e.more[r]) as EngineData;
-      e.cur = d;
-      const num = numericValue(d.value);
-      e.curNum = num;
-      e.prevHas = e.hasLatest;
-      e.prevNum = e.latestNum;
-      e.prevTs = e.latestTs;
-      const newest = !e.hasLatest || d.timestamp > e.latestTs;
-      e.curNewest = newest;
-      if (newest) {
-        e.hasLatest = true;
-        e.latestNum = num;
-        e.latestTs = d.timestamp;
-        e.latestContext = d.context;
-      }
+      const d = e.itemOf(r) as EngineData;
+      e.advance(d, numericValue(d.value));
     }
     for (let i = 0; i < entries.length; i++) {
       const e = entries[i]!;
@@ -291,7 +272,7 @@ class Engine implements AlertsEngine {
     this.counters.dataDropped += dropped;
     for (let r = 0; r < rounds && entries.length > 0; r++) {
       const inRound = entries.filter((e) => e.more === null ? r === 0 : e.more.length > r);
-      this.eventRound(inRound.map((e) => (e.more === null ? e.first : e.more[r]) as Event), now);
+      this.eventRound(inRound.map((e) => e.itemOf(r) as Event), now);
       // what these events fired feeds further event conditions, as after a data round
       this.runChain(now);
     }
@@ -394,9 +375,7 @@ class Engine implements AlertsEngine {
   }
 
   private enterAutoResolve(t: TriggerRt, now: number): void {
-    t.mode = "AUTORESOLVE";
-    t.dampenings.AUTORESOLVE.reset();
-    for (const c of t.conditions.AUTORESOLVE) c.clearEval();
+    t.enterAutoResolve();
     this.timers.armMissing(t, "AUTORESOLVE", now);
     this.emit({ kind: "mode", tenantId: t.def.tenantId, triggerId: t.def.id, mode: "AUTORESOLVE", time: now });
   }

@@ -116,6 +116,23 @@ export class TriggerRt {
     return undefined;
   }
 
+  /** A freshly loaded trigger's state: FIRING, fresh dampening, no evaluations, missing intervals counted from now. */
+  reset(now: number): void {
+    this.mode = "FIRING";
+    this.dampenings.FIRING.reset();
+    this.dampenings.AUTORESOLVE.reset();
+    for (const c of this.allConditions()) {
+      c.clearEval();
+      c.lastArrival = now;
+    }
+  }
+
+  enterAutoResolve(): void {
+    this.mode = "AUTORESOLVE";
+    this.dampenings.AUTORESOLVE.reset();
+    for (const c of this.conditions.AUTORESOLVE) c.clearEval();
+  }
+
   allConditions(): ConditionRt[] {
     return [...this.conditions.FIRING, ...this.conditions.AUTORESOLVE];
   }
