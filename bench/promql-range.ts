@@ -18,7 +18,8 @@
 import { existsSync } from "node:fs";
 import { compressSync } from "snappy";
 import { readFileSync } from "node:fs";
-import { countersSince, cpuSeconds, fmt, freePort, latency, loadAverage, peakRssMB, procCounters, rssMB, startCollectorProcess, tempDir } from "./_lib.ts";
+import { countersSince, cpuSeconds, fmt, freePort, latency, loadAverage, peakRssMB, procCounters, rssMB, tempDir } from "./_lib.ts";
+import { outpostSystem, type PromqlSystem, waitUp } from "./_promql-systems.ts";
 import { encodeWriteRequest } from "../test/helpers/remote-write.ts";
 
 const SERIES = Number(process.env.SERIES ?? 1000);
@@ -63,45 +64,9 @@ function* bodies(): Generator<Uint8Array> {
 
 const RW_HEADERS = { "Content-Type": "application/x-protobuf", "Content-Encoding": "snappy", "X-Prometheus-Remote-Write-Version": "0.1.0" };
 
-interface System {
-  name: string;
-  pid: number;
-  writeUrl: string;
-  queryUrl: string;
-  extra?: string;
-  settle?(): Promise<void>;
-  stop(): Promise<void>;
-}
+const outpost = () => outpostSystem("promql-outpost-");
 
-async function waitUp(url: string): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    try {
-      if ((await fetch(url)).status < 500) return;
-    } catch {}
-    if (Date.now() > deadline) throw new Error(`${url} did not come up`);
-    await Bun.sleep(100);
-  }
-}
-
-async function outpost(): Promise<System> {
-  const dir = tempDir("promql-outpost-");
-  // Its defaults (synchronous=FULL: a write is answered once on disk), as in every other bench.
-  const { proc, url } = await startCollectorProcess(["--data-dir", dir.path, "--mqtt-port", "0", "--default-retention", "30"]);
-  return {
-    name: "Outpost",
-    pid: proc.pid,
-    writeUrl: `${url}/prometheus/bench/api/v1/write`,
-    queryUrl: `${url}/prometheus/bench/api/v1/query_range`,
-    async stop() {
-      proc.kill("SIGTERM");
-      await proc.exited;
-      dir.remove();
-    },
-  };
-}
-
-async function victoria(): Promise<System> {
+async function victoria(): Promise<PromqlSystem> {
   const dir = tempDir("promql-vm-");
   const port = await freePort();
   const proc = Bun.spawn(["victoria-metrics", `-storageDataPath=${dir.path}`, `-httpListenAddr=127.0.0.1:${port}`, "-retentionPeriod=1y", "-search.latencyOffset=0s", "-loggerLevel=ERROR"], {
@@ -127,7 +92,7 @@ async function victoria(): Promise<System> {
   };
 }
 
-async function load(sys: System): Promise<{ rate: number; counters: string }> {
+async function load(sys: PromqlSystem): Promise<{ rate: number; counters: string }> {
   const t = performance.now();
   const c0 = procCounters(sys.pid);
   let n = 0;
@@ -146,7 +111,7 @@ async function load(sys: System): Promise<{ rate: number; counters: string }> {
   };
 }
 
-async function queryOnce(sys: System, q: string): Promise<number> {
+async function queryOnce(sys: PromqlSystem, q: string): Promise<number> {
   const params = new URLSearchParams({ query: q, start: String(START / 1000), end: String(END / 1000), step: "60" });
   const r = await fetch(`${sys.queryUrl}?${params}${sys.extra ?? ""}`);
   const b = (await r.json()) as { status: string; data?: { result: unknown[] }; error?: string };

@@ -18,7 +18,8 @@ import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { compressSync } from "snappy";
 import { encodeWriteRequest, type SeriesIn } from "../test/helpers/remote-write.ts";
-import { countersSince, fmt, freePort, latency, loadAverage, procCounters, rssMB, startCollectorProcess, tempDir } from "./_lib.ts";
+import { countersSince, fmt, freePort, latency, loadAverage, procCounters, rssMB, tempDir } from "./_lib.ts";
+import { outpostSystem, type PromqlSystem, waitUp } from "./_promql-systems.ts";
 
 const HOURS = Number(process.env.HOURS ?? 6);
 const RANGE_MIN = Number(process.env.RANGE_MIN ?? 60);
@@ -87,42 +88,9 @@ function* bodies(): Generator<Uint8Array> {
   }
 }
 
-interface System {
-  name: string;
-  pid: number;
-  writeUrl: string;
-  queryUrl: string;
-  stop(): Promise<void>;
-}
+const outpost = () => outpostSystem("promql-small-outpost-");
 
-async function waitUp(url: string): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    try {
-      if ((await fetch(url)).status < 500) return;
-    } catch {}
-    if (Date.now() > deadline) throw new Error(`${url} did not come up`);
-    await Bun.sleep(100);
-  }
-}
-
-async function outpost(): Promise<System> {
-  const dir = tempDir("promql-small-outpost-");
-  const { proc, url } = await startCollectorProcess(["--data-dir", dir.path, "--mqtt-port", "0", "--default-retention", "30"]);
-  return {
-    name: "Outpost",
-    pid: proc.pid,
-    writeUrl: `${url}/prometheus/bench/api/v1/write`,
-    queryUrl: `${url}/prometheus/bench/api/v1/query_range`,
-    async stop() {
-      proc.kill("SIGTERM");
-      await proc.exited;
-      dir.remove();
-    },
-  };
-}
-
-async function prometheus(): Promise<System> {
+async function prometheus(): Promise<PromqlSystem> {
   const dir = tempDir("promql-small-prom-");
   const port = await freePort();
   const config = join(dir.path, "prometheus.yml");
@@ -148,7 +116,7 @@ async function prometheus(): Promise<System> {
 
 const RW_HEADERS = { "Content-Type": "application/x-protobuf", "Content-Encoding": "snappy", "X-Prometheus-Remote-Write-Version": "0.1.0" };
 
-async function load(sys: System): Promise<void> {
+async function load(sys: PromqlSystem): Promise<void> {
   for (const body of bodies()) {
     const r = await fetch(sys.writeUrl, { method: "POST", headers: RW_HEADERS, body });
     if (r.status >= 300) throw new Error(`${sys.name} write: HTTP ${r.status} ${await r.text()}`);
@@ -156,7 +124,7 @@ async function load(sys: System): Promise<void> {
 }
 
 /** One query_range; returns the series in the answer, and its values for a check across systems. */
-async function queryOnce(sys: System, q: string): Promise<{ series: number; points: number }> {
+async function queryOnce(sys: PromqlSystem, q: string): Promise<{ series: number; points: number }> {
   const params = new URLSearchParams({ query: q, start: String((END - RANGE_MIN * 60_000) / 1000), end: String(END / 1000), step: String(STEP_S) });
   const r = await fetch(`${sys.queryUrl}?${params}`);
   const b = (await r.json()) as { status: string; data?: { result: { values: unknown[] }[] }; error?: string };
