@@ -80,3 +80,17 @@ export function rawSpan(s: StoreState, m: SeriesMeta, lo: number, hi: number, up
   );
   return { lo, hi, ts: run.ts, vals: run.nums!, chunks: refs };
 }
+
+/** The head's points as ranges [lo, hi), flat, split where they are more than `gap` apart. */
+export function headRanges(m: SeriesMeta, gap: number): number[] {
+  const h = m.head;
+  if (!h || h.length === 0) return [];
+  h.normalize();
+  const out: number[] = [h.ts[0]!, h.ts[0]! + 1];
+  for (let i = 1; i < h.length; i++) {
+    const t = h.ts[i]!;
+    if (t - out[out.length - 1]! > gap) out.push(t, t + 1);
+    else out[out.length - 1] = t + 1;
+  }
+  return out;
+}

@@ -6,7 +6,7 @@ import type { Rows } from "../../../../src/metrics/rollup/rows.ts";
 import { type RollupTier, tiersText } from "../../../../src/metrics/rollup/tiers.ts";
 import { type BlockRequest, type RollupReads, type RollupSeriesInfo, type RollupStats, rollupKind } from "../../../../src/metrics/rollup/reads.ts";
 import { RollupBlockCache } from "../rollup-cache.ts";
-import { chunkPoints, rawSpan } from "./rollup-chunks.ts";
+import { chunkPoints, headRanges, rawSpan } from "./rollup-chunks.ts";
 import type { SeriesMeta, StoreState } from "./state.ts";
 
 /** Points of one series one roller transaction takes at most (a step of about 100 ms at most). */
@@ -425,18 +425,4 @@ export class SqliteRollups implements RollupReads {
       return got.rows;
     });
   }
-}
-
-/** The head's points as ranges [lo, hi), flat, split where they are more than `gap` apart. */
-function headRanges(m: SeriesMeta, gap: number): number[] {
-  const h = m.head;
-  if (!h || h.length === 0) return [];
-  h.normalize();
-  const out: number[] = [h.ts[0]!, h.ts[0]! + 1];
-  for (let i = 1; i < h.length; i++) {
-    const t = h.ts[i]!;
-    if (t - out[out.length - 1]! > gap) out.push(t, t + 1);
-    else out[out.length - 1] = t + 1;
-  }
-  return out;
 }
