@@ -135,7 +135,7 @@ function applyGroup(s: StoreState, group: PendingWrite[], rows: LogBody[], seqs:
     s.flushScheduled = true;
     setImmediate(() => {
       s.flushScheduled = false;
-      flushDue(s);
+      flushDue(s, false, true);
     });
   }
 }
