@@ -97,8 +97,18 @@ export class SeriesHead {
     }
     if (i === 0) this.firstArrival = now;
     if (i + n > this.ts.length) this.grow(i + n);
-    this.ts.set(ts.subarray(from, end), i);
-    this.nums.set(nums.subarray(from, end), i);
+    const hts = this.ts;
+    const hnums = this.nums;
+    if (n < 64) {
+      // A loop beats two views and two copies for the few points a series has in a body.
+      for (let k = 0; k < n; k++) {
+        hts[i + k] = ts[from + k]!;
+        hnums[i + k] = nums[from + k]!;
+      }
+    } else {
+      hts.set(ts.subarray(from, end), i);
+      hnums.set(nums.subarray(from, end), i);
+    }
     this.length = i + n;
     this.lastSeq = seq;
     return true;
