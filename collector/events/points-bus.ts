@@ -1,9 +1,16 @@
 import type { MetricWrite } from "../../src/metrics/model.ts";
+import type { WriteColumns } from "../../src/metrics/write-columns.ts";
 
 /** Points that have just been committed to the metrics store. */
 export interface WrittenPoints {
   tenant: string;
   writes: MetricWrite[];
+  /**
+   * The same points as columns, when they were written as columns (a JSON worker's body): a
+   * listener that looks at few metrics reads these instead of `writes`, whose objects (one per
+   * metric) are then never made. Valid only during the call, as `writes`' points are.
+   */
+  columns?: WriteColumns;
   /** How many points the writes hold, when the publisher counted them. */
   points?: number;
   /** Where they came from: "http", "mqtt:<feed>", ... */

@@ -42,6 +42,7 @@ export async function writeColumns(deps: WriteDeps, tenant: string, cols: WriteC
     tenant,
     origin,
     points: n,
+    columns: cols,
     // Made only if a listener asks (most ingest has none that looks at every write).
     get writes() {
       return (writes ??= columnsToWrites(cols));

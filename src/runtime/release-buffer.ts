@@ -19,10 +19,14 @@ interface Detachable {
   transfer?(length: number): ArrayBuffer;
 }
 
-/** Detaches the ArrayBuffer under `bytes` when it is large and not shared; never throws. */
-export function releaseBuffer(bytes: Uint8Array): void {
+/**
+ * Detaches the ArrayBuffer under `bytes` when it is large (`minBytes`) and not shared; never
+ * throws. Smaller buffers made at a high rate gain too (the collector's sealed chunks, about
+ * 14 KB, a thousand a second under ingest: fewer page faults, measured in docs/storage.md).
+ */
+export function releaseBuffer(bytes: Uint8Array, minBytes = RELEASE_MIN_BYTES): void {
   const b = bytes.buffer;
-  if (!(b instanceof ArrayBuffer) || b.byteLength < RELEASE_MIN_BYTES) return;
+  if (!(b instanceof ArrayBuffer) || b.byteLength < minBytes) return;
   const d = b as ArrayBuffer & Detachable;
   if (d.detached || typeof d.transfer !== "function") return;
   try {

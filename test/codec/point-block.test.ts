@@ -16,6 +16,18 @@ describe("point codec", () => {
     expect(d.nums!.every((v) => v === 42.5)).toBe(true);
   });
 
+  it("regular timestamps with one point off the grid, at any place, decode exactly (the evenly spaced shortcut does not take them)", () => {
+    const n = 300;
+    const even = encodePoints({ ts: grid(n), nums: new Float64Array(n) }).length;
+    for (const at of [...Array.from({ length: 43 }, (_, i) => i * 7), n - 2, n - 1]) {
+      const ts = grid(n);
+      ts[at]! += 3;
+      const bytes = encodePoints({ ts, nums: new Float64Array(n) });
+      expect(sameBits(decodePoints(bytes).ts, ts)).toBe(true);
+      expect(bytes.length).toBeGreaterThan(even);
+    }
+  });
+
   it("keeps timestamps in the order given, duplicates included (sorting is the store's job)", () => {
     const ts = Float64Array.of(30, 10, 10, -5, 2 ** 50, -(2 ** 50), 10);
     const nums = Float64Array.of(1, 2, 3, 4, 5, 6, 7);

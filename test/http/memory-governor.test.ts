@@ -190,8 +190,38 @@ describe("MemoryGovernor", () => {
     g.garbage(8 * MB);
     expect(state.collections).toBe(1);
     state.rss = 210 * MB;
-    g.admit(1024);
+    // (read again once an eighth of the spacing more has come: a 1 MB body)
+    g.admit(MB);
     expect(state.collections).toBe(2);
+  });
+
+  it("past the spacing but under the bar, reads the resident size again only after an eighth of the spacing more", () => {
+    let reads = 0;
+    const state = { rss: 150 * MB, collections: 0 };
+    const g = new MemoryGovernor({
+      targetBytes: 200 * MB,
+      limitBytes: 0,
+      spacingBytes: 8 * MB,
+      rss: () => {
+        reads++;
+        return state.rss;
+      },
+      collect: () => {
+        state.collections++;
+      },
+    });
+    g.garbage(8 * MB);
+    expect(reads).toBe(1);
+    // A sealing round's chunks, 40 KB each: no read per chunk.
+    for (let i = 0; i < 25; i++) g.garbage(40 * 1024);
+    expect(reads).toBe(1);
+    g.garbage(MB);
+    expect(reads).toBe(2);
+    // Over the target now: the next read collects.
+    state.rss = 250 * MB;
+    g.admit(MB);
+    expect(reads).toBe(4);
+    expect(state.collections).toBe(1);
   });
 
   it("garbage never collects with --memory-target 0", () => {

@@ -21,6 +21,13 @@ describe("releaseBuffer", () => {
     expect(b.byteLength).toBe(RELEASE_MIN_BYTES - 1);
     expect(b[0]).toBe(7);
   });
+
+  it("detaches a small buffer when told a lower bound (a sealed chunk's block)", () => {
+    const b = new Uint8Array(new ArrayBuffer(14_000)).fill(7);
+    releaseBuffer(b, 0);
+    expect(b.byteLength).toBe(0);
+    expect((b.buffer as ArrayBuffer & { detached: boolean }).detached).toBe(true);
+  });
 });
 
 describe("releaseEncoding", () => {

@@ -1,3 +1,4 @@
+import { releaseBuffer } from "../../../../src/runtime/release-buffer.ts";
 import { chunkPieces } from "../pieces.ts";
 import type { Run } from "../../../../src/metrics/run.ts";
 import { encodeChunkBlock } from "./chunks.ts";
@@ -5,8 +6,21 @@ import { isNumeric, type SeriesMeta, type StoreState } from "./state.ts";
 
 /** Turning heads into sealed chunks, and dropping the log rows no head needs any more. */
 
-/** Flushes heads that are big or old enough, and the largest ones while memory is over budget. */
-export function flushDue(s: StoreState, force = false): void {
+/**
+ * Points sealed per transaction by the background flush (`sliced`). Why: under steady ingest
+ * every head reaches the chunk size at about the same time, and one transaction sealing 1,000
+ * heads (1–2 M points) held the event loop for 100–200 ms, while requests, the JSON worker and
+ * the clients waited (issue 28). A slice takes about 5 ms; the next one runs after the requests
+ * that came meanwhile.
+ */
+export const FLUSH_SLICE_POINTS = 64 * 1024;
+
+/**
+ * Flushes heads that are big or old enough, and the largest ones while memory is over budget.
+ * `sliced`: at most about FLUSH_SLICE_POINTS points now, the rest of what is due in the next
+ * turns of the event loop (each turn chooses again: a head flushed meanwhile is not sealed twice).
+ */
+export function flushDue(s: StoreState, force = false, sliced = false): void {
   if (s.dirty.size === 0) return;
   const now = s.now();
   const due: SeriesMeta[] = [];
@@ -27,7 +41,28 @@ export function flushDue(s: StoreState, force = false): void {
     }
   }
   if (due.length === 0) return;
-  flush(s, due);
+  if (!sliced) {
+    flush(s, due);
+    return;
+  }
+  // Longest first: a head near the largest chunk is sealed before it doubles its arrays.
+  due.sort((a, b) => b.head!.length - a.head!.length);
+  let k = 0;
+  for (let n = 0; k < due.length && (k === 0 || n + due[k]!.head!.length <= FLUSH_SLICE_POINTS); k++) n += due[k]!.head!.length;
+  flush(s, k === due.length ? due : due.slice(0, k));
+  if (k < due.length && !s.flushScheduled) {
+    s.flushScheduled = true;
+    setImmediate(() => {
+      s.flushScheduled = false;
+      if (!s.isReady) return;
+      try {
+        flushDue(s, false, true);
+      } catch (e) {
+        // As in the maintenance round: the heads keep their points, and a later flush retries.
+        if (s.opts.health?.report(e, "metrics") === undefined) s.opts.log?.error("metrics flush failed", { err: String(e) });
+      }
+    });
+  }
 }
 
 /**
@@ -61,6 +96,9 @@ function flush(s: StoreState, due: SeriesMeta[]): void {
         // these points. Told per chunk, so that a round of 1,000 heads is collected as it
         // goes rather than after it (issue 16: the round itself was the peak).
         s.opts.released?.(block.byteLength + (b - a) * 16);
+        // SQLite has copied the block: its memory goes back to the allocator now, for the next
+        // chunk's, instead of waiting for a collection (issue 28: 8 bytes a point of garbage).
+        releaseBuffer(block, 0);
       }
       // Only a known mark moves: an unknown one is read from the table when needed. Set
       // before the commit, a failed one leaves it too high, which costs a lookup, never a point.

@@ -13,7 +13,7 @@ interface Bounds {
 
 export function maintain(s: StoreState): void {
   try {
-    flushDue(s);
+    flushDue(s, false, true);
     if (s.now() - s.lastRetentionRun >= RETENTION_PERIOD_MS) {
       enforceRetention(s);
       s.rollups?.retention();

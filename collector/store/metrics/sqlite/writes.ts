@@ -135,7 +135,7 @@ function applyGroup(s: StoreState, group: PendingWrite[], rows: LogBody[], seqs:
     s.flushScheduled = true;
     setImmediate(() => {
       s.flushScheduled = false;
-      flushDue(s);
+      flushDue(s, false, true);
     });
   }
 }
@@ -157,7 +157,8 @@ function applyBody(s: StoreState, b: LogBody, seq: number, now: number): { appli
   let applied = 0;
   let full = false;
   for (let k = 0; k < b.sids.length; k++) {
-    const n = b.counts[k]!;
+    const count = b.counts[k]!;
+    let n = count;
     const meta = s.bySid.get(b.sids[k]!);
     const numeric = meta ? isNumeric(meta.type) : true;
     if (!meta || meta.flushedSeq >= seq) {
@@ -176,6 +177,13 @@ function applyBody(s: StoreState, b: LogBody, seq: number, now: number): { appli
     const before = head.length;
     let min = meta.minTs ?? Number.POSITIVE_INFINITY;
     let max = meta.maxTs ?? Number.NEGATIVE_INFINITY;
+    if (numeric && !tags && n > 0 && head.appendRun(b.ts, b.nums, o, n, seq, now)) {
+      // Rising timestamps: the first is the least, the last the greatest.
+      if (b.ts[o]! < min) min = b.ts[o]!;
+      if (b.ts[o + n - 1]! > max) max = b.ts[o + n - 1]!;
+      o += n;
+      n = 0;
+    }
     for (let i = 0; i < n; i++, o++) {
       const t = b.ts[o]!;
       head.append(t, numeric ? b.nums[o]! : b.strs[si++]!, tags?.get(o), seq, now);
@@ -187,7 +195,7 @@ function applyBody(s: StoreState, b: LogBody, seq: number, now: number): { appli
     s.headPoints += head.length - before;
     s.dirty.add(meta);
     if (head.length >= sealAt(s.opts.chunkPoints)) full = true;
-    applied += n;
+    applied += count;
   }
   return { applied, full };
 }
