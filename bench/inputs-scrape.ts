@@ -14,7 +14,7 @@
  * as it ships; AGENT=source runs `bun agent/main.ts` instead.
  *
  * Usage: bun bench/inputs-scrape.ts   (env WARMUP_S=30, WINDOW_S=120, SERIES=10000, AGENT=binary,
- *        SKIP_PROMETHEUS=1 for the Outpost half alone)
+ *        SKIP_PROMETHEUS=1 for the Outpost half alone, AGENT_BUILD_FLAGS: more flags for bun build)
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -129,7 +129,7 @@ async function agentCommand(): Promise<string[]> {
   if (process.env.AGENT === "source") return [BUN, ...(process.env.AGENT_PRELOAD ? ["--preload", process.env.AGENT_PRELOAD] : []), join(ROOT, "agent/main.ts")];
   const out = join(work.path, "outpost-agent");
   const { PROGRAMS } = await import("../deploy/release/binaries.ts");
-  const build = Bun.spawn([BUN, "build", "--compile", "--minify", "--no-compile-autoload-dotenv", "--no-compile-autoload-bunfig", ...PROGRAMS.agent.extra, join(ROOT, "agent/main.ts"), "--outfile", out], { stdout: "ignore", stderr: "inherit" });
+  const build = Bun.spawn([BUN, "build", "--compile", "--minify", "--no-compile-autoload-dotenv", "--no-compile-autoload-bunfig", ...PROGRAMS.agent.extra, ...(process.env.AGENT_BUILD_FLAGS?.split(" ").filter(Boolean) ?? []), join(ROOT, "agent/main.ts"), "--outfile", out], { stdout: "ignore", stderr: "inherit" });
   if ((await build.exited) !== 0) throw new Error("building the agent failed");
   return [out];
 }
