@@ -293,7 +293,7 @@ export async function startAgent(values: OptionValues, ctx?: ProgramContext): Pr
   const localAlerting = local;
   // Every accepted point, once buffered, is also evaluated by the local triggers that read it.
   // What points leave behind is collected every GARBAGE_POINTS points (src/runtime/garbage-budget.ts).
-  const garbage = new GarbageBudget({ budget: GARBAGE_POINTS, minIntervalMs: 5000 });
+  const garbage = new GarbageBudget({ budget: GARBAGE_POINTS, minIntervalMs: 5000, release: true });
   const sink = {
     async accept(writes: MetricWrite[], definitions?: SeriesDefinition[]) {
       const r = await intake.accept(writes, definitions);
