@@ -51,12 +51,16 @@ export function httpGet(url: URL, headers: Record<string, string>, limit: number
     if (signal.aborted) return onAbort();
     signal.addEventListener("abort", onAbort);
     const all = () => (parts.length === 1 ? parts[0]! : Buffer.concat(parts));
+    // A body of a known length is read straight into a buffer of that size (no list of pieces and copy).
+    let fixed: Uint8Array | undefined;
+    let filled = 0;
+    const tooLarge = () => finish(new HttpGetError(`body size limit exceeded (${limit} bytes)`));
     const complete = () => {
       if (!head) return finish(new HttpGetError(headEnd < 0 && received === 0 ? "connection closed before a response" : "connection closed within the response head"));
-      const raw = all().subarray(headEnd);
+      const raw = fixed ? fixed.subarray(0, filled) : length === 0 ? new Uint8Array(0) : all().subarray(headEnd);
       if (length >= 0 && raw.byteLength < length) return finish(new HttpGetError(`connection closed after ${raw.byteLength} of ${length} body bytes`));
       try {
-        let body: Uint8Array = length >= 0 ? raw.subarray(0, length) : raw;
+        let body: Uint8Array = raw;
         if (/\bchunked\b/i.test(head.headers.get("transfer-encoding") ?? "")) body = dechunk(body);
         if (/^\s*(x-)?gzip\s*$/i.test(head.headers.get("content-encoding") ?? "")) body = inflate(body, limit);
         if (limit > 0 && body.byteLength > limit) throw new HttpGetError(`body size limit exceeded (${limit} bytes)`);
@@ -66,8 +70,15 @@ export function httpGet(url: URL, headers: Record<string, string>, limit: number
       }
     };
     const onData = (data: Uint8Array) => {
-      parts.push(new Uint8Array(data));
       received += data.byteLength;
+      if (fixed) {
+        const n = Math.min(data.byteLength, fixed.byteLength - filled);
+        fixed.set(n === data.byteLength ? data : data.subarray(0, n), filled);
+        filled += n;
+        if (filled === fixed.byteLength) complete();
+        return;
+      }
+      parts.push(new Uint8Array(data));
       if (!head) {
         const bytes = all();
         parts.length = 0;
@@ -86,13 +97,22 @@ export function httpGet(url: URL, headers: Record<string, string>, limit: number
         const declared = head.headers.get("content-length");
         if (declared !== undefined && !head.headers.has("transfer-encoding")) length = /^\d+$/.test(declared.trim()) ? Number(declared) : -1;
         if (head.status === 204 || head.status === 304) length = 0;
+        if (length > 0) {
+          if (limit > 0 && length > (head.headers.has("content-encoding") ? 2 * limit + 65536 : limit)) return tooLarge();
+          fixed = new Uint8Array(length);
+          const rest = bytes.subarray(headEnd, headEnd + length);
+          fixed.set(rest);
+          filled = rest.byteLength;
+          parts.length = 0;
+          if (filled === length) complete();
+          return;
+        }
+        if (length === 0) return complete();
       }
-      const bodyBytes = received - headEnd;
       // Past the limit, reading stops; a chunked or gzipped body is checked once decoded, and
       // meanwhile read up to twice the limit (framing, incompressible data) and no further.
       const encoded = head.headers.has("content-encoding") || head.headers.has("transfer-encoding");
-      if (limit > 0 && bodyBytes > (encoded ? 2 * limit + 65536 : limit)) return finish(new HttpGetError(`body size limit exceeded (${limit} bytes)`));
-      if (length >= 0 && bodyBytes >= length) complete();
+      if (limit > 0 && received - headEnd > (encoded ? 2 * limit + 65536 : limit)) tooLarge();
     };
     Bun.connect({
       hostname: url.hostname.replace(/^\[|\]$/g, ""),
