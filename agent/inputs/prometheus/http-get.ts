@@ -29,6 +29,8 @@ const CRLFCRLF = Buffer.from("\r\n\r\n");
 /** GET `url` (http:) with `headers`; `limit` bytes of body at most (0: none); rejects once `signal` aborts. */
 export function httpGet(url: URL, headers: Record<string, string>, limit: number, signal: AbortSignal): Promise<HttpResponse> {
   const port = Number(url.port || 80);
+  // A line break in a value (a credentials file, say) would start a header of its own.
+  for (const [k, v] of Object.entries(headers)) if (/[\r\n]/.test(v)) return Promise.reject(new HttpGetError(`invalid value of header ${k}: a line break`));
   const lines = [`GET ${url.pathname}${url.search} HTTP/1.1`, `Host: ${url.host}`, ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`), "Connection: close", "", ""];
   const request = lines.join("\r\n");
   return new Promise<HttpResponse>((resolve, reject) => {
@@ -56,6 +58,7 @@ export function httpGet(url: URL, headers: Record<string, string>, limit: number
     let filled = 0;
     const tooLarge = () => finish(new HttpGetError(`body size limit exceeded (${limit} bytes)`));
     const complete = () => {
+      if (settled) return;
       if (!head) return finish(new HttpGetError(headEnd < 0 && received === 0 ? "connection closed before a response" : "connection closed within the response head"));
       const raw = fixed ? fixed.subarray(0, filled) : length === 0 ? new Uint8Array(0) : all().subarray(headEnd);
       if (length >= 0 && raw.byteLength < length) return finish(new HttpGetError(`connection closed after ${raw.byteLength} of ${length} body bytes`));
@@ -70,6 +73,7 @@ export function httpGet(url: URL, headers: Record<string, string>, limit: number
       }
     };
     const onData = (data: Uint8Array) => {
+      if (settled) return;
       received += data.byteLength;
       if (fixed) {
         const n = Math.min(data.byteLength, fixed.byteLength - filled);

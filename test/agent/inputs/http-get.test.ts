@@ -109,6 +109,9 @@ describe("a scrape's HTTP request (plain HTTP)", () => {
     writeFileSync(pw, "s3cret\n");
     await get("/plain", { passwordFile: pw });
     expect(lastHeaders!.get("Authorization")).toBe(`Basic ${Buffer.from("u:s3cret").toString("base64")}`);
+    const token = join(dir, "token");
+    writeFileSync(token, "abc\r\nX-Injected: 1\n");
+    await expect(fetchTarget({ url: `${base}/plain`, timeoutMs: 2000, bodySizeLimit: 0, bearerTokenFile: token })).rejects.toThrow("invalid value of header Authorization: a line break");
   });
 
   test("chunk framing: extensions read past, a truncated body refused", () => {
