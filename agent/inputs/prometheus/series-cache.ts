@@ -227,7 +227,7 @@ export class SeriesCache {
     }
     this.live.fill(0, k, this.count);
     this.idText = "";
-    ids.forEach((id, i) => this.setId(i, id));
+    for (const [i, id] of ids.entries()) this.setId(i, id);
     this.seal();
     this.text = text;
     this.textUsed = used;

@@ -88,7 +88,9 @@ describe("SeriesCache", () => {
     const c = new SeriesCache();
     const ids = (i: number) => (i % 50 === 0 ? undefined : i % 7 === 0 ? `m{city="Αθήνα",n="${i}"}` : `m{n="${i}",route="/r${i % 13}"}`);
     const entries: number[] = [];
-    const check = () => entries.forEach((e, i) => expect(c.id(e)).toBe(ids(i)));
+    const check = () => {
+      for (const [i, e] of entries.entries()) expect(c.id(e)).toBe(ids(i));
+    };
     for (let round = 0; round < 3; round++) {
       for (let i = round * 400; i < (round + 1) * 400; i++) {
         entries.push(add(c, `m{n="${i}"}`, ids(i)));
