@@ -13,7 +13,8 @@
  * The Outpost agent is the binary `npm run build:agent` builds (single file, JIT policy 1000),
  * as it ships; AGENT=source runs `bun agent/main.ts` instead.
  *
- * Usage: bun bench/inputs-scrape.ts   (env WARMUP_S=30, WINDOW_S=120, SERIES=10000, AGENT=binary)
+ * Usage: bun bench/inputs-scrape.ts   (env WARMUP_S=30, WINDOW_S=120, SERIES=10000, AGENT=binary,
+ *        SKIP_PROMETHEUS=1 for the Outpost half alone, AGENT_BUILD_FLAGS: more flags for bun build)
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -124,10 +125,11 @@ const nodeLines = (await (await fetch(`http://${targets[0]}/metrics`)).text()).s
 
 /** The agent as it ships: the single-file binary of `npm run build:agent` (deploy/release/binaries.ts). */
 async function agentCommand(): Promise<string[]> {
-  if (process.env.AGENT === "source") return [BUN, join(ROOT, "agent/main.ts")];
+  // AGENT_PRELOAD: a module the source run preloads (a probe of its heap, say).
+  if (process.env.AGENT === "source") return [BUN, ...(process.env.AGENT_PRELOAD ? ["--preload", process.env.AGENT_PRELOAD] : []), join(ROOT, "agent/main.ts")];
   const out = join(work.path, "outpost-agent");
   const { PROGRAMS } = await import("../deploy/release/binaries.ts");
-  const build = Bun.spawn([BUN, "build", "--compile", "--minify", "--no-compile-autoload-dotenv", "--no-compile-autoload-bunfig", ...PROGRAMS.agent.extra, join(ROOT, "agent/main.ts"), "--outfile", out], { stdout: "ignore", stderr: "inherit" });
+  const build = Bun.spawn([BUN, "build", "--compile", "--minify", "--no-compile-autoload-dotenv", "--no-compile-autoload-bunfig", ...PROGRAMS.agent.extra, ...(process.env.AGENT_BUILD_FLAGS?.split(" ").filter(Boolean) ?? []), join(ROOT, "agent/main.ts"), "--outfile", out], { stdout: "ignore", stderr: "inherit" });
   if ((await build.exited) !== 0) throw new Error("building the agent failed");
   return [out];
 }
@@ -179,23 +181,25 @@ async function prometheusAgent(withTargets: boolean, name: string): Promise<Runn
 try {
   const [ourIdle, ours] = await measure([await outpost(false, "outpost-idle"), await outpost(true, "outpost-scrape")]);
   const loadMid = loadavg();
-  const [theirIdle, theirs] = await measure([await prometheusAgent(false, "prometheus-idle"), await prometheusAgent(true, "prometheus-scrape")]);
+  // SKIP_PROMETHEUS=1: the Outpost half alone (while iterating on the agent).
+  const [theirIdle, theirs] = process.env.SKIP_PROMETHEUS ? [] : await measure([await prometheusAgent(false, "prometheus-idle"), await prometheusAgent(true, "prometheus-scrape")]);
   const stats = (await (await fetch(`http://${targets[1]}/stats`)).json()) as Record<string, number>;
   console.log(`load average after the Outpost window: ${loadMid}; at the end: ${loadavg()}; synthetic exporter scrapes by agent: ${JSON.stringify(stats)}`);
   const perM = (w: Window) => ((w.user + w.system) / w.samples) * 1e6;
   const med = (w: Window, k: keyof Memory) => median(w.mem.map((m) => m[k]));
   const mem = (w: Window) => `${med(w, "rss").toFixed(1)} MB (${med(w, "anon").toFixed(1)} anonymous + ${med(w, "file").toFixed(1)} file-backed), max ${Math.max(...w.mem.map((m) => m.rss)).toFixed(1)} MB`;
-  for (const [name, idle, busy] of [
-    ["Outpost agent", ourIdle!, ours!],
-    ["Prometheus agent mode", theirIdle!, theirs!],
-  ] as const) {
+  const programs: [string, Window, Window][] = [["Outpost agent", ourIdle!, ours!]];
+  if (theirIdle && theirs) programs.push(["Prometheus agent mode", theirIdle, theirs]);
+  for (const [name, idle, busy] of programs) {
     row(`${name}: idle RSS median`, mem(idle));
     row(`${name}: scraping RSS median`, mem(busy));
     row(`${name}: RSS scraping − idle (medians)`, `${(med(busy, "rss") - med(idle, "rss")).toFixed(1)} MB (anonymous ${(med(busy, "anon") - med(idle, "anon")).toFixed(1)}, file-backed ${(med(busy, "file") - med(idle, "file")).toFixed(1)})`);
     row(`${name}: samples in window, CPU user + system`, `${fmt(busy.samples)}, ${busy.user.toFixed(2)} + ${busy.system.toFixed(2)} s: ${perM(busy).toFixed(2)} CPU-s per million samples`);
   }
-  row("CPU per sample, Outpost ÷ Prometheus agent", (perM(ours!) / perM(theirs!)).toFixed(2));
-  row("RSS scraping, Outpost ÷ Prometheus agent (medians)", (med(ours!, "rss") / med(theirs!, "rss")).toFixed(2));
+  if (theirs) {
+    row("CPU per sample, Outpost ÷ Prometheus agent", (perM(ours!) / perM(theirs)).toFixed(2));
+    row("RSS scraping, Outpost ÷ Prometheus agent (medians)", (med(ours!, "rss") / med(theirs, "rss")).toFixed(2));
+  }
 } finally {
   synthetic.kill();
   nodeExporter.kill();

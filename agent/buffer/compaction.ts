@@ -8,6 +8,7 @@ import type { Database } from "bun:sqlite";
 import type { Decoder, Encoder } from "cbor-x";
 import type { MetricWrite } from "../../src/metrics/model.ts";
 import { CHUNK_FORMAT, decodeSeriesChunk, encodeSeriesChunk, MARKERS_FLAG } from "../../src/protocol/series-chunk.ts";
+import { releaseEncoding } from "../../src/protocol/sized-encoding.ts";
 import { runBindingBlob } from "../../src/sqlite/blob-statement.ts";
 
 export interface CompactionOptions {
@@ -124,6 +125,8 @@ export function compactRows(
     }
     const bytes = merged.byteLength + rowOverhead;
     runBindingBlob(db, insert, insertSql, [last.id, last.enq, CHUNK_FORMAT.series | g.markers, n, bytes, merged], merged);
+    // SQLite copied it: a large one is freed now, not at the next full collection.
+    releaseEncoding(merged);
     result.removed += g.rows.length;
     result.added++;
     result.bytesDelta += bytes;

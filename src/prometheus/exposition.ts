@@ -158,13 +158,59 @@ function sampleLine(s: string, start: number, end: number, format: ExpositionFor
   h.sample(s, start, seriesEnd, value, ts);
 }
 
+const isDigit = (c: number) => c >= 48 && c <= 57;
+
+/** True for `-?\d{1,16}`. */
+function isIntegerText(t: string): boolean {
+  const from = t.charCodeAt(0) === 45 ? 1 : 0;
+  if (t.length - from < 1 || t.length - from > 16) return false;
+  for (let i = from; i < t.length; i++) if (!isDigit(t.charCodeAt(i))) return false;
+  return true;
+}
+
+/** True for `-?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?`. */
+function isDecimalText(t: string): boolean {
+  const n = t.length;
+  let i = t.charCodeAt(0) === 45 ? 1 : 0;
+  let digits = 0;
+  for (; i < n && isDigit(t.charCodeAt(i)); i++) digits++;
+  if (t.charCodeAt(i) === 46) for (i++; i < n && isDigit(t.charCodeAt(i)); i++) digits++;
+  if (digits === 0) return false;
+  if (i < n && (t.charCodeAt(i) | 0x20) === 101) {
+    i++;
+    if (t.charCodeAt(i) === 43 || t.charCodeAt(i) === 45) i++;
+    const from = i;
+    while (i < n && isDigit(t.charCodeAt(i))) i++;
+    if (i === from) return false;
+  }
+  return i === n;
+}
+
+/**
+ * The words of s[start, end), split at runs of blanks. Text of a scraped body goes through no
+ * regular expression: the engine keeps the last string one ran on (for RegExp.input), and a
+ * slice of the body kept that way kept the whole body, a megabyte for 10,000 series, until
+ * some other expression ran (docs/inputs.md, "Memory").
+ */
+function words(s: string, start: number, end: number): string[] {
+  const out: string[] = [];
+  let i = start;
+  for (;;) {
+    while (i < end && isBlank(s.charCodeAt(i))) i++;
+    if (i >= end) return out;
+    const from = i;
+    while (i < end && !isBlank(s.charCodeAt(i))) i++;
+    out.push(s.slice(from, i));
+  }
+}
+
 function textTimestamp(t: string): number {
-  if (!/^-?\d{1,16}$/.test(t)) throw new ExpositionError(`invalid timestamp ${JSON.stringify(t)} (integer milliseconds)`);
+  if (!isIntegerText(t)) throw new ExpositionError(`invalid timestamp ${JSON.stringify(t)} (integer milliseconds)`);
   return Number(t);
 }
 
 function openMetricsTimestamp(t: string): number {
-  const v = /^-?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?$/.test(t) ? Number(t) : Number.NaN;
+  const v = isDecimalText(t) ? Number(t) : Number.NaN;
   if (!Number.isFinite(v) || Math.abs(v) > 1e13) throw new ExpositionError(`invalid timestamp ${JSON.stringify(t)} (seconds)`);
   return Math.round(v * 1000);
 }
@@ -175,13 +221,13 @@ function exemplar(s: string, pos: number, end: number): void {
   if (s.charCodeAt(i) !== 123) throw new ExpositionError("exemplar without a label set");
   // An exemplar's label set has no name before it: scan it as the labels of a made-up name.
   const j = scanSeries(`x${s.slice(i, end)}`, 0, end - i + 1) + i - 1;
-  const rest = s.slice(j, end).trim().split(/[ \t]+/);
+  const rest = words(s, j, end);
   if (rest.length < 1 || rest.length > 2 || parseSampleValue(rest[0]!) === undefined) throw new ExpositionError("invalid exemplar");
 }
 
 /** A `# TYPE`, `# HELP`, `# UNIT` or `# EOF` line; other comments are ignored (text format only). */
 function commentLine(s: string, start: number, end: number, format: ExpositionFormat, types: FamilyTypes): "eof" | undefined {
-  const parts = s.slice(start + 1, end).trim().split(/[ \t]+/);
+  const parts = words(s, start + 1, end);
   const kind = parts[0];
   if (kind === "EOF" && parts.length === 1 && format === "openmetrics") return "eof";
   if (kind === "TYPE") {

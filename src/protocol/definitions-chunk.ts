@@ -9,6 +9,7 @@
 import type { Decoder, Encoder } from "cbor-x";
 import { metricIdProblem, tagsProblem } from "../metrics/limits.ts";
 import { METRIC_TYPES, type MetricType, type Tags } from "../metrics/model.ts";
+import { encodeSized } from "./sized-encoding.ts";
 
 export interface SeriesDefinition {
   type: MetricType;
@@ -18,8 +19,18 @@ export interface SeriesDefinition {
 
 export class DefinitionsChunkError extends Error {}
 
+/** A large chunk (a new target's 10,000 series: about 2 MB) gets a buffer of its own (sized-encoding.ts). */
 export function encodeDefinitionsChunk(enc: Encoder, defs: readonly SeriesDefinition[]): Uint8Array {
-  return enc.encode(defs.map((d) => [d.type, d.id, d.tags]));
+  let size = 16;
+  for (const d of defs) {
+    size += d.id.length + 16;
+    for (const k in d.tags) size += k.length + d.tags[k]!.length + 4;
+  }
+  return encodeSized(
+    enc,
+    defs.map((d) => [d.type, d.id, d.tags]),
+    size,
+  );
 }
 
 const isType = (t: unknown): t is MetricType => typeof t === "string" && (METRIC_TYPES as readonly string[]).includes(t);

@@ -7,6 +7,7 @@
 import type { Decoder, Encoder } from "cbor-x";
 import { decodePoints, encodePoints, PointCodecError } from "../codec/index.ts";
 import { AVAILABILITY_CODE, AVAILABILITY_VALUES, type DataPoint, type MetricType, type MetricWrite, type Tags } from "../metrics/model.ts";
+import { encodeSized } from "./sized-encoding.ts";
 
 /**
  * Chunk formats; a buffer row records its format, and a data batch says each chunk's. Format 3
@@ -38,8 +39,15 @@ export function encodeSeriesChunk(enc: Encoder, writes: readonly MetricWrite[]):
     for (const p of w.points) s.points.push(p);
   }
   const entries: [MetricType, string, Uint8Array][] = [];
-  for (const s of bySeries.values()) if (s.points.length > 0) entries.push([s.type, s.id, encodeSeries(s.type, s.points)]);
-  return enc.encode(entries);
+  let size = 16;
+  for (const s of bySeries.values()) {
+    if (s.points.length === 0) continue;
+    const block = encodeSeries(s.type, s.points);
+    entries.push([s.type, s.id, block]);
+    size += s.id.length + block.byteLength + 16;
+  }
+  // A merged row is up to a megabyte: a buffer of its own (sized-encoding.ts).
+  return encodeSized(enc, entries, size);
 }
 
 function encodeSeries(type: MetricType, points: readonly DataPoint[]): Uint8Array {

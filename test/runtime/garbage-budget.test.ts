@@ -58,4 +58,22 @@ describe("GarbageBudget", () => {
     await tick(5);
     expect(g.collections).toBe(1);
   });
+
+  it("with release, runs Bun.gc(true): a full collection that also hands free pages back", async () => {
+    const real = Bun.gc;
+    const calls: (boolean | undefined)[] = [];
+    (Bun as { gc: (force?: boolean) => void }).gc = (force?: boolean) => {
+      calls.push(force);
+      real(force);
+    };
+    try {
+      const g = new GarbageBudget({ budget: 1, minIntervalMs: 0, release: true });
+      g.spend(1);
+      await tick(5);
+      expect(g.collections).toBe(1);
+      expect(calls).toEqual([true]);
+    } finally {
+      (Bun as { gc: typeof real }).gc = real;
+    }
+  });
 });

@@ -1,12 +1,17 @@
 /**
  * One scrape's HTTP request, as Prometheus makes it: OpenMetrics or text asked for, gzip
- * accepted (the runtime inflates it), the scrape timeout, Basic or bearer credentials read
+ * accepted and inflated, redirects followed, the scrape timeout, Basic or bearer credentials read
  * from their files at each scrape (so a rotated secret is picked up), a CA file for https,
  * and the body size limit counted on the inflated body.
  */
 import { readFileSync } from "node:fs";
 import { OUTPOST_VERSION } from "../../../src/config/version.ts";
 import { type ExpositionFormat, expositionFormat, SCRAPE_ACCEPT } from "../../../src/prometheus/exposition.ts";
+import { releaseBuffer } from "../../../src/runtime/release-buffer.ts";
+import { type HttpResponse, httpGet } from "./http-get.ts";
+
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+const MAX_REDIRECTS = 10;
 
 export interface FetchSpec {
   url: string;
@@ -48,9 +53,35 @@ export async function fetchTarget(s: FetchSpec): Promise<Fetched> {
   } else if (s.bearerTokenFile) headers.Authorization = `Bearer ${readSecret(s.bearerTokenFile, "bearer token")}`;
   const tls = s.caFile || s.serverName ? { ca: s.caFile ? readSecret(s.caFile, "CA") : undefined, serverName: s.serverName } : undefined;
   const signal = AbortSignal.timeout(s.timeoutMs);
+  const deadline = `context deadline exceeded (timeout ${s.timeoutMs / 1000}s)`;
+  // Plain HTTP on the agent's own sockets (http-get.ts: fetch kept a body-sized buffer resident);
+  // HTTPS, and a redirect to it, through fetch.
+  let url = new URL(s.url);
+  for (let hops = 0; url.protocol === "http:"; hops++) {
+    let r: HttpResponse;
+    try {
+      r = await httpGet(url, headers, s.bodySizeLimit, signal);
+    } catch (e) {
+      throw new ScrapeError(signal.aborted ? deadline : (e as Error).message);
+    }
+    const location = r.headers.get("location");
+    if (REDIRECTS.has(r.status) && location) {
+      if (hops >= MAX_REDIRECTS) throw new ScrapeError(`stopped after ${MAX_REDIRECTS} redirects`);
+      const next = new URL(location, url);
+      // Credentials go to the target's host only, as Go's client (Prometheus') does.
+      if (next.host !== url.host) delete headers.Authorization;
+      url = next;
+      continue;
+    }
+    if (r.status !== 200) throw new ScrapeError(`server returned HTTP status ${r.status} ${r.statusText}`.trim());
+    const body = new TextDecoder().decode(r.body);
+    const bytes = r.body.byteLength;
+    releaseBuffer(r.body);
+    return { body, format: expositionFormat(r.headers.get("content-type")), bytes };
+  }
   let res: Response;
   try {
-    res = await fetch(s.url, { headers, signal, redirect: "follow", tls });
+    res = await fetch(url.href, { headers, signal, redirect: "follow", tls });
   } catch (e) {
     throw new ScrapeError(signal.aborted ? `context deadline exceeded (timeout ${s.timeoutMs / 1000}s)` : (e as Error).message);
   }

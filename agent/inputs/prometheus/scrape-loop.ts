@@ -186,7 +186,7 @@ export class ScrapeLoop {
         if (cache.seen[e] === gen) return;
         touched.push(e, cache.seen[e]!);
         cache.seen[e] = gen;
-        const id = cache.ids[e];
+        const id = cache.id(e);
         if (id === undefined) return;
         const explicit = ts !== undefined && job.honorTimestamps;
         cache.explicit[e] = explicit ? 1 : 0;
@@ -244,6 +244,7 @@ export class ScrapeLoop {
     }
     // Last: forgetting series may renumber the cache's entries, which `defined` holds until here.
     this.prune(gen);
+    cache.seal();
   }
 
   /** The definition of a series text (labels joined and relabelled); undefined when it is dropped. */
@@ -274,7 +275,7 @@ export class ScrapeLoop {
     if (marker === undefined) return;
     const c = this.cache;
     for (const e of c.entries()) {
-      const id = c.ids[e];
+      const id = c.id(e);
       if (id !== undefined && c.seen[e] === this.gen - 1 && !c.explicit[e]) writes.push({ type: "gauge", id, points: [{ timestamp: stamp, value: marker }] });
     }
   }

@@ -6,10 +6,12 @@
  * Kept out of JavaScript objects: a Map of 10,000 string keys and entry objects cost about 7 MB
  * of resident memory (the keys, the entries and the map's table, spread among a scrape's
  * garbage, pin allocator pages). Here the texts are bytes in one buffer, found through an
- * open-addressing table of entry numbers, and the per-series fields are typed arrays; only the
- * ids stay strings, as every scrape writes them (docs/inputs.md, "Memory"). Lookups read the
- * text straight from the scraped body, so a known series costs no string either. Texts with a
- * character above U+00FF (rare: label values in other scripts) are kept in a small Map instead.
+ * open-addressing table of entry numbers, and the per-series fields are typed arrays. The ids
+ * are one string, each a slice of it: a scrape writes each id as a view of that string (no copy),
+ * where 10,000 strings of their own held about 1.8 MB in small blocks (docs/inputs.md, "Memory").
+ * Lookups read the text straight from the scraped body, so a known series costs no string
+ * either. Texts and ids with a character above U+00FF (rare: label values in other scripts)
+ * are kept in small Maps instead (one of them would make the whole string two bytes a character).
  */
 
 /** FNV-1a over the UTF-16 code units of s[start, end). */
@@ -26,6 +28,9 @@ function isLatin1(s: string, start: number, end: number): boolean {
 }
 
 const NONE = -1;
+/** idLen of an entry without an id (dropped), and of one whose id is in `freshIds` or `wideIds`. */
+const NO_ID = -1;
+const ID_APART = -2;
 
 export class SeriesCache {
   /** Entries in use are 0 .. count-1; `live` says which of them were not removed. */
@@ -42,8 +47,13 @@ export class SeriesCache {
   private readonly wide = new Map<string, number>();
   private removed = 0;
 
-  /** The series' id; undefined when the series is dropped (relabelling, a label beyond the limits). */
-  ids: (string | undefined)[] = [];
+  /** All ids of entries added before the last seal(), each at idAt[e], idLen[e] long. */
+  private idText = "";
+  private idAt = new Int32Array(64);
+  private idLen = new Int32Array(64);
+  /** Ids added since the last seal(), and ids not in Latin-1, by entry. */
+  private readonly freshIds = new Map<number, string>();
+  private readonly wideIds = new Map<number, string>();
   /** Ledger generation whose buffer holds the series' definition. */
   defGen = new Int32Array(64);
   /** Last scrape (generation) that had the series. */
@@ -53,6 +63,34 @@ export class SeriesCache {
 
   get size(): number {
     return this.count - this.removed;
+  }
+
+  /** The series' id; undefined when the series is dropped (relabelling, a label beyond the limits). */
+  id(e: number): string | undefined {
+    const n = this.idLen[e]!;
+    if (n === NO_ID) return undefined;
+    if (n === ID_APART) return this.freshIds.get(e) ?? this.wideIds.get(e);
+    const at = this.idAt[e]!;
+    return this.idText.slice(at, at + n);
+  }
+
+  /**
+   * Moves the ids added since the last call into the one string (a copy of it all, so once per
+   * scrape that brought new series, not once per series).
+   */
+  seal(): void {
+    if (this.freshIds.size === 0) return;
+    const parts = [this.idText];
+    let at = this.idText.length;
+    for (const [e, id] of this.freshIds) {
+      if (!this.live[e]) continue;
+      parts.push(id);
+      this.idAt[e] = at;
+      this.idLen[e] = id.length;
+      at += id.length;
+    }
+    this.freshIds.clear();
+    this.idText = parts.join("");
   }
 
   /** The entry of s[start, end), or -1. */
@@ -77,7 +115,7 @@ export class SeriesCache {
     const e = this.count++;
     if (e === this.live.length) this.grow();
     this.live[e] = 1;
-    this.ids[e] = id;
+    this.setId(e, id);
     this.defGen[e] = 0;
     this.seen[e] = -1;
     this.explicit[e] = 0;
@@ -99,6 +137,14 @@ export class SeriesCache {
     return e;
   }
 
+  private setId(e: number, id: string | undefined): void {
+    if (id === undefined) this.idLen[e] = NO_ID;
+    else {
+      this.idLen[e] = ID_APART;
+      (isLatin1(id, 0, id.length) ? this.freshIds : this.wideIds).set(e, id);
+    }
+  }
+
   /** Entry numbers in use (live), in the order they were added. */
   *entries(): Generator<number> {
     for (let e = 0; e < this.count; e++) if (this.live[e]) yield e;
@@ -113,7 +159,8 @@ export class SeriesCache {
     for (let e = 0; e < this.count; e++) {
       if (!this.live[e] || !drop(e)) continue;
       this.live[e] = 0;
-      this.ids[e] = undefined;
+      this.freshIds.delete(e);
+      this.wideIds.delete(e);
       this.removed++;
       any = true;
     }
@@ -143,12 +190,14 @@ export class SeriesCache {
     this.textAt = grown(this.textAt, n);
     this.textLen = grown(this.textLen, n);
     this.hashes = grown(this.hashes, n);
+    this.idAt = grown(this.idAt, n);
+    this.idLen = grown(this.idLen, n);
     this.defGen = grown(this.defGen, n);
     this.seen = grown(this.seen, n);
     this.explicit = grown(this.explicit, n);
   }
 
-  /** Renumbers the live entries from 0, their texts packed in a buffer of their own. */
+  /** Renumbers the live entries from 0, their texts packed in a buffer of their own, their ids in a string. */
   private pack(): void {
     const text = new Uint8Array(Math.max(4096, this.textUsed));
     let used = 0;
@@ -156,6 +205,10 @@ export class SeriesCache {
     const wideText = new Map<number, string>();
     for (const [t, e] of this.wide) wideText.set(e, t);
     this.wide.clear();
+    const ids: (string | undefined)[] = [];
+    for (let e = 0; e < this.count; e++) if (this.live[e]) ids.push(this.id(e));
+    this.freshIds.clear();
+    this.wideIds.clear();
     for (let e = 0; e < this.count; e++) {
       if (!this.live[e]) continue;
       const len = this.textLen[e]!;
@@ -166,7 +219,6 @@ export class SeriesCache {
       } else this.wide.set(wideText.get(e)!, k);
       this.textLen[k] = len;
       this.hashes[k] = this.hashes[e]!;
-      this.ids[k] = this.ids[e];
       this.defGen[k] = this.defGen[e]!;
       this.seen[k] = this.seen[e]!;
       this.explicit[k] = this.explicit[e]!;
@@ -174,7 +226,9 @@ export class SeriesCache {
       k++;
     }
     this.live.fill(0, k, this.count);
-    this.ids.length = k;
+    this.idText = "";
+    for (const [i, id] of ids.entries()) this.setId(i, id);
+    this.seal();
     this.text = text;
     this.textUsed = used;
     this.count = k;

@@ -22,8 +22,8 @@ describe("SeriesCache", () => {
     expect(find(c, 'up{job="c"}')).toBe(-1);
     expect(find(c, 'up{job="a"} ')).toBe(-1);
     expect(find(c, "up")).toBe(-1);
-    expect(c.ids[a]).toBe("up-a");
-    expect(c.ids[dropped]).toBeUndefined();
+    expect(c.id(a)).toBe("up-a");
+    expect(c.id(dropped)).toBeUndefined();
     expect(find(c, "dropped_metric")).toBe(dropped);
     expect([c.seen[a], c.defGen[a], c.explicit[a]]).toEqual([-1, 0, 0]);
     expect(c.size).toBe(3);
@@ -48,7 +48,7 @@ describe("SeriesCache", () => {
     texts.forEach((t, i) => {
       const e = find(c, t);
       expect(e).toBe(entries[i]);
-      expect(c.ids[e]).toBe(`id-${i}`);
+      expect(c.id(e)).toBe(`id-${i}`);
     });
   });
 
@@ -62,7 +62,7 @@ describe("SeriesCache", () => {
       c.explicit[e] = i % 2;
     }
     // A few removed: numbers stay.
-    c.remove((e) => c.ids[e] === "id-3");
+    c.remove((e) => c.id(e) === "id-3");
     expect(find(c, texts[3]!)).toBe(-1);
     expect(find(c, texts[4]!)).toBe(4);
     // Most removed: the rest is packed and renumbered, and found with its fields.
@@ -75,12 +75,37 @@ describe("SeriesCache", () => {
         expect(e).toBe(-1);
         continue;
       }
-      expect(c.ids[e]).toBe(`id-${i}`);
+      expect(c.id(e)).toBe(`id-${i}`);
       expect([c.seen[e], c.defGen[e], c.explicit[e]]).toEqual([i, i % 7, i % 2]);
     }
     // And it takes new series after that.
     const e = add(c, 'm{n="new"}', "new");
     expect(find(c, 'm{n="new"}')).toBe(e);
     expect(c.size).toBe(334);
+  });
+
+  it("keeps ids in one string once sealed: each id read back the same before and after, wide ids and dropped series too", () => {
+    const c = new SeriesCache();
+    const ids = (i: number) => (i % 50 === 0 ? undefined : i % 7 === 0 ? `m{city="Αθήνα",n="${i}"}` : `m{n="${i}",route="/r${i % 13}"}`);
+    const entries: number[] = [];
+    const check = () => {
+      for (const [i, e] of entries.entries()) expect(c.id(e)).toBe(ids(i));
+    };
+    for (let round = 0; round < 3; round++) {
+      for (let i = round * 400; i < (round + 1) * 400; i++) {
+        entries.push(add(c, `m{n="${i}"}`, ids(i)));
+        c.seen[entries[i]!] = i;
+      }
+      check();
+      c.seal();
+      check();
+    }
+    // Removing a third and more packs the cache: ids follow their entries' new numbers.
+    c.remove((e) => c.seen[e]! % 2 === 1);
+    for (let i = 0; i < 1200; i++) {
+      const e = find(c, `m{n="${i}"}`);
+      if (i % 2 === 1) expect(e).toBe(-1);
+      else expect(c.id(e)).toBe(ids(i));
+    }
   });
 });
