@@ -103,7 +103,12 @@ export function httpGet(url: URL, headers: Record<string, string>, limit: number
         if (head.status === 204 || head.status === 304) length = 0;
         if (length > 0) {
           if (limit > 0 && length > (head.headers.has("content-encoding") ? 2 * limit + 65536 : limit)) return tooLarge();
-          fixed = new Uint8Array(length);
+          try {
+            fixed = new Uint8Array(length);
+          } catch {
+            // Only without a limit (body_size_limit = 0) can a declared length be beyond memory.
+            return finish(new HttpGetError(`cannot hold a body of ${length} bytes`));
+          }
           const rest = bytes.subarray(headEnd, headEnd + length);
           fixed.set(rest);
           filled = rest.byteLength;
