@@ -11,9 +11,9 @@
  * (`fullGC`), which leaves the allocator's free pages to its purge delay; `release` also hands
  * them back to the system at once (`Bun.gc(true)`). The collector under ingest needs them back a
  * moment later, a fault per page (src/http/memory-governor.ts); the agent collects at most
- * every few seconds, and a scraping agent held 0.7–1.2 MB less for it, at no measurable CPU
- * (docs/inputs.md, "Memory"). A collection of the agent's heap (about 10 MB live) costs 15–20 ms
- * of CPU.
+ * every few seconds, and a scraping agent held 0.7–1.2 MB less for it, for about 0.8 CPU-s per
+ * million samples more (the next scrape faults the pages in again; docs/inputs.md, "Memory").
+ * A collection of the agent's heap (about 10 MB live) costs 15–20 ms of CPU.
  */
 import { fullGC } from "bun:jsc";
 
