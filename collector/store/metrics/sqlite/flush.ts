@@ -114,6 +114,7 @@ function flush(s: StoreState, due: SeriesMeta[]): void {
     s.headPoints -= m.head!.length;
     m.head!.clear();
     s.dirty.delete(m);
+    m.dirty = false;
   }
 }
 
