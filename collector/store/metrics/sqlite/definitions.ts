@@ -202,6 +202,5 @@ function forget(s: StoreState, m: SeriesMeta): void {
   s.definitionsVersion++;
   if (m.head) s.headPoints -= m.head.length;
   s.dirty.delete(m);
-  m.dirty = false;
   s.unregister(m);
 }

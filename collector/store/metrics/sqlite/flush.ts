@@ -114,7 +114,6 @@ function flush(s: StoreState, due: SeriesMeta[]): void {
     s.headPoints -= m.head!.length;
     m.head!.clear();
     s.dirty.delete(m);
-    m.dirty = false;
   }
 }
 

@@ -71,8 +71,6 @@ export interface SeriesMeta {
   head?: SeriesHead;
   /** Log sequence of the oldest batch whose points are still in the head. */
   headFirstSeq: number;
-  /** Whether the series is in the store's dirty set (so a write need not hash it into the set again). */
-  dirty: boolean;
 }
 
 /** A write waiting for the group commit: its points as objects or as columns. */
@@ -271,7 +269,7 @@ export class StoreState {
   insertSeriesRow(tenant: string, type: MetricType, id: string, tags: Tags | undefined, retention: number | undefined): SeriesMeta {
     const t = tags && Object.keys(tags).length ? { ...tags } : undefined;
     const row = this.st.insertSeries.get(tenant, type, id, t ? JSON.stringify(t) : null, retention ?? null) as { sid: number };
-    return { sid: row.sid, tenant, type, id, tags: t, retention, flushedSeq: 0, headFirstSeq: 0, dirty: false };
+    return { sid: row.sid, tenant, type, id, tags: t, retention, flushedSeq: 0, headFirstSeq: 0 };
   }
 
   /** Retention in days: the metric's, else the tenant's for the type, else the default. */

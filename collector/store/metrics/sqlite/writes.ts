@@ -193,11 +193,7 @@ function applyBody(s: StoreState, b: LogBody, seq: number, now: number): { appli
     meta.minTs = min;
     meta.maxTs = max;
     s.headPoints += head.length - before;
-    if (!meta.dirty) {
-      // Set once per series between flushes: a Set's hash lookup per sample was a cache miss each.
-      meta.dirty = true;
-      s.dirty.add(meta);
-    }
+    s.dirty.add(meta);
     if (head.length >= sealAt(s.opts.chunkPoints)) full = true;
     applied += count;
   }
