@@ -7,7 +7,7 @@
  *   MetricMetadata { type = 1; string metric_family_name = 2; string help = 4; string unit = 5; }
  */
 import { ProtobufError, ProtoReader } from "./protobuf.ts";
-import { uncompressSnappy } from "./snappy.ts";
+import { type SnappyScratch, snappyLength, uncompressSnappy } from "./snappy.ts";
 import { isStaleMarkerAt } from "./staleness.ts";
 
 export interface RemoteSample {
@@ -132,16 +132,6 @@ export function decodeWriteRequest(buf: Uint8Array): WriteRequest {
   return out;
 }
 
-/** The uncompressed length a snappy block announces (its leading varint), or -1 when unreadable. */
-function snappyLength(body: Uint8Array): number {
-  let n = 0;
-  for (let i = 0, shift = 1; i < 5 && i < body.length; i++, shift *= 128) {
-    n += (body[i]! & 0x7f) * shift;
-    if (!(body[i]! & 0x80)) return n;
-  }
-  return -1;
-}
-
 /**
  * Decompresses (snappy block format) and decodes a remote-write request body; a body that would
  * decompress to more than `maxBytes` is refused before it is decompressed.
@@ -150,13 +140,16 @@ export function decodeRemoteWrite(body: Uint8Array, maxBytes = Number.POSITIVE_I
   return decodeWriteRequest(uncompressRemoteWrite(body, maxBytes));
 }
 
-/** The uncompressed WriteRequest of a remote-write body (see decodeRemoteWrite). */
-export function uncompressRemoteWrite(body: Uint8Array, maxBytes = Number.POSITIVE_INFINITY): Uint8Array {
+/**
+ * The uncompressed WriteRequest of a remote-write body (see decodeRemoteWrite); with `scratch`,
+ * in its reused buffer (see uncompressSnappy) when it fits.
+ */
+export function uncompressRemoteWrite(body: Uint8Array, maxBytes = Number.POSITIVE_INFINITY, scratch?: SnappyScratch): Uint8Array {
   const length = snappyLength(body);
   if (length > maxBytes) throw new RemoteWriteError(`body decompresses to ${length} bytes; at most ${maxBytes} are accepted (--max-request-body)`);
   let raw: Uint8Array;
   try {
-    raw = uncompressSnappy(body, maxBytes);
+    raw = uncompressSnappy(body, maxBytes, scratch);
   } catch (e) {
     throw new RemoteWriteError(`body is not snappy-compressed (block format): ${(e as Error).message}`);
   }

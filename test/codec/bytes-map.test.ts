@@ -41,4 +41,37 @@ describe("the byte-string map", () => {
     expect(cache.get(bytes("k10"), 0, 3)).toBeUndefined();
     expect(cache.get(bytes("k149"), 0, 4)?.n).toBe(149);
   });
+
+  it("answers the same whether the keys come in the order of last time, another order, or after a restart", () => {
+    const cache = new BytesMap<{ n: number }>(3_000);
+    const keys = Array.from({ length: 2_000 }, (_, i) => bytes(`__name__=m,series=s${i}`));
+    const expectAll = (order: number[]) => {
+      for (const i of order) expect(cache.get(keys[i]!, 0, keys[i]!.length)?.n).toBe(i);
+    };
+    for (let i = 0; i < keys.length; i++) cache.set(keys[i]!, 0, keys[i]!.length, { n: i });
+    const inOrder = keys.map((_, i) => i);
+    expectAll(inOrder);
+    expectAll(inOrder);
+    // Every other key, then backwards, then shuffled: each guess is wrong at first.
+    expectAll(inOrder.filter((i) => i % 2 === 0));
+    expectAll([...inOrder].reverse());
+    let seed = 7;
+    const shuffled = [...inOrder].sort(() => ((seed = (seed * 48271) % 2147483647) % 3) - 1);
+    expectAll(shuffled);
+    expectAll(shuffled);
+    // An unknown key between known ones, and a key the guess's length but other bytes.
+    expect(cache.get(bytes("__name__=m,series=sX"), 0, 20)).toBeUndefined();
+    expectAll(inOrder.slice(0, 10));
+    const other = bytes("__name__=m,series=s9");
+    other[other.length - 1] = 0x78;
+    expect(cache.get(other, 0, other.length)).toBeUndefined();
+    // Past the bound the table starts again: old guesses must not find entries that are gone.
+    for (let i = 0; i < 1_500; i++) {
+      const b = bytes(`other${i}`);
+      cache.set(b, 0, b.length, { n: -i });
+    }
+    expect(cache.size).toBe(500);
+    for (const i of inOrder.slice(0, 50)) expect(cache.get(keys[i]!, 0, keys[i]!.length)).toBeUndefined();
+    for (let i = 1_000; i < 1_500; i++) expect(cache.get(bytes(`other${i}`), 0, `other${i}`.length)?.n).toBe(-i);
+  });
 });

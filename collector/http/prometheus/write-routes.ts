@@ -1,16 +1,19 @@
 /** POST /api/v1/write: Prometheus remote write 1.0 (protobuf + snappy). */
 import type { Hono } from "hono";
-import { decodeWriteRequest, RemoteWriteError, uncompressRemoteWrite, type WriteRequest } from "../../../src/prometheus/remote-write.ts";
-import { decodeWriteColumns } from "../../../src/prometheus/remote-write-columns.ts";
 import { bodyLimitOf, readBodyBytes, releaseBody } from "../../../src/http/body-limit.ts";
 import { ApiError } from "../../../src/http/errors.ts";
-import { type ForeignSeries, RemoteWriteColumns, writeForeignSeries, writeRemoteColumns } from "../../metrics/foreign-writes.ts";
-import type { PrometheusDeps } from "./deps.ts";
 import { badData } from "../../../src/http/prometheus/respond.ts";
 import { resolveTenant } from "../../../src/http/prometheus/tenant.ts";
+import { decodeWriteRequest, RemoteWriteError, uncompressRemoteWrite, type WriteRequest } from "../../../src/prometheus/remote-write.ts";
+import { decodeWriteColumns } from "../../../src/prometheus/remote-write-columns.ts";
+import { SnappyScratch } from "../../../src/prometheus/snappy.ts";
+import { type ForeignSeries, RemoteWriteColumns, writeForeignSeries, writeRemoteColumns } from "../../metrics/foreign-writes.ts";
+import type { PrometheusDeps } from "./deps.ts";
 
 export function writeRoutes(app: Hono, deps: PrometheusDeps): void {
   const fast = new RemoteWriteColumns();
+  // Decompressed bodies go into one reused buffer: each is decoded before the next request's turn.
+  const scratch = new SnappyScratch();
   app.post("/api/v1/write", async (c) => {
     const tenant = resolveTenant(c);
     const encoding = (c.req.header("Content-Encoding") ?? "snappy").toLowerCase();
@@ -22,7 +25,7 @@ export function writeRoutes(app: Hono, deps: PrometheusDeps): void {
     const body = await readBodyBytes(c);
     let raw: Uint8Array;
     try {
-      raw = uncompressRemoteWrite(body, bodyLimitOf(c));
+      raw = uncompressRemoteWrite(body, bodyLimitOf(c), scratch);
     } catch (e) {
       if (e instanceof RemoteWriteError) throw badData(e.message);
       throw e;
@@ -33,7 +36,7 @@ export function writeRoutes(app: Hono, deps: PrometheusDeps): void {
     const cols = fast.take();
     try {
       if (decodeWriteColumns(raw, fast.cache, fast.map, fast.validTimestamp, cols)) {
-        releaseBody(raw);
+        if (!scratch.owns(raw)) releaseBody(raw);
         await writeRemoteColumns(deps, tenant, cols, "remote-write");
         return c.body(null, 204);
       }
