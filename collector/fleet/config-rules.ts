@@ -10,6 +10,7 @@ import { OptionError } from "../../src/config/options.ts";
 import { ApiError } from "../../src/http/errors.ts";
 import { describeIssues } from "../../src/http/validate.ts";
 import type { ConfigRevision, ConfigTarget, FeedConfigStatus } from "../store/fleet/types.ts";
+import type { ConfigStateName } from "../../src/http/fleet/answers.ts";
 
 const tagKey = z.string().regex(/^[A-Za-z_][A-Za-z0-9_.-]{0,63}$/, "tag names are letters, digits, _ . - (starting with a letter or _)");
 const tagValue = z.string().min(1).max(256);
@@ -76,7 +77,7 @@ export function desiredRevision(newestFirst: readonly ConfigRevision[], feed: st
  * revision reaches it, and it runs none), APPLIED (it runs the desired one), FAILED (its agent
  * refused the desired one and runs the previous), APPLYING (sent, not reported yet).
  */
-export type ConfigStateName = "UNSET" | "APPLIED" | "APPLYING" | "FAILED";
+export type { ConfigStateName };
 
 export function configState(desired: number, report: FeedConfigStatus | undefined): ConfigStateName {
   const running = report?.running ?? 0;

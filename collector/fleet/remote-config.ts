@@ -1,25 +1,13 @@
+import type { FeedConfigView } from "../../src/http/fleet/answers.ts";
 import type { Logger } from "../../src/log/logger.ts";
 import type { ConfigMessage, ConfigStatus } from "../../src/protocol/fleet-messages.ts";
 import type { ConfigRevision, FeedConfigStatus, FleetStore } from "../store/fleet/types.ts";
-import { type ConfigStateName, configState, desiredRevision, parseRevision, reaches } from "./config-rules.ts";
+import { configState, desiredRevision, parseRevision, reaches } from "./config-rules.ts";
 
 /** Revisions read to find what each feed should run: a tenant keeps fewer in practice. */
 const REVISIONS_SCANNED = 10_000;
 
-/** A feed's remote configuration as the fleet API shows it (docs/fleet.md). */
-export interface FeedConfigView {
-  /** The revision the feed should run (0: none reaches it). */
-  desired: number;
-  /** The revision its agent runs, as last reported (0: none, or never reported). */
-  applied: number;
-  state: ConfigStateName;
-  /** Why the agent refused the desired revision (state FAILED). */
-  error?: string;
-  /** Options of the desired revision the agent's local file pins (kept local). */
-  kept?: string[];
-  /** When the agent last reported. */
-  reportedAt?: number;
-}
+export type { FeedConfigView };
 
 /**
  * Remote configuration (docs/fleet.md): numbered revisions checked by the agent's own schema,

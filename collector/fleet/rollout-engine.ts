@@ -6,18 +6,11 @@ import type { Status } from "../../src/protocol/control-messages.ts";
 import { buildTopic } from "../../src/protocol/topics.ts";
 import { encodeUpgradeOrder, type UpgradeOrder } from "../../src/protocol/upgrade-messages.ts";
 import { compareVersions } from "../../src/release/version.ts";
-import type { AgentReport, FeedSelector, ReleaseStore, RolloutRecord } from "../store/releases/types.ts";
+import type { AgentReport, ReleaseStore, RolloutRecord } from "../store/releases/types.ts";
 import { planTargets, selects, step } from "./rollout-plan.ts";
 
-export interface RolloutRequest {
-  version: string;
-  selector: FeedSelector;
-  canary: number;
-  batches: number[];
-  force: boolean;
-  deadlineMs: number;
-  timeoutMs: number;
-}
+/** What a new rollout is asked for: the record's settings, before the targets are planned. */
+export type RolloutRequest = Pick<RolloutRecord, "version" | "selector" | "canary" | "batches" | "force" | "deadlineMs" | "timeoutMs">;
 
 /** Where agents download binaries: this collector's HTTP port (and scheme), or its external URL. */
 export interface DownloadPlace {

@@ -1,3 +1,4 @@
+import type { ConfigTarget } from "../../../src/http/fleet/answers.ts";
 /**
  * Persistence of fleet management (docs/fleet.md): which agent identity holds each feed, the
  * identities refused a held feed, the audit of feeds moved by hand, the numbered remote
@@ -59,8 +60,7 @@ export interface Claim {
 
 export type ClaimOutcome = { granted: true; holder: FeedIdentity; first: boolean } | { granted: false; holder: FeedIdentity; conflict: IdentityConflict };
 
-/** The feeds a revision is for: one feed, the feeds with all these tags, or every feed of the tenant. */
-export type ConfigTarget = { feed: string } | { tags: Record<string, string> } | { all: true };
+export type { ConfigTarget };
 
 export interface ConfigRevision {
   tenant: string;

@@ -1,5 +1,6 @@
 import type { UpgradeReport } from "../../../src/protocol/upgrade-messages.ts";
 import type { ReleaseDescription } from "../../../src/release/signature.ts";
+import { type FeedSelector, ROLLOUT_STATES, type RolloutState, type RolloutTarget, type TargetState } from "../../../src/http/fleet/answers.ts";
 
 /** One uploaded agent binary: what the release key signed, the signature, who uploaded it. */
 export interface ReleaseBinary extends ReleaseDescription {
@@ -8,29 +9,8 @@ export interface ReleaseBinary extends ReleaseDescription {
   uploadedBy: string;
 }
 
-/** Which feeds a rollout upgrades: those with every one of these tags, and/or these feeds. */
-export interface FeedSelector {
-  tags?: Record<string, string>;
-  feeds?: string[];
-}
-
-export const ROLLOUT_STATES = ["running", "paused", "completed"] as const;
-export type RolloutState = (typeof ROLLOUT_STATES)[number];
-
-/** pending: its batch has not started; ordered: the order is published; then the outcome. */
-export type TargetState = "pending" | "ordered" | "succeeded" | "failed";
-
-export interface RolloutTarget {
-  feed: string;
-  /** 0 is the canary batch. */
-  batch: number;
-  state: TargetState;
-  /** The version the feed ran when the rollout was made. */
-  from?: string;
-  reason?: string;
-  /** When the state last changed, ms. */
-  at?: number;
-}
+export { ROLLOUT_STATES };
+export type { FeedSelector, RolloutState, RolloutTarget, TargetState };
 
 export interface RolloutRecord {
   tenant: string;

@@ -3,9 +3,10 @@
  * feeds a target reaches, the revision those feeds run now, and the line diff the editor shows
  * against it.
  */
+import type { ConfigTarget } from "../../../../../src/http/fleet/answers.ts";
 import type { FeedSummary } from "./fleet-model.ts";
 
-export type ConfigTarget = { feed: string } | { tags: Record<string, string> } | { all: true };
+export type { ConfigTarget };
 
 export interface ConfigRevision {
   revision: number;

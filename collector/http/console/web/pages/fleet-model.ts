@@ -1,3 +1,4 @@
+import type { ConfigStateName, FeedConfigView } from "../../../../../src/http/fleet/answers.ts";
 import type { Presence } from "../components/badges.tsx";
 import type { SortDir } from "../components/sort-header.tsx";
 
@@ -27,16 +28,9 @@ export interface IdentityConflict {
   attempts: number;
 }
 
-export type ConfigStateName = "UNSET" | "APPLIED" | "APPLYING" | "FAILED";
-
-export interface FeedConfig {
-  desired: number;
-  applied: number;
-  state: ConfigStateName;
-  error?: string;
-  kept?: string[];
-  reportedAt?: number;
-}
+export type { ConfigStateName };
+/** A feed's remote configuration as GET /svc/fleet/feeds shows it. */
+export type FeedConfig = FeedConfigView;
 
 /** The first 8 hex digits of an instance id: enough to tell a fleet's agents apart on screen. */
 export const shortId = (instance: string) => instance.slice(0, 8);

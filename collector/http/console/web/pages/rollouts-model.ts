@@ -4,24 +4,16 @@
  * reading, and the words a feed's upgrade is shown with.
  */
 
-export type TargetState = "pending" | "ordered" | "succeeded" | "failed";
-export type RolloutState = "running" | "paused" | "completed";
+import type { FeedSelector, RolloutState, RolloutTarget, TargetState } from "../../../../../src/http/fleet/answers.ts";
 
-export interface RolloutTarget {
-  feed: string;
-  batch: number;
-  state: TargetState;
-  from?: string;
-  reason?: string;
-  at?: number;
-}
+export type { RolloutState, RolloutTarget, TargetState };
 
 /** One rollout as GET /svc/fleet/rollouts answers it. */
 export interface Rollout {
   id: string;
   version: string;
   /** Absent (an empty map is left out of listings) when every feed was chosen. */
-  selector?: { tags?: Record<string, string>; feeds?: string[] };
+  selector?: FeedSelector;
   canary: number;
   batches: number[];
   force: boolean;
