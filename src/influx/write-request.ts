@@ -5,8 +5,8 @@
  * `<measurement>_<field>` with the line's tags as labels (booleans as 1/0), each string field
  * a string metric of the same name (docs/prometheus.md).
  */
-import { gunzipSync } from "node:zlib";
 import { ApiError } from "../http/errors.ts";
+import { GunzipError, gunzipLimited } from "../http/gunzip-limited.ts";
 import { isPrecision, parseLineProtocol } from "./line-protocol.ts";
 
 export interface InfluxSample {
@@ -37,9 +37,10 @@ export function influxSamples(w: InfluxWrite): InfluxSample[] {
   if ((w.contentEncoding ?? "").toLowerCase() === "gzip") {
     // Inflated, the body is held to the same limit (a small gzip can inflate to gigabytes).
     try {
-      bytes = gunzipSync(bytes, Number.isFinite(w.maxBytes) ? { maxOutputLength: w.maxBytes } : {});
+      bytes = gunzipLimited(bytes, w.maxBytes);
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === "ERR_BUFFER_TOO_LARGE") throw new ApiError(413, `gzip body decompresses to more than ${w.maxBytes} bytes (--max-request-body)`);
+      if (!(e instanceof GunzipError)) throw e;
+      if (e.kind === "too-large") throw new ApiError(413, `gzip body decompresses to more than ${w.maxBytes} bytes (--max-request-body)`);
       throw new ApiError(400, "body is not valid gzip");
     }
   }

@@ -5,7 +5,7 @@
  * request's encoding, with `partial_success` when points were refused; a bad request answered
  * 400 with a google.rpc.Status in that encoding (the JSON one also carries Outpost's errorMsg).
  */
-import { gunzipSync } from "node:zlib";
+import { GunzipError, gunzipLimited } from "../http/gunzip-limited.ts";
 import { decodeMetricsJson } from "./json-decode.ts";
 import { type MetricsRequest, OtlpDecodeError } from "./metrics-model.ts";
 import { decodeMetricsProtobuf } from "./protobuf-decode.ts";
@@ -37,9 +37,10 @@ export function decodeOtlpMetrics(body: Uint8Array, contentType: string | undefi
   const ce = (contentEncoding ?? "").trim().toLowerCase();
   if (ce === "gzip") {
     try {
-      bytes = gunzipSync(bytes, Number.isFinite(maxBytes) ? { maxOutputLength: maxBytes } : {});
+      bytes = gunzipLimited(bytes, maxBytes);
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === "ERR_BUFFER_TOO_LARGE") throw new OtlpHttpError(413, `gzip body decompresses to more than ${maxBytes} bytes (--max-request-body)`, encoding);
+      if (!(e instanceof GunzipError)) throw e;
+      if (e.kind === "too-large") throw new OtlpHttpError(413, `gzip body decompresses to more than ${maxBytes} bytes (--max-request-body)`, encoding);
       throw new OtlpHttpError(400, "body is not valid gzip", encoding);
     }
   } else if (ce !== "" && ce !== "identity") throw new OtlpHttpError(415, `unsupported Content-Encoding ${JSON.stringify(ce)} (gzip or none)`, encoding);

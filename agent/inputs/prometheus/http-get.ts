@@ -9,7 +9,7 @@
  * of the connection when it has no length), bodies of a Content-Length, chunked or read to the
  * close; gzip inflated. The body size limit counts the body as received and once inflated.
  */
-import { gunzipSync } from "node:zlib";
+import { GunzipError, gunzipLimited } from "../../../src/http/gunzip-limited.ts";
 
 export interface HttpResponse {
   status: number;
@@ -189,9 +189,10 @@ export function dechunk(raw: Uint8Array): Uint8Array {
 
 function inflate(body: Uint8Array, limit: number): Uint8Array {
   try {
-    return gunzipSync(body, limit > 0 ? { maxOutputLength: limit } : {});
+    return gunzipLimited(body, limit);
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === "ERR_BUFFER_TOO_LARGE") throw new HttpGetError(`body size limit exceeded (${limit} bytes)`);
-    throw new HttpGetError(`invalid gzip body: ${(e as Error).message}`);
+    if (!(e instanceof GunzipError)) throw e;
+    if (e.kind === "too-large") throw new HttpGetError(`body size limit exceeded (${limit} bytes)`);
+    throw new HttpGetError(`invalid gzip body: ${e.message}`);
   }
 }
