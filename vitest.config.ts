@@ -1,4 +1,5 @@
 import { defineConfig } from "vitest/config";
+import { StallWatchdog } from "./test/setup/stall-watchdog.ts";
 import { SummaryLine } from "./test/setup/summary-line.ts";
 
 const POSTGRES_SUITES = [
@@ -21,10 +22,11 @@ export default defineConfig({
     // The run's own PostgreSQL server (test/helpers/postgres-server.ts), made on first use.
     globalSetup: ["test/setup/postgres.global.ts"],
     // A private runtime folder per test file (collectors' broker files, src/config/local-collector.ts).
-    setupFiles: ["test/setup/private-runtime-dir.ts"],
+    setupFiles: ["test/setup/private-runtime-dir.ts", "test/setup/worker-pid.ts"],
     testTimeout: 30_000,
     hookTimeout: 60_000,
-    reporters: ["default", new SummaryLine()],
+    // A file whose worker stops answering is killed and named (test/setup/stall-watchdog.ts).
+    reporters: ["default", new SummaryLine(), new StallWatchdog()],
     projects: [
       // Projects extend the root settings, and would add to a root `include`: each has its own.
       { extends: true, test: { name: "sqlite", include: ["test/**/*.test.ts"] } },
@@ -38,7 +40,7 @@ export default defineConfig({
           // Files that open their stores themselves: they run both engines, or SQLite on purpose.
           exclude: ["**/storage-failures.test.ts", "**/store.test.ts", "**/service-api.test.ts"],
           env: { TEST_STORE_BACKEND: "postgres" },
-          setupFiles: ["test/setup/private-runtime-dir.ts", "test/helpers/postgres-backend.setup.ts"],
+          setupFiles: ["test/setup/private-runtime-dir.ts", "test/setup/worker-pid.ts", "test/helpers/postgres-backend.setup.ts"],
         },
       },
     ],

@@ -3,7 +3,7 @@
  * verbatim; its pretest step installs the Debian packages the tests use (or names the command);
  * and its closing line counts what ran, failures of files and hooks included.
  */
-import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -78,4 +78,62 @@ describe("the closing summary line", () => {
     expect(r.code).toBe(1);
     expect(r.stdout.trim().split("\n").at(-1)).toBe("vitest: 2 passed, 4 failed, 0 skipped");
   }, 90_000);
+});
+
+/** A folder of vitest files run with the project's own reporters and worker setup, under projects named "t". */
+function checkFolder(files: Record<string, string>): string {
+  const dir = mkdtempSync(join(tmpdir(), "outpost-stall-"));
+  dirs.push(dir);
+  symlinkSync(join(ROOT, "node_modules"), join(dir, "node_modules"));
+  for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
+  writeFileSync(
+    join(dir, "vitest.config.ts"),
+    `import root from ${JSON.stringify(join(ROOT, "vitest.config.ts"))};\nexport default { test: { pool: "forks", maxWorkers: 2, setupFiles: [${JSON.stringify(join(ROOT, "test/setup/worker-pid.ts"))}], reporters: root.test.reporters.filter((r) => typeof r === "object"), projects: [{ extends: true, test: { name: "t", include: ["*.check.ts"] } }] } };\n`,
+  );
+  return dir;
+}
+
+/** Whether a process runs `sleep <seconds>` (a stalled file's child left behind). */
+function sleeping(seconds: string): boolean {
+  return readdirPids().some((pid) => {
+    try {
+      return readFileSync(`/proc/${pid}/cmdline`, "latin1") === `sleep\0${seconds}\0`;
+    } catch {
+      return false;
+    }
+  });
+}
+
+function readdirPids(): string[] {
+  return readdirSync("/proc").filter((n) => /^\d+$/.test(n));
+}
+
+// A worker blocked in a synchronous wait: vitest's own timeouts cannot fire there.
+const hangOnce = (seconds: string) =>
+  `import { existsSync, writeFileSync } from "node:fs";\nimport { spawnSync } from "node:child_process";\nimport { it, expect } from "vitest";\nit("waits", () => {\n  const mark = import.meta.dirname + "/ran-once";\n  if (!existsSync(mark)) { writeFileSync(mark, ""); spawnSync("sleep", ["${seconds}"]); }\n  expect(1).toBe(1);\n});\n`;
+
+describe("a file whose worker stops answering", () => {
+  const env = { OUTPOST_TEST_STALL_MINUTES: "0.1" };
+
+  it("is named, killed with what it started, and run once more: the suite passes if it passes then", async () => {
+    const dir = checkFolder({ "a.check.ts": `import { it, expect } from "vitest";\nit("one", () => expect(1).toBe(1));\n`, "b.check.ts": hangOnce("937") });
+    const r = await runToEnd([process.execPath, join(ROOT, "test/setup/run-suite.ts")], { cwd: dir, env, timeoutMs: 90_000 });
+    expect(r.stderr).toMatch(/stalled: b\.check\.ts \(project t\) has run for .*its worker is \d+/);
+    expect(r.stderr).toMatch(/pid \d+ \(parent \d+\) state \S+ wchan \S+: sleep 937/);
+    expect(existsSync(join(dir, "ran-once"))).toBe(true);
+    expect(r.stdout).toContain("re-running once the file that stalled:");
+    expect(r.stdout.trim().split("\n").at(-1)).toBe("vitest: 2 passed, 0 failed, 0 skipped (1 file(s) stalled, killed and re-run once)");
+    expect(r.code).toBe(0);
+    expect(sleeping("937")).toBe(false);
+  }, 120_000);
+
+  it("fails the suite, without a second run, when other tests failed too", async () => {
+    const dir = checkFolder({ "a.check.ts": `import { it, expect } from "vitest";\nit("one", () => expect(1).toBe(2));\n`, "b.check.ts": hangOnce("938") });
+    const r = await runToEnd([process.execPath, join(ROOT, "test/setup/run-suite.ts")], { cwd: dir, env, timeoutMs: 90_000 });
+    expect(r.stderr).toContain("stalled: b.check.ts");
+    expect(r.stdout).not.toContain("re-running once");
+    expect(r.stdout.trim().split("\n").at(-1)).toBe("1 file(s) stalled and other tests failed: not re-run");
+    expect(r.code).toBe(1);
+    expect(sleeping("938")).toBe(false);
+  }, 120_000);
 });
