@@ -13,7 +13,7 @@
  */
 import { readdirSync, readFileSync, appendFileSync } from "node:fs";
 import { join, relative } from "node:path";
-import type { Reporter, TestCase, TestModule } from "vitest/node";
+import type { Reporter, TestModule } from "vitest/node";
 
 export const WATCH_DIR_ENV = "OUTPOST_TEST_WATCH_DIR";
 export const STALLED_FILE = "stalled.tsv";
@@ -81,8 +81,6 @@ async function nativeStacks(pid: number): Promise<string> {
 export class StallWatchdog implements Reporter {
   private readonly running = new Map<string, { module: TestModule; since: number }>();
   private readonly waiting = new Set<string>();
-  /** The test each running file began last: where it stalled, when its worker cannot say. */
-  private readonly lastTest = new Map<string, string>();
   private lastEvent = Date.now();
   private readonly handled = new Set<string>();
   private timer: ReturnType<typeof setInterval> | undefined;
@@ -111,13 +109,8 @@ export class StallWatchdog implements Reporter {
     this.lastEvent = Date.now();
   }
 
-  onTestCaseReady(test: TestCase): void {
-    this.lastTest.set(test.module.moduleId, test.fullName);
-  }
-
   onTestModuleEnd(module: TestModule): void {
     this.running.delete(module.moduleId);
-    this.lastTest.delete(module.moduleId);
     this.waiting.delete(module.moduleId);
     this.lastEvent = Date.now();
   }
@@ -139,13 +132,22 @@ export class StallWatchdog implements Reporter {
     return undefined;
   }
 
+  /** The test the worker began last (its events do not reach this process once it is blocked). */
+  private testOf(pid: number): string {
+    try {
+      return readFileSync(join(this.dir!, `${pid}.test`), "utf8");
+    } catch {
+      return "(none begun)";
+    }
+  }
+
   private async check(): Promise<void> {
     const now = Date.now();
     for (const [file, { module, since }] of this.running) {
       if (now - since < this.limitMs || this.handled.has(file)) continue;
       this.handled.add(file);
       const pid = this.workerOf(file);
-      const head = `stalled: ${relative(process.cwd(), file)} (project ${module.project.name}) has run for ${Math.round((now - since) / 60_000)} min, in test ${JSON.stringify(this.lastTest.get(file) ?? "(none started)")}; its worker is ${pid ?? "not found"}`;
+      const head = `stalled: ${relative(process.cwd(), file)} (project ${module.project.name}) has run for ${Math.round((now - since) / 60_000)} min, in test ${JSON.stringify(pid === undefined ? "?" : this.testOf(pid))}; its worker is ${pid ?? "not found"}`;
       appendFileSync(join(this.dir!, STALLED_FILE), `${module.project.name}\t${file}\n`);
       await this.report(head, pid);
     }

@@ -118,7 +118,7 @@ describe("a file whose worker stops answering", () => {
   it("is named, killed with what it started, and run once more: the suite passes if it passes then", async () => {
     const dir = checkFolder({ "a.check.ts": `import { it, expect } from "vitest";\nit("one", () => expect(1).toBe(1));\n`, "b.check.ts": hangOnce("937") });
     const r = await runToEnd([process.execPath, join(ROOT, "test/setup/run-suite.ts")], { cwd: dir, env, timeoutMs: 90_000 });
-    expect(r.stderr).toMatch(/stalled: b\.check\.ts \(project t\) has run for .*, in test "waits"; its worker is \d+/);
+    expect(r.stderr).toMatch(/stalled: b\.check\.ts \(project t\) has run for .*, in test "b\.check\.ts > waits"; its worker is \d+/);
     expect(r.stderr).toMatch(/pid \d+ \(parent \d+\) state \S+ wchan \S+: sleep 937/);
     expect(existsSync(join(dir, "ran-once"))).toBe(true);
     expect(r.stdout).toContain("re-running once the file that stalled:");
