@@ -7,7 +7,7 @@ import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PROGRAMS, type ProgramName, type RunResult, run, runToEnd } from "../helpers/program.ts";
+import { PROGRAMS, type ProgramName, type RunResult, readUntil, run, runToEnd } from "../helpers/program.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "outpost-startup-"));
 let taken: Server;
@@ -119,9 +119,7 @@ describe("collector: ports and files", () => {
     const held = join(dir, "held");
     const first = Bun.spawn([process.execPath, PROGRAMS.collector, "--data-dir", held, "--http-host", "127.0.0.1", "--http-port", "0", "--mqtt-port", "0"], { stderr: "pipe", stdout: "ignore" });
     try {
-      const reader = first.stderr.getReader();
-      let text = "";
-      while (!text.includes("collector ready")) text += new TextDecoder().decode((await reader.read()).value);
+      await readUntil(first.stderr, (t) => t.includes("collector ready"), "the first collector was ready");
       oneLine(await run("collector", ["--data-dir", held, "--http-host", "127.0.0.1", "--http-port", "0", "--mqtt-port", "0"]), `--data-dir ${held} is in use by another collector process (stop it first, or choose another --data-dir)`);
     } finally {
       first.kill("SIGKILL");
@@ -167,9 +165,7 @@ describe("agent: ports and identity", () => {
     expect(first.code).toBe(0);
     // Own the buffer: a short real start, stopped at once.
     const owner = Bun.spawn([process.execPath, PROGRAMS.agent, "--tenant", "t1", "--feed", "f", "--data-dir", d, "--listen", "", "--broker", "mqtt://127.0.0.1:1", "--no-host-metrics"], { stderr: "pipe" });
-    const reader = owner.stderr.getReader();
-    let text = "";
-    while (!text.includes("agent started")) text += new TextDecoder().decode((await reader.read()).value);
+    await readUntil(owner.stderr, (t) => t.includes("agent started"), "the owning agent started");
     owner.kill("SIGTERM");
     await owner.exited;
     oneLine(await run("agent", ["--tenant", "t2", "--feed", "f", "--data-dir", d, "--listen", "", "--broker", "mqtt://127.0.0.1:1"]), /^error: the buffer belongs to tenant "t1", feed "f"/);

@@ -103,3 +103,24 @@ export function portOf(line: string): number {
   if (!m) throw new Error(`no address in: ${line}`);
   return Number(m[1]);
 }
+
+/**
+ * Reads `stream` until its text so far satisfies `done`; throws with that text if the stream
+ * ends first. A loop on `reader.read()` that ignores the end spins on resolved reads forever,
+ * never letting the test's timeout run (docs/testing.md, "Stalled files").
+ */
+export async function readUntil(stream: ReadableStream<Uint8Array>, done: (text: string) => boolean, what: string): Promise<string> {
+  const reader = stream.getReader();
+  const decoder = new TextDecoder();
+  let text = "";
+  try {
+    while (!done(text)) {
+      const r = await reader.read();
+      if (r.done) throw new Error(`the stream ended before ${what}; it said:\n${text}`);
+      text += decoder.decode(r.value, { stream: true });
+    }
+    return text;
+  } finally {
+    reader.releaseLock();
+  }
+}

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { waitFor } from "../helpers/ports.ts";
+import { readUntil } from "../helpers/program.ts";
 import { type SecuredCollector, securedCollector, type UserName } from "./setup.ts";
 
 /**
@@ -44,10 +45,8 @@ describe("a tenant list in the header of the alerts admin paths", () => {
     expect(refused.status).toBe(403);
     const res = await s.col.req("/svc/alerts/admin/watch/events", { tenant: "A,B", authorization: s.as("root") });
     expect(res.status).toBe(200);
-    const reader = res.body!.getReader();
-    let text = "";
-    while (!(text.includes("ev-A") && text.includes("ev-B"))) text += new TextDecoder().decode((await reader.read()).value);
-    await reader.cancel();
+    await readUntil(res.body!, (t) => t.includes("ev-A") && t.includes("ev-B"), "both tenants' events came");
+    await res.body!.cancel();
   });
 });
 
