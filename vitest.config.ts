@@ -22,7 +22,7 @@ export default defineConfig({
     // The run's own PostgreSQL server (test/helpers/postgres-server.ts), made on first use.
     globalSetup: ["test/setup/postgres.global.ts"],
     // A private runtime folder per test file (collectors' broker files, src/config/local-collector.ts).
-    setupFiles: ["test/setup/private-runtime-dir.ts", "test/setup/worker-pid.ts"],
+    setupFiles: ["test/setup/private-runtime-dir.ts", "test/setup/worker-pid.ts", "test/setup/property-time-limit.ts"],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // A file whose worker stops answering is killed and named (test/setup/stall-watchdog.ts).
@@ -40,7 +40,7 @@ export default defineConfig({
           // Files that open their stores themselves: they run both engines, or SQLite on purpose.
           exclude: ["**/storage-failures.test.ts", "**/store.test.ts", "**/service-api.test.ts"],
           env: { TEST_STORE_BACKEND: "postgres" },
-          setupFiles: ["test/setup/private-runtime-dir.ts", "test/setup/worker-pid.ts", "test/helpers/postgres-backend.setup.ts"],
+          setupFiles: ["test/setup/private-runtime-dir.ts", "test/setup/worker-pid.ts", "test/setup/property-time-limit.ts", "test/helpers/postgres-backend.setup.ts"],
         },
       },
     ],

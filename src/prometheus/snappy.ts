@@ -10,6 +10,9 @@
 
 export class SnappyError extends Error {}
 
+/** Bytes of output one byte of elements yields at most (a copy element: 3 bytes, 64 out). */
+const MAX_RATIO = 22;
+
 /** A reusable output buffer: kept up to `maxKept` bytes; larger outputs get a buffer of their own. */
 export class SnappyScratch {
   private buf = new Uint8Array(64 * 1024);
@@ -58,9 +61,12 @@ export function uncompressSnappy(block: Uint8Array, maxBytes = Number.POSITIVE_I
   const length = snappyLength(block);
   if (length < 0) throw new SnappyError("invalid length header");
   if (length > maxBytes) throw new SnappyError(`the uncompressed length of ${length} is more than ${maxBytes}`);
-  const out = scratch ? scratch.take(length) : new Uint8Array(length);
   const end = block.length;
   let pos = headerLength(block);
+  // No element yields more than 64 bytes from 3 (a copy with a 2-byte offset): a block announcing
+  // more than 22 times its size cannot be valid, and is refused before that much is allocated.
+  if (length > MAX_RATIO * (end - pos)) throw new SnappyError(`the announced length of ${length} is more than ${end - pos} bytes of elements can yield`);
+  const out = scratch ? scratch.take(length) : new Uint8Array(length);
   let o = 0;
   while (pos < end) {
     const tag = block[pos++]!;

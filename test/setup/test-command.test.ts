@@ -113,7 +113,7 @@ const hangOnce = (seconds: string) =>
   `import { existsSync, writeFileSync } from "node:fs";\nimport { spawnSync } from "node:child_process";\nimport { it, expect } from "vitest";\nit("waits", () => {\n  const mark = import.meta.dirname + "/ran-once";\n  if (!existsSync(mark)) { writeFileSync(mark, ""); spawnSync("sleep", ["${seconds}"]); }\n  expect(1).toBe(1);\n});\n`;
 
 describe("a file whose worker stops answering", () => {
-  const env = { OUTPOST_TEST_STALL_MINUTES: "0.1" };
+  const env = { TEST_STALL_MINUTES: "0.1" };
 
   it("is named, killed with what it started, and run once more: the suite passes if it passes then", async () => {
     const dir = checkFolder({ "a.check.ts": `import { it, expect } from "vitest";\nit("one", () => expect(1).toBe(1));\n`, "b.check.ts": hangOnce("937") });

@@ -10,6 +10,9 @@ import { beforeEach, expect } from "vitest";
 import { WATCH_DIR_ENV } from "./stall-watchdog.ts";
 
 const dir = process.env[WATCH_DIR_ENV];
+// Not handed on to the programs the tests start: they refuse variables they do not know.
+delete process.env[WATCH_DIR_ENV];
+delete process.env.TEST_STALL_MINUTES;
 const file = expect.getState().testPath;
 if (dir && file) {
   writeFileSync(join(dir, String(process.pid)), file);
