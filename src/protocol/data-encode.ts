@@ -71,9 +71,12 @@ function writesSize(writes: readonly MetricWrite[]): number {
   return n;
 }
 
-/** A chunk of writes: by hand when they are numbers without tags (point-chunk.ts, the same bytes), else by cbor-x. */
-export function encodeChunk(enc: Encoder, writes: MetricWrite[]): Uint8Array {
-  return encodePointChunk(writes) ?? encodeSized(enc, writes, writesSize(writes));
+/**
+ * A chunk of writes, each as `{type, id, points}` whatever other keys or key order it has: by
+ * hand when they are numbers without tags (point-chunk.ts, the same bytes), else by cbor-x.
+ */
+export function encodeChunk(enc: Encoder, writes: readonly MetricWrite[]): Uint8Array {
+  return encodePointChunk(writes) ?? encodeSized(enc, writes.map((w) => ({ type: w.type, id: w.id, points: w.points })), writesSize(writes));
 }
 
 export type BatchKind = "data" | "events";

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createDecoder, createEncoder } from "../../src/protocol/cbor.ts";
+import { encodeChunk } from "../../src/protocol/data-encode.ts";
 import { encodeSized, releaseEncoding } from "../../src/protocol/sized-encoding.ts";
 import { encodePointChunk } from "../../src/protocol/point-chunk.ts";
 import { ChunkColumnsReader, DataColumns } from "../../src/protocol/chunk-columns.ts";
@@ -69,6 +70,16 @@ describe("encodePointChunk", () => {
     // A large chunk has a buffer of its own, freed once committed.
     releaseEncoding(ours);
     expect(ours.byteLength).toBe(0);
+  });
+
+  it("writes a write as {type, id, points} whatever its key order or other keys, as encodeChunk's cbor-x path does", () => {
+    const odd = [{ id: "b", points: [{ timestamp: 1, value: 2 }], type: "gauge", note: "x" }, { type: "counter", id: "c", points: [{ timestamp: 3, value: 4 }] }] as unknown as MetricWrite[];
+    const normalized = odd.map((w) => ({ type: w.type, id: w.id, points: w.points }));
+    expect(Buffer.compare(encodePointChunk(odd)!, viaCborX(normalized))).toBe(0);
+    expect(Buffer.compare(encodeChunk(enc, odd), viaCborX(normalized))).toBe(0);
+    // The same on the cbor-x path (a string metric is not written by hand).
+    const strings = [{ points: [{ timestamp: 1, value: "x" }], id: "s", type: "string", extra: 1 }] as unknown as MetricWrite[];
+    expect(Buffer.compare(encodeChunk(enc, strings), viaCborX([{ type: "string", id: "s", points: [{ timestamp: 1, value: "x" }] }]))).toBe(0);
   });
 
   it("leaves every other shape to cbor-x", () => {
