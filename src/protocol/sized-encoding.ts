@@ -29,6 +29,11 @@ export function encodeSized(enc: Encoder, value: unknown, estimate: number): Uin
   return out;
 }
 
+/** True when `bytes` is a large encoding in a buffer of its own (not yet released). */
+export function isOwnEncoding(bytes: Uint8Array): boolean {
+  return ownBuffers.has(bytes.buffer);
+}
+
 /**
  * A buffer for an encoding of exactly `size` bytes written by hand (point-chunk.ts): a large one
  * of its own, which releaseEncoding frees, as for cbor-x's large encodings above.
