@@ -144,7 +144,7 @@ class ChunkWriter {
     this.header(3, bytes);
     const n = s.length;
     if (n >= HAND_WRITTEN) {
-      this.pos += this.out.utf8Write(s, this.pos, bytes);
+      this.pos += (this.out as Buffer & { utf8Write(s: string, at: number, max: number): number }).utf8Write(s, this.pos, bytes);
       return;
     }
     const out = this.out;
