@@ -10,6 +10,12 @@ export interface NewChunk {
   body: Uint8Array;
   points: number;
   format?: number;
+  /**
+   * The body is a buffer of its own the writer gives up once committed: kept for the send path's
+   * first read (fresh-rows.ts), which sets `kept`; the writer frees only bodies not kept.
+   */
+  keep?: boolean;
+  kept?: boolean;
 }
 
 /** A writer's chunks, answered once all of them are committed. */
@@ -58,7 +64,7 @@ export function commitAppends(t: AppendTarget, appends: PendingAppend[]): void {
         let taken = 0;
         while (next < appends.length && (added === 0 || taken < step)) {
           const c = appends[next]!.chunks[chunk]!;
-          taken += backlog.insert(enq, c.format ?? CHUNK_FORMAT.cbor, c.points, c.body);
+          taken += backlog.insert(enq, c.format ?? CHUNK_FORMAT.cbor, c.points, c.body, c.keep ? c : undefined);
           added++;
           if (++chunk === appends[next]!.chunks.length) {
             next++;
@@ -84,6 +90,7 @@ export function commitAppends(t: AppendTarget, appends: PendingAppend[]): void {
       for (let i = first; i < appends.length; i++) appends[i]!.reject(e as Error);
       return;
     }
+    backlog.fresh.committed();
     for (let i = first; i < next; i++) appends[i]!.resolve();
     if (drops[0] > 0) events.dropped?.("size", drops[0], drops[1]);
     if (added > 0) events.appended?.();

@@ -1,5 +1,6 @@
 import type { Database } from "bun:sqlite";
 import { runBindingBlob } from "../../src/sqlite/blob-statement.ts";
+import { FreshRows, type KeptMark } from "./fresh-rows.ts";
 import { RowTotals } from "./row-totals.ts";
 
 /** Rows count a little more than their body: the ids, times and index entries around it. */
@@ -26,6 +27,8 @@ export interface ChunkSpan {
 export class Backlog {
   private readonly totals: RowTotals;
   private readonly q;
+  /** Rows just committed, sent from memory at their first read (fresh-rows.ts). */
+  readonly fresh = new FreshRows();
 
   constructor(private readonly db: Database) {
     this.totals = new RowTotals(db, "chunks");
@@ -52,10 +55,14 @@ export class Backlog {
     return this.q.removeSpan;
   }
 
-  /** Adds one row (inside the caller's transaction); returns the bytes it counts. */
-  insert(enq: number, format: number, points: number, body: Uint8Array): number {
+  /**
+   * Adds one row (inside the caller's transaction); returns the bytes it counts. With `keep`,
+   * its body (a buffer of its own the writer gives up) is kept for the first read once committed.
+   */
+  insert(enq: number, format: number, points: number, body: Uint8Array, keep?: KeptMark): number {
     const bytes = body.byteLength + ROW_OVERHEAD;
-    runBindingBlob(this.db, this.q.insert, INSERT, [enq, format, points, bytes, body], body);
+    const r = runBindingBlob(this.db, this.q.insert, INSERT, [enq, format, points, bytes, body], body);
+    if (keep) this.fresh.inserted(Number(r.lastInsertRowid), { body, n: points, fmt: format }, keep);
     this.account(points, bytes, 1);
     return bytes;
   }
@@ -64,9 +71,10 @@ export class Backlog {
     this.totals.account(points, bytes, chunks);
   }
 
-  /** Totals as stored (after a transaction that failed). */
+  /** Totals as stored (after a transaction that failed); rows are read from SQLite again. */
   reload(): void {
     this.totals.reload();
+    this.fresh.forget();
   }
 
   /** Deletes oldest chunks while `more()` holds (inside a transaction); returns [points, chunks] dropped. */
@@ -80,6 +88,7 @@ export class Backlog {
         if (!more() || stopAt?.(r.enq)) return [points, chunks];
         this.q.removeOne.run(r.id);
         this.account(-r.n, -r.bytes, -1);
+        this.fresh.forget();
         points += r.n;
         chunks++;
       }
@@ -96,10 +105,14 @@ export class Backlog {
     if (heads.length === 0) return undefined;
     let points = heads[0]!.n;
     let hi = heads[0]!.id;
-    for (let i = 1; i < heads.length && points + heads[i]!.n <= maxPoints; i++) {
-      points += heads[i]!.n;
-      hi = heads[i]!.id;
+    let k = 1;
+    for (; k < heads.length && points + heads[k]!.n <= maxPoints; k++) {
+      points += heads[k]!.n;
+      hi = heads[k]!.id;
     }
+    // The rows of [lo, hi] are heads[0 .. k-1]: from memory when all were just committed.
+    const mem = this.fresh.take(heads.slice(0, k).map((h) => h.id));
+    if (mem) return { lo: heads[0]!.id, hi, points, bodies: mem.map((r) => r.body), formats: mem.map((r) => r.fmt) };
     return this.span(heads[0]!.id, hi);
   }
 

@@ -2,6 +2,7 @@ import type { Database } from "bun:sqlite";
 import type { Decoder, Encoder } from "cbor-x";
 import type { MetricWrite } from "../../src/metrics/model.ts";
 import { encodeChunk, hasStaleMarkers, releaseEncoding } from "../../src/protocol/data-encode.ts";
+import { isOwnEncoding } from "../../src/protocol/sized-encoding.ts";
 import { encodeDefinitionsChunk, type SeriesDefinition } from "../../src/protocol/definitions-chunk.ts";
 import { CHUNK_FORMAT, MARKERS_FLAG } from "../../src/protocol/series-chunk.ts";
 import { commitRemovals } from "./ack-removal.ts";
@@ -10,6 +11,7 @@ import { Backlog, type ChunkSpan, ROW_OVERHEAD } from "./backlog.ts";
 import { type BufferIdentity, openBufferSession } from "./buffer-identity.ts";
 import type { BufferEvents, BufferLimits } from "./buffer-options.ts";
 import { splitIntoChunks } from "./chunking.ts";
+import type { FreshRows } from "./fresh-rows.ts";
 import { type CompactionOptions, type CompactionResult, compactRows, type IdRange } from "./compaction.ts";
 import { HistoryWindow } from "./history-window.ts";
 import type { Span } from "./span-removal.ts";
@@ -70,11 +72,13 @@ export class PointBuffer {
       // Chunks with staleness markers are sent in version 3 batches (docs/protocol.md).
       format: hasStaleMarkers(c.writes) ? CHUNK_FORMAT.cbor | MARKERS_FLAG : CHUNK_FORMAT.cbor,
     }));
+    // A large chunk in a buffer of its own may be sent from memory (fresh-rows.ts).
+    for (const c of chunks) c.keep = isOwnEncoding(c.body);
     // Definitions go just before the points, in the same transaction: sent before or with them.
     if (definitions && definitions.length > 0) chunks.unshift({ body: encodeDefinitionsChunk(this.encoder, definitions), points: 0, format: CHUNK_FORMAT.definitions });
     // Once committed (or refused), large encodings are freed now, not at the next full collection.
     const release = () => {
-      for (const c of chunks) releaseEncoding(c.body);
+      for (const c of chunks) if (!c.kept) releaseEncoding(c.body);
     };
     const done = this.appendChunks(chunks);
     done.then(release, release);
@@ -187,6 +191,8 @@ export class PointBuffer {
   compact(dec: Decoder, options: CompactionOptions, busy: readonly IdRange[] = []): CompactionResult | undefined {
     if (this.closed) return undefined;
     const ranges = [...busy, ...this.removals.map(([lo, hi]) => ({ lo, hi }))];
+    // Merged rows take ids of the rows they merge: none is sent from memory after this.
+    this.backlog.fresh.forget();
     this.events.space?.beforeWrite();
     try {
       const r = this.db.transaction(() => compactRows(this.db, this.encoder, dec, this.now(), options, ranges, ROW_OVERHEAD))();
@@ -203,6 +209,11 @@ export class PointBuffer {
       this.history.reload();
       return undefined;
     }
+  }
+
+  /** Chunks just committed, kept for the send path's first read (fresh-rows.ts). */
+  get fresh(): FreshRows {
+    return this.backlog.fresh;
   }
 
   /** The database, for local reads of the buffered and kept rows (agent/history/). */

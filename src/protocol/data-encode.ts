@@ -9,6 +9,7 @@ import { isStaleMarker } from "../prometheus/staleness.ts";
 import { PROTOCOL_VERSION } from "./envelope.ts";
 import { EVENTS_CHUNK_FORMAT, EVENTS_VERSION_ACTIONS } from "./events-messages.ts";
 import { CHUNK_FORMAT, MARKERS_FLAG } from "./series-chunk.ts";
+import { encodePointChunk } from "./point-chunk.ts";
 import { encodeSized } from "./sized-encoding.ts";
 
 export { encodeSized, releaseEncoding } from "./sized-encoding.ts";
@@ -70,8 +71,12 @@ function writesSize(writes: readonly MetricWrite[]): number {
   return n;
 }
 
-export function encodeChunk(enc: Encoder, writes: MetricWrite[]): Uint8Array {
-  return encodeSized(enc, writes, writesSize(writes));
+/**
+ * A chunk of writes, each as `{type, id, points}` whatever other keys or key order it has: by
+ * hand when they are numbers without tags (point-chunk.ts, the same bytes), else by cbor-x.
+ */
+export function encodeChunk(enc: Encoder, writes: readonly MetricWrite[]): Uint8Array {
+  return encodePointChunk(writes) ?? encodeSized(enc, writes.map((w) => ({ type: w.type, id: w.id, points: w.points })), writesSize(writes));
 }
 
 export type BatchKind = "data" | "events";

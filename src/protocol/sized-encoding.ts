@@ -29,6 +29,22 @@ export function encodeSized(enc: Encoder, value: unknown, estimate: number): Uin
   return out;
 }
 
+/** True when `bytes` is a large encoding in a buffer of its own (not yet released). */
+export function isOwnEncoding(bytes: Uint8Array): boolean {
+  return ownBuffers.has(bytes.buffer);
+}
+
+/**
+ * A buffer for an encoding of exactly `size` bytes written by hand (point-chunk.ts): a large one
+ * of its own, which releaseEncoding frees, as for cbor-x's large encodings above.
+ */
+export function ownedEncodingBuffer(size: number): Buffer {
+  if (size < LARGE_ENCODING) return Buffer.allocUnsafe(size);
+  const out = Buffer.allocUnsafeSlow(size);
+  ownBuffers.add(out.buffer);
+  return out;
+}
+
 /**
  * Frees the memory of an encoding at once when it had a buffer of its own (a large one), for
  * a caller that is done with it and gave it to no one who keeps it (src/runtime/release-buffer.ts).

@@ -4,18 +4,15 @@
  * megabyte chunk held that megabyte until the next one (docs/inputs.md, "Memory"). A large blob
  * gets a statement prepared for that one run and finalized after it, which frees the copy at once.
  */
-import type { Database, SQLQueryBindings, Statement } from "bun:sqlite";
+import type { Changes, Database, SQLQueryBindings, Statement } from "bun:sqlite";
 import { RELEASE_MIN_BYTES } from "../runtime/release-buffer.ts";
 
 /** Runs `sql` with `params`, on `cached` unless `blob` (one of the params) is large. */
-export function runBindingBlob<P extends SQLQueryBindings[]>(db: Database, cached: Statement<unknown, P>, sql: string, params: P, blob: Uint8Array): void {
-  if (blob.byteLength < RELEASE_MIN_BYTES) {
-    cached.run(...params);
-    return;
-  }
+export function runBindingBlob<P extends SQLQueryBindings[]>(db: Database, cached: Statement<unknown, P>, sql: string, params: P, blob: Uint8Array): Changes {
+  if (blob.byteLength < RELEASE_MIN_BYTES) return cached.run(...params);
   const once = db.prepare(sql) as unknown as Statement<unknown, P>;
   try {
-    once.run(...params);
+    return once.run(...params);
   } finally {
     once.finalize();
   }

@@ -4,6 +4,7 @@ import { type BrokerAddress, parseBrokerUrl } from "../../src/protocol/broker-ur
 import {
   encodeConnect,
   encodePublish,
+  encodePublishParts,
   encodeSubscribe,
   MqttProtocolError,
   PacketReader,
@@ -41,6 +42,17 @@ describe("MQTT 3.1.1 packets", () => {
     expect([...p.subarray(0, 8)]).toEqual([0x33, 0xcd, 0x01, 0, 1, ...bytes("t"), 1, 2]);
     expect(encodePublish({ topic: "t", payload: new Uint8Array(1), qos: 0, retain: false })[0]).toBe(0x30);
     expect([...encodeSubscribe(7, ["a/b"], 1)]).toEqual([0x82, 8, 0, 7, 0, 3, ...bytes("a/b"), 1]);
+  });
+
+  test("a PUBLISH in two parts (head, then the payload as it is) is the packet encodePublish makes", () => {
+    for (const size of [0, 1, 120, 121, 16_380, 16_381, 2_097_146, 2_097_147]) {
+      for (const qos of [0, 1] as const) {
+        const p = { topic: "svc/t/f/data", payload: new Uint8Array(size).map((_, i) => i % 253), qos, retain: qos === 0, id: 513 };
+        const [head, payload] = encodePublishParts(p);
+        expect(payload).toBe(p.payload);
+        expect(Buffer.concat([head, payload]).equals(Buffer.from(encodePublish(p)))).toBe(true);
+      }
+    }
   });
 
   test("the reader reassembles packets split anywhere, and several in one chunk", () => {
@@ -100,6 +112,20 @@ describe("MQTT connection against Mosquitto (a private one on an ephemeral port)
     // Compared as bytes: toEqual walks a 3 MB array element by element (18 s and 2 GB of memory).
     expect(got[1]?.payload.length).toBe(big.length);
     expect(Buffer.from(got[1]!.payload).equals(Buffer.from(big))).toBe(true);
+    // The payload is written from the caller's bytes; what the socket has not taken when publish
+    // returns is copied: the caller may free its bytes at once (the forwarder does).
+    const sends = Array.from({ length: 4 }, (_, k) => Buffer.allocUnsafeSlow(4 * 1024 * 1024).fill(k + 7));
+    const acked = sends.map((b) => {
+      const done = c.publish(topic, b, 1, false);
+      (b.buffer as ArrayBuffer & { transfer(n: number): ArrayBuffer }).transfer(0);
+      return done;
+    });
+    await Promise.all(acked);
+    await waitFor("the freed payloads", () => (got.length >= 6 ? true : undefined));
+    for (const [k, m] of got.slice(2).entries()) {
+      expect(m.payload.length).toBe(4 * 1024 * 1024);
+      expect(m.payload.every((v) => v === k + 7)).toBe(true);
+    }
     c.end();
     expect(c.open).toBe(false);
     expect(closed).toBe("closed by the client");

@@ -5,7 +5,7 @@ import {
   encodeDisconnect,
   encodePingreq,
   encodePuback,
-  encodePublish,
+  encodePublishParts,
   encodeSubscribe,
   type Incoming,
   MqttProtocolError,
@@ -54,6 +54,8 @@ export class MqttConnection {
   private readonly acks = new Map<number, { resolve: (v: number[]) => void; reject: (e: Error) => void }>();
   private nextId = 1;
   private outbox: Uint8Array[] = [];
+  /** Entries of the outbox that are a caller's bytes (a payload): never freed here. */
+  private readonly lent = new WeakSet<Uint8Array>();
   private lastHeard = Date.now();
   private keepalive: ReturnType<typeof setInterval> | undefined;
   private connack: { resolve: () => void; reject: (e: Error) => void } | undefined;
@@ -122,10 +124,10 @@ export class MqttConnection {
   /** QoS 1 resolves on the broker's PUBACK; QoS 0 once written. */
   publish(topic: string, payload: Uint8Array, qos: 0 | 1, retain: boolean): Promise<void> {
     if (qos === 0) {
-      this.send(encodePublish({ topic, payload, qos, retain }));
+      this.send(encodePublishParts({ topic, payload, qos, retain }));
       return Promise.resolve();
     }
-    return this.request((id) => encodePublish({ topic, payload, qos, retain, id })).then(() => undefined);
+    return this.request((id) => encodePublishParts({ topic, payload, qos, retain, id })).then(() => undefined);
   }
 
   /** Subscribes at QoS 1; rejects when the broker refuses a filter (granted 0x80). */
@@ -142,7 +144,7 @@ export class MqttConnection {
     this.fail("closed by the client", true);
   }
 
-  private request(build: (id: number) => Uint8Array): Promise<number[]> {
+  private request(build: (id: number) => Uint8Array | [Uint8Array, Uint8Array]): Promise<number[]> {
     if (this.done) return Promise.reject(new Error("not connected"));
     const id = this.allocateId();
     return new Promise((resolve, reject) => {
@@ -160,10 +162,24 @@ export class MqttConnection {
     throw new Error("too many unacknowledged packets");
   }
 
-  private send(bytes: Uint8Array): void {
+  /**
+   * Queues a packet and writes what the socket takes. A packet in two parts (encodePublishParts)
+   * has its payload written straight from the caller's bytes; what the socket did not take of
+   * it is copied before this returns (the caller may free its bytes then).
+   */
+  private send(bytes: Uint8Array | [Uint8Array, Uint8Array]): void {
     if (this.done || !this.socket) return;
-    this.outbox.push(bytes);
+    if (bytes instanceof Uint8Array) {
+      this.outbox.push(bytes);
+      this.flush();
+      return;
+    }
+    const [head, payload] = bytes;
+    this.outbox.push(head, payload);
+    this.lent.add(payload);
     this.flush();
+    // A copy (a Buffer's slice() would be a view of the caller's bytes).
+    for (let i = 0; i < this.outbox.length; i++) if (this.lent.has(this.outbox[i]!)) this.outbox[i] = new Uint8Array(this.outbox[i]!);
   }
 
   /** Writes what the socket takes; the rest waits for `drain`. */
@@ -177,12 +193,15 @@ export class MqttConnection {
         return;
       }
       if (written < head.length) {
-        this.outbox[0] = head.subarray(written);
+        const rest = head.subarray(written);
+        if (this.lent.has(head)) this.lent.add(rest);
+        this.outbox[0] = rest;
         return;
       }
       this.outbox.shift();
-      // The kernel has the bytes (the socket keeps no reference): a large packet is freed now.
-      releaseBuffer(head);
+      // The kernel has the bytes (the socket keeps no reference): a large packet is freed now;
+      // a caller's payload is the caller's to free.
+      if (!this.lent.has(head)) releaseBuffer(head);
     }
   }
 

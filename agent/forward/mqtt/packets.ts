@@ -98,6 +98,23 @@ export function encodePublish(p: { topic: string; payload: Uint8Array; qos: 0 | 
   return packet(first, parts);
 }
 
+/**
+ * A PUBLISH as its head (fixed header, topic, packet id) and its payload, the caller's bytes as
+ * they are: written one after the other they are the packet encodePublish makes, without
+ * copying a payload of a megabyte into it.
+ */
+export function encodePublishParts(p: { topic: string; payload: Uint8Array; qos: 0 | 1; retain: boolean; id?: number }): [Uint8Array, Uint8Array] {
+  const first = (PACKET.PUBLISH << 4) | (p.qos << 1) | (p.retain ? 1 : 0);
+  const topic = field(p.topic);
+  const idLength = p.qos > 0 ? 2 : 0;
+  const header = [first, ...remainingLength(topic.length + idLength + p.payload.length)];
+  const head = new Uint8Array(header.length + topic.length + idLength);
+  head.set(header, 0);
+  head.set(topic, header.length);
+  if (p.qos > 0) head.set(u16(p.id ?? 0), header.length + topic.length);
+  return [head, p.payload];
+}
+
 export const encodePuback = (id: number) => packet(PACKET.PUBACK << 4, [u16(id)]);
 
 export function encodeSubscribe(id: number, topics: string[], qos: 0 | 1): Uint8Array {
