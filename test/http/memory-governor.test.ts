@@ -263,6 +263,24 @@ describe("MemoryGovernor", () => {
     expect(state.collections).toBe(9);
   });
 
+  it("after a collection that freed little, waits for the resident size to pass 1.5 times what it left", () => {
+    const { g, state } = sim({ target: 100 * MB });
+    state.rss = 300 * MB;
+    state.live = 280 * MB;
+    state.heap = 100 * MB;
+    state.heapLive = 95 * MB;
+    g.admit(16 * MB);
+    expect(state.collections).toBe(1);
+    // 280 MB left: not again at 400 MB (280 × 1.25 would have collected), but past 420 MB.
+    state.heap = 100 * MB;
+    state.rss = 400 * MB;
+    g.admit(16 * MB);
+    expect(state.collections).toBe(1);
+    state.rss = 430 * MB;
+    g.admit(16 * MB);
+    expect(state.collections).toBe(2);
+  });
+
   it("tries a collection over the limit once a second, however little the last ones freed", () => {
     const { g, state } = sim({ target: 100 * MB, limit: 400 * MB, minIntervalMs: 1000 });
     state.heap = 100 * MB;
