@@ -11,7 +11,7 @@ import { ApiError } from "../../src/http/errors.ts";
 import { metricIdProblem, tagsProblem, timestampProblem } from "../../src/metrics/limits.ts";
 import { BytesMap } from "../../src/codec/bytes-map.ts";
 import { type MappedSeries, SampleColumns } from "../../src/prometheus/remote-write-columns.ts";
-import type { WriteColumns } from "../../src/metrics/write-columns.ts";
+import type { SeriesSlot, WriteColumns } from "../../src/metrics/write-columns.ts";
 import { type WriteDeps, writeColumns, writePoints } from "./write-points.ts";
 
 export interface ForeignSeries {
@@ -74,8 +74,11 @@ export async function writeForeignSeries(deps: WriteDeps, tenant: string, series
   return { points, skipped };
 }
 
-/** A remote-write series as it is stored: its metric id and the item ensureTags is given (tags frozen, shared). */
-export interface RemoteSeries extends MappedSeries {
+/**
+ * A remote-write series as it is stored: its metric id and the item ensureTags is given (tags
+ * frozen, shared); the store keeps its handle of the series in it (a SeriesSlot: its id never changes).
+ */
+export interface RemoteSeries extends MappedSeries, SeriesSlot {
   id: string;
   item: { type: "gauge"; id: string; tags: Readonly<Tags> };
   /** The tenant and store definitions version with which ensureTags last had this series' tags stored. */
@@ -107,7 +110,7 @@ export class RemoteWriteColumns {
     let s = this.byId.get(id);
     if (!s) {
       if (this.byId.size >= this.cache.maxEntries) this.byId.clear();
-      this.byId.set(id, (s = { id, item: { type: "gauge", id, tags: Object.freeze(tags) }, lastRequest: 0 }));
+      this.byId.set(id, (s = { id, item: { type: "gauge", id, tags: Object.freeze(tags) }, lastRequest: 0, storeOwner: undefined, storeHandle: undefined }));
     }
     return s;
   };
@@ -154,6 +157,7 @@ export async function writeRemoteColumns(deps: WriteDeps, tenant: string, c: Sam
     ts: c.ts.subarray(0, c.points),
     values: c.values.subarray(0, c.points),
     tags: [],
+    slots: c.series,
   };
   try {
     return { points: await writeColumns(deps, tenant, cols, origin), skipped: c.skipped };

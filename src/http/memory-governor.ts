@@ -22,7 +22,8 @@ export interface MemoryGovernorOptions {
   /** Bytes of bodies (and other garbage counted) between two collections at least (default 8 MiB). */
   spacingBytes?: number;
   /**
-   * Milliseconds between two collections for the target at least (default 1000). A collection
+   * Milliseconds between two collections for the target at least (default 1000; up to 16 times
+   * as long after collections that freed little, see MemoryGovernor). A collection
    * gives the engine's garbage to the allocator, which hands unused pages back to the system
    * after its own delay: collecting sooner again cost CPU without lowering the resident size (a
    * query path of 702 series spent a tenth of its time in back-to-back collections).
@@ -61,6 +62,16 @@ export class MemoryGovernor {
   /** Resident size the last collection left. */
   private floor = 0;
   private lastCollect = Number.NEGATIVE_INFINITY;
+  /**
+   * After a collection that freed less than a quarter of the engine's heap, the next waits
+   * twice as long (up to 16 intervals) and for the resident size to pass 1.5 times what the
+   * collection left (freed pages not taken off); after one that freed more, one interval and a
+   * quarter over what is left without the garbage, as before. Why: when the resident size grows
+   * because what is live grows (the heads of 50,000 remote-write series, issue 28), collections
+   * free little and cost 80–140 ms each; garbage makes them pay again.
+   */
+  private wait: number;
+  private growth = 1.25;
   private readonly rss: () => number;
   private readonly collect: () => void;
   private readonly heap: () => number;
@@ -72,6 +83,7 @@ export class MemoryGovernor {
   constructor(private readonly o: MemoryGovernorOptions) {
     this.spacing = o.spacingBytes ?? DEFAULT_SPACING;
     this.minInterval = o.minIntervalMs ?? 1000;
+    this.wait = this.minInterval;
     this.rss = o.rss ?? (() => process.memoryUsage.rss());
     this.collect = o.collect ?? (() => fullGC());
     this.heap = o.heap ?? (() => heapSize());
@@ -119,10 +131,10 @@ export class MemoryGovernor {
     // Memory freed since (by the runtime's own collections, or data aged out) lowers the bar again.
     if (rss < this.floor) this.floor = rss;
     const overLimit = limitBytes > 0 && rss > limitBytes;
-    const collectAbove = Math.max(targetBytes, this.floor * 1.25);
+    const collectAbove = Math.max(targetBytes, this.floor * this.growth);
     // Over the limit, a collection is tried before refusing, but at most once a second.
     const sinceLast = this.now() - this.lastCollect;
-    if ((targetBytes > 0 && rss > collectAbove && this.since >= this.spacing && sinceLast >= this.minInterval) || (overLimit && sinceLast >= 1000)) {
+    if ((targetBytes > 0 && rss > collectAbove && this.since >= this.spacing && sinceLast >= this.wait) || (overLimit && sinceLast >= 1000)) {
       rss = this.runCollection();
     } else this.nextRead = this.since + this.spacing / 8;
     return rss;
@@ -147,6 +159,9 @@ export class MemoryGovernor {
     const before = this.heap();
     this.collect();
     const freed = Math.max(0, before - this.heap());
+    const little = freed * 4 < before;
+    this.wait = little ? Math.min(this.wait * 2, this.minInterval * 16) : this.minInterval;
+    this.growth = little ? 1.5 : 1.25;
     this.collections++;
     this.since = 0;
     this.nextRead = 0;
@@ -155,7 +170,7 @@ export class MemoryGovernor {
     // What is left once the allocator has handed back what was freed: read from the resident
     // size alone, the bar rose with every collection (freed pages still counted) until the
     // governor stopped collecting at all, and MQTT ingest's peak grew by half (issue 28).
-    this.floor = Math.max(0, rss - freed);
+    this.floor = little ? rss : Math.max(0, rss - freed);
     return rss;
   }
 }

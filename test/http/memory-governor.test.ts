@@ -230,4 +230,68 @@ describe("MemoryGovernor", () => {
     g.garbage(64 * MB);
     expect(state.collections).toBe(0);
   });
+
+  it("waits twice as long after each collection that freed little (up to 16 intervals), and an interval again after one that freed much", () => {
+    const { g, state } = sim({ target: 100 * MB, minIntervalMs: 1000 });
+    // What is live grows (heads filling): each collection finds the heap nearly all live.
+    const collectAt = (now: number, heap: number, heapLive: number) => {
+      state.now = now;
+      state.heap = heap;
+      state.heapLive = heapLive;
+      // Resident size as the process had it: what the last collection left, doubled meanwhile.
+      state.live = 300 * MB;
+      state.rss = 600 * MB;
+      g.admit(16 * MB);
+    };
+    collectAt(0, 100 * MB, 90 * MB);
+    expect(state.collections).toBe(1);
+    const waits: number[] = [];
+    let last = 0;
+    for (let t = 0; t <= 80_000 && state.collections < 7; t += 250) {
+      const before = state.collections;
+      collectAt(t, 100 * MB, 95 * MB);
+      if (state.collections > before) {
+        waits.push(t - last);
+        last = t;
+      }
+    }
+    expect(waits).toEqual([2000, 4000, 8000, 16_000, 16_000, 16_000]);
+    // Garbage again: a collection that frees half the heap brings the interval back.
+    collectAt(last + 16_000, 100 * MB, 50 * MB);
+    expect(state.collections).toBe(8);
+    collectAt(last + 17_000, 100 * MB, 95 * MB);
+    expect(state.collections).toBe(9);
+  });
+
+  it("after a collection that freed little, waits for the resident size to pass 1.5 times what it left", () => {
+    const { g, state } = sim({ target: 100 * MB });
+    state.rss = 300 * MB;
+    state.live = 280 * MB;
+    state.heap = 100 * MB;
+    state.heapLive = 95 * MB;
+    g.admit(16 * MB);
+    expect(state.collections).toBe(1);
+    // 280 MB left: not again at 400 MB (280 × 1.25 would have collected), but past 420 MB.
+    state.heap = 100 * MB;
+    state.rss = 400 * MB;
+    g.admit(16 * MB);
+    expect(state.collections).toBe(1);
+    state.rss = 430 * MB;
+    g.admit(16 * MB);
+    expect(state.collections).toBe(2);
+  });
+
+  it("tries a collection over the limit once a second, however little the last ones freed", () => {
+    const { g, state } = sim({ target: 100 * MB, limit: 400 * MB, minIntervalMs: 1000 });
+    state.heap = 100 * MB;
+    state.heapLive = 99 * MB;
+    state.live = 450 * MB;
+    state.rss = 450 * MB;
+    for (let i = 0; i < 5; i++) {
+      state.now = i * 1000;
+      state.heap = 100 * MB;
+      expect(refusal(() => g.admit(1024))?.status).toBe(503);
+    }
+    expect(state.collections).toBe(5);
+  });
 });

@@ -26,7 +26,7 @@ export class HeadArrays {
 
   /** An array of exactly `capacity` elements; what it holds is stale. */
   take(capacity: number): Float64Array {
-    const a = this.free.get(capacity)?.pop();
+    const a = capacity < MIN_POOLED ? undefined : this.free.get(capacity)?.pop();
     if (a) {
       this.held -= a.byteLength;
       this.reused++;

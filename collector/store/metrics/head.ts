@@ -11,6 +11,17 @@ const NONE = new Float64Array(0);
 let orderScratch = new Uint32Array(4096);
 
 /**
+ * The first `n` elements of `from` into `to`. Without a view of `from` when it is full (a head
+ * grows when it is): 50,000 remote-write heads growing together made the views 5 % of the main
+ * thread (issue 28).
+ */
+function copyInto(to: Float64Array, from: Float64Array, n: number): void {
+  if (n === from.length) to.set(from);
+  else if (n < 64) for (let i = 0; i < n; i++) to[i] = from[i]!;
+  else to.set(from.subarray(0, n));
+}
+
+/**
  * The unflushed points of one series, in memory. Appends in timestamp order are O(1); an
  * out-of-order or repeated timestamp marks the head unsorted and is resolved (stable sort,
  * last write wins) lazily on read or flush. Its numeric arrays come from, and go back to, the
@@ -49,12 +60,12 @@ export class SeriesHead {
     let cap = this.ts.length === 0 ? this.refill : this.ts.length * 2;
     while (cap < min) cap *= 2;
     const ts = this.array(cap);
-    ts.set(this.ts.subarray(0, this.length));
+    copyInto(ts, this.ts, this.length);
     this.pool?.give(this.ts);
     this.ts = ts;
     if (this.nums) {
       const n = this.array(cap);
-      n.set(this.nums.subarray(0, this.length));
+      copyInto(n, this.nums, this.length);
       this.pool?.give(this.nums);
       this.nums = n;
     }

@@ -107,6 +107,34 @@ describe("remote write", () => {
     expect((await body(await c.req(`/svc/metrics/gauges/${id}`, { tenant: "rt2" }))).tags).toEqual({ metric: "kept_tags", zone: "z1" });
   });
 
+  test("the same label sets sent by turns to two tenants, and again after a deletion, land each in its own series", async () => {
+    // From the second request on the label sets are known, and the store keeps its handle of each series in them.
+    const s = (t: number, v: number) => [
+      { labels: { __name__: "turns", k: "a" }, samples: [[T0 + t, v]] as [number, number][] },
+      { labels: { __name__: "turns", k: "b" }, samples: [[T0 + t, v + 0.5]] as [number, number][] },
+    ];
+    for (let i = 0; i < 3; i++) {
+      expect((await post("/prometheus/tu1/api/v1/write", remoteWriteBody(s(i * 1000, 10 + i)), REMOTE_WRITE_HEADERS)).status).toBe(204);
+      expect((await post("/prometheus/tu2/api/v1/write", remoteWriteBody(s(i * 1000, 20 + i)), REMOTE_WRITE_HEADERS)).status).toBe(204);
+    }
+    const raw = async (tenant: string, k: string) =>
+      (await body(await c.req(`/svc/metrics/gauges/${encodeURIComponent(`turns{k="${k}"}`)}/raw?start=${T0}&end=${T0 + 60_000}&order=ASC`, { tenant }))).map((p: { value: number }) => p.value);
+    expect(await raw("tu1", "a")).toEqual([10, 11, 12]);
+    expect(await raw("tu1", "b")).toEqual([10.5, 11.5, 12.5]);
+    expect(await raw("tu2", "a")).toEqual([20, 21, 22]);
+    expect(await raw("tu2", "b")).toEqual([20.5, 21.5, 22.5]);
+    expect((await c.req(`/svc/metrics/gauges/${encodeURIComponent('turns{k="a"}')}`, { method: "DELETE", tenant: "tu1" })).status).toBeLessThan(300);
+    expect((await post("/prometheus/tu1/api/v1/write", remoteWriteBody(s(3000, 13)), REMOTE_WRITE_HEADERS)).status).toBe(204);
+    expect((await post("/prometheus/tu2/api/v1/write", remoteWriteBody(s(3000, 23)), REMOTE_WRITE_HEADERS)).status).toBe(204);
+    expect(await raw("tu1", "a")).toEqual([13]);
+    expect(await raw("tu1", "b")).toEqual([10.5, 11.5, 12.5, 13.5]);
+    expect(await raw("tu2", "a")).toEqual([20, 21, 22, 23]);
+    expect(await instant("tu1", "turns", T0 + 3000)).toEqual([
+      { metric: { __name__: "turns", k: "a" }, value: [(T0 + 3000) / 1000, "13"] },
+      { metric: { __name__: "turns", k: "b" }, value: [(T0 + 3000) / 1000, "13.5"] },
+    ]);
+  });
+
   test("bad bodies are 400 with a message and store nothing", async () => {
     const notSnappy = await post("/prometheus/rw/api/v1/write", new Uint8Array([1, 2, 3, 4]), REMOTE_WRITE_HEADERS);
     expect(notSnappy.status).toBe(400);

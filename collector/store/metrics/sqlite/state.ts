@@ -71,6 +71,11 @@ export interface SeriesMeta {
   head?: SeriesHead;
   /** Log sequence of the oldest batch whose points are still in the head. */
   headFirstSeq: number;
+  /**
+   * True while registered: a handle kept outside the registry (a writer's SeriesSlot, a
+   * committed group awaiting its apply) holds only while this does.
+   */
+  live: boolean;
 }
 
 /** A write waiting for the group commit: its points as objects or as columns. */
@@ -241,6 +246,7 @@ export class StoreState {
 
   register(m: SeriesMeta): void {
     this.seriesVersion++;
+    m.live = true;
     const k = kindKey(m.tenant, m.type);
     let ids = this.byKind.get(k);
     if (!ids) this.byKind.set(k, (ids = new Map()));
@@ -253,6 +259,7 @@ export class StoreState {
 
   unregister(m: SeriesMeta): void {
     this.seriesVersion++;
+    m.live = false;
     this.byKind.get(kindKey(m.tenant, m.type))?.delete(m.id);
     this.bySid.delete(m.sid);
     this.byTenant.get(m.tenant)?.delete(m);
@@ -269,7 +276,7 @@ export class StoreState {
   insertSeriesRow(tenant: string, type: MetricType, id: string, tags: Tags | undefined, retention: number | undefined): SeriesMeta {
     const t = tags && Object.keys(tags).length ? { ...tags } : undefined;
     const row = this.st.insertSeries.get(tenant, type, id, t ? JSON.stringify(t) : null, retention ?? null) as { sid: number };
-    return { sid: row.sid, tenant, type, id, tags: t, retention, flushedSeq: 0, headFirstSeq: 0 };
+    return { sid: row.sid, tenant, type, id, tags: t, retention, flushedSeq: 0, headFirstSeq: 0, live: false };
   }
 
   /** Retention in days: the metric's, else the tenant's for the type, else the default. */

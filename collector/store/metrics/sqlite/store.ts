@@ -62,6 +62,7 @@ export class SqliteMetricsStore implements MetricsStore {
         maxTs: r.max_ts ?? undefined,
         flushedSeq: r.flushed_seq,
         headFirstSeq: 0,
+        live: false,
       });
     }
     s.legacyChunks = s.db.query("SELECT 1 FROM chunks WHERE expires_at IS NULL LIMIT 1").get() !== null;

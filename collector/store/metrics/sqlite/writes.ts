@@ -41,11 +41,11 @@ function commitPending(s: StoreState): void {
   // Tenants and series this group creates: registered in memory only after the commit.
   const newTenants: string[] = [];
   const newSeries = new Map<string, Map<string, SeriesMeta>>();
-  /** The sid of a series, inserting its row if it is new. */
-  const sidOf = (tenant: string, type: MetricType, id: string, known: Map<string, SeriesMeta> | undefined, added: Map<string, SeriesMeta>) => {
+  /** The series, inserting its row if it is new. */
+  const metaOf = (tenant: string, type: MetricType, id: string, known: Map<string, SeriesMeta> | undefined, added: Map<string, SeriesMeta>) => {
     let m = known?.get(id) ?? added.get(id);
     if (!m) added.set(id, (m = s.insertSeriesRow(tenant, type, id, undefined, undefined)));
-    return m.sid;
+    return m;
   };
   const addedOf = (k: string) => {
     let a = newSeries.get(k);
@@ -54,27 +54,32 @@ function commitPending(s: StoreState): void {
   };
   // One log row per columnar request (its columns are encoded as they are, not copied into a
   // shared body) and one for each run of object writes; one transaction, one fsync, for all.
+  // Each row's series go with it to the apply, which then needs no lookup by sid.
   const rows: LogBody[] = [];
+  const rowMetas: SeriesMeta[][] = [];
   const seqs: number[] = [];
   try {
     s.writing(() =>
       s.db.transaction(() => {
         let writes: MetricWrite[] = [];
         let sids: number[] = [];
+        let metas: SeriesMeta[] = [];
         for (const g of group) {
           if (!newTenants.includes(g.tenant) && s.insertTenantRow(g.tenant)) newTenants.push(g.tenant);
           if (g.cols) {
             // Bodies stay in request order: the object writes gathered so far go first.
-            if (writes.length) rows.push(buildLogBody(writes, sids));
+            if (writes.length) {
+              rows.push(buildLogBody(writes, sids));
+              rowMetas.push(metas);
+            }
             writes = [];
             sids = [];
-            const { type, ids } = g.cols;
-            const k = kindKey(g.tenant, type);
-            const known = s.byKind.get(k);
-            const added = addedOf(k);
-            const colSids = new Array<number>(ids.length);
-            for (let i = 0; i < ids.length; i++) colSids[i] = sidOf(g.tenant, type, ids[i]!, known, added);
+            metas = [];
+            const colMetas = columnMetas(s, g.tenant, g.cols, metaOf, addedOf);
+            const colSids = new Array<number>(colMetas.length);
+            for (let i = 0; i < colMetas.length; i++) colSids[i] = colMetas[i]!.sid;
             rows.push(columnsLogBody(g.cols, colSids));
+            rowMetas.push(colMetas);
             continue;
           }
           let lastType: MetricType | undefined;
@@ -87,11 +92,16 @@ function commitPending(s: StoreState): void {
               known = s.byKind.get(k);
               added = addedOf(k);
             }
-            sids.push(sidOf(g.tenant, w.type, w.id, known, added));
+            const m = metaOf(g.tenant, w.type, w.id, known, added);
+            sids.push(m.sid);
+            metas.push(m);
             writes.push(w);
           }
         }
-        if (writes.length) rows.push(buildLogBody(writes, sids));
+        if (writes.length) {
+          rows.push(buildLogBody(writes, sids));
+          rowMetas.push(metas);
+        }
         for (const body of rows) seqs.push(Number(s.st.insertLog.run(encodeLogBody(body, s.logScratch)).lastInsertRowid));
       })(),
     );
@@ -104,15 +114,58 @@ function commitPending(s: StoreState): void {
   for (const added of newSeries.values()) for (const m of added.values()) s.register(m);
   const sync = s.walSync;
   if (!sync) {
-    applyGroup(s, group, rows, seqs);
+    applyGroup(s, group, rows, rowMetas, seqs);
     return;
   }
   // Points become readable, and writes are answered, once the log is on disk (wal-sync.ts).
   s.unapplied.push(seqs[0]!);
   sync.afterCommit().then(
-    () => applyGroup(s, group, rows, seqs),
-    (e) => applyGroup(s, group, rows, seqs, e),
+    () => applyGroup(s, group, rows, rowMetas, seqs),
+    (e) => applyGroup(s, group, rows, rowMetas, seqs, e),
   );
+}
+
+/**
+ * The series of a columnar write's entries. Where the write carries slots (remote write's series
+ * objects, one per id for good), the handle kept in an entry's slot is taken when it is this
+ * store's, of this tenant, type and id, and still registered; otherwise the series is looked up
+ * (or inserted) as for any write and its handle kept in the slot for the next write. A series
+ * inserted here is registered only if the commit succeeds: until then its handle does not hold.
+ */
+function columnMetas(
+  s: StoreState,
+  tenant: string,
+  cols: WriteColumns,
+  metaOf: (tenant: string, type: MetricType, id: string, known: Map<string, SeriesMeta> | undefined, added: Map<string, SeriesMeta>) => SeriesMeta,
+  addedOf: (k: string) => Map<string, SeriesMeta>,
+): SeriesMeta[] {
+  const { type, ids, slots } = cols;
+  const k = kindKey(tenant, type);
+  let known: Map<string, SeriesMeta> | undefined;
+  let added: Map<string, SeriesMeta> | undefined;
+  const out = new Array<SeriesMeta>(ids.length);
+  for (let i = 0; i < ids.length; i++) {
+    const id = ids[i]!;
+    const slot = slots?.[i];
+    if (slot !== undefined && slot.storeOwner === s) {
+      const m = slot.storeHandle as SeriesMeta;
+      if (m.live && m.id === id && m.tenant === tenant && m.type === type) {
+        out[i] = m;
+        continue;
+      }
+    }
+    if (added === undefined) {
+      known = s.byKind.get(k);
+      added = addedOf(k);
+    }
+    const m = metaOf(tenant, type, id, known, added);
+    out[i] = m;
+    if (slot !== undefined) {
+      slot.storeOwner = s;
+      slot.storeHandle = m;
+    }
+  }
+  return out;
 }
 
 /**
@@ -120,11 +173,11 @@ function commitPending(s: StoreState): void {
  * `failed` when the log could not be synced: the points are committed, so they are applied
  * all the same, and a writer that retries writes them again, which changes nothing).
  */
-function applyGroup(s: StoreState, group: PendingWrite[], rows: LogBody[], seqs: number[], failed?: unknown): void {
+function applyGroup(s: StoreState, group: PendingWrite[], rows: LogBody[], rowMetas: SeriesMeta[][], seqs: number[], failed?: unknown): void {
   if (s.walSync) s.unapplied.shift();
   const now = s.now();
   let full = false;
-  for (let i = 0; i < rows.length; i++) full = applyBody(s, rows[i]!, seqs[i]!, now).full || full;
+  for (let i = 0; i < rows.length; i++) full = applyBody(s, rows[i]!, seqs[i]!, now, rowMetas[i]).full || full;
   for (const g of group) {
     if (failed === undefined) g.resolve();
     else g.reject(failed);
@@ -149,8 +202,12 @@ export function sealAt(chunkPoints: number): number {
   return 2 * chunkPoints - Math.ceil(chunkPoints / 16);
 }
 
-/** Appends the points of a log body to the series heads; skips series flushed past `seq`. */
-function applyBody(s: StoreState, b: LogBody, seq: number, now: number): { applied: number; full: boolean } {
+/**
+ * Appends the points of a log body to the series heads; skips series flushed past `seq`, and
+ * series deleted since. `metas[k]`: the series of entry k as the commit found it (absent when
+ * replaying the log: looked up by sid); one unregistered since is deleted.
+ */
+function applyBody(s: StoreState, b: LogBody, seq: number, now: number, metas?: SeriesMeta[]): { applied: number; full: boolean } {
   const tags = b.tags.length ? new Map(b.tags) : undefined;
   let o = 0;
   let si = 0;
@@ -159,7 +216,7 @@ function applyBody(s: StoreState, b: LogBody, seq: number, now: number): { appli
   for (let k = 0; k < b.sids.length; k++) {
     const count = b.counts[k]!;
     let n = count;
-    const meta = s.bySid.get(b.sids[k]!);
+    const meta = metas ? (metas[k]!.live ? metas[k] : undefined) : s.bySid.get(b.sids[k]!);
     const numeric = meta ? isNumeric(meta.type) : true;
     if (!meta || meta.flushedSeq >= seq) {
       if (!numeric) si += n;
