@@ -91,6 +91,28 @@ export class SeriesCache {
     }
     this.freshIds.clear();
     this.idText = parts.join("");
+    this.fit();
+  }
+
+  /**
+   * After a scrape that added series: the texts and per-entry arrays, grown by doubling, keep an
+   * eighth to spare instead of up to as much again as they hold (a target's series are added in
+   * its first scrape, and rarely after).
+   */
+  private fit(): void {
+    const spare = (n: number) => n + (n >> 3) + 64;
+    if (this.text.length > spare(this.textUsed) + 4096) this.text = this.text.slice(0, spare(this.textUsed));
+    const n = spare(this.count);
+    if (this.live.length <= n + 64) return;
+    this.live = this.live.slice(0, n);
+    this.textAt = this.textAt.slice(0, n);
+    this.textLen = this.textLen.slice(0, n);
+    this.hashes = this.hashes.slice(0, n);
+    this.idAt = this.idAt.slice(0, n);
+    this.idLen = this.idLen.slice(0, n);
+    this.defGen = this.defGen.slice(0, n);
+    this.seen = this.seen.slice(0, n);
+    this.explicit = this.explicit.slice(0, n);
   }
 
   /** The entry of s[start, end), or -1. */
