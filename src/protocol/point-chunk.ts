@@ -42,11 +42,13 @@ function isPlainPoint(p: unknown): p is { timestamp: number; value: number } {
   return k === 2 && typeof q.timestamp === "number" && typeof q.value === "number";
 }
 
-/** Bytes of a number as cbor-x writes it (no float32). */
+/** Bytes of a CBOR header (or integer) of length or value n, shortest form. */
+const headerSize = (n: number) => (n < 0x18 ? 1 : n < 0x100 ? 2 : n < 0x10000 ? 3 : 5);
+
+/** Bytes of a number as cbor-x writes it (no float32): an integer of 32 bits as a header of its own, else float64. */
 function numberSize(v: number): number {
-  if (v >>> 0 === v) return v < 0x18 ? 1 : v < 0x100 ? 2 : v < 0x10000 ? 3 : 5;
-  if (v >> 0 === v) return v >= -0x18 ? 1 : v >= -0x100 ? 2 : v >= -0x10000 ? 3 : 5;
-  if (v < 0 && v >= -0x100000000 && Math.floor(v) === v) return 5;
+  if (v >>> 0 === v) return headerSize(v);
+  if (v < 0 && v >= -0x100000000 && Math.floor(v) === v) return headerSize(-1 - v);
   return 9;
 }
 
@@ -67,8 +69,6 @@ function utf8Length(s: string): number {
   return bytes;
 }
 
-const headerSize = (n: number) => (n < 0x18 ? 1 : n < 0x100 ? 2 : n < 0x10000 ? 3 : 5);
-
 class ChunkWriter {
   pos = 0;
   private readonly view: DataView;
@@ -81,7 +81,7 @@ class ChunkWriter {
     for (let i = 0; i < b.length; i++) this.out[this.pos++] = b[i]!;
   }
 
-  /** A header of major type `major` (3 text, 4 array) for length n, shortest form. */
+  /** A header of major type `major` (0/1 integers, 3 text, 4 array) for n, shortest form. */
   header(major: number, n: number): void {
     const m = major << 5;
     if (n < 0x18) this.out[this.pos++] = m | n;
@@ -99,42 +99,12 @@ class ChunkWriter {
     }
   }
 
+  /** An integer of 32 bits as a CBOR integer (major 0, or 1 for -1 - v), any other number as float64. */
   number(v: number): void {
-    const out = this.out;
-    if (v >>> 0 === v) {
-      if (v < 0x18) out[this.pos++] = v;
-      else if (v < 0x100) {
-        out[this.pos++] = 0x18;
-        out[this.pos++] = v;
-      } else if (v < 0x10000) {
-        out[this.pos++] = 0x19;
-        this.view.setUint16(this.pos, v);
-        this.pos += 2;
-      } else {
-        out[this.pos++] = 0x1a;
-        this.view.setUint32(this.pos, v);
-        this.pos += 4;
-      }
-    } else if (v >> 0 === v) {
-      if (v >= -0x18) out[this.pos++] = 0x1f - v;
-      else if (v >= -0x100) {
-        out[this.pos++] = 0x38;
-        out[this.pos++] = ~v;
-      } else if (v >= -0x10000) {
-        out[this.pos++] = 0x39;
-        this.view.setUint16(this.pos, ~v);
-        this.pos += 2;
-      } else {
-        out[this.pos++] = 0x3a;
-        this.view.setUint32(this.pos, ~v);
-        this.pos += 4;
-      }
-    } else if (v < 0 && v >= -0x100000000 && Math.floor(v) === v) {
-      out[this.pos++] = 0x3a;
-      this.view.setUint32(this.pos, -1 - v);
-      this.pos += 4;
-    } else {
-      out[this.pos++] = 0xfb;
+    if (v >>> 0 === v) this.header(0, v);
+    else if (v < 0 && v >= -0x100000000 && Math.floor(v) === v) this.header(1, -1 - v);
+    else {
+      this.out[this.pos++] = 0xfb;
       this.view.setFloat64(this.pos, v);
       this.pos += 8;
     }

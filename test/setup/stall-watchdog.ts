@@ -16,6 +16,7 @@ import { join, relative } from "node:path";
 import type { Reporter, TestModule } from "vitest/node";
 
 export const WATCH_DIR_ENV = "TEST_STALL_WATCH_DIR";
+export const STALL_MINUTES_ENV = "TEST_STALL_MINUTES";
 export const STALLED_FILE = "stalled.tsv";
 /** 3× the slowest file's time on a loaded 2-core machine (test/release: about 5 minutes). */
 const DEFAULT_STALL_MINUTES = 15;
@@ -88,7 +89,7 @@ export class StallWatchdog implements Reporter {
 
   constructor(
     private readonly dir = process.env[WATCH_DIR_ENV],
-    minutes = Number(process.env.TEST_STALL_MINUTES || DEFAULT_STALL_MINUTES),
+    minutes = Number(process.env[STALL_MINUTES_ENV] || DEFAULT_STALL_MINUTES),
   ) {
     this.limitMs = minutes * 60_000;
   }

@@ -7,12 +7,12 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeEach, expect } from "vitest";
-import { WATCH_DIR_ENV } from "./stall-watchdog.ts";
+import { STALL_MINUTES_ENV, WATCH_DIR_ENV } from "./stall-watchdog.ts";
 
 const dir = process.env[WATCH_DIR_ENV];
 // Not handed on to the programs the tests start: they refuse variables they do not know.
 delete process.env[WATCH_DIR_ENV];
-delete process.env.TEST_STALL_MINUTES;
+delete process.env[STALL_MINUTES_ENV];
 const file = expect.getState().testPath;
 if (dir && file) {
   writeFileSync(join(dir, String(process.pid)), file);

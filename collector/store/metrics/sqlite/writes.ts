@@ -62,24 +62,20 @@ function commitPending(s: StoreState): void {
     s.writing(() =>
       s.db.transaction(() => {
         let writes: MetricWrite[] = [];
-        let sids: number[] = [];
         let metas: SeriesMeta[] = [];
+        const pushRow = (body: LogBody, series: SeriesMeta[]) => {
+          rows.push(body);
+          rowMetas.push(series);
+        };
         for (const g of group) {
           if (!newTenants.includes(g.tenant) && s.insertTenantRow(g.tenant)) newTenants.push(g.tenant);
           if (g.cols) {
             // Bodies stay in request order: the object writes gathered so far go first.
-            if (writes.length) {
-              rows.push(buildLogBody(writes, sids));
-              rowMetas.push(metas);
-            }
+            if (writes.length) pushRow(buildLogBody(writes, sidsOf(metas)), metas);
             writes = [];
-            sids = [];
             metas = [];
             const colMetas = columnMetas(s, g.tenant, g.cols, metaOf, addedOf);
-            const colSids = new Array<number>(colMetas.length);
-            for (let i = 0; i < colMetas.length; i++) colSids[i] = colMetas[i]!.sid;
-            rows.push(columnsLogBody(g.cols, colSids));
-            rowMetas.push(colMetas);
+            pushRow(columnsLogBody(g.cols, sidsOf(colMetas)), colMetas);
             continue;
           }
           let lastType: MetricType | undefined;
@@ -92,16 +88,11 @@ function commitPending(s: StoreState): void {
               known = s.byKind.get(k);
               added = addedOf(k);
             }
-            const m = metaOf(g.tenant, w.type, w.id, known, added);
-            sids.push(m.sid);
-            metas.push(m);
+            metas.push(metaOf(g.tenant, w.type, w.id, known, added));
             writes.push(w);
           }
         }
-        if (writes.length) {
-          rows.push(buildLogBody(writes, sids));
-          rowMetas.push(metas);
-        }
+        if (writes.length) pushRow(buildLogBody(writes, sidsOf(metas)), metas);
         for (const body of rows) seqs.push(Number(s.st.insertLog.run(encodeLogBody(body, s.logScratch)).lastInsertRowid));
       })(),
     );
@@ -123,6 +114,13 @@ function commitPending(s: StoreState): void {
     () => applyGroup(s, group, rows, rowMetas, seqs),
     (e) => applyGroup(s, group, rows, rowMetas, seqs, e),
   );
+}
+
+/** The sids of `metas`, in their order (a log body's series column). */
+function sidsOf(metas: readonly SeriesMeta[]): number[] {
+  const out = new Array<number>(metas.length);
+  for (let i = 0; i < metas.length; i++) out[i] = metas[i]!.sid;
+  return out;
 }
 
 /**
