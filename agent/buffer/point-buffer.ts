@@ -6,6 +6,7 @@ import { isOwnEncoding } from "../../src/protocol/sized-encoding.ts";
 import { encodeDefinitionsChunk, type SeriesDefinition } from "../../src/protocol/definitions-chunk.ts";
 import { CHUNK_FORMAT, MARKERS_FLAG } from "../../src/protocol/series-chunk.ts";
 import { commitRemovals } from "./ack-removal.ts";
+import { AckedRanges, MAX_ID } from "./acked-ranges.ts";
 import { commitAppends, type NewChunk, type PendingAppend } from "./append-commit.ts";
 import { Backlog, type ChunkSpan, ROW_OVERHEAD } from "./backlog.ts";
 import { type BufferIdentity, openBufferSession } from "./buffer-identity.ts";
@@ -40,6 +41,8 @@ export class PointBuffer {
   private retry: ReturnType<typeof setTimeout> | undefined;
   private closed = false;
   private readonly backlog: Backlog;
+  /** Which rows are acknowledged: the window's, the others the backlog's (acked-ranges.ts). */
+  private readonly acked: AckedRanges;
   /** Acknowledged rows kept for local reads; counted with the backlog against maxBytes, dropped first. */
   readonly history: HistoryWindow;
 
@@ -53,8 +56,10 @@ export class PointBuffer {
     private readonly groupMs = 5,
   ) {
     this.session = openBufferSession(db, identity);
-    this.backlog = new Backlog(db);
-    this.history = new HistoryWindow(db, limits.historyMs ?? 0);
+    this.acked = new AckedRanges(db);
+    this.acked.open(this.session);
+    this.backlog = new Backlog(db, this.acked);
+    this.history = new HistoryWindow(db, limits.historyMs ?? 0, this.acked);
   }
 
   /** New size and age limits (SIGHUP, remote configuration): applied from the next append and the next tick. */
@@ -195,11 +200,11 @@ export class PointBuffer {
     this.backlog.fresh.forget();
     this.events.space?.beforeWrite();
     try {
-      const r = this.db.transaction(() => compactRows(this.db, this.encoder, dec, this.now(), options, ranges, ROW_OVERHEAD))();
+      const r = this.db.transaction(() => compactRows(this.db, this.encoder, dec, this.now(), options, ranges, ROW_OVERHEAD, this.acked.gaps(0, MAX_ID)))();
       this.backlog.account(0, r.bytesDelta, r.added - r.removed);
-      // The window is kept compressed the same way (nothing of it is in flight).
+      // The window is kept compressed the same way (nothing of it is in flight), each range on its own.
       if (this.history.depth.rows > 0) {
-        const h = this.db.transaction(() => compactRows(this.db, this.encoder, dec, this.now(), options, [], ROW_OVERHEAD, "kept"))();
+        const h = this.db.transaction(() => compactRows(this.db, this.encoder, dec, this.now(), options, [], ROW_OVERHEAD, this.acked.spans))();
         this.history.account(0, h.bytesDelta, h.added - h.removed);
       }
       this.events.space?.committed();
