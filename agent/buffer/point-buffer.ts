@@ -29,8 +29,9 @@ const RETRY_MS = 1000;
  * The SQLite queue every point enters before it is sent. Appends and removals are grouped
  * into one transaction per `groupMs`, so many small local writes cost few commits, and an
  * append resolves only after its commit (synchronous=FULL makes that survive power loss).
- * The backlog's table is backlog.ts, the local window's history-window.ts; committing appends
- * and acknowledgements is append-commit.ts and ack-removal.ts.
+ * Both live in the table `chunks`, told apart by the acknowledged id ranges (acked-ranges.ts):
+ * the backlog is backlog.ts, the local window history-window.ts; committing appends and
+ * acknowledgements is append-commit.ts and ack-removal.ts.
  */
 export class PointBuffer {
   /** Increments on every open; batch sequence numbers restart with it. */
@@ -221,7 +222,7 @@ export class PointBuffer {
     return this.backlog.fresh;
   }
 
-  /** The database, for local reads of the buffered and kept rows (agent/history/). */
+  /** The database, for local reads of the backlog's and the window's rows (agent/history/). */
   get database(): Database {
     return this.db;
   }
