@@ -37,7 +37,8 @@ export class AckedRanges {
    * what is left is forwarded again (the collector keeps one point per series and time). Rows an
    * agent of schema 2 kept in `kept` are folded back into `chunks` as acknowledged rows: this is
    * also the migration of a version-2 buffer. If that copy cannot commit (a full disk), the kept
-   * rows are deleted: they are history only, already at the collector.
+   * rows are deleted: they are history only, already at the collector. Runs in the transaction
+   * that counts the session (buffer-identity.ts).
    */
   open(session: number): void {
     const trusted = getMeta(this.db, "acked_session") === String(session - 1);

@@ -56,9 +56,14 @@ export class PointBuffer {
     private readonly now: () => number = Date.now,
     private readonly groupMs = 5,
   ) {
-    this.session = openBufferSession(db, identity);
-    this.acked = new AckedRanges(db);
-    this.acked.open(this.session);
+    // The ranges are opened in the transaction that counts the session: a crash in between would
+    // make them look left behind by an older agent (acked-ranges.ts).
+    let acked: AckedRanges | undefined;
+    this.session = openBufferSession(db, identity, (session) => {
+      acked = new AckedRanges(db);
+      acked.open(session);
+    });
+    this.acked = acked!;
     this.backlog = new Backlog(db, this.acked);
     this.history = new HistoryWindow(db, limits.historyMs ?? 0, this.acked);
   }

@@ -195,6 +195,29 @@ PRAGMA user_version = 2;`);
   });
 });
 
+describe("taking in kept rows on a full disk", () => {
+  it("deletes them when they cannot be copied: history only, already at the collector", async () => {
+    const path = newPath();
+    const b = open(path);
+    await b.append([gauge("x", 0, 400)]);
+    b.close();
+    // An agent of version 2 had it and kept ids 1-30 for its window.
+    const db = new Database(path);
+    db.exec("UPDATE meta SET value = CAST(value + 1 AS TEXT) WHERE key = 'session'");
+    db.exec("INSERT INTO kept SELECT * FROM chunks WHERE id <= 30; DELETE FROM chunks WHERE id <= 30");
+    db.close();
+    // No free page and none to grow into: the copy back into chunks fails, the delete does not.
+    const full = openDatabase(path);
+    full.exec("VACUUM");
+    full.exec(`PRAGMA max_page_count = ${(full.query("PRAGMA page_count").get() as { page_count: number }).page_count}`);
+    const back = new PointBuffer(full, { tenant: "t", feed: "f" }, { maxBytes: 1e9, maxAgeMs: 30 * 24 * HOUR, chunkPoints: 10, historyMs: 24 * HOUR }, createEncoder(), {}, () => T0, 1);
+    expect(back.history.depth.points).toBe(0);
+    expect(sendable(back).points).toEqual(names("x", 300, 100));
+    expect(back.database.query("SELECT count(*) AS c FROM kept").get()).toEqual({ c: 0 });
+    back.close();
+  });
+});
+
 describe("acknowledgements across a kill -9", () => {
   it("a span acknowledged and committed is never read again after the process is killed", async () => {
     const path = newPath();
