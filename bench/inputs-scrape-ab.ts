@@ -5,7 +5,8 @@
  * from one run to the next, so a change is measured against the tree before it in the same
  * window. For each tree the agent is built as it ships, started idle and scraping (node_exporter
  * and a synthetic exporter of 10,000 series every 10 s) into the same collector; printed per
- * tree: CPU-seconds per million samples of the scraping one, and RSS scraping − idle (medians).
+ * tree: CPU-seconds per million samples of the scraping one, RSS scraping − idle (medians), and
+ * the scraping one's minor page faults per 10 s.
  *
  * Usage: TREES=/path/to/before,/path/to/after bun bench/inputs-scrape-ab.ts
  *   (a tree is an exported checkout: `git archive <rev> | tar -x -C dir`, node_modules linked in)
@@ -25,6 +26,10 @@ const work = tempDir("outpost-bench-scrape-ab-");
 function cpu(pid: number): number {
   const f = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
   return (Number(f[11]) + Number(f[12])) / 100;
+}
+/** Minor page faults of the process so far. */
+function faults(pid: number): number {
+  return Number(readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")[7]);
 }
 function rssMB(pid: number): number {
   return Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? Number.NaN) / 1024;
@@ -87,6 +92,7 @@ try {
   console.log(`trees: ${trees.join(" | ")}; warm-up ${WARMUP_S} s, window ${WINDOW_S} s; load average at start ${loadavg()}`);
   await Bun.sleep(WARMUP_S * 1000);
   const cpu0 = agents.map((a) => cpu(a.pid));
+  const faults0 = agents.map((a) => faults(a.pid));
   const n0 = await Promise.all(agents.map((a) => samples(a.url)));
   const rss = agents.map(() => [] as number[]);
   const end = Date.now() + WINDOW_S * 1000;
@@ -96,12 +102,13 @@ try {
   }
   const n1 = await Promise.all(agents.map((a) => samples(a.url)));
   const cpu1 = agents.map((a) => cpu(a.pid));
+  const faults1 = agents.map((a) => faults(a.pid));
   console.log(`load average at the end ${loadavg()}`);
   trees.forEach((tree, i) => {
     const [idle, busy] = [2 * i, 2 * i + 1];
     const n = n1[busy]! - n0[busy]!;
     const perM = ((cpu1[busy]! - cpu0[busy]!) / n) * 1e6;
-    console.log(`${tree}: ${n} samples, ${perM.toFixed(2)} CPU-s per million samples; RSS idle ${median(rss[idle]!).toFixed(1)} MB, scraping ${median(rss[busy]!).toFixed(1)} MB: ${(median(rss[busy]!) - median(rss[idle]!)).toFixed(1)} MB more`);
+    console.log(`${tree}: ${n} samples, ${perM.toFixed(2)} CPU-s per million samples; RSS idle ${median(rss[idle]!).toFixed(1)} MB, scraping ${median(rss[busy]!).toFixed(1)} MB: ${(median(rss[busy]!) - median(rss[idle]!)).toFixed(1)} MB more; ${(((faults1[busy]! - faults0[busy]!) / WINDOW_S) * 10).toFixed(0)} minor page faults per 10 s (a scrape of each target)`);
   });
 } finally {
   for (const p of procs) p.kill("SIGTERM");

@@ -15,8 +15,9 @@ export interface RemovalTarget {
 }
 
 /**
- * Lets go of acknowledged spans, a few per transaction: moved into the local window while it
- * is on and storage is well (keepAcked), deleted otherwise or when the move fails. On a full
+ * Lets go of acknowledged spans, a few per transaction: taken into the local window while it
+ * is on and storage is well (keepAcked: their ids recorded, rows left in place), deleted
+ * otherwise or when that fails. On a full
  * disk a delete that fails is retried once the storage has made what room it can
  * (agent/storage.ts), then in halves, down to one row: the log's own room holds that. Returns
  * the spans still to do, in order (empty when all were done), for the next try: deleting again
@@ -25,7 +26,7 @@ export interface RemovalTarget {
 export function commitRemovals(t: RemovalTarget, removals: Span[]): Span[] {
   const piece = (spans: Span[]) => {
     if (keepsAcked(t) && moveToHistory(t, spans)) return true;
-    const r = removeSpans(t.db, t.backlog.removeSpanStatement, spans, (e) => t.events.writeFailed?.(e) ?? false, () => t.events.space?.committed());
+    const r = removeSpans(t.db, t.backlog.removeSpan, spans, (e) => t.events.writeFailed?.(e) ?? false, () => t.events.space?.committed());
     t.backlog.account(-r.points, -r.bytes, -r.chunks);
     return r.complete;
   };

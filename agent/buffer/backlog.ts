@@ -1,7 +1,8 @@
 import type { Database } from "bun:sqlite";
 import { runBindingBlob } from "../../src/sqlite/blob-statement.ts";
+import { type AckedRanges, MAX_ID } from "./acked-ranges.ts";
 import { FreshRows, type KeptMark } from "./fresh-rows.ts";
-import { RowTotals } from "./row-totals.ts";
+import { chunkTotals, RowTotals } from "./row-totals.ts";
 
 /** Rows count a little more than their body: the ids, times and index entries around it. */
 export const ROW_OVERHEAD = 40;
@@ -19,10 +20,12 @@ export interface ChunkSpan {
 }
 
 /**
- * The backlog: the table `chunks` of rows the collector has not acknowledged, in buffering
- * order, and its totals (points, bytes counted against the limit, rows) kept in step with every
- * statement run here. The send path reads it; appends, acknowledgements, limits and compaction
- * change it (point-buffer.ts and the modules it calls).
+ * The backlog: the rows of `chunks` the collector has not acknowledged (the ids no range of
+ * acked-ranges.ts covers), in buffering order, and its totals (points, bytes counted against
+ * the limit, rows) kept in step with every statement run here. The send path reads it;
+ * appends, acknowledgements, limits and compaction change it (point-buffer.ts and the modules
+ * it calls). Each query runs over the id intervals between acknowledged ranges: usually one,
+ * above the local window.
  */
 export class Backlog {
   private readonly totals: RowTotals;
@@ -30,19 +33,25 @@ export class Backlog {
   /** Rows just committed, sent from memory at their first read (fresh-rows.ts). */
   readonly fresh = new FreshRows();
 
-  constructor(private readonly db: Database) {
-    this.totals = new RowTotals(db, "chunks");
+  constructor(
+    private readonly db: Database,
+    private readonly acked: AckedRanges,
+  ) {
+    const totals = chunkTotals(db);
+    this.totals = new RowTotals(() => {
+      const all = totals();
+      const window = totals(acked.spans);
+      return { points: all.points - window.points, bytes: all.bytes - window.bytes, rows: all.rows - window.rows };
+    });
     this.q = {
       insert: db.query<null, [number, number, number, number, Uint8Array]>(INSERT),
       removeSpan: db.query<{ n: number; bytes: number }, [number, number]>("DELETE FROM chunks WHERE id BETWEEN ? AND ? RETURNING n, bytes"),
-      oldest: db.query<{ id: number; enq: number; n: number; bytes: number }, [number]>("SELECT id, enq, n, bytes FROM chunks ORDER BY id LIMIT ?"),
+      oldest: db.query<{ id: number; enq: number; n: number; bytes: number }, [number, number, number]>("SELECT id, enq, n, bytes FROM chunks WHERE id BETWEEN ? AND ? ORDER BY id LIMIT ?"),
       removeOne: db.query<null, [number]>("DELETE FROM chunks WHERE id = ?"),
-      heads: db.query<{ id: number; n: number }, [number, number, number]>("SELECT id, n FROM chunks WHERE id > ? AND id <= ? ORDER BY id LIMIT ?"),
+      heads: db.query<{ id: number; n: number }, [number, number, number]>("SELECT id, n FROM chunks WHERE id BETWEEN ? AND ? ORDER BY id LIMIT ?"),
       bodies: db.query<{ body: Uint8Array; n: number; fmt: number }, [number, number]>("SELECT body, n, fmt FROM chunks WHERE id BETWEEN ? AND ? ORDER BY id"),
-      firstAfter: db.query<{ id: number; enq: number }, [number]>("SELECT id, enq FROM chunks WHERE id > ? ORDER BY id LIMIT 1"),
-      lastBefore: db.query<{ id: number | null }, [number, number]>("SELECT max(id) AS id FROM chunks WHERE id > ? AND enq < ?"),
-      maxId: db.query<{ id: number | null }, []>("SELECT max(id) AS id FROM chunks"),
-      oldestEnq: db.query<{ enq: number }, []>("SELECT enq FROM chunks ORDER BY id LIMIT 1"),
+      lastBefore: db.query<{ id: number | null }, [number, number, number]>("SELECT max(id) AS id FROM chunks WHERE id BETWEEN ? AND ? AND enq < ?"),
+      maxId: db.query<{ id: number | null }, [number, number]>("SELECT max(id) AS id FROM chunks WHERE id BETWEEN ? AND ?"),
     };
   }
 
@@ -50,10 +59,12 @@ export class Backlog {
     return { points: this.totals.points, bytes: this.totals.bytes, chunks: this.totals.rows };
   }
 
-  /** The statement deleting a span of ids and returning what each row counted (span-removal.ts). */
-  get removeSpanStatement() {
-    return this.q.removeSpan;
-  }
+  /** Deletes the backlog's rows in [lo, hi] (inside the caller's transaction); returns what each counted (span-removal.ts). */
+  readonly removeSpan = (lo: number, hi: number): { n: number; bytes: number }[] => {
+    const out: { n: number; bytes: number }[] = [];
+    for (const [a, b] of this.acked.gaps(lo, hi)) for (const r of this.q.removeSpan.all(a, b)) out.push(r);
+    return out;
+  };
 
   /**
    * Adds one row (inside the caller's transaction); returns the bytes it counts. With `keep`,
@@ -73,8 +84,19 @@ export class Backlog {
 
   /** Totals as stored (after a transaction that failed); rows are read from SQLite again. */
   reload(): void {
+    this.acked.reload();
     this.totals.reload();
     this.fresh.forget();
+  }
+
+  /** The backlog's rows after `afterId` up to `toId`, oldest first, at most `limit`: ids and what the row holds. */
+  private first(afterId: number, toId: number, limit: number): { id: number; enq: number; n: number; bytes: number }[] {
+    const out: { id: number; enq: number; n: number; bytes: number }[] = [];
+    for (const [a, b] of this.acked.gaps(afterId + 1, toId)) {
+      for (const r of this.q.oldest.all(a, b, limit - out.length)) out.push(r);
+      if (out.length >= limit) break;
+    }
+    return out;
   }
 
   /** Deletes oldest chunks while `more()` holds (inside a transaction); returns [points, chunks] dropped. */
@@ -82,7 +104,7 @@ export class Backlog {
     let points = 0;
     let chunks = 0;
     while (more()) {
-      const rows = this.q.oldest.all(256);
+      const rows = this.first(0, MAX_ID, 256);
       if (rows.length === 0) break;
       for (const r of rows) {
         if (!more() || stopAt?.(r.enq)) return [points, chunks];
@@ -101,7 +123,11 @@ export class Backlog {
    * or undefined when there are none.
    */
   read(afterId: number, toId: number, maxPoints: number): ChunkSpan | undefined {
-    const heads = this.q.heads.all(afterId, toId, maxPoints);
+    const heads: { id: number; n: number }[] = [];
+    for (const [a, b] of this.acked.gaps(afterId + 1, toId)) {
+      for (const h of this.q.heads.all(a, b, maxPoints - heads.length)) heads.push(h);
+      if (heads.length >= maxPoints) break;
+    }
     if (heads.length === 0) return undefined;
     let points = heads[0]!.n;
     let hi = heads[0]!.id;
@@ -118,7 +144,7 @@ export class Backlog {
 
   /** The chunks still buffered in [lo, hi] (some may have been dropped), or undefined when none are left. */
   span(lo: number, hi: number): ChunkSpan | undefined {
-    const rows = this.q.bodies.all(lo, hi);
+    const rows = this.acked.gaps(lo, hi).flatMap(([a, b]) => this.q.bodies.all(a, b));
     if (rows.length === 0) return undefined;
     let points = 0;
     for (const r of rows) points += r.n;
@@ -126,20 +152,31 @@ export class Backlog {
   }
 
   firstAfter(id: number): { id: number; enq: number } | undefined {
-    return this.q.firstAfter.get(id) ?? undefined;
+    const r = this.first(id, MAX_ID, 1)[0];
+    return r && { id: r.id, enq: r.enq };
   }
 
   /** The last chunk after `afterId` buffered before `time`, if any. */
   lastBufferedBefore(afterId: number, time: number): number | undefined {
-    return this.q.lastBefore.get(afterId, time)?.id ?? undefined;
+    return this.lastIn(afterId + 1, (a, b) => this.q.lastBefore.get(a, b, time)?.id ?? undefined);
   }
 
   maxId(): number {
-    return this.q.maxId.get()?.id ?? 0;
+    return this.lastIn(1, (a, b) => this.q.maxId.get(a, b)?.id ?? undefined) ?? 0;
   }
 
   /** Buffering time of the oldest chunk, or undefined when the backlog is empty. */
   oldestBufferedAt(): number | undefined {
-    return this.q.oldestEnq.get()?.enq;
+    return this.first(0, MAX_ID, 1)[0]?.enq;
+  }
+
+  /** `last` of the newest gap from `from` on that has an answer. */
+  private lastIn(from: number, last: (lo: number, hi: number) => number | undefined): number | undefined {
+    const gaps = this.acked.gaps(from, MAX_ID);
+    for (let i = gaps.length - 1; i >= 0; i--) {
+      const id = last(gaps[i]![0], gaps[i]![1]);
+      if (id !== undefined) return id;
+    }
+    return undefined;
   }
 }

@@ -14,8 +14,9 @@ export class BufferIdentityError extends Error {}
  * Opens a buffer's database for one tenant and feed: brings its schema up to date, refuses a
  * buffer of another tenant or feed (its points must never be sent under another name), and
  * counts the open. Returns the session number, which batch sequence numbers restart with.
+ * `opened` runs in the same transaction as the count, with the new session number.
  */
-export function openBufferSession(db: Database, identity: BufferIdentity): number {
+export function openBufferSession(db: Database, identity: BufferIdentity, opened?: (session: number) => void): number {
   migrate(db, bufferSchema(basename(db.filename) || "buffer"));
   return db.transaction(() => {
     const owner = getMeta(db, "identity");
@@ -29,6 +30,7 @@ export function openBufferSession(db: Database, identity: BufferIdentity): numbe
     setMeta(db, "identity", mine);
     const s = Number(getMeta(db, "session") ?? "0") + 1;
     setMeta(db, "session", String(s));
+    opened?.(s);
     return s;
   })();
 }

@@ -77,7 +77,9 @@ export interface CompactionResult {
 }
 
 /**
- * Merges old rows of `table` (the backlog, or the local window's acknowledged rows). Every group is a run of consecutive rows (by id) of one window, possibly
+ * Merges old rows of `chunks` whose ids lie in `spans` (the backlog's gaps between acknowledged
+ * ranges, or the local window's ranges: acked-ranges.ts), never across two spans, so a merged
+ * row stays where its rows were. Every group is a run of consecutive rows (by id) of one window, possibly
  * starting with an already merged row; the merged row takes the id and buffering time of the
  * group's newest row, so ids stay unique and ordered by buffering time, and an ack of an id
  * range still covers exactly the points it covered when the range was sent.
@@ -90,14 +92,14 @@ export function compactRows(
   o: CompactionOptions,
   busy: readonly IdRange[],
   rowOverhead: number,
-  table: "chunks" | "kept" = "chunks",
+  spans: readonly (readonly [number, number])[] = [[0, Number.MAX_SAFE_INTEGER]],
 ): CompactionResult {
   const result: CompactionResult = { removed: 0, added: 0, bytesDelta: 0, unreadable: 0 };
   const cutoff = now - o.minAgeMs;
-  const page = db.query<Row, [number, number]>(`SELECT id, enq, fmt, n, bytes FROM ${table} WHERE id > ? ORDER BY id LIMIT ?`);
-  const body = db.query<{ body: Uint8Array }, [number]>(`SELECT body FROM ${table} WHERE id = ?`);
-  const del = db.query<null, [number]>(`DELETE FROM ${table} WHERE id = ?`);
-  const insertSql = `INSERT INTO ${table} (id, enq, fmt, n, bytes, body) VALUES (?, ?, ?, ?, ?, ?)`;
+  const page = db.query<Row, [number, number, number]>("SELECT id, enq, fmt, n, bytes FROM chunks WHERE id > ? AND id <= ? ORDER BY id LIMIT ?");
+  const body = db.query<{ body: Uint8Array }, [number]>("SELECT body FROM chunks WHERE id = ?");
+  const del = db.query<null, [number]>("DELETE FROM chunks WHERE id = ?");
+  const insertSql = "INSERT INTO chunks (id, enq, fmt, n, bytes, body) VALUES (?, ?, ?, ?, ?, ?)";
   const insert = db.query<null, [number, number, number, number, number, Uint8Array]>(insertSql);
   const isBusy = (id: number) => busy.some((r) => id >= r.lo && id <= r.hi);
 
@@ -141,45 +143,49 @@ export function compactRows(
     }
   };
 
-  let after = 0;
-  scan: for (;;) {
-    const rows = page.all(after, 512);
-    if (rows.length === 0) break;
-    for (let i = 0; i < rows.length; i++) {
-      const r = rows[i]!;
-      after = r.id;
-      if (r.enq >= cutoff || taken >= o.maxPointsPerCall) break scan;
-      const fmt = r.fmt & ~MARKERS_FLAG;
-      if (isBusy(r.id) || (fmt !== CHUNK_FORMAT.cbor && fmt !== CHUNK_FORMAT.series)) {
-        close();
-        continue;
-      }
-      const window = Math.floor(r.enq / o.windowMs);
-      // A merged row can only start a group: merging it again into a later one would re-encode it on every call.
-      const fits = group && group.window === window && fmt === CHUNK_FORMAT.cbor && group.points + r.n <= o.maxPoints && group.bytes + r.bytes <= o.maxBytes;
-      if (!fits) close();
-      // Rows of about one point per series (over 64 bytes a point: each carries its series' id,
-      // as a scrape's do) gain only when several merge, so that a series gets several points: a
-      // scrape's rows, one or two within maxBytes, came out no smaller, for 2 s of CPU a minute
-      // and a burst of garbage (docs/inputs.md, "Memory"). Such a group is left until it can be larger.
-      if (!fits && fmt === CHUNK_FORMAT.cbor && r.bytes > SPARSE_BYTES_PER_POINT * r.n && groupRows(rows, i, window, o, cutoff, isBusy) < SPARSE_MIN_ROWS) continue;
-      // A merged row that is already full is left as it is without decoding it.
-      if (fmt === CHUNK_FORMAT.series && (r.n >= o.maxPoints || r.bytes >= o.maxBytes)) continue;
-      const writes = read(r, fmt);
-      if (!writes) {
-        result.unreadable++;
-        close();
-        continue;
-      }
-      group ??= { rows: [], writes: [], window, points: 0, bytes: 0, raw: 0, markers: 0 };
-      group.markers |= r.fmt & MARKERS_FLAG;
-      group.rows.push(r);
-      for (const w of writes) group.writes.push(w);
-      group.points += r.n;
-      group.bytes += r.bytes;
-      if (fmt === CHUNK_FORMAT.cbor) {
-        group.raw++;
-        taken += r.n;
+  scan: for (const [lo, hi] of spans) {
+    // A group never spans two of them: one's rows are the window's, the next one's the backlog's.
+    close();
+    let after = lo - 1;
+    for (;;) {
+      const rows = page.all(after, hi, 512);
+      if (rows.length === 0) break;
+      for (let i = 0; i < rows.length; i++) {
+        const r = rows[i]!;
+        after = r.id;
+        if (r.enq >= cutoff || taken >= o.maxPointsPerCall) break scan;
+        const fmt = r.fmt & ~MARKERS_FLAG;
+        if (isBusy(r.id) || (fmt !== CHUNK_FORMAT.cbor && fmt !== CHUNK_FORMAT.series)) {
+          close();
+          continue;
+        }
+        const window = Math.floor(r.enq / o.windowMs);
+        // A merged row can only start a group: merging it again into a later one would re-encode it on every call.
+        const fits = group && group.window === window && fmt === CHUNK_FORMAT.cbor && group.points + r.n <= o.maxPoints && group.bytes + r.bytes <= o.maxBytes;
+        if (!fits) close();
+        // Rows of about one point per series (over 64 bytes a point: each carries its series' id,
+        // as a scrape's do) gain only when several merge, so that a series gets several points: a
+        // scrape's rows, one or two within maxBytes, came out no smaller, for 2 s of CPU a minute
+        // and a burst of garbage (docs/inputs.md, "Memory"). Such a group is left until it can be larger.
+        if (!fits && fmt === CHUNK_FORMAT.cbor && r.bytes > SPARSE_BYTES_PER_POINT * r.n && groupRows(rows, i, window, o, cutoff, isBusy) < SPARSE_MIN_ROWS) continue;
+        // A merged row that is already full is left as it is without decoding it.
+        if (fmt === CHUNK_FORMAT.series && (r.n >= o.maxPoints || r.bytes >= o.maxBytes)) continue;
+        const writes = read(r, fmt);
+        if (!writes) {
+          result.unreadable++;
+          close();
+          continue;
+        }
+        group ??= { rows: [], writes: [], window, points: 0, bytes: 0, raw: 0, markers: 0 };
+        group.markers |= r.fmt & MARKERS_FLAG;
+        group.rows.push(r);
+        for (const w of writes) group.writes.push(w);
+        group.points += r.n;
+        group.bytes += r.bytes;
+        if (fmt === CHUNK_FORMAT.cbor) {
+          group.raw++;
+          taken += r.n;
+        }
       }
     }
   }

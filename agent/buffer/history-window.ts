@@ -1,14 +1,16 @@
 import type { Database } from "bun:sqlite";
-import { RowTotals } from "./row-totals.ts";
+import type { AckedRanges } from "./acked-ranges.ts";
+import { chunkTotals, RowTotals } from "./row-totals.ts";
 import type { Span } from "./span-removal.ts";
 
 /**
  * The local window (docs/storage.md, "The agent's local history"): rows the collector has
- * acknowledged, kept in the table `kept` of the same database for `windowMs` after they were
- * buffered, so that the agent can answer reads of its own recent data while the network is
- * down. An acknowledged span is moved there (same ids, bodies and formats) instead of being
- * deleted; the send path never sees it again. Its bytes count inside the buffer's limit, and
- * the unacknowledged backlog always comes first: the oldest kept rows go before any backlog row.
+ * acknowledged, kept in `chunks` for `windowMs` after they were buffered, so that the agent can
+ * answer reads of its own recent data while the network is down. Acknowledging a span records
+ * its ids as acknowledged (acked-ranges.ts) instead of deleting its rows; bodies stay where they
+ * are, and the send path never sees them again. Their bytes count inside the buffer's limit,
+ * and the unacknowledged backlog always comes first: the oldest window rows go before any
+ * backlog row.
  */
 export class HistoryWindow {
   private readonly totals: RowTotals;
@@ -17,13 +19,13 @@ export class HistoryWindow {
   constructor(
     private readonly db: Database,
     readonly windowMs: number,
+    private readonly acked: AckedRanges,
   ) {
-    this.totals = new RowTotals(db, "kept");
+    const totals = chunkTotals(db);
+    this.totals = new RowTotals(() => totals(acked.spans));
     this.q = {
-      move: db.query<{ n: number; bytes: number }, [number, number]>("INSERT INTO kept (id, enq, fmt, n, bytes, body) SELECT id, enq, fmt, n, bytes, body FROM chunks WHERE id BETWEEN ? AND ? RETURNING n, bytes"),
-      remove: db.query<null, [number, number]>("DELETE FROM chunks WHERE id BETWEEN ? AND ?"),
-      oldest: db.query<{ id: number; enq: number; n: number; bytes: number }, [number]>("SELECT id, enq, n, bytes FROM kept ORDER BY id LIMIT ?"),
-      removeOne: db.query<null, [number]>("DELETE FROM kept WHERE id = ?"),
+      rows: db.query<{ id: number; enq: number; n: number; bytes: number }, [number, number, number]>("SELECT id, enq, n, bytes FROM chunks WHERE id BETWEEN ? AND ? ORDER BY id LIMIT ?"),
+      removeOne: db.query<null, [number]>("DELETE FROM chunks WHERE id = ?"),
     };
   }
 
@@ -36,19 +38,22 @@ export class HistoryWindow {
   }
 
   /**
-   * Moves acknowledged spans from the backlog into the window, in one transaction; returns what
-   * left the backlog. Throws when it cannot commit (a full disk): the caller then deletes them.
+   * Takes acknowledged spans from the backlog into the window, in one transaction: their ids
+   * are recorded, their rows stay; returns what left the backlog. Throws when it cannot commit
+   * (a full disk): the caller then deletes them.
    */
   move(spans: readonly Span[]): { points: number; bytes: number; chunks: number } {
     const moved = { points: 0, bytes: 0, chunks: 0 };
     this.db.transaction(() => {
       for (const [lo, hi] of spans) {
-        for (const r of this.q.move.all(lo, hi)) {
-          moved.points += r.n;
-          moved.bytes += r.bytes;
-          moved.chunks++;
+        for (const [a, b] of this.acked.gaps(lo, hi)) {
+          for (const r of this.q.rows.all(a, b, -1)) {
+            moved.points += r.n;
+            moved.bytes += r.bytes;
+            moved.chunks++;
+          }
         }
-        this.q.remove.run(lo, hi);
+        this.acked.add(lo, hi);
       }
     })();
     this.account(moved.points, moved.bytes, moved.chunks);
@@ -56,20 +61,32 @@ export class HistoryWindow {
   }
 
   /**
-   * Deletes the oldest kept rows while `more()` holds or, with `olderThan`, those buffered
+   * Deletes the oldest window rows while `more()` holds or, with `olderThan`, those buffered
    * before it (inside the caller's transaction, or its own). Returns the points deleted.
    */
   dropOldest(more: () => boolean, olderThan?: number): number {
+    const rows = this.totals.rows;
+    const points = this.deleteOldest(more, olderThan);
+    // Ranges left without rows are dropped: fewer for the backlog's queries to step over.
+    if (this.totals.rows < rows) this.acked.pruneLeading();
+    return points;
+  }
+
+  private deleteOldest(more: () => boolean, olderThan?: number): number {
     let points = 0;
-    while (more()) {
-      const rows = this.q.oldest.all(256);
-      if (rows.length === 0) break;
-      for (const r of rows) {
-        if (!more() || (olderThan !== undefined && r.enq >= olderThan)) return points;
-        this.q.removeOne.run(r.id);
-        this.account(-r.n, -r.bytes, -1);
-        points += r.n;
+    for (const [lo, hi] of [...this.acked.spans]) {
+      for (let after = lo - 1; more(); ) {
+        const rows = this.q.rows.all(after + 1, hi, 256);
+        if (rows.length === 0) break;
+        for (const r of rows) {
+          if (!more() || (olderThan !== undefined && r.enq >= olderThan)) return points;
+          this.q.removeOne.run(r.id);
+          this.account(-r.n, -r.bytes, -1);
+          points += r.n;
+          after = r.id;
+        }
       }
+      if (!more()) break;
     }
     return points;
   }
@@ -109,6 +126,7 @@ export class HistoryWindow {
 
   /** Totals as stored (after a transaction that failed). */
   reload(): void {
+    this.acked.reload();
     this.totals.reload();
   }
 }

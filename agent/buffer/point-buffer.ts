@@ -6,6 +6,7 @@ import { isOwnEncoding } from "../../src/protocol/sized-encoding.ts";
 import { encodeDefinitionsChunk, type SeriesDefinition } from "../../src/protocol/definitions-chunk.ts";
 import { CHUNK_FORMAT, MARKERS_FLAG } from "../../src/protocol/series-chunk.ts";
 import { commitRemovals } from "./ack-removal.ts";
+import { AckedRanges, MAX_ID } from "./acked-ranges.ts";
 import { commitAppends, type NewChunk, type PendingAppend } from "./append-commit.ts";
 import { Backlog, type ChunkSpan, ROW_OVERHEAD } from "./backlog.ts";
 import { type BufferIdentity, openBufferSession } from "./buffer-identity.ts";
@@ -28,8 +29,9 @@ const RETRY_MS = 1000;
  * The SQLite queue every point enters before it is sent. Appends and removals are grouped
  * into one transaction per `groupMs`, so many small local writes cost few commits, and an
  * append resolves only after its commit (synchronous=FULL makes that survive power loss).
- * The backlog's table is backlog.ts, the local window's history-window.ts; committing appends
- * and acknowledgements is append-commit.ts and ack-removal.ts.
+ * Both live in the table `chunks`, told apart by the acknowledged id ranges (acked-ranges.ts):
+ * the backlog is backlog.ts, the local window history-window.ts; committing appends and
+ * acknowledgements is append-commit.ts and ack-removal.ts.
  */
 export class PointBuffer {
   /** Increments on every open; batch sequence numbers restart with it. */
@@ -40,6 +42,8 @@ export class PointBuffer {
   private retry: ReturnType<typeof setTimeout> | undefined;
   private closed = false;
   private readonly backlog: Backlog;
+  /** Which rows are acknowledged: the window's, the others the backlog's (acked-ranges.ts). */
+  private readonly acked: AckedRanges;
   /** Acknowledged rows kept for local reads; counted with the backlog against maxBytes, dropped first. */
   readonly history: HistoryWindow;
 
@@ -52,9 +56,16 @@ export class PointBuffer {
     private readonly now: () => number = Date.now,
     private readonly groupMs = 5,
   ) {
-    this.session = openBufferSession(db, identity);
-    this.backlog = new Backlog(db);
-    this.history = new HistoryWindow(db, limits.historyMs ?? 0);
+    // The ranges are opened in the transaction that counts the session: a crash in between would
+    // make them look left behind by an older agent (acked-ranges.ts).
+    let acked: AckedRanges | undefined;
+    this.session = openBufferSession(db, identity, (session) => {
+      acked = new AckedRanges(db);
+      acked.open(session);
+    });
+    this.acked = acked!;
+    this.backlog = new Backlog(db, this.acked);
+    this.history = new HistoryWindow(db, limits.historyMs ?? 0, this.acked);
   }
 
   /** New size and age limits (SIGHUP, remote configuration): applied from the next append and the next tick. */
@@ -195,11 +206,11 @@ export class PointBuffer {
     this.backlog.fresh.forget();
     this.events.space?.beforeWrite();
     try {
-      const r = this.db.transaction(() => compactRows(this.db, this.encoder, dec, this.now(), options, ranges, ROW_OVERHEAD))();
+      const r = this.db.transaction(() => compactRows(this.db, this.encoder, dec, this.now(), options, ranges, ROW_OVERHEAD, this.acked.gaps(0, MAX_ID)))();
       this.backlog.account(0, r.bytesDelta, r.added - r.removed);
-      // The window is kept compressed the same way (nothing of it is in flight).
+      // The window is kept compressed the same way (nothing of it is in flight), each range on its own.
       if (this.history.depth.rows > 0) {
-        const h = this.db.transaction(() => compactRows(this.db, this.encoder, dec, this.now(), options, [], ROW_OVERHEAD, "kept"))();
+        const h = this.db.transaction(() => compactRows(this.db, this.encoder, dec, this.now(), options, [], ROW_OVERHEAD, this.acked.spans))();
         this.history.account(0, h.bytesDelta, h.added - h.removed);
       }
       this.events.space?.committed();
@@ -216,7 +227,7 @@ export class PointBuffer {
     return this.backlog.fresh;
   }
 
-  /** The database, for local reads of the buffered and kept rows (agent/history/). */
+  /** The database, for local reads of the backlog's and the window's rows (agent/history/). */
   get database(): Database {
     return this.db;
   }

@@ -33,6 +33,19 @@ CREATE TABLE IF NOT EXISTS kept (
 );
 `;
 
+/**
+ * Version 3: acknowledged rows stay in `chunks`; `acked` holds the id ranges acknowledged
+ * (agent/buffer/acked-ranges.ts), so an acknowledgement writes one small row instead of copying
+ * row bodies into `kept`. `kept` stays, empty: rows an agent of version 2 leaves in it are taken
+ * back into `chunks` as acknowledged rows at the next open (that is the migration from version 2).
+ */
+const ACKED = `
+CREATE TABLE IF NOT EXISTS acked (
+  lo INTEGER PRIMARY KEY,  -- first and last chunk id of an acknowledged range; ranges never overlap
+  hi INTEGER NOT NULL
+);
+`;
+
 /** Versions of the agent's buffers, buffer.db and events.db (src/sqlite/migrations.ts). */
 export function bufferSchema(name: string): DatabaseSchema {
   return {
@@ -44,6 +57,11 @@ export function bufferSchema(name: string): DatabaseSchema {
       baseline("chunks and meta", DDL),
       // An agent that knows only version 1 forwards the chunks and leaves the kept rows alone.
       { version: 2, description: "kept: acknowledged rows of the local window", additive: true, up: (db) => db.exec(KEPT) },
+      // An agent that knows only version 1 or 2 takes every row of `chunks` for backlog: it
+      // forwards the window's rows once more (the collector keeps one point per series and time)
+      // and leaves `acked` alone. This agent then drops the ranges recorded before it (their
+      // session is not the one before: acked-ranges.ts) and takes in what version 2 left in `kept`.
+      { version: 3, description: "acked: acknowledged id ranges, rows left in chunks", additive: true, up: (db) => db.exec(ACKED) },
     ],
   };
 }

@@ -1,4 +1,4 @@
-import type { Database, Statement } from "bun:sqlite";
+import type { Database } from "bun:sqlite";
 import { storageFailure } from "../../src/sqlite/storage-failure.ts";
 
 /** Chunk ids lo..hi, inclusive (an acknowledged batch). */
@@ -20,7 +20,7 @@ export interface SpanRemoval {
  */
 export function removeSpans(
   db: Database,
-  removeSpan: Statement<{ n: number; bytes: number }, [number, number]>,
+  removeSpan: (lo: number, hi: number) => { n: number; bytes: number }[],
   spans: Span[],
   failed: (e: unknown) => boolean,
   committed: () => void,
@@ -29,7 +29,7 @@ export function removeSpans(
   try {
     db.transaction(() => {
       for (const [lo, hi] of spans) {
-        for (const row of removeSpan.all(lo, hi)) {
+        for (const row of removeSpan(lo, hi)) {
           r.points += row.n;
           r.bytes += row.bytes;
           r.chunks++;

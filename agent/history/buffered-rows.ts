@@ -29,8 +29,8 @@ export const seriesKey = (type: MetricType, id: string) => `${type}\u0000${id}`;
 const CACHE_BYTES = 64 * 1024 * 1024;
 
 /**
- * The rows of the agent's buffer (the backlog in `chunks`, the local window in `kept`) in
- * write order, each parsed once: compacted rows to one codec block per series (decoded only
+ * The rows of the agent's buffer (the backlog and the local window's acknowledged rows, both in
+ * `chunks`: agent/buffer/acked-ranges.ts) in write order, each parsed once: compacted rows to one codec block per series (decoded only
  * when read), rows as written to their points. A row never changes under its id (compaction
  * writes merged rows under new ids), so a parsed row is valid while its id and size are.
  */
@@ -43,8 +43,8 @@ export class BufferedRows {
     private readonly dec: Decoder,
   ) {
     this.q = {
-      heads: db.query<{ id: number; fmt: number; bytes: number }, []>("SELECT id, fmt, bytes FROM kept UNION ALL SELECT id, fmt, bytes FROM chunks ORDER BY id"),
-      body: db.query<{ body: Uint8Array }, [number]>("SELECT body FROM kept WHERE id = ?1 UNION ALL SELECT body FROM chunks WHERE id = ?1"),
+      heads: db.query<{ id: number; fmt: number; bytes: number }, []>("SELECT id, fmt, bytes FROM chunks ORDER BY id"),
+      body: db.query<{ body: Uint8Array }, [number]>("SELECT body FROM chunks WHERE id = ?"),
     };
   }
 

@@ -44,7 +44,8 @@ describe("agent → collector forwarding of compacted backlog", () => {
     // No broker yet: the agent compacts the backlog on its first tick.
     const formats = () => {
       const db = new Database(join(dir, "buffer.db"), { readonly: true });
-      const r = db.query("SELECT fmt, sum(n) AS n FROM chunks WHERE enq < ? GROUP BY fmt").all(from + 2000) as { fmt: number; n: number }[];
+      // The backlog's rows: acknowledged ones stay in `chunks` for the local window (agent/buffer/acked-ranges.ts).
+      const r = db.query("SELECT fmt, sum(n) AS n FROM chunks c WHERE enq < ? AND NOT EXISTS (SELECT 1 FROM acked WHERE c.id BETWEEN lo AND hi) GROUP BY fmt").all(from + 2000) as { fmt: number; n: number }[];
       db.close();
       return r;
     };
@@ -67,7 +68,7 @@ describe("agent → collector forwarding of compacted backlog", () => {
     expect(strs).toHaveLength(N);
     expect(strs[4]).toMatchObject({ timestamp: from + 4, value: "line 4", tags: { even: "yes" } });
     expect(strs[5]!.tags).toBeUndefined();
-    // Acknowledged: the compacted rows leave the buffer.
+    // Acknowledged: the compacted rows leave the backlog.
     await waitFor("backlog acked", async () => (formats().length === 0 ? true : undefined));
   }, 60_000);
 
