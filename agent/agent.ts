@@ -5,9 +5,7 @@ import type { ProgramContext } from "../src/config/run-program.ts";
 import { openSecretFiles, readSecretOption } from "../src/config/secret-option.ts";
 import { ensureWritableDir } from "../src/config/writable-dir.ts";
 import { stopServer } from "../src/http/serve.ts";
-import { allowedHostPredicate } from "../src/http/host-check.ts";
-import { hostPort, listenError } from "../src/net/listen.ts";
-import { isLoopbackHost } from "../src/net/loopback.ts";
+import { hostPort } from "../src/net/listen.ts";
 import { createLogger, isLogLevel, type Logger } from "../src/log/logger.ts";
 import type { MetricWrite } from "../src/metrics/model.ts";
 import { createDecoder, createEncoder } from "../src/protocol/cbor.ts";
@@ -21,7 +19,6 @@ import { openDatabase } from "../src/sqlite/open.ts";
 import { registerProcessMetrics } from "../src/telemetry/process.ts";
 import { telemetryWrites } from "../src/telemetry/registry.ts";
 import { PointBuffer } from "./buffer/point-buffer.ts";
-import { DEFAULT_COMPACTION } from "./buffer/compaction.ts";
 import { Forwarder } from "./forward/forwarder.ts";
 import { splitListen, validateAgentOptions } from "./config.ts";
 import { watchAcks } from "./forward/ack-watch.ts";
@@ -37,16 +34,16 @@ import { type Inputs, startInputs } from "./inputs/inputs.ts";
 import { DefinitionLedger } from "./inputs/series-output.ts";
 import type { SeriesDefinition } from "../src/protocol/definitions-chunk.ts";
 import { STALE_NAN } from "../src/prometheus/staleness.ts";
-import { BodyBudget, bodyPaceOf, SERVER_BODY_CAP } from "../src/http/body-limit.ts";
 import { AgentStorage } from "./storage.ts";
 import { historyConfig } from "../src/agent-config/history.ts";
 import { OUTPOST_VERSION } from "../src/config/version.ts";
 import { LocalHistory } from "./history/local-history.ts";
-import { createAgentTelemetry } from "./telemetry.ts";
-import { storageFailure } from "../src/sqlite/storage-failure.ts";
+import { createAgentTelemetry, registerForwardingGauges } from "./telemetry.ts";
+import { startLocalServer } from "./http/local-server.ts";
 import { GarbageBudget } from "../src/runtime/garbage-budget.ts";
 import { openAgentFleet } from "./fleet/agent-fleet.ts";
 import { registerLiveParts } from "./live-parts.ts";
+import { startHousekeeping } from "./housekeeping.ts";
 import { agentUpgrades } from "./upgrade/agent-upgrades.ts";
 import { startFromInstalled } from "./upgrade/launcher.ts";
 
@@ -65,9 +62,6 @@ export interface Agent {
  * host metrics collects every quarter of an hour (docs/inputs.md, "Memory").
  */
 const GARBAGE_POINTS = 10_000;
-
-/** Characters below which an api token served beyond loopback is warned about (128 bits as hex is 32). */
-const MIN_NETWORK_TOKEN = 20;
 
 /** Points older than this when they are sent count as backlog (replayed at --replay-rate). */
 export function freshAgeMs(intervalMs: number): number {
@@ -256,17 +250,7 @@ export async function startAgent(values: OptionValues, ctx?: ProgramContext): Pr
   );
   const fw = forwarder;
 
-  telemetry.gauge("outpost_agent_buffer_points", "points in the buffer, sent or not, awaiting the collector's ack", () => buffer.depth.points);
-  telemetry.gauge("outpost_agent_buffer_bytes", "bytes the buffered points count against --buffer-max-bytes", () => buffer.depth.bytes);
-  telemetry.gauge("outpost_agent_history_points", "acknowledged points kept for local reads ([agent.history] window)", () => buffer.history.depth.points);
-  telemetry.gauge("outpost_agent_history_bytes", "bytes the local history counts against --buffer-max-bytes", () => buffer.history.depth.bytes);
-  telemetry.gauge("outpost_agent_buffer_file_bytes", "size of the buffer's database file", () => buffer.fileBytes());
-  telemetry.gauge("outpost_agent_buffer_oldest_age_seconds", "how long the oldest buffered point has waited", () => {
-    const at = buffer.oldestBufferedAt();
-    return at === undefined ? 0 : Math.max(0, (Date.now() - at) / 1000);
-  });
-  telemetry.gauge("outpost_agent_batches_in_flight", "batches sent and awaiting the collector's ack", () => fw.inFlightBatches);
-  telemetry.gauge("outpost_agent_broker_connected", "1 while connected to the broker", () => (link.ready ? 1 : 0));
+  registerForwardingGauges(telemetry, { buffer, forwarder: fw, link });
 
   const intake = new Intake(
     buffer,
@@ -336,19 +320,8 @@ export async function startAgent(values: OptionValues, ctx?: ProgramContext): Pr
   // The HTTP server before the broker link and host metrics: a taken port fails the start cleanly.
   let server: ReturnType<typeof Bun.serve> | undefined;
   if (listenAt) {
-    if (!isLoopbackHost(listenAt.hostname) && apiToken === undefined) log.warn(`--insecure: the local write API on ${listenAt.hostname} accepts anyone, for tenant ${tenant}`);
-    // Anyone on the network may try tokens: only a long random one holds (docs/security.md, "The agent's on-site view").
-    if (!isLoopbackHost(listenAt.hostname) && apiToken !== undefined && apiToken.length < MIN_NETWORK_TOKEN) {
-      log.warn(`the api token has ${apiToken.length} characters: on ${listenAt.hostname}, anyone on the network may guess at it; use a random one of ${MIN_NETWORK_TOKEN} or more (openssl rand -hex 16)`);
-    }
-    const maxBody = Number(values["max-request-body"] ?? 32 * 1024 ** 2);
-    const bodies = { maxBytes: maxBody, budget: new BodyBudget(4 * maxBody), option: "--max-request-body", pace: bodyPaceOf(values) };
     try {
-      server = Bun.serve({
-        ...listenAt,
-        fetch: createAgentApp(tenant, sink, telemetry, log, { bodies, apiToken, allowedHost: allowedHostPredicate((values["allowed-hosts"] as string[] | undefined) ?? []), inputs: inputs.routes(tenant), reads, onSite }).fetch,
-        maxRequestBodySize: SERVER_BODY_CAP,
-      });
+      server = startLocalServer({ listen, at: listenAt, values, apiToken, tenant, log }, (guards) => createAgentApp(tenant, sink, telemetry, log, { ...guards, inputs: inputs.routes(tenant), reads, onSite }).fetch);
     } catch (e) {
       await inputs.stop();
       fw.close();
@@ -356,7 +329,7 @@ export async function startAgent(values: OptionValues, ctx?: ProgramContext): Pr
       buffer.close();
       storage.close();
       processMetrics.stop();
-      throw listenError(e, "the local write API's address", listen, "--listen");
+      throw e;
     }
   }
   const url = server ? `http://${hostPort(server.hostname ?? "", server.port ?? 0)}` : undefined;
@@ -389,31 +362,12 @@ export async function startAgent(values: OptionValues, ctx?: ProgramContext): Pr
 
   registerLiveParts(fleet.reload, { inputs, host: hostMonitoring, buffer, local: localAlerting, link });
 
-  const idPrefix = `${feed}:`;
-  let lastProgress = 0;
-  let lastCompaction = 0;
-  const tick = setInterval(() => {
-    storage.tick();
-    buffer.expire();
-    // Points that waited over a minute (an outage) are kept compressed from then on. Once a
-    // minute: each pass re-encodes the hour's merged row (about 10 ms for a host's hour).
-    if (Date.now() - lastCompaction >= DEFAULT_COMPACTION.minAgeMs) {
-      lastCompaction = Date.now();
-      buffer.compact(dec, DEFAULT_COMPACTION, fw.inFlightRanges());
-    }
-    localAlerting.expire();
-    hostMonitoring.inventory?.tick();
-    sink.accept(telemetryWrites(telemetry, idPrefix, Date.now())).catch((e) => {
-      // A full disk is logged once by the storage health, not every tick.
-      if (storageFailure(e) === undefined) log.error("buffering own metrics failed", { err: e });
-    });
-    const d = buffer.depth;
-    // Progress while data waits: at most every 30 s, so a long outage is visible but quiet.
-    if (d.points > 0 && (!link.ready || planner.replaying) && Date.now() - lastProgress >= 30_000) {
-      lastProgress = Date.now();
-      log.info(link.ready ? "replaying backlog" : "broker unreachable; buffering", { bufferedPoints: d.points, bufferedBytes: d.bytes, acked: counters.pointsAcked.value });
-    }
-  }, interval);
+  const tick = startHousekeeping(interval, {
+    ...{ storage, buffer, dec, forwarder: fw, planner, link, counters, log },
+    local: localAlerting,
+    host: hostMonitoring,
+    ownMetrics: () => sink.accept(telemetryWrites(telemetry, `${feed}:`, Date.now())),
+  });
 
   log.info("agent started", { tenant, feed, session: buffer.session, bufferedPoints: buffer.depth.points, listen: url, broker: brokerUrl });
 
@@ -421,7 +375,7 @@ export async function startAgent(values: OptionValues, ctx?: ProgramContext): Pr
   stopAgent = async () => {
     if (stopped) return;
     stopped = true;
-    clearInterval(tick);
+    tick.stop();
     garbage.stop();
     processMetrics.stop();
     ackWatch.stop();
