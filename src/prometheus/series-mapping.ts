@@ -9,7 +9,8 @@ export const NAME_TAG = "metric";
 /** A Prometheus label that is itself called `metric` is kept under this tag (Prometheus' honor_labels rule). */
 export const EXPORTED_NAME_TAG = "exported_metric";
 
-function escapeLabelValue(v: string): string {
+/** A label value as an id writes it between its quotes. */
+export function escapeLabelValue(v: string): string {
   return v.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n");
 }
 
