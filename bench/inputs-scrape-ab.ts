@@ -5,7 +5,8 @@
  * from one run to the next, so a change is measured against the tree before it in the same
  * window. For each tree the agent is built as it ships, started idle and scraping (node_exporter
  * and a synthetic exporter of 10,000 series every 10 s) into the same collector; printed per
- * tree: CPU-seconds per million samples of the scraping one, and RSS scraping − idle (medians).
+ * tree: CPU-seconds per million samples of the scraping one, and RSS scraping − idle (medians;
+ * in all, and its anonymous and file-backed parts).
  *
  * Usage: TREES=/path/to/before,/path/to/after bun bench/inputs-scrape-ab.ts
  *   (a tree is an exported checkout: `git archive <rev> | tar -x -C dir`, node_modules linked in)
@@ -26,8 +27,11 @@ function cpu(pid: number): number {
   const f = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
   return (Number(f[11]) + Number(f[12])) / 100;
 }
-function rssMB(pid: number): number {
-  return Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? Number.NaN) / 1024;
+/** Resident MB: all, anonymous, file-backed. */
+function rssMB(pid: number): [number, number, number] {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  const kB = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? Number.NaN) / 1024;
+  return [kB("VmRSS"), kB("RssAnon"), kB("RssFile")];
 }
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const loadavg = () => readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
@@ -88,10 +92,10 @@ try {
   await Bun.sleep(WARMUP_S * 1000);
   const cpu0 = agents.map((a) => cpu(a.pid));
   const n0 = await Promise.all(agents.map((a) => samples(a.url)));
-  const rss = agents.map(() => [] as number[]);
+  const rss = agents.map(() => [[], [], []] as [number[], number[], number[]]);
   const end = Date.now() + WINDOW_S * 1000;
   while (Date.now() < end) {
-    for (const [i, a] of agents.entries()) rss[i]!.push(rssMB(a.pid));
+    for (const [i, a] of agents.entries()) for (const [k, mb] of rssMB(a.pid).entries()) rss[i]![k]!.push(mb);
     await Bun.sleep(Math.min(2000, end - Date.now()));
   }
   const n1 = await Promise.all(agents.map((a) => samples(a.url)));
@@ -101,7 +105,8 @@ try {
     const [idle, busy] = [2 * i, 2 * i + 1];
     const n = n1[busy]! - n0[busy]!;
     const perM = ((cpu1[busy]! - cpu0[busy]!) / n) * 1e6;
-    console.log(`${tree}: ${n} samples, ${perM.toFixed(2)} CPU-s per million samples; RSS idle ${median(rss[idle]!).toFixed(1)} MB, scraping ${median(rss[busy]!).toFixed(1)} MB: ${(median(rss[busy]!) - median(rss[idle]!)).toFixed(1)} MB more`);
+    const more = (k: number) => (median(rss[busy]![k]!) - median(rss[idle]![k]!)).toFixed(1);
+    console.log(`${tree}: ${n} samples, ${perM.toFixed(2)} CPU-s per million samples; RSS idle ${median(rss[idle]![0]).toFixed(1)} MB, scraping ${median(rss[busy]![0]).toFixed(1)} MB: ${more(0)} MB more (anonymous ${more(1)}, file-backed ${more(2)})`);
   });
 } finally {
   for (const p of procs) p.kill("SIGTERM");

@@ -9,8 +9,7 @@ export const NAME_TAG = "metric";
 /** A Prometheus label that is itself called `metric` is kept under this tag (Prometheus' honor_labels rule). */
 export const EXPORTED_NAME_TAG = "exported_metric";
 
-/** A label value as an id writes it between its quotes. */
-export function escapeLabelValue(v: string): string {
+function escapeLabelValue(v: string): string {
   return v.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n");
 }
 

@@ -6,8 +6,7 @@
  * `scrape_samples_scraped`, `scrape_samples_post_metric_relabeling` and `scrape_series_added`.
  *
  * Each series text seen is kept with its id (series-cache.ts, the cache Prometheus keeps too),
- * so a known series costs a lookup, not a label parse; the cache is told the target's labels as
- * ids write them, so that it need not keep the texts that read as their ids without them. A series that vanishes from the target,
+ * so a known series costs a lookup, not a label parse. A series that vanishes from the target,
  * or all of them when the target goes down or is removed, gets a staleness marker at the scrape
  * that missed it, as in Prometheus (series with their own timestamps excepted).
  */
@@ -17,7 +16,6 @@ import type { MetricWrite } from "../../../src/metrics/model.ts";
 import type { ScrapeJobConfig } from "../../../src/agent-config/inputs.ts";
 import { ExpositionError, type FamilyTypes, parseExposition, parseSeries } from "../../../src/prometheus/exposition.ts";
 import { relabel } from "../../../src/prometheus/relabel.ts";
-import { escapeLabelValue } from "../../../src/prometheus/series-mapping.ts";
 import { joinTargetLabels } from "../../../src/prometheus/target-labels.ts";
 import type { SeriesDefinition } from "../../../src/protocol/definitions-chunk.ts";
 import { type DefinitionLedger, defineSeries, type InputSink } from "../series-output.ts";
@@ -77,7 +75,7 @@ function hash(s: string): number {
 
 export class ScrapeLoop {
   readonly status: TargetStatus;
-  private readonly cache: SeriesCache;
+  private readonly cache = new SeriesCache();
   private readonly report = new Map<string, [ReportEntry, SeriesDefinition]>();
   private readonly targetLabels: Record<string, string>;
   private readonly offset: number;
@@ -94,9 +92,6 @@ export class ScrapeLoop {
   ) {
     this.now = d.now ?? Date.now;
     this.targetLabels = { ...target.labels, feed: d.feed };
-    // As every id writes them (sorted, empty ones left out): the cache keeps no text for a series written as its id without them.
-    const written = Object.keys(this.targetLabels).filter((k) => this.targetLabels[k] !== "").sort();
-    this.cache = new SeriesCache(written.map((k) => `${k}="${escapeLabelValue(this.targetLabels[k]!)}"`));
     this.offset = hash(`${d.feed}\u0000${target.job.job}\u0000${target.url}`) % target.job.intervalMs;
     this.status = { job: target.job.job, instance: target.labels.instance ?? target.address, url: target.url, health: "unknown", samples: 0 };
   }

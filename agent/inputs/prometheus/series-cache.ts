@@ -13,16 +13,15 @@
  * either. Texts and ids with a character above U+00FF (rare: label values in other scripts)
  * are kept in small Maps instead (one of them would make the whole string two bytes a character).
  *
- * Most texts are not kept at all: a series' id is its text with the target's labels (`feed`,
- * `instance`, `job`, ...) put in among its own, and an exporter that writes its labels sorted
- * (every one built on the Prometheus client libraries) writes exactly the id without them. Such
- * an entry keeps, instead of its text (about 100 bytes), where those labels sit in its id (up to
- * four ranges, 3 bytes each), and a lookup compares the scraped text with the id, stepping over
- * them. Whether an entry is kept so is decided when it is added, by that same comparison against
- * its own text, so a lookup answers exactly as if the text were kept; any other text (labels
- * unsorted, spaces, escapes written another way, relabelling that changed labels, honor_labels
- * keeping a clashing label, a dropped series) keeps its bytes.
+ * Most texts are not kept at all: a series' id is its text's name and labels, sorted, with the
+ * target's labels among them, so a text is a few runs of its id's characters (id-pieces.ts).
+ * Such an entry keeps where they are in its id (3 bytes a run: 4 to 19 bytes instead of a text
+ * of 60 to 100) and a lookup compares the scraped text with those runs. The runs are kept only
+ * when they read back as the text, so a lookup answers exactly as one against the text; texts
+ * that are not their id's labels (spaces, escapes written another way, relabelling that renamed
+ * labels, a dropped series) keep their bytes.
  */
+import { idPieces, matchesPieces, piecesSize, storedSize, writePieces } from "./id-pieces.ts";
 
 /** FNV-1a over the UTF-16 code units of s[start, end). */
 function hashRange(s: string, start: number, end: number): number {
@@ -37,36 +36,12 @@ function isLatin1(s: string, start: number, end: number): boolean {
   return true;
 }
 
-/** True when s[start, end) has the characters of `id` with the `w` ranges of entry e's skips (at, len per range, len 0 past the last) stepped over. */
-function matchesStripped(s: string, start: number, end: number, id: string, idStart: number, idEnd: number, skipAt: Uint16Array, skipLen: Uint8Array, base: number, w: number): boolean {
-  let i = start;
-  let j = idStart;
-  for (let r = 0; ; r++) {
-    const skip = r < w ? skipLen[base + r]! : 0;
-    const stop = skip > 0 ? idStart + skipAt[base + r]! : idEnd;
-    const n = stop - j;
-    if (n > end - i) return false;
-    for (let k = 0; k < n; k++) if (id.charCodeAt(j + k) !== s.charCodeAt(i + k)) return false;
-    i += n;
-    if (skip === 0) return i === end;
-    j = stop + skip;
-  }
-}
-
 const NONE = -1;
-/** textAt of an entry whose text is not kept: it is its id with its skips stepped over. */
-const STRIPPED = -1;
-/** Most ranges an id may skip to be kept without its text. */
-const MAX_SKIPS = 4;
 /** idLen of an entry without an id (dropped), and of one whose id is in `freshIds` or `wideIds`. */
 const NO_ID = -1;
 const ID_APART = -2;
 
 export class SeriesCache {
-  /** Ranges per entry of its id that its text has not (target labels, with a comma or the braces), `w` of them. */
-  private readonly w: number;
-  private skipAt: Uint16Array;
-  private skipLen: Uint8Array;
   /** Entries in use are 0 .. count-1; `live` says which of them were not removed. */
   private count = 0;
   private live = new Uint8Array(64);
@@ -77,6 +52,9 @@ export class SeriesCache {
   private slots = new Int32Array(128);
   private text = new Uint8Array(4096);
   private textUsed = 0;
+  /** Texts kept as runs of their ids (id-pieces.ts): entry e's at -textAt[e] - 1. */
+  private pieces = new Uint8Array(4096);
+  private piecesUsed = 0;
   /** Texts that do not fit one byte a character, by text. */
   private readonly wide = new Map<string, number>();
   private removed = 0;
@@ -95,23 +73,13 @@ export class SeriesCache {
   /** 1 when the series' last sample carried its own timestamp (no staleness marker when it vanishes). */
   explicit = new Uint8Array(64);
 
-  /**
-   * `targetLabels`: the labels the loop puts in every series' id beside the series' own, each as
-   * the id writes it (`job="node"`), in the id's order; only used to keep fewer texts.
-   */
-  constructor(private readonly targetLabels: readonly string[] = []) {
-    this.w = Math.min(targetLabels.length, MAX_SKIPS);
-    this.skipAt = new Uint16Array(64 * this.w);
-    this.skipLen = new Uint8Array(64 * this.w);
-  }
-
   get size(): number {
     return this.count - this.removed;
   }
 
-  /** Bytes of the texts kept (those that do not read as their ids). */
-  get textBytes(): number {
-    return this.textUsed;
+  /** Bytes of the texts kept, as bytes and as runs of their ids. */
+  get textBytes(): { text: number; pieces: number } {
+    return { text: this.textUsed, pieces: this.piecesUsed };
   }
 
   /** The series' id; undefined when the series is dropped (relabelling, a label beyond the limits). */
@@ -151,6 +119,7 @@ export class SeriesCache {
   private fit(): void {
     const spare = (n: number) => n + (n >> 3) + 64;
     if (this.text.length > spare(this.textUsed) + 4096) this.text = this.text.slice(0, spare(this.textUsed));
+    if (this.pieces.length > spare(this.piecesUsed) + 4096) this.pieces = this.pieces.slice(0, spare(this.piecesUsed));
     const n = spare(this.count);
     if (this.live.length <= n + 64) return;
     this.live = this.live.slice(0, n);
@@ -162,8 +131,6 @@ export class SeriesCache {
     this.defGen = this.defGen.slice(0, n);
     this.seen = this.seen.slice(0, n);
     this.explicit = this.explicit.slice(0, n);
-    this.skipAt = this.skipAt.slice(0, n * this.w);
-    this.skipLen = this.skipLen.slice(0, n * this.w);
   }
 
   /** The entry of s[start, end), or -1. */
@@ -176,7 +143,7 @@ export class SeriesCache {
       if (e < 0) break;
       if (this.hashes[e] !== h || this.textLen[e] !== len) continue;
       const at = this.textAt[e]!;
-      if (at === STRIPPED) {
+      if (at < 0) {
         if (this.matchesId(e, s, start, end)) return e;
         continue;
       }
@@ -187,57 +154,12 @@ export class SeriesCache {
     return this.wide.size > 0 ? (this.wide.get(s.slice(start, end)) ?? NONE) : NONE;
   }
 
-  /** True when s[start, end) is entry e's id with its skips stepped over. */
+  /** True when s[start, end) reads as entry e's runs of its id. */
   private matchesId(e: number, s: string, start: number, end: number): boolean {
+    const at = -this.textAt[e]! - 1;
     const n = this.idLen[e]!;
-    if (n >= 0) {
-      const at = this.idAt[e]!;
-      return matchesStripped(s, start, end, this.idText, at, at + n, this.skipAt, this.skipLen, e * this.w, this.w);
-    }
-    const id = this.freshIds.get(e) ?? this.wideIds.get(e)!;
-    return matchesStripped(s, start, end, id, 0, id.length, this.skipAt, this.skipLen, e * this.w, this.w);
-  }
-
-  /**
-   * Where the target's labels sit in `id` (each with the comma that joins it, or the braces when
-   * they are all the labels), as entry e's skips; false when they do not fit the arrays.
-   */
-  private placeSkips(e: number, id: string): boolean {
-    const base = e * this.w;
-    this.skipLen.fill(0, base, base + this.w);
-    let r = 0;
-    let from = 0;
-    let runAt = -1;
-    let runEnd = -1;
-    const close = (): boolean => {
-      if (runAt < 0) return true;
-      let a = runAt;
-      let b = runEnd;
-      if (id[a - 1] === "{" && id[b] === "}") {
-        a--;
-        b++;
-      } else if (id[b] === ",") b++;
-      else a--;
-      if (r === this.w || a > 0xffff || b - a > 0xff) return false;
-      this.skipAt[base + r] = a;
-      this.skipLen[base + r] = b - a;
-      r++;
-      return true;
-    };
-    for (const label of this.targetLabels) {
-      let at = id.indexOf(label, from);
-      // A label of its own, not the tail of a longer name or of a value.
-      while (at > 0 && !((id[at - 1] === "{" || id[at - 1] === ",") && (id[at + label.length] === "," || id[at + label.length] === "}"))) at = id.indexOf(label, at + 1);
-      if (at <= 0) continue;
-      from = at + label.length;
-      if (runAt >= 0 && at === runEnd + 1) runEnd = from;
-      else {
-        if (!close()) return false;
-        runAt = at;
-        runEnd = from;
-      }
-    }
-    return close();
+    if (n >= 0) return matchesPieces(s, start, end, this.idText, this.idAt[e]!, this.pieces, at);
+    return matchesPieces(s, start, end, this.freshIds.get(e) ?? this.wideIds.get(e)!, 0, this.pieces, at);
   }
 
   /** Adds s[start, end) (not in the cache) with its id; returns its entry. */
@@ -256,22 +178,24 @@ export class SeriesCache {
       return e;
     }
     const len = end - start;
+    const runs = id === undefined ? undefined : idPieces(s, start, end, id);
+    if (runs) {
+      const size = piecesSize(runs);
+      if (this.piecesUsed + size > this.pieces.length) this.pieces = grown(this.pieces, this.piecesUsed + size);
+      writePieces(this.pieces, this.piecesUsed, runs);
+      this.textAt[e] = -this.piecesUsed - 1;
+      this.piecesUsed += size;
+    } else {
+      if (this.textUsed + len > this.text.length) this.text = grown(this.text, this.textUsed + len);
+      for (let i = 0; i < len; i++) this.text[this.textUsed + i] = s.charCodeAt(start + i);
+      this.textAt[e] = this.textUsed;
+      this.textUsed += len;
+    }
     this.textLen[e] = len;
     this.hashes[e] = hashRange(s, start, end);
-    // Kept without its text when its id, stepped over the target's labels, reads as the text.
-    if (this.w > 0 && id !== undefined && this.placeSkips(e, id) && matchesStripped(s, start, end, id, 0, id.length, this.skipAt, this.skipLen, e * this.w, this.w)) this.textAt[e] = STRIPPED;
-    else this.keepText(e, s, start, end);
     if (2 * (this.count - this.removed) > this.slots.length) this.rehash(this.slots.length * 2);
     else this.place(e);
     return e;
-  }
-
-  private keepText(e: number, s: string, start: number, end: number): void {
-    const len = end - start;
-    if (this.textUsed + len > this.text.length) this.text = grown(this.text, this.textUsed + len);
-    for (let i = 0; i < len; i++) this.text[this.textUsed + i] = s.charCodeAt(start + i);
-    this.textAt[e] = this.textUsed;
-    this.textUsed += len;
   }
 
   private setId(e: number, id: string | undefined): void {
@@ -332,14 +256,14 @@ export class SeriesCache {
     this.defGen = grown(this.defGen, n);
     this.seen = grown(this.seen, n);
     this.explicit = grown(this.explicit, n);
-    this.skipAt = grown(this.skipAt, n * this.w);
-    this.skipLen = grown(this.skipLen, n * this.w);
   }
 
   /** Renumbers the live entries from 0, their texts packed in a buffer of their own, their ids in a string. */
   private pack(): void {
-    const text = new Uint8Array(Math.max(256, this.textUsed));
+    const text = new Uint8Array(Math.max(4096, this.textUsed));
+    const pieces = new Uint8Array(Math.max(4096, this.piecesUsed));
     let used = 0;
+    let piecesUsed = 0;
     let k = 0;
     const wideText = new Map<number, string>();
     for (const [t, e] of this.wide) wideText.set(e, t);
@@ -351,13 +275,16 @@ export class SeriesCache {
     for (let e = 0; e < this.count; e++) {
       if (!this.live[e]) continue;
       const len = this.textLen[e]!;
+      const at = this.textAt[e]!;
       if (len < 0) this.wide.set(wideText.get(e)!, k);
-      else if (this.textAt[e] === STRIPPED) {
-        this.textAt[k] = STRIPPED;
-        this.skipAt.copyWithin(k * this.w, e * this.w, (e + 1) * this.w);
-        this.skipLen.copyWithin(k * this.w, e * this.w, (e + 1) * this.w);
+      else if (at < 0) {
+        const from = -at - 1;
+        const size = storedSize(this.pieces, from);
+        pieces.set(this.pieces.subarray(from, from + size), piecesUsed);
+        this.textAt[k] = -piecesUsed - 1;
+        piecesUsed += size;
       } else {
-        text.set(this.text.subarray(this.textAt[e]!, this.textAt[e]! + len), used);
+        text.set(this.text.subarray(at, at + len), used);
         this.textAt[k] = used;
         used += len;
       }
@@ -375,6 +302,8 @@ export class SeriesCache {
     this.seal();
     this.text = text;
     this.textUsed = used;
+    this.pieces = pieces;
+    this.piecesUsed = piecesUsed;
     this.count = k;
     this.removed = 0;
     this.rehash(Math.max(128, this.slots.length));
@@ -382,7 +311,7 @@ export class SeriesCache {
 }
 
 /** A copy of `a` with room for at least `n` elements (twice its length at least). */
-function grown<T extends Uint8Array | Uint16Array | Int32Array | Uint32Array>(a: T, n: number): T {
+function grown<T extends Uint8Array | Int32Array | Uint32Array>(a: T, n: number): T {
   const out = new (a.constructor as new (n: number) => T)(Math.max(n, a.length * 2));
   out.set(a);
   return out;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { SeriesCache } from "../../../agent/inputs/prometheus/series-cache.ts";
 import { parseSeries } from "../../../src/prometheus/exposition.ts";
-import { escapeLabelValue, seriesId } from "../../../src/prometheus/series-mapping.ts";
+import { seriesId } from "../../../src/prometheus/series-mapping.ts";
 import { joinTargetLabels } from "../../../src/prometheus/target-labels.ts";
 
 /** Finds `text` inside a body that has it between other lines, as a scrape's body does. */
@@ -113,24 +113,21 @@ describe("SeriesCache", () => {
   });
 });
 
-/** The cache as a scrape loop builds it, and ids as the loop gives them (target labels joined). */
+/** Ids as the scrape loop gives them (target labels joined). */
 const target = { feed: "edge-1", instance: "127.0.0.1:9100", job: "node" };
-const targetCache = (labels: Record<string, string> = target) => {
-  const names = Object.keys(labels).filter((k) => labels[k] !== "").sort();
-  return new SeriesCache(names.map((k) => `${k}="${escapeLabelValue(labels[k]!)}"`));
-};
+const targetCache = () => new SeriesCache();
 const idOf = (text: string, honorLabels = false, labels: Record<string, string> = target) => {
   const p = parseSeries(text, new Map());
   const joined = joinTargetLabels(p.name, p.labels, labels, honorLabels);
   return seriesId(joined.__name__!, joined);
 };
 
-describe("SeriesCache without the texts that read as their ids", () => {
-  it("keeps no text for sorted labels, none, and labels among the target's; finds each exactly", () => {
+describe("SeriesCache with texts kept as runs of their ids", () => {
+  it("keeps no text bytes for sorted labels, none, and labels among the target's; finds each exactly", () => {
     const c = targetCache();
     const texts = ["node_load1", 'node_cpu_seconds_total{cpu="0",mode="idle"}', 'm{a="1",host="h",le="0.5",zone="z"}', 'm{address="x",interface="eth0"}', 'm{path="C:\\\\dir",quote="say \\"hi\\"",nl="a\\nb"}'.replace(/,nl="a\\nb"/, "")];
     const entries = texts.map((t) => add(c, t, idOf(t)));
-    expect(c.textBytes).toBe(0);
+    expect(c.textBytes.text).toBe(0);
     for (const round of [0, 1]) {
       texts.forEach((t, i) => {
         expect(find(c, t)).toBe(entries[i]);
@@ -148,16 +145,25 @@ describe("SeriesCache without the texts that read as their ids", () => {
     }
   });
 
-  it("keeps the text of series that do not read as their ids: unsorted, spaced, escapes written another way, clashing labels", () => {
+  it("keeps unsorted labels and clashing ones as runs too, and the text of series that are not their ids' labels", () => {
     const c = targetCache();
-    const kept = ['m{b="1",a="2"}', 'm{a="1", b="2"}', 'm{p="\\a"}', 'm{job="other"}', "m{}", 'm{a="1",}'];
-    const entries = kept.map((t) => add(c, t, idOf(t)));
-    expect(c.textBytes).toBe(kept.join("").length);
+    const runs = ['m{b="1",a="2"}', 'm{z="other",a="1"}', 'synthetic_requests_total{service="svc-1",route="/api/v1/r1",code="200",instance_id="1"}'];
+    // Spaced, an escape the id writes another way, empty braces, a trailing comma, a label that clashes with the target's (kept as exported_job), a name shorter than a run.
+    const kept = ['m{a="1", b="2"}', 'm{p="\\a"}', "m{}", 'm{a="1",}', 'm{job="other",a="1"}', "up"];
+    const entries = [...runs, ...kept].map((t) => add(c, t, idOf(t)));
+    expect(c.textBytes.text).toBe(kept.join("").length);
+    // A dropped series (no id) keeps its text.
+    const dropped = add(c, 'dropped{a="1"}');
+    expect(c.textBytes.text).toBe(kept.join("").length + 'dropped{a="1"}'.length);
+    expect(find(c, 'dropped{a="1"}')).toBe(dropped);
     // The sorted form of an unsorted text has the same id and is another text: another entry.
     const sorted = add(c, 'm{a="2",b="1"}', idOf('m{a="2",b="1"}'));
     expect(c.id(sorted)).toBe(c.id(entries[0]!));
     c.seal();
-    kept.forEach((t, i) => expect(find(c, t)).toBe(entries[i]));
+    [...runs, ...kept].forEach((t, i) => expect(find(c, t)).toBe(entries[i]));
+    expect(find(c, 'm{a="1",z="other"}')).toBe(-1);
+    expect(find(c, 'synthetic_requests_total{service="svc-1",route="/api/v1/r1",code="200",instance_id="10"}')).toBe(-1);
+    expect(find(c, 'synthetic_requests_total{service="svc-1",route="/api/v1/r1",code="200",instance="1"}')).toBe(-1);
     expect(find(c, 'm{a="2",b="1"}')).toBe(sorted);
     expect(find(c, "m")).toBe(-1);
     expect(find(c, 'm{p="\\\\a"}')).toBe(-1);
@@ -168,7 +174,7 @@ describe("SeriesCache without the texts that read as their ids", () => {
     const t = 'm{instance="app-1",job="api",x="1"}';
     const e = add(c, t, idOf(t, true));
     expect(c.id(e)).toBe('m{feed="edge-1",instance="app-1",job="api",x="1"}');
-    expect(c.textBytes).toBe(0);
+    expect(c.textBytes.text).toBe(0);
     c.seal();
     expect(find(c, t)).toBe(e);
     expect(find(c, 'm{instance="127.0.0.1:9100",job="node",x="1"}')).toBe(-1);
@@ -177,12 +183,12 @@ describe("SeriesCache without the texts that read as their ids", () => {
 
   it("texts beyond one byte a character stay apart; a wide target label still lets Latin-1 texts go", () => {
     const labels = { ...target, site: "Αθήνα" };
-    const c = targetCache(labels);
+    const c = targetCache();
     const wide = 'temp{city="Zürich",room="Ωmega"}';
     const plain = 'temp{city="Zürich"}';
     const w = add(c, wide, idOf(wide, false, labels));
     const p = add(c, plain, idOf(plain, false, labels));
-    expect(c.textBytes).toBe(0);
+    expect(c.textBytes.text).toBe(0);
     c.seal();
     expect(find(c, wide)).toBe(w);
     expect(find(c, plain)).toBe(p);
@@ -202,7 +208,7 @@ describe("SeriesCache without the texts that read as their ids", () => {
     for (const honor of [false, true]) {
       const labels: Record<string, string> = { feed: "edge-1", instance: "127.0.0.1:9100", job: "node" };
       if (honor) labels.zone = "eu";
-      const c = targetCache(labels);
+      const c = targetCache();
       const byText = new Map<string, number>();
       const texts: string[] = [];
       for (let i = 0; i < 3000; i++) {
@@ -217,9 +223,9 @@ describe("SeriesCache without the texts that read as their ids", () => {
         texts.push(text);
         if (i % 700 === 0) c.seal();
       }
-      // Some kept without their text (those without a clashing label, sorted), the rest with it.
-      expect(c.textBytes).toBeGreaterThan(0);
-      expect(c.textBytes).toBeLessThan(texts.join("").length * 0.8);
+      // Those with a clashing label, the dropped ones and the shortest with their text, the rest as runs of their ids.
+      expect(c.textBytes.text).toBeGreaterThan(0);
+      expect(c.textBytes.text).toBeLessThan(texts.join("").length * 0.8);
       const check = () => {
         for (const t of texts) expect(find(c, t)).toBe(byText.get(t));
         // Texts not in the cache, near each one: none found.
