@@ -152,6 +152,8 @@ describe("SeriesCache with texts kept as runs of their ids", () => {
     const kept = ['m{a="1", b="2"}', 'm{p="\\a"}', "m{}", 'm{a="1",}', 'm{job="other",a="1"}', "up"];
     const entries = [...runs, ...kept].map((t) => add(c, t, idOf(t)));
     expect(c.textBytes.text).toBe(kept.join("").length);
+    // Five runs each (16 bytes), the synthetic series' 85 characters too.
+    expect(c.textBytes.pieces).toBe(3 * 16);
     // A dropped series (no id) keeps its text.
     const dropped = add(c, 'dropped{a="1"}');
     expect(c.textBytes.text).toBe(kept.join("").length + 'dropped{a="1"}'.length);
@@ -160,13 +162,24 @@ describe("SeriesCache with texts kept as runs of their ids", () => {
     const sorted = add(c, 'm{a="2",b="1"}', idOf('m{a="2",b="1"}'));
     expect(c.id(sorted)).toBe(c.id(entries[0]!));
     c.seal();
-    [...runs, ...kept].forEach((t, i) => expect(find(c, t)).toBe(entries[i]));
+    for (const [i, t] of [...runs, ...kept].entries()) expect(find(c, t)).toBe(entries[i]);
     expect(find(c, 'm{a="1",z="other"}')).toBe(-1);
     expect(find(c, 'synthetic_requests_total{service="svc-1",route="/api/v1/r1",code="200",instance_id="10"}')).toBe(-1);
     expect(find(c, 'synthetic_requests_total{service="svc-1",route="/api/v1/r1",code="200",instance="1"}')).toBe(-1);
     expect(find(c, 'm{a="2",b="1"}')).toBe(sorted);
     expect(find(c, "m")).toBe(-1);
     expect(find(c, 'm{p="\\\\a"}')).toBe(-1);
+  });
+
+  it("runs longer than 255 characters are split; a text one character off a long run is not found", () => {
+    const c = targetCache();
+    const long = `m{path="${"x".repeat(600)}",z="1"}`;
+    const e = add(c, long, idOf(long));
+    expect(c.textBytes.text).toBe(0);
+    c.seal();
+    expect(find(c, long)).toBe(e);
+    expect(find(c, long.replace("xxxxxxxxxx\"", "xxxxxxxxxy\""))).toBe(-1);
+    expect(find(c, long.replace('"x', '"y'))).toBe(-1);
   });
 
   it("with honor_labels, an exposed label that wins reads in its place", () => {
