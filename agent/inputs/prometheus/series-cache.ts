@@ -48,7 +48,7 @@ export class SeriesCache {
   private textAt = new Int32Array(64);
   private textLen = new Int32Array(64);
   private hashes = new Uint32Array(64);
-  /** Entry number + 1 per slot; 0 is empty. Size a power of two, at most three quarters full (hits take about two probes, each a look at `hashes`). */
+  /** Entry number + 1 per slot; 0 is empty. Size a power of two, at most half full. */
   private slots = new Int32Array(128);
   private text = new Uint8Array(4096);
   private textUsed = 0;
@@ -193,7 +193,7 @@ export class SeriesCache {
     }
     this.textLen[e] = len;
     this.hashes[e] = hashRange(s, start, end);
-    if (4 * (this.count - this.removed) > 3 * this.slots.length) this.rehash(this.slots.length * 2);
+    if (2 * (this.count - this.removed) > this.slots.length) this.rehash(this.slots.length * 2);
     else this.place(e);
     return e;
   }
@@ -240,7 +240,7 @@ export class SeriesCache {
 
   private rehash(size: number): void {
     let n = size;
-    while (4 * (this.count - this.removed) > 3 * n) n *= 2;
+    while (2 * (this.count - this.removed) > n) n *= 2;
     this.slots = new Int32Array(n);
     for (let e = 0; e < this.count; e++) if (this.live[e]) this.place(e);
   }
