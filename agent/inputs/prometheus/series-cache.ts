@@ -5,8 +5,9 @@
  *
  * Kept out of JavaScript objects: a Map of 10,000 string keys and entry objects cost about 7 MB
  * of resident memory (the keys, the entries and the map's table, spread among a scrape's
- * garbage, pin allocator pages). Here the texts are bytes in one buffer, found through an
- * open-addressing table of entry numbers, and the per-series fields are typed arrays. The ids
+ * garbage, pin allocator pages). Here the texts are bytes in one buffer (or runs of their ids,
+ * below), found through an open-addressing table of entry numbers, and the per-series fields are
+ * typed arrays. The ids
  * are one string, each a slice of it: a scrape writes each id as a view of that string (no copy),
  * where 10,000 strings of their own held about 1.8 MB in small blocks (docs/inputs.md, "Memory").
  * Lookups read the text straight from the scraped body, so a known series costs no string
@@ -19,7 +20,8 @@
  * of 60 to 100) and a lookup compares the scraped text with those runs. The runs are kept only
  * when they read back as the text, so a lookup answers exactly as one against the text; texts
  * that are not their id's labels (spaces, escapes written another way, relabelling that renamed
- * labels, a dropped series) keep their bytes.
+ * labels, a label kept as `exported_*`, a dropped series) keep their bytes. A lookup through
+ * runs costs about 20 ns more than one through bytes (docs/inputs.md, "Memory").
  */
 import { idPieces, matchesPieces, piecesSize, storedSize, writePieces } from "./id-pieces.ts";
 
