@@ -7,9 +7,9 @@
  * of resident memory (the keys, the entries and the map's table, spread among a scrape's
  * garbage, pin allocator pages). Here the texts are bytes in one buffer (or runs of their ids,
  * below), found through an open-addressing table of entry numbers, and the per-series fields are
- * typed arrays. The ids
- * are one string, each a slice of it: a scrape writes each id as a view of that string (no copy),
- * where 10,000 strings of their own held about 1.8 MB in small blocks (docs/inputs.md, "Memory").
+ * typed arrays. The ids are one string, each a slice of it: a scrape writes each id as a view
+ * of that string (no copy), where 10,000 strings of their own held about 1.8 MB in small blocks
+ * (docs/inputs.md, "Memory").
  * Lookups read the text straight from the scraped body, so a known series costs no string
  * either. Texts and ids with a character above U+00FF (rare: label values in other scripts)
  * are kept in small Maps instead (one of them would make the whole string two bytes a character).
