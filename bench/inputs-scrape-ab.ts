@@ -5,8 +5,8 @@
  * from one run to the next, so a change is measured against the tree before it in the same
  * window. For each tree the agent is built as it ships, started idle and scraping (node_exporter
  * and a synthetic exporter of 10,000 series every 10 s) into the same collector; printed per
- * tree: CPU-seconds per million samples of the scraping one, RSS scraping − idle (medians), and
- * the scraping one's minor page faults per 10 s.
+ * tree: CPU-seconds per million samples of the scraping one, RSS scraping − idle (medians; in
+ * all, and its anonymous and file-backed parts), and the scraping one's minor page faults per 10 s.
  *
  * Usage: TREES=/path/to/before,/path/to/after bun bench/inputs-scrape-ab.ts
  *   (a tree is an exported checkout: `git archive <rev> | tar -x -C dir`, node_modules linked in)
@@ -31,8 +31,11 @@ function cpu(pid: number): number {
 function faults(pid: number): number {
   return Number(readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")[7]);
 }
-function rssMB(pid: number): number {
-  return Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? Number.NaN) / 1024;
+/** Resident MB: all, anonymous, file-backed. */
+function rssMB(pid: number): [number, number, number] {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  const kB = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? Number.NaN) / 1024;
+  return [kB("VmRSS"), kB("RssAnon"), kB("RssFile")];
 }
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const loadavg = () => readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
@@ -94,10 +97,10 @@ try {
   const cpu0 = agents.map((a) => cpu(a.pid));
   const faults0 = agents.map((a) => faults(a.pid));
   const n0 = await Promise.all(agents.map((a) => samples(a.url)));
-  const rss = agents.map(() => [] as number[]);
+  const rss = agents.map(() => [[], [], []] as [number[], number[], number[]]);
   const end = Date.now() + WINDOW_S * 1000;
   while (Date.now() < end) {
-    for (const [i, a] of agents.entries()) rss[i]!.push(rssMB(a.pid));
+    for (const [i, a] of agents.entries()) for (const [k, mb] of rssMB(a.pid).entries()) rss[i]![k]!.push(mb);
     await Bun.sleep(Math.min(2000, end - Date.now()));
   }
   const n1 = await Promise.all(agents.map((a) => samples(a.url)));
@@ -108,7 +111,8 @@ try {
     const [idle, busy] = [2 * i, 2 * i + 1];
     const n = n1[busy]! - n0[busy]!;
     const perM = ((cpu1[busy]! - cpu0[busy]!) / n) * 1e6;
-    console.log(`${tree}: ${n} samples, ${perM.toFixed(2)} CPU-s per million samples; RSS idle ${median(rss[idle]!).toFixed(1)} MB, scraping ${median(rss[busy]!).toFixed(1)} MB: ${(median(rss[busy]!) - median(rss[idle]!)).toFixed(1)} MB more; ${(((faults1[busy]! - faults0[busy]!) / WINDOW_S) * 10).toFixed(0)} minor page faults per 10 s (a scrape of each target)`);
+    const more = (k: number) => (median(rss[busy]![k]!) - median(rss[idle]![k]!)).toFixed(1);
+    console.log(`${tree}: ${n} samples, ${perM.toFixed(2)} CPU-s per million samples; RSS idle ${median(rss[idle]![0]).toFixed(1)} MB, scraping ${median(rss[busy]![0]).toFixed(1)} MB: ${more(0)} MB more (anonymous ${more(1)}, file-backed ${more(2)}); ${(((faults1[busy]! - faults0[busy]!) / WINDOW_S) * 10).toFixed(0)} minor page faults per 10 s (a scrape of each target)`);
   });
 } finally {
   for (const p of procs) p.kill("SIGTERM");

@@ -5,14 +5,25 @@
  *
  * Kept out of JavaScript objects: a Map of 10,000 string keys and entry objects cost about 7 MB
  * of resident memory (the keys, the entries and the map's table, spread among a scrape's
- * garbage, pin allocator pages). Here the texts are bytes in one buffer, found through an
- * open-addressing table of entry numbers, and the per-series fields are typed arrays. The ids
- * are one string, each a slice of it: a scrape writes each id as a view of that string (no copy),
- * where 10,000 strings of their own held about 1.8 MB in small blocks (docs/inputs.md, "Memory").
+ * garbage, pin allocator pages). Here the texts are bytes in one buffer (or runs of their ids,
+ * below), found through an open-addressing table of entry numbers, and the per-series fields are
+ * typed arrays. The ids are one string, each a slice of it: a scrape writes each id as a view
+ * of that string (no copy), where 10,000 strings of their own held about 1.8 MB in small blocks
+ * (docs/inputs.md, "Memory").
  * Lookups read the text straight from the scraped body, so a known series costs no string
  * either. Texts and ids with a character above U+00FF (rare: label values in other scripts)
  * are kept in small Maps instead (one of them would make the whole string two bytes a character).
+ *
+ * Most texts are not kept at all: a series' id is its text's name and labels, sorted, with the
+ * target's labels among them, so a text is a few runs of its id's characters (id-pieces.ts).
+ * Such an entry keeps where they are in its id (3 bytes a run: 4 to 19 bytes instead of a text
+ * of 60 to 100) and a lookup compares the scraped text with those runs. The runs are kept only
+ * when they read back as the text, so a lookup answers exactly as one against the text; texts
+ * that are not their id's labels (spaces, escapes written another way, relabelling that renamed
+ * labels, a label kept as `exported_*`, a dropped series) keep their bytes. A lookup through
+ * runs costs about 20 ns more than one through bytes (docs/inputs.md, "Memory").
  */
+import { idPieces, matchesPieces, piecesSize, storedSize, writePieces } from "./id-pieces.ts";
 
 /** FNV-1a over the UTF-16 code units of s[start, end). */
 function hashRange(s: string, start: number, end: number): number {
@@ -43,6 +54,9 @@ export class SeriesCache {
   private slots = new Int32Array(128);
   private text = new Uint8Array(4096);
   private textUsed = 0;
+  /** Texts kept as runs of their ids (id-pieces.ts): entry e's at -textAt[e] - 1. */
+  private pieces = new Uint8Array(4096);
+  private piecesUsed = 0;
   /** Texts that do not fit one byte a character, by text. */
   private readonly wide = new Map<string, number>();
   private removed = 0;
@@ -63,6 +77,11 @@ export class SeriesCache {
 
   get size(): number {
     return this.count - this.removed;
+  }
+
+  /** Bytes of the texts kept, as bytes and as runs of their ids. */
+  get textBytes(): { text: number; pieces: number } {
+    return { text: this.textUsed, pieces: this.piecesUsed };
   }
 
   /** The series' id; undefined when the series is dropped (relabelling, a label beyond the limits). */
@@ -102,6 +121,7 @@ export class SeriesCache {
   private fit(): void {
     const spare = (n: number) => n + (n >> 3) + 64;
     if (this.text.length > spare(this.textUsed) + 4096) this.text = this.text.slice(0, spare(this.textUsed));
+    if (this.pieces.length > spare(this.piecesUsed) + 4096) this.pieces = this.pieces.slice(0, spare(this.piecesUsed));
     const n = spare(this.count);
     if (this.live.length <= n + 64) return;
     this.live = this.live.slice(0, n);
@@ -125,11 +145,23 @@ export class SeriesCache {
       if (e < 0) break;
       if (this.hashes[e] !== h || this.textLen[e] !== len) continue;
       const at = this.textAt[e]!;
+      if (at < 0) {
+        if (this.matchesId(e, s, start, end)) return e;
+        continue;
+      }
       let i = 0;
       while (i < len && this.text[at + i] === s.charCodeAt(start + i)) i++;
       if (i === len) return e;
     }
     return this.wide.size > 0 ? (this.wide.get(s.slice(start, end)) ?? NONE) : NONE;
+  }
+
+  /** True when s[start, end) reads as entry e's runs of its id. */
+  private matchesId(e: number, s: string, start: number, end: number): boolean {
+    const at = -this.textAt[e]! - 1;
+    const n = this.idLen[e]!;
+    if (n >= 0) return matchesPieces(s, start, end, this.idText, this.idAt[e]!, this.pieces, at);
+    return matchesPieces(s, start, end, this.freshIds.get(e) ?? this.wideIds.get(e)!, 0, this.pieces, at);
   }
 
   /** Adds s[start, end) (not in the cache) with its id; returns its entry. */
@@ -148,11 +180,20 @@ export class SeriesCache {
       return e;
     }
     const len = end - start;
-    if (this.textUsed + len > this.text.length) this.text = grown(this.text, this.textUsed + len);
-    for (let i = 0; i < len; i++) this.text[this.textUsed + i] = s.charCodeAt(start + i);
-    this.textAt[e] = this.textUsed;
+    const runs = id === undefined ? undefined : idPieces(s, start, end, id);
+    if (runs) {
+      const size = piecesSize(runs);
+      if (this.piecesUsed + size > this.pieces.length) this.pieces = grown(this.pieces, this.piecesUsed + size);
+      writePieces(this.pieces, this.piecesUsed, runs);
+      this.textAt[e] = -this.piecesUsed - 1;
+      this.piecesUsed += size;
+    } else {
+      if (this.textUsed + len > this.text.length) this.text = grown(this.text, this.textUsed + len);
+      for (let i = 0; i < len; i++) this.text[this.textUsed + i] = s.charCodeAt(start + i);
+      this.textAt[e] = this.textUsed;
+      this.textUsed += len;
+    }
     this.textLen[e] = len;
-    this.textUsed += len;
     this.hashes[e] = hashRange(s, start, end);
     if (2 * (this.count - this.removed) > this.slots.length) this.rehash(this.slots.length * 2);
     else this.place(e);
@@ -222,7 +263,9 @@ export class SeriesCache {
   /** Renumbers the live entries from 0, their texts packed in a buffer of their own, their ids in a string. */
   private pack(): void {
     const text = new Uint8Array(Math.max(4096, this.textUsed));
+    const pieces = new Uint8Array(Math.max(4096, this.piecesUsed));
     let used = 0;
+    let piecesUsed = 0;
     let k = 0;
     const wideText = new Map<number, string>();
     for (const [t, e] of this.wide) wideText.set(e, t);
@@ -234,11 +277,19 @@ export class SeriesCache {
     for (let e = 0; e < this.count; e++) {
       if (!this.live[e]) continue;
       const len = this.textLen[e]!;
-      if (len >= 0) {
-        text.set(this.text.subarray(this.textAt[e]!, this.textAt[e]! + len), used);
+      const at = this.textAt[e]!;
+      if (len < 0) this.wide.set(wideText.get(e)!, k);
+      else if (at < 0) {
+        const from = -at - 1;
+        const size = storedSize(this.pieces, from);
+        pieces.set(this.pieces.subarray(from, from + size), piecesUsed);
+        this.textAt[k] = -piecesUsed - 1;
+        piecesUsed += size;
+      } else {
+        text.set(this.text.subarray(at, at + len), used);
         this.textAt[k] = used;
         used += len;
-      } else this.wide.set(wideText.get(e)!, k);
+      }
       this.textLen[k] = len;
       this.hashes[k] = this.hashes[e]!;
       this.defGen[k] = this.defGen[e]!;
@@ -253,6 +304,8 @@ export class SeriesCache {
     this.seal();
     this.text = text;
     this.textUsed = used;
+    this.pieces = pieces;
+    this.piecesUsed = piecesUsed;
     this.count = k;
     this.removed = 0;
     this.rehash(Math.max(128, this.slots.length));
