@@ -175,6 +175,38 @@ describe("agent buffer compaction", () => {
     b.close();
   });
 
+  it("never merges a large scrape's row with the few small rows around it (no series would get a second point), and still merges the small rows when they come alone", async () => {
+    const path = tempDb();
+    const clock = { t: T0 };
+    const { b } = open(path, clock, { chunkPoints: 5000 });
+    const series = (name: string, n: number) => Array.from({ length: n }, (_, i) => ({ type: "gauge" as const, id: `${name}{instance="10.1.2.3:9100",job="${name}",n="${i}"}`, points: [{ timestamp: clock.t, value: i }] }));
+    // As a scraping agent buffers every 10 s: host metrics, its own metrics, then a scrape of 5,000 series.
+    for (let k = 0; k < 6; k++) {
+      clock.t += 10_000;
+      await b.append(series("host", 46));
+      await b.append(series("own", 5));
+      await b.append(series("app", 5000));
+    }
+    const before = rows(path);
+    clock.t += 61_000;
+    expect(b.compact(dec, opts).removed).toBe(0);
+    expect(rows(path)).toEqual(before);
+    // The same small rows without the scrape between them: series get a point a row.
+    const small = open(tempDb(), clock, { chunkPoints: 5000 });
+    for (let k = 0; k < 6; k++) {
+      clock.t += 10_000;
+      await small.b.append(series("host", 46));
+      await small.b.append(series("own", 5));
+    }
+    clock.t += 61_000;
+    small.b.compact(dec, opts);
+    const kept = small.b.read(0, Number.MAX_SAFE_INTEGER, 1e9)!;
+    expect(kept.formats).toEqual([CHUNK_FORMAT.series]);
+    expect(pointsOf(kept)).toHaveLength(6 * 51);
+    small.b.close();
+    b.close();
+  });
+
   it("merges later rows into the window's merged row, and never compacts live rows", async () => {
     const path = tempDb();
     const clock = { t: T0 };
