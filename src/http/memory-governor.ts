@@ -65,13 +65,24 @@ export class MemoryGovernor {
   /**
    * After a collection that freed less than a quarter of the engine's heap, the next waits
    * twice as long (up to 16 intervals) and for the resident size to pass 1.5 times what the
-   * collection left (freed pages not taken off); after one that freed more, one interval and a
-   * quarter over what is left without the garbage, as before. Why: when the resident size grows
+   * collection left (freed pages not taken off), unless the heap doubles first (heapLeft);
+   * after one that freed more, one interval and a quarter over what is left without the
+   * garbage, as before. Why: when the resident size grows
    * because what is live grows (the heads of 50,000 remote-write series, issue 28), collections
    * free little and cost 80–140 ms each; garbage makes them pay again.
    */
   private wait: number;
   private growth = 1.25;
+  /**
+   * The engine's heap the last collection left. While backing off, a collection is due again
+   * after one interval once the heap has grown to twice that (and the resident size is above the
+   * target): what came since is then at least as much as all that was live, and a collection
+   * that frees little has become unlikely to repeat. Why: under HTTP ingest the first
+   * collection often falls while the heads fill and frees little; the back-off then let the
+   * heap grow from 100 to 330 MB of mostly garbage before the engine collected by itself, and
+   * the resident size to 320–440 MB (issue 28, docs/storage.md "The peak under HTTP ingest").
+   */
+  private heapLeft = 0;
   private readonly rss: () => number;
   private readonly collect: () => void;
   private readonly heap: () => number;
@@ -134,7 +145,11 @@ export class MemoryGovernor {
     const collectAbove = Math.max(targetBytes, this.floor * this.growth);
     // Over the limit, a collection is tried before refusing, but at most once a second.
     const sinceLast = this.now() - this.lastCollect;
-    if ((targetBytes > 0 && rss > collectAbove && this.since >= this.spacing && sinceLast >= this.wait) || (overLimit && sinceLast >= 1000)) {
+    const forTarget =
+      targetBytes > 0 &&
+      this.since >= this.spacing &&
+      ((rss > collectAbove && sinceLast >= this.wait) || (this.wait > this.minInterval && rss > targetBytes && sinceLast >= this.minInterval && this.heap() >= 2 * this.heapLeft));
+    if (forTarget || (overLimit && sinceLast >= 1000)) {
       rss = this.runCollection();
     } else this.nextRead = this.since + this.spacing / 8;
     return rss;
@@ -158,7 +173,8 @@ export class MemoryGovernor {
   private runCollection(): number {
     const before = this.heap();
     this.collect();
-    const freed = Math.max(0, before - this.heap());
+    this.heapLeft = this.heap();
+    const freed = Math.max(0, before - this.heapLeft);
     const little = freed * 4 < before;
     this.wait = little ? Math.min(this.wait * 2, this.minInterval * 16) : this.minInterval;
     this.growth = little ? 1.5 : 1.25;

@@ -281,6 +281,54 @@ describe("MemoryGovernor", () => {
     expect(state.collections).toBe(2);
   });
 
+  it("while backing off, collects after one interval once the engine's heap has doubled since the last collection", () => {
+    const { g, state } = sim({ target: 200 * MB, minIntervalMs: 1000 });
+    // The first collection falls while the heads fill: it frees little (100 → 90 MB).
+    state.rss = 210 * MB;
+    state.live = 205 * MB;
+    state.heap = 100 * MB;
+    state.heapLive = 90 * MB;
+    g.admit(16 * MB);
+    expect(state.collections).toBe(1);
+    // Garbage piles up: the heap grows, the resident size stays under 1.5 × 205 MB.
+    state.heapLive = 70 * MB;
+    const at = (now: number, heap: number, rss: number) => {
+      state.now = now;
+      state.heap = heap;
+      state.rss = rss;
+      g.admit(16 * MB);
+    };
+    at(1000, 170 * MB, 260 * MB); // under twice the 90 MB left: the back-off holds (it waits 2 s)
+    expect(state.collections).toBe(1);
+    at(1200, 185 * MB, 280 * MB); // twice what was left: due after one interval, 1.5 bar or not
+    expect(state.collections).toBe(2);
+    // That one freed much: an interval and the quarter's bar again.
+    state.live = 180 * MB;
+    at(2300, 150 * MB, 240 * MB);
+    expect(state.collections).toBe(3);
+  });
+
+  it("does not collect for a doubled heap under the target, nor sooner than an interval", () => {
+    const { g, state } = sim({ target: 300 * MB, minIntervalMs: 1000 });
+    state.rss = 310 * MB;
+    state.live = 305 * MB;
+    state.heap = 100 * MB;
+    state.heapLive = 95 * MB;
+    g.admit(16 * MB);
+    expect(state.collections).toBe(1);
+    state.now = 500;
+    state.heap = 400 * MB;
+    g.admit(16 * MB); // within the interval
+    expect(state.collections).toBe(1);
+    state.now = 1500;
+    state.rss = 290 * MB; // under the target
+    g.admit(16 * MB);
+    expect(state.collections).toBe(1);
+    state.rss = 320 * MB;
+    g.admit(16 * MB);
+    expect(state.collections).toBe(2);
+  });
+
   it("tries a collection over the limit once a second, however little the last ones freed", () => {
     const { g, state } = sim({ target: 100 * MB, limit: 400 * MB, minIntervalMs: 1000 });
     state.heap = 100 * MB;

@@ -18,6 +18,8 @@ const MIN_POOLED = 1024;
 export class HeadArrays {
   private readonly free = new Map<number, Float64Array[]>();
   private held = 0;
+  /** Bytes of arrays made since the pool last had room for them (makeRoom), until given back. */
+  private owed = 0;
   /** Arrays handed out from the pool and made new (for tests and the figures). */
   reused = 0;
   made = 0;
@@ -26,19 +28,47 @@ export class HeadArrays {
 
   /** An array of exactly `capacity` elements; what it holds is stale. */
   take(capacity: number): Float64Array {
-    const a = capacity < MIN_POOLED ? undefined : this.free.get(capacity)?.pop();
+    if (capacity < MIN_POOLED) {
+      this.made++;
+      return new Float64Array(capacity);
+    }
+    const a = this.free.get(capacity)?.pop();
     if (a) {
       this.held -= a.byteLength;
       this.reused++;
       return a;
     }
     this.made++;
+    this.makeRoom(capacity * 8);
     return new Float64Array(capacity);
+  }
+
+  /**
+   * Lets arrays of other capacities go until the arrays made since the pool was last short
+   * (`owed`, this one included) would fit when given back. Why:
+   * the pool keeps what the heads ask for now. Heads sealed late in a sliced flush round take
+   * more points meanwhile and double (2,048 → 4,096 points under the peers benchmark); their
+   * large arrays filled the pool at the next seal, no head asked for that size again, and every
+   * array of the size the heads did ask for was made new and left as garbage, round after round
+   * (32 MB a second at 2 M points/s; issue 28, docs/storage.md).
+   */
+  private makeRoom(bytes: number): void {
+    this.owed += bytes;
+    const over = () => this.held + this.owed > this.maxBytes;
+    if (!over()) return;
+    for (const [capacity, list] of this.free) {
+      if (capacity * 8 === bytes) continue;
+      while (list.length > 0 && over()) this.held -= list.pop()!.byteLength;
+      if (list.length === 0) this.free.delete(capacity);
+      if (!over()) return;
+    }
   }
 
   /** Gives an array back; the caller must hold no view of it any more. */
   give(a: Float64Array | undefined): void {
-    if (!a || a.length < MIN_POOLED || a.byteOffset !== 0 || this.held + a.byteLength > this.maxBytes) return;
+    if (!a || a.length < MIN_POOLED || a.byteOffset !== 0) return;
+    this.owed = Math.max(0, this.owed - a.byteLength);
+    if (this.held + a.byteLength > this.maxBytes) return;
     let list = this.free.get(a.length);
     if (!list) this.free.set(a.length, (list = []));
     list.push(a);
@@ -54,5 +84,6 @@ export class HeadArrays {
   release(): void {
     this.free.clear();
     this.held = 0;
+    this.owed = 0;
   }
 }

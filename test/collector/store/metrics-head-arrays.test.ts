@@ -4,6 +4,7 @@
  * later reads nor in answers given before the array changed hands.
  */
 import { describe, expect, it } from "vitest";
+import { HeadArrays } from "../../../collector/store/metrics/head-arrays.ts";
 import type { SqliteMetricsStore } from "../../../collector/store/metrics/sqlite/store.ts";
 import { sealAt } from "../../../collector/store/metrics/sqlite/writes.ts";
 import { sqliteMetricsStoresPerTest } from "../../helpers/temp-metrics-store.ts";
@@ -76,5 +77,33 @@ describe("the heads' reused arrays", () => {
     expect(store.headArrays().reused).toBeGreaterThan(0);
     await expectOwn(store, 3, 0, 1500);
     await expectOwn(store, 1, 0, sealAt(1024) + 10);
+  });
+});
+
+describe("the heads' pool", () => {
+  it("makes room for the capacity the heads ask for when it is full of another", () => {
+    // Room for 8 arrays of 2,048 points; a round sealed heads that had doubled to 4,096.
+    const pool = new HeadArrays(8 * 2048 * 8);
+    for (let i = 0; i < 4; i++) pool.give(new Float64Array(4096));
+    expect(pool.bytes).toBe(4 * 4096 * 8);
+    // The heads refill at 2,048: each array made lets go of enough 4,096s for it to be kept.
+    const taken = Array.from({ length: 8 }, () => pool.take(2048));
+    expect(taken.every((a) => a.length === 2048)).toBe(true);
+    for (const a of taken) pool.give(a);
+    expect(pool.bytes).toBe(8 * 2048 * 8);
+    // The next round reuses all of them.
+    const made = pool.made;
+    for (let i = 0; i < 8; i++) pool.take(2048);
+    expect(pool.made).toBe(made);
+    expect(pool.bytes).toBe(0);
+  });
+
+  it("keeps arrays of another capacity while there is room for both", () => {
+    const pool = new HeadArrays(16 * 2048 * 8);
+    for (let i = 0; i < 4; i++) pool.give(new Float64Array(4096));
+    pool.give(pool.take(2048));
+    expect(pool.bytes).toBe(4 * 4096 * 8 + 2048 * 8);
+    expect(pool.take(4096).length).toBe(4096);
+    expect(pool.reused).toBe(1);
   });
 });
