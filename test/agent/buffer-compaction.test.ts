@@ -189,7 +189,7 @@ describe("agent buffer compaction", () => {
     }
     const before = rows(path);
     clock.t += 61_000;
-    expect(b.compact(dec, opts).removed).toBe(0);
+    expect(b.compact(dec, opts)?.removed).toBe(0);
     expect(rows(path)).toEqual(before);
     // The same small rows without the scrape between them: series get a point a row.
     const small = open(tempDb(), clock, { chunkPoints: 5000 });
