@@ -26,10 +26,18 @@ export interface WindowRead {
   steps: TierSteps;
 }
 
+/**
+ * Finest-tier steps a window must span for the tiers to be read. A window of two or three
+ * (`max_over_time(x[10m])` over 5-minute rows) holds at most a row or two and tens of raw
+ * samples: reading its rows cost 1.0 against 0.5 ms a query of three series beside Prometheus,
+ * where raw samples alone answer at Prometheus' speed (bench/promql-small.ts, docs/prometheus.md).
+ */
+const TIER_MIN_STEPS = 6;
+
 /** Whether windows of this hint are long enough for the store's tiers to be worth reading. */
 export function tiersWorthReading(store: MetricsReader, h: WindowHint | undefined): h is WindowHint {
   const finest = store.rollups?.tiers[0];
-  return h !== undefined && finest !== undefined && h.range >= 2 * finest.step;
+  return h !== undefined && finest !== undefined && h.range >= TIER_MIN_STEPS * finest.step;
 }
 
 export class TierWindows {
