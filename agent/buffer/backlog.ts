@@ -48,7 +48,6 @@ export class Backlog {
       removeSpan: db.query<{ n: number; bytes: number }, [number, number]>("DELETE FROM chunks WHERE id BETWEEN ? AND ? RETURNING n, bytes"),
       oldest: db.query<{ id: number; enq: number; n: number; bytes: number }, [number, number, number]>("SELECT id, enq, n, bytes FROM chunks WHERE id BETWEEN ? AND ? ORDER BY id LIMIT ?"),
       removeOne: db.query<null, [number]>("DELETE FROM chunks WHERE id = ?"),
-      heads: db.query<{ id: number; n: number }, [number, number, number]>("SELECT id, n FROM chunks WHERE id BETWEEN ? AND ? ORDER BY id LIMIT ?"),
       bodies: db.query<{ body: Uint8Array; n: number; fmt: number }, [number, number]>("SELECT body, n, fmt FROM chunks WHERE id BETWEEN ? AND ? ORDER BY id"),
       lastBefore: db.query<{ id: number | null }, [number, number, number]>("SELECT max(id) AS id FROM chunks WHERE id BETWEEN ? AND ? AND enq < ?"),
       maxId: db.query<{ id: number | null }, [number, number]>("SELECT max(id) AS id FROM chunks WHERE id BETWEEN ? AND ?"),
@@ -123,11 +122,7 @@ export class Backlog {
    * or undefined when there are none.
    */
   read(afterId: number, toId: number, maxPoints: number): ChunkSpan | undefined {
-    const heads: { id: number; n: number }[] = [];
-    for (const [a, b] of this.acked.gaps(afterId + 1, toId)) {
-      for (const h of this.q.heads.all(a, b, maxPoints - heads.length)) heads.push(h);
-      if (heads.length >= maxPoints) break;
-    }
+    const heads = this.first(afterId, toId, maxPoints);
     if (heads.length === 0) return undefined;
     let points = heads[0]!.n;
     let hi = heads[0]!.id;

@@ -37,6 +37,11 @@ const SPARSE_BYTES_PER_POINT = 64;
 /** Times its largest row's points a group of such rows must hold, at least, to be merged. */
 const SPARSE_MIN_ROWS = 4;
 
+/** Whether raw row `r` may join a group of `window` holding `points` and `bytes` so far. */
+function joins(r: Row, group: { window: number; points: number; bytes: number }, o: CompactionOptions): boolean {
+  return (r.fmt & ~MARKERS_FLAG) === CHUNK_FORMAT.cbor && Math.floor(r.enq / o.windowMs) === group.window && group.points + r.n <= o.maxPoints && group.bytes + r.bytes <= o.maxBytes;
+}
+
 /**
  * Whether the group that rows[i] would start (consecutive rows, as compactRows builds it) holds
  * SPARSE_MIN_ROWS times the points of its largest row. A row of about one point per series is
@@ -51,8 +56,7 @@ function sparseGroupPays(rows: readonly Row[], i: number, window: number, o: Com
   let largest = 0;
   for (let k = i; k < rows.length; k++) {
     const r = rows[k]!;
-    if (r.enq >= cutoff || isBusy(r.id) || (r.fmt & ~MARKERS_FLAG) !== CHUNK_FORMAT.cbor || Math.floor(r.enq / o.windowMs) !== window) break;
-    if (points + r.n > o.maxPoints || bytes + r.bytes > o.maxBytes) break;
+    if (r.enq >= cutoff || isBusy(r.id) || !joins(r, { window, points, bytes }, o)) break;
     points += r.n;
     bytes += r.bytes;
     largest = Math.max(largest, r.n);
@@ -170,7 +174,7 @@ export function compactRows(
         }
         const window = Math.floor(r.enq / o.windowMs);
         // A merged row can only start a group: merging it again into a later one would re-encode it on every call.
-        const fits = group && group.window === window && fmt === CHUNK_FORMAT.cbor && group.points + r.n <= o.maxPoints && group.bytes + r.bytes <= o.maxBytes;
+        const fits = group !== undefined && joins(r, group, o);
         if (!fits) close();
         // Rows of about one point per series (over 64 bytes a point: each carries its series' id,
         // as a scrape's do) gain only when several merge, so that a series gets several points: a
