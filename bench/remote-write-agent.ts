@@ -16,7 +16,8 @@
  * outpost_collector_points_ingested_total, VictoriaMetrics' vm_rows_inserted_total), and the
  * backlog's end by Prometheus (prometheus_remote_storage_queue_highest_sent_timestamp_seconds).
  * Outpost runs with its defaults (synchronous=FULL: a request is answered once on disk).
- * Env: TARGETS (10), SERIES (5000), SCRAPE_S (1), LIVE_S (30), BACKLOG_S (30), SYSTEMS.
+ * Env: TARGETS (10), SERIES (5000), SCRAPE_S (1), LIVE_S (30), BACKLOG_S (30), SYSTEMS,
+ * BENCH_COLLECTOR_ARGS (more options for Outpost's collector, e.g. `--rollup-tiers none`).
  */
 import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -66,7 +67,7 @@ async function outpost(): Promise<System> {
     name: "Outpost",
     writeUrl: `${url}/prometheus/bench/api/v1/write`,
     async start() {
-      proc = (await startCollectorProcess(["--data-dir", dir.path, "--mqtt-port", "0"], port)).proc;
+      proc = (await startCollectorProcess(["--data-dir", dir.path, "--mqtt-port", "0", ...(process.env.BENCH_COLLECTOR_ARGS?.split(" ").filter(Boolean) ?? [])], port)).proc;
       return proc.pid;
     },
     async stop() {
