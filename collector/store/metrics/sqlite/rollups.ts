@@ -3,6 +3,7 @@ import type { MetricType } from "../../../../src/metrics/model.ts";
 import { decodeRows, encodeRows } from "../../../../src/metrics/rollup/block.ts";
 import { type BlockChange, deriveBlocks, SeriesRoll } from "../../../../src/metrics/rollup/roll.ts";
 import type { Rows } from "../../../../src/metrics/rollup/rows.ts";
+import { RollScratch } from "../../../../src/metrics/rollup/rows-builder.ts";
 import { type RollupTier, tiersText } from "../../../../src/metrics/rollup/tiers.ts";
 import { type BlockRequest, type RollupReads, type RollupSeriesInfo, type RollupStats, rollupKind } from "../../../../src/metrics/rollup/reads.ts";
 import { RollupBlockCache } from "../rollup-cache.ts";
@@ -68,6 +69,8 @@ export class SqliteRollups implements RollupReads {
   private unrolled = new Map<number, { lo: number; hi: number; cid: number }>();
   private readonly counters = { chunksRolled: 0, blocksWritten: 0, seconds: 0, blocksRead: 0, bytesRead: 0 };
   private lastProgressLog = 0;
+  /** The roller's block builders, reused series after series (each step writes its blocks before the next). */
+  private readonly scratch = new RollScratch();
 
   constructor(
     private readonly s: StoreState,
@@ -368,7 +371,7 @@ export class SqliteRollups implements RollupReads {
   private rollSeries(m: SeriesMeta, kind: number, cids: number[], updating: number[], upTo: number): BlockChange[] {
     const points = chunkPoints(this.s, m, cids);
     if (points.ts.length === 0) return [];
-    const roll = new SeriesRoll(kind as 0 | 1 | 2, this.configured, updating, { ts: points.ts, vals: points.nums! }, this.s.now());
+    const roll = new SeriesRoll(kind as 0 | 1 | 2, this.configured, updating, { ts: points.ts, vals: points.nums! }, this.s.now(), this.scratch);
     for (const ref of roll.blocksNeeded()) {
       const step = this.configured[ref.tier]!.step;
       const row = this.st.block!.get(m.sid, step, ref.start) as { body: Uint8Array } | null;
