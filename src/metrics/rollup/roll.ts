@@ -65,7 +65,7 @@ export class SeriesRoll {
     /** The batch's points of this series in time order (the later chunk winning a timestamp), stale markers included. */
     readonly points: PointRun,
     readonly now: number,
-    /** Builders reused between series (their rows valid until its next use); fresh arrays without. */
+    /** Builders reused between series (the rows valid until the owner resets it); fresh arrays without. */
     private readonly scratch?: RollScratch,
   ) {
     // The points are in time order: each tier's buckets, ascending, in one pass.
@@ -133,12 +133,11 @@ export class SeriesRoll {
    * built bucket by bucket, every bucket summarized right where it goes: its segment (and
    * sketches) then serves the next bucket (SegPool), so that a sketch's bins are grown once
    * per run rather than once per bucket. With a RollScratch the blocks' rows are views into
-   * its columns, valid until its next use.
+   * its columns, valid until its owner resets it.
    */
   compute(raw: readonly RawSpan[]): BlockChange[] {
     const changes: BlockChange[] = [];
     const fresh = new Map<string, Rows>();
-    this.scratch?.reset();
     for (const k of [...this.updating].sort((a, b) => a - b)) {
       const t = this.tiers[k]!;
       const touched = this.touched[k]!;

@@ -3,6 +3,7 @@
  * block as stored, and buckets summarized anew (a NumSeg or AvailSeg and the edge point).
  */
 import type { QuantileSketch } from "../quantile-sketch.ts";
+import { FloatArena } from "./float-arena.ts";
 import {
   AVAILABILITY_COLUMNS,
   type AvailabilityRows,
@@ -219,15 +220,18 @@ export class RowsBuilder {
 const KEPT_BUILDERS = 8;
 
 /**
- * The roller's builders, reused from one series' computation to the next (SeriesRoll): the
- * rows of one use are valid until the next reset, when their memory is written again.
+ * The roller's memory reused from one series' step to the next: the builders of its blocks
+ * (SeriesRoll) and the columns its stored blocks are decoded into (decodeRows). Everything
+ * handed out is valid until the owner's next reset, when it is written again.
  */
 export class RollScratch {
   private readonly builders: RowsBuilder[][] = [[], [], []];
   private readonly used = [0, 0, 0];
+  readonly floats = new FloatArena();
 
   reset(): void {
     this.used.fill(0);
+    this.floats.reset();
   }
 
   builder(kind: RollupKind): RowsBuilder {

@@ -2,7 +2,7 @@ import { decodePoints, PointCodecError } from "../../../../src/codec/index.ts";
 import { DAY_MS } from "../../../../src/metrics/model.ts";
 import type { RawSpan } from "../../../../src/metrics/rollup/roll.ts";
 import { decodeChunk } from "../chunk-codec.ts";
-import { mergeRuns, type Run, sliceRun } from "../../../../src/metrics/run.ts";
+import { type FloatAlloc, mergeRuns, type Run, sliceRun } from "../../../../src/metrics/run.ts";
 import type { SeriesMeta, StoreState } from "./state.ts";
 
 /**
@@ -41,14 +41,17 @@ function decodeOne(s: StoreState, m: SeriesMeta, cid: number): Run | undefined {
 
 const runOf = (d: { ts: Float64Array; nums?: Float64Array }): Run => ({ ts: d.ts, nums: d.nums });
 
-/** The points of `chunks` (in write order) in [lo, hi), the later chunk winning a timestamp. */
-export function chunkPoints(s: StoreState, m: SeriesMeta, cids: readonly number[], lo = Number.NEGATIVE_INFINITY, hi = Number.POSITIVE_INFINITY): Run {
+/**
+ * The points of `chunks` (in write order) in [lo, hi), the later chunk winning a timestamp;
+ * merged into `alloc`'s memory when given (the roller's arena: valid until its reset).
+ */
+export function chunkPoints(s: StoreState, m: SeriesMeta, cids: readonly number[], lo = Number.NEGATIVE_INFINITY, hi = Number.POSITIVE_INFINITY, alloc?: FloatAlloc): Run {
   const runs: Run[] = [];
   for (const cid of cids) {
     const r = decodeOne(s, m, cid);
     if (r) runs.push(sliceRun(r, lo, hi));
   }
-  return mergeRuns(runs, true);
+  return mergeRuns(runs, true, alloc);
 }
 
 /** The stored, unexpired chunks of `m` up to chunk `upTo` that may hold points of [lo, hi), in write order. */
@@ -65,7 +68,7 @@ export function chunksIn(s: StoreState, m: SeriesMeta, lo: number, hi: number, u
  * points there is one of the batch (`batch`: their ids and merged points), those points are
  * the span's: the usual case (new chunks at the end of a series) decodes nothing twice.
  */
-export function rawSpan(s: StoreState, m: SeriesMeta, lo: number, hi: number, upTo: number, batch?: { cids: ReadonlySet<number>; points: Run }): RawSpan {
+export function rawSpan(s: StoreState, m: SeriesMeta, lo: number, hi: number, upTo: number, batch?: { cids: ReadonlySet<number>; points: Run }, alloc?: FloatAlloc): RawSpan {
   const refs = chunksIn(s, m, lo, hi, upTo);
   if (batch && refs.every((r) => batch.cids.has(r.cid))) {
     const run = sliceRun(batch.points, lo, hi);
@@ -77,6 +80,7 @@ export function rawSpan(s: StoreState, m: SeriesMeta, lo: number, hi: number, up
     refs.map((r) => r.cid),
     lo,
     hi,
+    alloc,
   );
   return { lo, hi, ts: run.ts, vals: run.nums!, chunks: refs };
 }
