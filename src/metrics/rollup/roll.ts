@@ -274,7 +274,11 @@ export class SegPool {
   made = 0;
 
   take(kind: RollupKind): NumSeg {
-    const seg = this.free[kind === KIND_COUNTER ? 1 : 0]!.pop() ?? (this.made++, newSeg(kind));
+    let seg = this.free[kind === KIND_COUNTER ? 1 : 0]!.pop();
+    if (!seg) {
+      seg = newSeg(kind);
+      this.made++;
+    }
     this.taken.push(seg);
     return seg;
   }
