@@ -27,11 +27,15 @@ export function sliceRun(r: Run, start: number, end: number): Run {
   };
 }
 
+/** Where merged numeric columns are made: fresh arrays unless the caller reuses memory (the roller). */
+export type FloatAlloc = (n: number) => Float64Array;
+const freshFloats: FloatAlloc = (n) => new Float64Array(n);
+
 /**
  * Merges runs given in write order (oldest first) into one run; for a timestamp present in
  * several runs the value of the latest run wins, which makes repeated writes idempotent.
  */
-export function mergeRuns(runs: Run[], numeric: boolean): Run {
+export function mergeRuns(runs: Run[], numeric: boolean, alloc = freshFloats): Run {
   const nonEmpty = runs.filter((r) => r.ts.length > 0);
   if (nonEmpty.length === 0) return emptyRun(numeric);
   if (nonEmpty.length === 1) return nonEmpty[0]!;
@@ -44,14 +48,14 @@ export function mergeRuns(runs: Run[], numeric: boolean): Run {
       break;
     }
   }
-  return disjoint ? concatRuns(byStart.map((x) => x.r), numeric) : mergeOverlapping(nonEmpty, numeric);
+  return disjoint ? concatRuns(byStart.map((x) => x.r), numeric, alloc) : mergeOverlapping(nonEmpty, numeric, alloc);
 }
 
-function concatRuns(runs: Run[], numeric: boolean): Run {
+function concatRuns(runs: Run[], numeric: boolean, alloc: FloatAlloc): Run {
   let n = 0;
   for (const r of runs) n += r.ts.length;
-  const ts = new Float64Array(n);
-  const nums = numeric ? new Float64Array(n) : undefined;
+  const ts = alloc(n);
+  const nums = numeric ? alloc(n) : undefined;
   const strs: string[] | undefined = numeric ? undefined : [];
   const anyTags = runs.some((r) => r.tags);
   const tags: (Tags | undefined)[] | undefined = anyTags ? [] : undefined;
@@ -66,8 +70,8 @@ function concatRuns(runs: Run[], numeric: boolean): Run {
   return { ts, nums, strs, tags };
 }
 
-function mergeOverlapping(runs: Run[], numeric: boolean): Run {
-  const all = concatRuns(runs, numeric);
+function mergeOverlapping(runs: Run[], numeric: boolean, alloc: FloatAlloc): Run {
+  const all = concatRuns(runs, numeric, alloc);
   const n = all.ts.length;
   const order = new Uint32Array(n);
   for (let i = 0; i < n; i++) order[i] = i;
@@ -75,8 +79,8 @@ function mergeOverlapping(runs: Run[], numeric: boolean): Run {
   // Runs were concatenated in write order, so the index breaks ties in favour of later writes.
   order.sort((a, b) => ts[a]! - ts[b]! || a - b);
   const out: Run = {
-    ts: new Float64Array(n),
-    nums: numeric ? new Float64Array(n) : undefined,
+    ts: alloc(n),
+    nums: numeric ? alloc(n) : undefined,
     strs: numeric ? undefined : [],
     tags: all.tags ? [] : undefined,
   };

@@ -3,9 +3,11 @@
  * with the chunks and blocks kept in memory: the pure arithmetic of the tiers checked against
  * raw points without a database (test/metrics/rollup/).
  */
+import type { ByteWriter } from "../../src/codec/bytes.ts";
 import { decodeRows, encodeRows } from "../../src/metrics/rollup/block.ts";
 import type { RowLookup } from "../../src/metrics/rollup/cover.ts";
 import { lowerBound, type RawSpan, SeriesRoll } from "../../src/metrics/rollup/roll.ts";
+import type { RollScratch } from "../../src/metrics/rollup/rows-builder.ts";
 import type { RollupKind, Rows } from "../../src/metrics/rollup/rows.ts";
 import { blockSpan, type RollupTier } from "../../src/metrics/rollup/tiers.ts";
 
@@ -25,12 +27,16 @@ export interface SimChunk {
 export class RollupSim implements RowLookup {
   readonly chunks: SimChunk[] = [];
   readonly blocks = new Map<string, Rows>();
+  /** The blocks as encoded. */
+  readonly bytes = new Map<string, Uint8Array>();
   mark = 0;
   now = 1;
 
   constructor(
     readonly kind: RollupKind,
     readonly tiers: RollupTier[] = TEST_TIERS,
+    /** Roll as the SQLite roller does: blocks decoded into, and built in, reused memory, encoded into one writer. */
+    readonly reuse?: { scratch: RollScratch; writer: ByteWriter },
   ) {}
 
   /** Seals a chunk (points in any order; the last of a timestamp wins within it). */
@@ -64,20 +70,31 @@ export class RollupSim implements RowLookup {
   roll(batch = 1): void {
     while (this.mark < this.chunks.length) {
       const end = Math.min(this.chunks.length, this.mark + batch);
+      const reuse = this.reuse;
+      reuse?.scratch.reset();
       const pts = this.merged(this.mark, end, -Infinity, Infinity, true);
-      const r = new SeriesRoll(this.kind, this.tiers, this.tiers.map((_, k) => k), { ts: pts.ts, vals: pts.vals }, this.now);
-      for (const ref of r.blocksNeeded()) r.loaded(ref, this.blocks.get(`${ref.tier}:${ref.start}`));
+      const r = new SeriesRoll(this.kind, this.tiers, this.tiers.map((_, k) => k), { ts: pts.ts, vals: pts.vals }, this.now, reuse?.scratch);
+      for (const ref of r.blocksNeeded()) {
+        const key = `${ref.tier}:${ref.start}`;
+        const bytes = this.bytes.get(key);
+        const step = this.tiers[ref.tier]!.step;
+        r.loaded(ref, reuse ? bytes && decodeRows(bytes, ref.start, step, reuse.scratch.floats) : this.blocks.get(key));
+      }
       const raw: RawSpan[] = r.planRaw().map(([lo, hi]) => {
         const got = this.merged(0, end, lo, hi);
         return { lo, hi, ts: got.ts, vals: got.vals, chunks: got.used.map((c) => ({ start: c.ts[0]!, end: c.ts.at(-1)!, expires: c.expires })) };
       });
       for (const ch of r.compute(raw)) {
         const key = `${ch.tier}:${ch.start}`;
-        if (ch.rows.n === 0) this.blocks.delete(key);
-        else {
+        if (ch.rows.n === 0) {
+          this.blocks.delete(key);
+          this.bytes.delete(key);
+        } else {
           // Through the block codec, as a store keeps them.
           const t = this.tiers[ch.tier]!;
-          this.blocks.set(key, decodeRows(encodeRows(ch.rows, ch.start, t.step), ch.start, t.step));
+          const bytes = encodeRows(ch.rows, ch.start, t.step, reuse?.writer).slice();
+          this.bytes.set(key, bytes);
+          this.blocks.set(key, decodeRows(bytes, ch.start, t.step));
         }
       }
       this.mark = end;

@@ -14,6 +14,7 @@ import { ByteReader, ByteWriter } from "../../codec/bytes.ts";
 import { corrupt, PointCodecError } from "../../codec/errors.ts";
 import { readIntColumn, writeIntColumn } from "../../codec/int-column.ts";
 import { readNumbers, writeNumbers } from "../../codec/point-block.ts";
+import type { FloatArena } from "./float-arena.ts";
 import {
   AVAILABILITY_COLUMNS,
   type AvailabilityRows,
@@ -67,9 +68,13 @@ function writeSketch(out: ByteWriter, s: SketchColumns, n: number): void {
   writeInts(out, s.counts, s.counts.length);
 }
 
-/** The block of `rows`, whose buckets start at blockStart + idx·step. */
-export function encodeRows(rows: Rows, blockStart: number, step: number): Uint8Array {
-  const out = new ByteWriter(256 + rows.n * 32);
+/**
+ * The block of `rows`, whose buckets start at blockStart + idx·step. Written `into` a reused
+ * writer, the bytes are a view of its buffer, valid until its next use.
+ */
+export function encodeRows(rows: Rows, blockStart: number, step: number, into?: ByteWriter): Uint8Array {
+  const out = into ?? new ByteWriter(256 + rows.n * 32);
+  out.pos = 0;
   out.byte(ROLLUP_BLOCK_VERSION);
   out.byte(rows.kind);
   const n = rows.n;
@@ -97,30 +102,36 @@ export function encodeRows(rows: Rows, blockStart: number, step: number): Uint8A
     if (rows.kind === KIND_COUNTER) writeSketch(out, rows.rateSketch!, n);
   }
   out.u32(Bun.hash.crc32(out.buf.subarray(0, out.pos)));
-  return out.buf.slice(0, out.pos);
+  return into ? out.buf.subarray(0, out.pos) : out.buf.slice(0, out.pos);
 }
 
-function readInts(r: ByteReader, n: number): Float64Array {
-  const a = new Float64Array(n);
+const fresh = (n: number) => new Float64Array(n);
+
+function readInts(r: ByteReader, n: number, alloc: (n: number) => Float64Array): Float64Array {
+  const a = alloc(n);
   if (n > 0) readIntColumn(r, n, a);
   return a;
 }
 
-function readSketch(r: ByteReader, n: number): SketchColumns {
+function readSketch(r: ByteReader, n: number, alloc: (n: number) => Float64Array): SketchColumns {
   const s = {} as SketchColumns;
-  for (const c of SKETCH_COLUMNS) s[c] = readInts(r, n);
+  for (const c of SKETCH_COLUMNS) s[c] = readInts(r, n, alloc);
   const bins = r.count(0);
-  s.gaps = readInts(r, bins);
-  s.counts = readInts(r, bins);
-  const at = new Float64Array(n + 1);
+  s.gaps = readInts(r, bins, alloc);
+  s.counts = readInts(r, bins, alloc);
+  const at = alloc(n + 1);
   for (let j = 0; j < n; j++) at[j + 1] = at[j]! + s.pn[j]! + s.nn[j]!;
   if (at[n] !== bins) corrupt(`the sketches name ${at[n]} bins, the block holds ${bins}`);
   s.at = at;
   return s;
 }
 
-/** The rows of a block stored for buckets from blockStart on; throws PointCodecError when it is corrupt. */
-export function decodeRows(bytes: Uint8Array, blockStart: number, step: number): Rows {
+/**
+ * The rows of a block stored for buckets from blockStart on; throws PointCodecError when it is
+ * corrupt. With an arena, the columns are views of its memory, valid until its next reset.
+ */
+export function decodeRows(bytes: Uint8Array, blockStart: number, step: number, arena?: FloatArena): Rows {
+  const alloc = arena ? (k: number) => arena.take(k) : fresh;
   if (bytes.length < 7) corrupt(`${bytes.length} bytes is too short for a rollup block`);
   const version = bytes[0]!;
   if (version !== ROLLUP_BLOCK_VERSION) throw new PointCodecError(`unsupported rollup block version ${version} (this program reads version ${ROLLUP_BLOCK_VERSION})`);
@@ -135,10 +146,10 @@ export function decodeRows(bytes: Uint8Array, blockStart: number, step: number):
   for (const c of columnsOf(kind)) {
     let v: Float64Array;
     if (FLOAT_COLUMNS.has(c)) {
-      v = new Float64Array(n);
+      v = alloc(n);
       const scheme = r.byte();
       if (n > 0) readNumbers(r, scheme, n, v);
-    } else v = readInts(r, n);
+    } else v = readInts(r, n, alloc);
     rows[c] = v;
   }
   const idx = rows.idx as Float64Array;
@@ -162,8 +173,8 @@ export function decodeRows(bytes: Uint8Array, blockStart: number, step: number):
   const sketchesOf = () => {
     if (!sketches) {
       const sr = new ByteReader(bytes, at, end);
-      const values = readSketch(sr, n);
-      const rates = kind === KIND_COUNTER ? readSketch(sr, n) : undefined;
+      const values = readSketch(sr, n, alloc);
+      const rates = kind === KIND_COUNTER ? readSketch(sr, n, alloc) : undefined;
       if (sr.pos !== end) corrupt(`${end - sr.pos} bytes left after the rollup rows`);
       sketches = [values, rates];
     }

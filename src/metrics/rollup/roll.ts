@@ -16,7 +16,7 @@
  */
 import { QuantileSketch } from "../quantile-sketch.ts";
 import { KIND_AVAILABILITY, KIND_COUNTER, type NumericRows, type RollupKind, type Rows } from "./rows.ts";
-import { type AvailBucket, type NumBucket, RowsBuilder } from "./rows-builder.ts";
+import { type AvailBucket, type NumBucket, type RollScratch, RowsBuilder } from "./rows-builder.ts";
 import { isStaleMarker } from "../../prometheus/staleness.ts";
 import { AvailSeg, NumSeg } from "./segment.ts";
 import { blockSpan, type RollupTier } from "./tiers.ts";
@@ -65,6 +65,8 @@ export class SeriesRoll {
     /** The batch's points of this series in time order (the later chunk winning a timestamp), stale markers included. */
     readonly points: PointRun,
     readonly now: number,
+    /** Builders reused between series (the rows valid until the owner resets it); fresh arrays without. */
+    private readonly scratch?: RollScratch,
   ) {
     // The points are in time order: each tier's buckets, ascending, in one pass.
     this.touched = tiers.map((t) => {
@@ -126,25 +128,41 @@ export class SeriesRoll {
     return spans;
   }
 
-  /** The changed blocks, given the raw points of planRaw's spans (in its order). */
+  /**
+   * The changed blocks, given the raw points of planRaw's spans (in its order). Each block is
+   * built bucket by bucket, every bucket summarized right where it goes: its segment (and
+   * sketches) then serves the next bucket (SegPool), so that a sketch's bins are grown once
+   * per run rather than once per bucket. With a RollScratch the blocks' rows are views into
+   * its columns, valid until its owner resets it.
+   */
   compute(raw: readonly RawSpan[]): BlockChange[] {
     const changes: BlockChange[] = [];
     const fresh = new Map<string, Rows>();
     for (const k of [...this.updating].sort((a, b) => a - b)) {
-      const byBlock = new Map<number, (NumBucket | AvailBucket)[]>();
       const t = this.tiers[k]!;
-      for (const b of this.touched[k]!) {
-        const bucket = k === 0 ? this.finest(b, raw) : this.coarse(k, b, fresh);
-        const start = blockOf(t, b);
-        let list = byBlock.get(start);
-        if (!list) byBlock.set(start, (list = []));
-        if (bucket) {
-          bucket.idx = b - start / t.step;
-          list.push(bucket);
+      const touched = this.touched[k]!;
+      for (let i = 0; i < touched.length; ) {
+        const start = blockOf(t, touched[i]!);
+        const first = start / t.step;
+        const old = this.old.get(key(k, start));
+        const out = this.scratch ? this.scratch.builder(this.kind) : new RowsBuilder(this.kind);
+        let j = 0;
+        // Old rows not touched and the touched buckets computed anew, in bucket order.
+        for (; i < touched.length && blockOf(t, touched[i]!) === start; i++) {
+          const b = touched[i]!;
+          const idx = b - first;
+          for (; old && j < old.n && old.idx[j]! < idx; j++) out.copy(old, j);
+          if (old && j < old.n && old.idx[j] === idx) j++;
+          const bucket = k === 0 ? this.finest(b, raw) : this.coarse(k, b, fresh);
+          if (bucket) {
+            bucket.idx = idx;
+            if (this.kind === KIND_AVAILABILITY) out.availability(bucket as AvailBucket);
+            else out.numeric(bucket as NumBucket);
+          }
+          segs.release();
         }
-      }
-      for (const [start, buckets] of byBlock) {
-        const rows = this.rebuild(this.old.get(key(k, start)), buckets, new Set([...this.touched[k]!].filter((b) => blockOf(t, b) === start).map((b) => b - start / t.step)));
+        for (; old && j < old.n; j++) out.copy(old, j);
+        const rows = out.finish();
         fresh.set(key(k, start), rows);
         changes.push({ tier: k, start, rows });
       }
@@ -152,22 +170,8 @@ export class SeriesRoll {
     return changes;
   }
 
-  /** Old rows not touched, and the touched buckets computed anew, in bucket order. */
-  private rebuild(old: Rows | undefined, buckets: (NumBucket | AvailBucket)[], touchedIdx: Set<number>): Rows {
-    const out = new RowsBuilder(this.kind);
-    let i = 0;
-    const put = (b: NumBucket | AvailBucket) => (this.kind === KIND_AVAILABILITY ? out.availability(b as AvailBucket) : out.numeric(b as NumBucket));
-    for (let j = 0; old && j < old.n; j++) {
-      const idx = old.idx[j]!;
-      while (i < buckets.length && buckets[i]!.idx < idx) put(buckets[i++]!);
-      if (!touchedIdx.has(idx)) out.copy(old, j);
-    }
-    while (i < buckets.length) put(buckets[i++]!);
-    return out.finish();
-  }
-
   private newSeg(): NumSeg {
-    return newSeg(this.kind);
+    return segs.take(this.kind);
   }
 
   /** The batch's points in [a, a + step) as a bucket (for merging). */
@@ -225,7 +229,7 @@ export class SeriesRoll {
     const hi = lo + t.step / f.step;
     if (old && total(old.rows, old.j) !== totalIn(before, lo, hi)) return this.merged(old, this.batchBucket(a, t.step));
     if (!after) return undefined;
-    const b = composeBucket(this.kind, after, lo, hi, childStart, f.step);
+    const b = composeBucket(this.kind, after, lo, hi, childStart, f.step, this.newSeg());
     return b && !this.empty(b) ? b : undefined;
   }
 
@@ -258,8 +262,40 @@ function newSeg(kind: RollupKind): NumSeg {
   return new NumSeg(kind === KIND_COUNTER, new QuantileSketch(), kind === KIND_COUNTER ? new QuantileSketch() : undefined);
 }
 
+/**
+ * Segments handed out for one bucket's computation and taken back, cleared, once the bucket is
+ * in its block (release): their sketches keep the bins they grew. The roller is synchronous
+ * from a bucket's first segment to its release, so one pool serves every SeriesRoll.
+ */
+export class SegPool {
+  private readonly free: NumSeg[][] = [[], []];
+  private readonly taken: NumSeg[] = [];
+  /** Segments made so far (for tests). */
+  made = 0;
+
+  take(kind: RollupKind): NumSeg {
+    let seg = this.free[kind === KIND_COUNTER ? 1 : 0]!.pop();
+    if (!seg) {
+      seg = newSeg(kind);
+      this.made++;
+    }
+    this.taken.push(seg);
+    return seg;
+  }
+
+  release(): void {
+    for (const seg of this.taken) {
+      seg.clear();
+      this.free[seg.rates ? 1 : 0]!.push(seg);
+    }
+    this.taken.length = 0;
+  }
+}
+
+export const segs = new SegPool();
+
 /** Rows with lo ≤ idx < hi of a finer block (buckets from blockStart, `step` apart) composed into one bucket. */
-export function composeBucket(kind: RollupKind, rows: Rows, lo: number, hi: number, blockStart: number, step: number): NumBucket | AvailBucket {
+export function composeBucket(kind: RollupKind, rows: Rows, lo: number, hi: number, blockStart: number, step: number, into?: NumSeg): NumBucket | AvailBucket {
   let j = lowerBound(rows.idx, lo);
   let srcExp = Number.POSITIVE_INFINITY;
   if (rows.kind === KIND_AVAILABILITY) {
@@ -270,7 +306,7 @@ export function composeBucket(kind: RollupKind, rows: Rows, lo: number, hi: numb
     }
     return { idx: 0, seg, srcExp };
   }
-  const seg = newSeg(kind);
+  const seg = into ?? newSeg(kind);
   let edge: number | undefined;
   for (let first = true; j < rows.n && rows.idx[j]! < hi; j++, first = false) {
     if (first && rows.idx[j] === lo) edge = rows.edge[j] ? rows.edgeV[j]! : undefined;

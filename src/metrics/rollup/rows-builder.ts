@@ -3,6 +3,7 @@
  * block as stored, and buckets summarized anew (a NumSeg or AvailSeg and the edge point).
  */
 import type { QuantileSketch } from "../quantile-sketch.ts";
+import { FloatArena } from "./float-arena.ts";
 import {
   AVAILABILITY_COLUMNS,
   type AvailabilityRows,
@@ -35,10 +36,36 @@ export interface AvailBucket {
   srcExp: number;
 }
 
+/** A column of numbers grown in place; reset keeps its memory. */
+class Col {
+  a = new Float64Array(64);
+  n = 0;
+
+  push(v: number): void {
+    if (this.n === this.a.length) {
+      const next = new Float64Array(this.a.length * 2);
+      next.set(this.a);
+      this.a = next;
+    }
+    this.a[this.n++] = v;
+  }
+
+  /** The column: a view of this memory (`view`), valid until the next reset, or a copy. */
+  out(view: boolean): Float64Array {
+    return view ? this.a.subarray(0, this.n) : this.a.slice(0, this.n);
+  }
+}
+
 class SketchBuilder {
-  readonly cols: Record<string, number[]> = Object.fromEntries(SKETCH_COLUMNS.map((c) => [c, []]));
-  readonly gaps: number[] = [];
-  readonly counts: number[] = [];
+  readonly cols: Record<string, Col> = Object.fromEntries(SKETCH_COLUMNS.map((c) => [c, new Col()]));
+  readonly gaps = new Col();
+  readonly counts = new Col();
+  readonly at = new Col();
+
+  reset(): void {
+    for (const c of SKETCH_COLUMNS) this.cols[c]!.n = 0;
+    this.gaps.n = this.counts.n = this.at.n = 0;
+  }
 
   copy(s: SketchColumns, j: number): void {
     for (const c of SKETCH_COLUMNS) this.cols[c]!.push(s[c][j]!);
@@ -71,30 +98,46 @@ class SketchBuilder {
     this.cols.ninf!.push(q.negInf);
   }
 
-  finish(n: number): SketchColumns {
+  finish(n: number, view: boolean): SketchColumns {
     const s = {} as SketchColumns;
-    for (const c of SKETCH_COLUMNS) s[c] = Float64Array.from(this.cols[c]!);
-    s.gaps = Float64Array.from(this.gaps);
-    s.counts = Float64Array.from(this.counts);
-    const at = new Float64Array(n + 1);
-    for (let j = 0; j < n; j++) at[j + 1] = at[j]! + s.pn[j]! + s.nn[j]!;
-    s.at = at;
+    for (const c of SKETCH_COLUMNS) s[c] = this.cols[c]!.out(view);
+    s.gaps = this.gaps.out(view);
+    s.counts = this.counts.out(view);
+    const at = this.at;
+    at.n = 0;
+    at.push(0);
+    for (let j = 0; j < n; j++) at.push(at.a[j]! + s.pn[j]! + s.nn[j]!);
+    s.at = at.out(view);
     return s;
   }
 }
 
-/** The rows of one block, appended in bucket order. */
+/**
+ * The rows of one block, appended in bucket order. A builder made `reusable` hands out rows
+ * whose columns are views of its own memory: valid until its next reset (RollScratch).
+ */
 export class RowsBuilder {
-  private readonly cols: Record<string, number[]>;
+  private readonly cols: Record<string, Col>;
+  private readonly names: readonly string[];
   private readonly sketch: SketchBuilder | undefined;
   private readonly rateSketch: SketchBuilder | undefined;
   n = 0;
 
-  constructor(readonly kind: RollupKind) {
-    const names = kind === KIND_AVAILABILITY ? AVAILABILITY_COLUMNS : kind === KIND_COUNTER ? [...NUMERIC_COLUMNS, ...RATE_COLUMNS] : NUMERIC_COLUMNS;
-    this.cols = Object.fromEntries(names.map((c) => [c, []]));
+  constructor(
+    readonly kind: RollupKind,
+    readonly reusable = false,
+  ) {
+    this.names = kind === KIND_AVAILABILITY ? AVAILABILITY_COLUMNS : kind === KIND_COUNTER ? [...NUMERIC_COLUMNS, ...RATE_COLUMNS] : NUMERIC_COLUMNS;
+    this.cols = Object.fromEntries(this.names.map((c) => [c, new Col()]));
     this.sketch = kind === KIND_AVAILABILITY ? undefined : new SketchBuilder();
     this.rateSketch = kind === KIND_COUNTER ? new SketchBuilder() : undefined;
+  }
+
+  reset(): void {
+    for (const c of this.names) this.cols[c]!.n = 0;
+    this.sketch?.reset();
+    this.rateSketch?.reset();
+    this.n = 0;
   }
 
   private put(c: string, v: number): void {
@@ -104,7 +147,7 @@ export class RowsBuilder {
   /** Row j of a stored block, as it is. */
   copy(rows: Rows, j: number): void {
     const rec = rows as unknown as Record<string, Float64Array>;
-    for (const c of Object.keys(this.cols)) this.put(c, rec[c]![j]!);
+    for (const c of this.names) this.put(c, rec[c]![j]!);
     if (rows.kind !== KIND_AVAILABILITY) {
       this.sketch!.copy(rows.sketch, j);
       if (this.rateSketch) this.rateSketch.copy(rows.rateSketch!, j);
@@ -164,10 +207,41 @@ export class RowsBuilder {
   }
 
   finish(): Rows {
+    const view = this.reusable;
     const out: Record<string, unknown> = { kind: this.kind, n: this.n };
-    for (const [c, v] of Object.entries(this.cols)) out[c] = Float64Array.from(v);
-    if (this.sketch) out.sketch = this.sketch.finish(this.n);
-    if (this.rateSketch) out.rateSketch = this.rateSketch.finish(this.n);
+    for (const c of this.names) out[c] = this.cols[c]!.out(view);
+    if (this.sketch) out.sketch = this.sketch.finish(this.n, view);
+    if (this.rateSketch) out.rateSketch = this.rateSketch.finish(this.n, view);
     return out as unknown as NumericRows | AvailabilityRows;
+  }
+}
+
+/** Builders of blocks kept before this many in one use of a RollScratch are made afresh. */
+const KEPT_BUILDERS = 8;
+
+/**
+ * The roller's memory reused from one series' step to the next: the builders of its blocks
+ * (SeriesRoll) and the columns its stored blocks are decoded into (decodeRows). Everything
+ * handed out is valid until the owner's next reset, when it is written again.
+ */
+export class RollScratch {
+  private readonly builders: RowsBuilder[][] = [[], [], []];
+  private readonly used = [0, 0, 0];
+  readonly floats = new FloatArena();
+
+  reset(): void {
+    this.used.fill(0);
+    this.floats.reset();
+  }
+
+  builder(kind: RollupKind): RowsBuilder {
+    const list = this.builders[kind]!;
+    const i = this.used[kind]!;
+    if (i >= KEPT_BUILDERS) return new RowsBuilder(kind);
+    this.used[kind] = i + 1;
+    let b = list[i];
+    if (b) b.reset();
+    else list.push((b = new RowsBuilder(kind, true)));
+    return b;
   }
 }

@@ -1,8 +1,8 @@
-import { decodePoints, PointCodecError } from "../../../../src/codec/index.ts";
+import { decodePoints, decodePointsInto, PointCodecError } from "../../../../src/codec/index.ts";
 import { DAY_MS } from "../../../../src/metrics/model.ts";
 import type { RawSpan } from "../../../../src/metrics/rollup/roll.ts";
 import { decodeChunk } from "../chunk-codec.ts";
-import { mergeRuns, type Run, sliceRun } from "../../../../src/metrics/run.ts";
+import { type FloatAlloc, mergeRuns, type Run, sliceRun } from "../../../../src/metrics/run.ts";
 import type { SeriesMeta, StoreState } from "./state.ts";
 
 /**
@@ -20,15 +20,15 @@ export interface ChunkRef {
   expires: number;
 }
 
-function decodeOne(s: StoreState, m: SeriesMeta, cid: number): Run | undefined {
+function decodeOne(s: StoreState, m: SeriesMeta, cid: number, alloc?: FloatAlloc): Run | undefined {
   const cached = s.cache.get(cid);
   const row = cached ? undefined : (s.st.selectChunk.get(cid) as { format: number; n: number; body: Uint8Array | null; ts: Uint8Array; vals: Uint8Array; tags: Uint8Array | null } | null);
   try {
-    if (cached) return cached.block ? runOf(decodePoints(cached.block)) : cached.run;
+    if (cached) return cached.block ? decodeBlock(cached.block, cached.n, alloc) : cached.run;
     if (!row) return undefined;
     if (row.format === 0) return decodeChunk(row, true);
     if (!row.body) throw new PointCodecError("no point block");
-    return runOf(decodePoints(row.body));
+    return decodeBlock(row.body, row.n, alloc);
   } catch (e) {
     if (!(e instanceof PointCodecError || e instanceof RangeError || e instanceof TypeError)) throw e;
     if (!s.corruptChunks.has(cid)) {
@@ -41,14 +41,33 @@ function decodeOne(s: StoreState, m: SeriesMeta, cid: number): Run | undefined {
 
 const runOf = (d: { ts: Float64Array; nums?: Float64Array }): Run => ({ ts: d.ts, nums: d.nums });
 
-/** The points of `chunks` (in write order) in [lo, hi), the later chunk winning a timestamp. */
-export function chunkPoints(s: StoreState, m: SeriesMeta, cids: readonly number[], lo = Number.NEGATIVE_INFINITY, hi = Number.POSITIVE_INFINITY): Run {
+/** A chunk's block of `n` points (as its row says), decoded into `alloc`'s memory when given. */
+function decodeBlock(bytes: Uint8Array, n: number, alloc?: FloatAlloc): Run {
+  if (alloc) {
+    const ts = alloc(n);
+    const nums = alloc(n);
+    try {
+      const got = decodePointsInto(bytes, ts, nums, 0).points;
+      return got === n ? { ts, nums } : { ts: ts.subarray(0, got), nums: nums.subarray(0, got) };
+    } catch (e) {
+      // More points than the row says: decoded as it would be without the arena.
+      if (!(e instanceof RangeError)) throw e;
+    }
+  }
+  return runOf(decodePoints(bytes));
+}
+
+/**
+ * The points of `chunks` (in write order) in [lo, hi), the later chunk winning a timestamp;
+ * merged into `alloc`'s memory when given (the roller's arena: valid until its reset).
+ */
+export function chunkPoints(s: StoreState, m: SeriesMeta, cids: readonly number[], lo = Number.NEGATIVE_INFINITY, hi = Number.POSITIVE_INFINITY, alloc?: FloatAlloc): Run {
   const runs: Run[] = [];
   for (const cid of cids) {
-    const r = decodeOne(s, m, cid);
+    const r = decodeOne(s, m, cid, alloc);
     if (r) runs.push(sliceRun(r, lo, hi));
   }
-  return mergeRuns(runs, true);
+  return mergeRuns(runs, true, alloc);
 }
 
 /** The stored, unexpired chunks of `m` up to chunk `upTo` that may hold points of [lo, hi), in write order. */
@@ -65,7 +84,7 @@ export function chunksIn(s: StoreState, m: SeriesMeta, lo: number, hi: number, u
  * points there is one of the batch (`batch`: their ids and merged points), those points are
  * the span's: the usual case (new chunks at the end of a series) decodes nothing twice.
  */
-export function rawSpan(s: StoreState, m: SeriesMeta, lo: number, hi: number, upTo: number, batch?: { cids: ReadonlySet<number>; points: Run }): RawSpan {
+export function rawSpan(s: StoreState, m: SeriesMeta, lo: number, hi: number, upTo: number, batch?: { cids: ReadonlySet<number>; points: Run }, alloc?: FloatAlloc): RawSpan {
   const refs = chunksIn(s, m, lo, hi, upTo);
   if (batch && refs.every((r) => batch.cids.has(r.cid))) {
     const run = sliceRun(batch.points, lo, hi);
@@ -77,6 +96,7 @@ export function rawSpan(s: StoreState, m: SeriesMeta, lo: number, hi: number, up
     refs.map((r) => r.cid),
     lo,
     hi,
+    alloc,
   );
   return { lo, hi, ts: run.ts, vals: run.nums!, chunks: refs };
 }

@@ -3,8 +3,10 @@ import type { MetricType } from "../../../../src/metrics/model.ts";
 import { decodeRows, encodeRows } from "../../../../src/metrics/rollup/block.ts";
 import { type BlockChange, deriveBlocks, SeriesRoll } from "../../../../src/metrics/rollup/roll.ts";
 import type { Rows } from "../../../../src/metrics/rollup/rows.ts";
+import { RollScratch } from "../../../../src/metrics/rollup/rows-builder.ts";
 import { type RollupTier, tiersText } from "../../../../src/metrics/rollup/tiers.ts";
 import { type BlockRequest, type RollupReads, type RollupSeriesInfo, type RollupStats, rollupKind } from "../../../../src/metrics/rollup/reads.ts";
+import { ByteWriter } from "../../../../src/codec/bytes.ts";
 import { RollupBlockCache } from "../rollup-cache.ts";
 import { chunkPoints, headRanges, rawSpan } from "./rollup-chunks.ts";
 import type { SeriesMeta, StoreState } from "./state.ts";
@@ -68,6 +70,9 @@ export class SqliteRollups implements RollupReads {
   private unrolled = new Map<number, { lo: number; hi: number; cid: number }>();
   private readonly counters = { chunksRolled: 0, blocksWritten: 0, seconds: 0, blocksRead: 0, bytesRead: 0 };
   private lastProgressLog = 0;
+  /** The roller's memory, reused series after series: reset as a step starts, its blocks written before the next. */
+  private readonly scratch = new RollScratch();
+  private readonly encoder = new ByteWriter(64 * 1024);
 
   constructor(
     private readonly s: StoreState,
@@ -288,7 +293,8 @@ export class SqliteRollups implements RollupReads {
   private write(sid: number, t: RollupTier, start: number, rows: Rows): void {
     this.cache.delete(sid, t.step, start);
     if (rows.n === 0) this.st.remove!.run(sid, t.step, start);
-    else this.st.upsert!.run(sid, t.step, start, this.s.now(), encodeRows(rows, start, t.step));
+    // The encoder's bytes are copied by the statement.
+    else this.st.upsert!.run(sid, t.step, start, this.s.now(), encodeRows(rows, start, t.step, this.encoder));
     this.counters.blocksWritten++;
   }
 
@@ -394,16 +400,19 @@ export class SqliteRollups implements RollupReads {
   }
 
   private rollSeries(m: SeriesMeta, kind: number, cids: number[], updating: number[], upTo: number): BlockChange[] {
-    const points = chunkPoints(this.s, m, cids);
+    this.scratch.reset();
+    const floats = this.scratch.floats;
+    const alloc = (n: number) => floats.take(n);
+    const points = chunkPoints(this.s, m, cids, Number.NEGATIVE_INFINITY, Number.POSITIVE_INFINITY, alloc);
     if (points.ts.length === 0) return [];
-    const roll = new SeriesRoll(kind as 0 | 1 | 2, this.configured, updating, { ts: points.ts, vals: points.nums! }, this.s.now());
+    const roll = new SeriesRoll(kind as 0 | 1 | 2, this.configured, updating, { ts: points.ts, vals: points.nums! }, this.s.now(), this.scratch);
     for (const ref of roll.blocksNeeded()) {
       const step = this.configured[ref.tier]!.step;
       const row = this.st.block!.get(m.sid, step, ref.start) as { body: Uint8Array } | null;
-      roll.loaded(ref, row ? decodeRows(row.body, ref.start, step) : undefined);
+      roll.loaded(ref, row ? decodeRows(row.body, ref.start, step, floats) : undefined);
     }
     const batch = { cids: new Set(cids), points };
-    const raw = roll.planRaw().map(([lo, hi]) => rawSpan(this.s, m, lo, hi, upTo, batch));
+    const raw = roll.planRaw().map(([lo, hi]) => rawSpan(this.s, m, lo, hi, upTo, batch, alloc));
     return roll.compute(raw);
   }
 
