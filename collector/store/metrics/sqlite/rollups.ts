@@ -9,6 +9,7 @@ import { type BlockRequest, type RollupReads, type RollupSeriesInfo, type Rollup
 import { ByteWriter } from "../../../../src/codec/bytes.ts";
 import { RollupBlockCache } from "../rollup-cache.ts";
 import { chunkPoints, headRanges, rawSpan } from "./rollup-chunks.ts";
+import { prepareRollupStatements, storedMarks } from "./rollup-statements.ts";
 import type { SeriesMeta, StoreState } from "./state.ts";
 
 /** Points of one series one roller transaction takes at most (a step of about 100 ms at most). */
@@ -79,24 +80,7 @@ export class SqliteRollups implements RollupReads {
     private readonly configured: readonly RollupTier[],
     cacheBytes = 16 * 1024 * 1024,
   ) {
-    const q = (sql: string) => s.db.prepare(sql);
-    this.st = {
-      block: q("SELECT body FROM rollups WHERE sid = ? AND step = ? AND block_start = ?"),
-      upsert: q(
-        "INSERT INTO rollups (sid, step, block_start, written, body) VALUES (?, ?, ?, ?, ?) ON CONFLICT (sid, step, block_start) DO UPDATE SET written = excluded.written, body = excluded.body",
-      ),
-      remove: q("DELETE FROM rollups WHERE sid = ? AND step = ? AND block_start = ?"),
-      setMark: q("INSERT INTO rollup_progress (step, mark) VALUES (?, ?) ON CONFLICT (step) DO UPDATE SET mark = excluded.mark"),
-      seriesChunks: q("SELECT cid, n, coalesce(expires_at, 0) FROM chunks WHERE sid = ? AND cid > ? AND cid <= ? ORDER BY cid"),
-      seriesMark: q("SELECT mark FROM rollup_series_marks WHERE sid = ?"),
-      setSeriesMark: q("INSERT INTO rollup_series_marks (sid, mark) VALUES (?, ?) ON CONFLICT (sid) DO UPDATE SET mark = excluded.mark"),
-      pendingChunks: q("SELECT count(*) AS c FROM chunks WHERE cid > ?"),
-      // Per series, the chunks after the lowest mark that no series mark of the window covers yet.
-      unrolled: q(
-        "SELECT c.sid, min(c.start_ts), max(c.end_ts), max(c.cid) FROM chunks c LEFT JOIN rollup_series_marks m ON m.sid = c.sid WHERE c.cid > ? AND c.cid > coalesce(m.mark, 0) GROUP BY c.sid",
-      ),
-      seriesBlocks: q("SELECT block_start, body FROM rollups WHERE sid = ? AND step = ? ORDER BY block_start"),
-    };
+    this.st = prepareRollupStatements(s.db);
     this.cache = new RollupBlockCache(cacheBytes);
     this.caughtUpAt = s.now();
     this.marks = configured.map(() => 0);
@@ -125,7 +109,7 @@ export class SqliteRollups implements RollupReads {
 
   /** Compares the configured tiers with those stored: new ones are computed, dropped ones deleted. */
   private init(): void {
-    const stored = new Map((this.s.db.query("SELECT step, mark FROM rollup_progress").all() as { step: number; mark: number }[]).map((r) => [r.step, r.mark]));
+    const stored = storedMarks(this.s.db);
     const configured = new Set(this.configured.map((t) => t.step));
     for (const step of stored.keys()) if (!configured.has(step)) this.dropping.push(step);
     this.configured.forEach((t, k) => {
@@ -235,7 +219,7 @@ export class SqliteRollups implements RollupReads {
       return this.s.writing(() => this.s.db.transaction(fn)());
     } catch (e) {
       this.window = undefined;
-      const stored = new Map((this.s.db.query("SELECT step, mark FROM rollup_progress").all() as { step: number; mark: number }[]).map((r) => [r.step, r.mark]));
+      const stored = storedMarks(this.s.db);
       this.configured.forEach((t, k) => {
         if (this.marks[k] !== undefined) this.marks[k] = stored.get(t.step) ?? 0;
       });
