@@ -101,6 +101,11 @@ export class MemoryGovernor {
     this.now = o.now ?? Date.now;
   }
 
+  /** The engine's heap now (bytes), as the governor reads it. */
+  heapBytes(): number {
+    return this.heap();
+  }
+
   get enabled(): boolean {
     return this.o.targetBytes > 0 || this.o.limitBytes > 0;
   }
