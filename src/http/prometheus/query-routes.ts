@@ -31,18 +31,12 @@ async function run<T>(f: () => Promise<T>): Promise<T> {
   }
 }
 
-/**
- * Called once a query is answered: counts what the engine's heap grew by since this call as
- * garbage (PrometheusReadDeps.memory). Without it, the range bench's collector grew from 160
- * to 390 MB over its queries, the engine letting their garbage pile up to two or three times
- * what was live before collecting (issue 28). A collection the engine ran meanwhile only makes
- * the count smaller.
- */
+/** Called once the query is answered: tells the memory governor (PrometheusReadDeps.memory). */
 function heapGrowth(deps: PrometheusReadDeps): (() => void) | undefined {
   const m = deps.memory;
   if (!m) return undefined;
   const before = m.heapBytes();
-  return () => m.garbage(Math.max(0, m.heapBytes() - before));
+  return () => m.answered(before);
 }
 
 export function queryRoutes(app: Hono, deps: PrometheusReadDeps): void {

@@ -10,9 +10,8 @@ export interface PrometheusReadDeps {
   /** Where half of a large query is evaluated (a worker thread); absent: all on this thread. */
   offload?: Offload;
   /**
-   * The server's memory governor: what a query grew the engine's heap by, taken once it is
-   * answered, is counted as garbage (its step values, the worker's results and the answer's
-   * chunks are garbage by then), so that a run of large queries is collected as ingest is.
+   * The server's memory governor, told when a query is answered: what it grew the engine's
+   * heap by is garbage by then (its step values, the worker's results, the answer's chunks).
    */
   memory?: QueryMemory;
 }
@@ -21,6 +20,6 @@ export interface PrometheusReadDeps {
 export interface QueryMemory {
   /** The engine's heap now, with the memory its objects hold (bytes). */
   heapBytes(): number;
-  /** Counts garbage; may collect now. */
-  garbage(bytes: number): void;
+  /** A query that started when the heap was `before` is answered; may collect now. */
+  answered(before: number): void;
 }
