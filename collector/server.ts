@@ -243,7 +243,7 @@ async function startServices(values: OptionValues, ctx: ProgramContext | undefin
       servePrometheus(root, telemetry, selfTenant);
     },
     mounts: [
-      { prefixes: PROMETHEUS_PREFIXES, app: createPrometheusApp({ store: metricsStore, bus, valuePrecision, version: OUTPOST_VERSION, offload: promqlOffload }, log.child("prometheus")) },
+      { prefixes: PROMETHEUS_PREFIXES, app: createPrometheusApp({ store: metricsStore, bus, valuePrecision, version: OUTPOST_VERSION, offload: promqlOffload, memory }, log.child("prometheus")) },
       { prefixes: INFLUX_PREFIXES, app: createInfluxApp({ store: metricsStore, bus, valuePrecision }, log.child("influx")) },
       { prefixes: OTLP_PREFIXES, app: createOtlpApp({ store: metricsStore, bus, valuePrecision }, log.child("otlp")) },
       ...(consoleApp ? [{ prefixes: [""], app: consoleApp }] : []),

@@ -17,15 +17,31 @@ export class JsonBytes {
   private readonly full: Uint8Array[] = [];
   private readonly digits = new Uint8Array(20);
 
-  constructor(private readonly chunkBytes = 256 * 1024) {
-    this.buf = new Uint8Array(chunkBytes);
+  /**
+   * `spare`: chunks handed out before whose bytes their reader is done with (respond.ts: a
+   * socket's sink copies what it is given); a new chunk is taken from there before allocating.
+   */
+  constructor(
+    private readonly chunkBytes = 256 * 1024,
+    private readonly spare?: Uint8Array[],
+  ) {
+    this.buf = this.fresh(chunkBytes);
+  }
+
+  private fresh(n: number): Uint8Array {
+    const s = this.spare;
+    while (s && s.length > 0) {
+      const b = s.pop()!;
+      if (b.length >= n) return b;
+    }
+    return new Uint8Array(n);
   }
 
   private room(n: number): void {
     if (this.pos + n <= this.buf.length) return;
     if (this.pos > 0) this.full.push(this.buf.subarray(0, this.pos));
     this.filled += this.pos;
-    this.buf = new Uint8Array(Math.max(this.chunkBytes, n));
+    this.buf = this.fresh(Math.max(this.chunkBytes, n));
     this.pos = 0;
   }
 

@@ -65,9 +65,12 @@ function columnOf(view: Float64Array): Float64Array | undefined {
 
 const metric = (w: JsonBytes, l: Labels) => w.text(`{"metric":${JSON.stringify(labelsToRecord(l))}`);
 
-/** `{"status":"success","data":{"resultType":…,"result":…}}` in chunks of about `chunkBytes`. */
-export function* successChunks(r: QueryResult, chunkBytes?: number): Generator<Uint8Array> {
-  const w = new JsonBytes(chunkBytes);
+/**
+ * `{"status":"success","data":{"resultType":…,"result":…}}` in chunks of about `chunkBytes`;
+ * `spare`: chunks yielded before that may be written again (see JsonBytes).
+ */
+export function* successChunks(r: QueryResult, chunkBytes?: number, spare?: Uint8Array[]): Generator<Uint8Array> {
+  const w = new JsonBytes(chunkBytes, spare);
   w.ascii(`{"status":"success","data":{"resultType":"${r.resultType}","result":`);
   switch (r.resultType) {
     case "scalar":

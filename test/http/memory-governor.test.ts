@@ -342,4 +342,62 @@ describe("MemoryGovernor", () => {
     }
     expect(state.collections).toBe(5);
   });
+  it("collects after answered queries once the heap is twice what the last collection left, above the target only", () => {
+    const { g, state } = sim({ target: 200 * MB });
+    const query = (grows: number) => {
+      const before = state.heap;
+      state.heap += grows;
+      state.rss += grows;
+      g.answered(before);
+    };
+    // Below the target: never, however much the queries leave.
+    state.rss = 150 * MB;
+    state.heap = state.heapLive = 80 * MB;
+    for (let i = 0; i < 3; i++) query(15 * MB);
+    expect(state.collections).toBe(0);
+    // Above it: the first query that finds the heap above the bar collects (none known yet: 64 MB).
+    state.rss = 250 * MB;
+    state.live = 230 * MB;
+    query(15 * MB);
+    expect(state.collections).toBe(1);
+    expect(state.heap).toBe(80 * MB);
+    // Then not before the heap is twice the 80 MB left: five queries of 15 MB leave it at
+    // 155 MB, the sixth at 170.
+    for (let i = 0; i < 5; i++) query(15 * MB);
+    expect(state.collections).toBe(1);
+    query(15 * MB);
+    expect(state.collections).toBe(2);
+    // Small queries add up to the same bar.
+    for (let i = 0; i < 79; i++) query(1 * MB);
+    expect(state.collections).toBe(2);
+    query(1 * MB);
+    expect(state.collections).toBe(3);
+  });
+
+  it("takes a heap smaller than its last collection left, seen when a query starts, as the new bar", () => {
+    const { g, state } = sim({ target: 200 * MB });
+    state.rss = 300 * MB;
+    state.live = 280 * MB;
+    state.heap = 200 * MB;
+    state.heapLive = 150 * MB;
+    g.answered(150 * MB); // 200 MB, above 0 + 64: a collection, 150 MB left
+    expect(state.collections).toBe(1);
+    // The engine collected on its own down to 70 MB: the bar is 70 + 70 MB (not 150 + 150).
+    state.heap = 70 * MB;
+    state.heapLive = 70 * MB;
+    state.heap += 65 * MB;
+    g.answered(70 * MB);
+    expect(state.collections).toBe(1);
+    state.heap += 10 * MB;
+    g.answered(135 * MB);
+    expect(state.collections).toBe(2);
+  });
+
+  it("ignores answered queries without a target", () => {
+    const { g, state } = sim({ target: 0, limit: 500 * MB });
+    state.rss = 400 * MB;
+    state.heap = 300 * MB;
+    g.answered(0);
+    expect(state.collections).toBe(0);
+  });
 });

@@ -9,7 +9,7 @@ import { labelsFromRecord, labelsToRecord } from "../../src/promql/labels.ts";
 import type { QueryResult } from "../../src/promql/query.ts";
 import { JsonBytes } from "../../src/prometheus/json-bytes.ts";
 import { successChunks } from "../../src/prometheus/result-json.ts";
-import { respondResult } from "../../src/http/prometheus/respond.ts";
+import { copiesAtWrite, respondResult } from "../../src/http/prometheus/respond.ts";
 import { Hono } from "hono";
 
 const text = (w: JsonBytes) => Buffer.concat(w.end()).toString("utf8");
@@ -134,6 +134,70 @@ describe("JSON bytes of query results", () => {
       const ref = reference(results[name]!); let d = 0; while (d < ref.length && body[d] === ref[d]) d++; expect({ name, len: body.length, d }).toEqual({ name, len: ref.length, d: ref.length });
     }
     expect(reference(results.large!).length).toBeGreaterThan(4 * 256 * 1024);
+  });
+
+  it("reuse a chunk's buffer only once it was handed back, whatever the chunk size", () => {
+    fc.assert(
+      fc.property(result, fc.integer({ min: 8, max: 4096 }), (r, chunk) => {
+        const spare: Uint8Array[] = [];
+        const buffers = new Set<ArrayBufferLike>();
+        let reused = 0;
+        const parts: string[] = [];
+        for (const c of successChunks(r, chunk, spare)) {
+          // Read before handing back: what a sink that copies at write sees.
+          parts.push(Buffer.from(c).toString("utf8"));
+          if (buffers.has(c.buffer)) reused++;
+          buffers.add(c.buffer);
+          spare.push(new Uint8Array(c.buffer));
+        }
+        expect(parts.join("")).toBe(reference(r));
+        expect(reused + buffers.size).toBe(parts.length);
+      }),
+      { numRuns: 500 },
+    );
+    // A large matrix (chunks handed out series by series) goes through a few buffers.
+    const steps = Float64Array.from({ length: 1441 }, (_, i) => 1_700_000_000_000 + i * 60_000);
+    const large: QueryResult = { resultType: "matrix", result: Array.from({ length: 300 }, (_, k) => ({ labels: labelsFromRecord({ host: `h${k}` }), ts: steps, vals: steps.map((_, i) => k + i / 7) })) };
+    const spare: Uint8Array[] = [];
+    const buffers = new Set<ArrayBufferLike>();
+    let n = 0;
+    for (const c of successChunks(large, undefined, spare)) {
+      buffers.add(c.buffer);
+      spare.push(new Uint8Array(c.buffer));
+      n++;
+    }
+    expect(n).toBeGreaterThan(40);
+    expect(buffers.size).toBeLessThanOrEqual(2);
+  });
+
+  it("send a large answer through the server's sink with reused buffers, the same JSON", async () => {
+    const app = new Hono();
+    const steps = Float64Array.from({ length: 1441 }, (_, i) => 1_700_000_000_000 + i * 60_000);
+    const large: QueryResult = {
+      resultType: "matrix",
+      result: Array.from({ length: 600 }, (_, k) => ({ labels: labelsFromRecord({ __name__: "m", host: `h${k}` }), ts: steps, vals: steps.map((_, i) => k * 1000 + i / 7) })),
+    };
+    let sinks = 0;
+    app.get("/large", (c) => respondResult(c, large));
+    // The server's controller is recognised (a reader's is not: the test above reads with text(),
+    // which keeps every chunk, and would see later chunks' bytes in earlier places).
+    app.get("/probe", () => new Response(new ReadableStream({ type: "direct", pull(ctl: object) { if (copiesAtWrite(ctl)) sinks++; (ctl as { close(): void }).close(); } } as never)));
+    const server = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: app.fetch });
+    try {
+      await (await fetch(`http://127.0.0.1:${server.port}/probe`)).text();
+      expect(sinks).toBe(1);
+      const body = await (await fetch(`http://127.0.0.1:${server.port}/large`)).text();
+      const ref = reference(large);
+      let d = 0;
+      while (d < ref.length && body[d] === ref[d]) d++;
+      expect({ len: body.length, d }).toEqual({ len: ref.length, d: ref.length });
+      expect(ref.length).toBeGreaterThan(40 * 256 * 1024);
+    } finally {
+      server.stop(true);
+    }
+    let readers = 0;
+    await new Response(new ReadableStream({ type: "direct", pull(ctl: object) { if (copiesAtWrite(ctl)) readers++; (ctl as { close(): void }).close(); } } as never)).text();
+    expect(readers).toBe(0);
   });
 });
 

@@ -31,6 +31,14 @@ async function run<T>(f: () => Promise<T>): Promise<T> {
   }
 }
 
+/** Called once the query is answered: tells the memory governor (PrometheusReadDeps.memory). */
+function heapGrowth(deps: PrometheusReadDeps): (() => void) | undefined {
+  const m = deps.memory;
+  if (!m) return undefined;
+  const before = m.heapBytes();
+  return () => m.answered(before);
+}
+
 export function queryRoutes(app: Hono, deps: PrometheusReadDeps): void {
   const now = deps.now ?? Date.now;
   const instant = async (c: Context) => {
@@ -40,8 +48,9 @@ export function queryRoutes(app: Hono, deps: PrometheusReadDeps): void {
     const time = parseTime("time", p.get("time"), now());
     if (p.get("timeout") !== undefined) parseDurationParam("timeout", p.get("timeout"));
     const seen = resolutionsFor(c);
+    const answered = heapGrowth(deps);
     const r = await run(() => instantQuery(expr, new StoreSeriesSource(deps.store, tenant, seen), time, { offload: deps.offload }));
-    return withResolution(respondResult(c, r), seen);
+    return withResolution(respondResult(c, r, answered), seen);
   };
   const range = async (c: Context) => {
     const tenant = resolveTenant(c);
@@ -57,8 +66,9 @@ export function queryRoutes(app: Hono, deps: PrometheusReadDeps): void {
     if (p.get("timeout") !== undefined) parseDurationParam("timeout", p.get("timeout"));
     const expr = parseQuery(p.get("query"));
     const seen = resolutionsFor(c);
+    const answered = heapGrowth(deps);
     const r = await run(() => rangeQuery(expr, new StoreSeriesSource(deps.store, tenant, seen), start, end, step, { offload: deps.offload }));
-    return withResolution(respondResult(c, r), seen);
+    return withResolution(respondResult(c, r, answered), seen);
   };
   app.get("/api/v1/query", instant);
   app.post("/api/v1/query", instant);

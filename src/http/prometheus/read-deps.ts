@@ -9,4 +9,17 @@ export interface PrometheusReadDeps {
   now?: () => number;
   /** Where half of a large query is evaluated (a worker thread); absent: all on this thread. */
   offload?: Offload;
+  /**
+   * The server's memory governor, told when a query is answered: what it grew the engine's
+   * heap by is garbage by then (its step values, the worker's results, the answer's chunks).
+   */
+  memory?: QueryMemory;
+}
+
+/** The part of the memory governor (src/http/memory-governor.ts) queries report to. */
+export interface QueryMemory {
+  /** The engine's heap now, with the memory its objects hold (bytes). */
+  heapBytes(): number;
+  /** A query that started when the heap was `before` is answered; may collect now. */
+  answered(before: number): void;
 }

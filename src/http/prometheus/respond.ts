@@ -36,30 +36,50 @@ export function respondData(c: Context, dataJson: string, warnings: string[] = [
   return c.body(`{"status":"success","data":${dataJson}${w}}`, 200, { "Content-Type": "application/json" });
 }
 
+/** Calls `answered` (`r` is made: the answer's memory is the response's) and returns `r`. */
+function answer(r: Response, answered?: () => void): Response {
+  answered?.();
+  return r;
+}
+
 /** Bytes written to a streamed response between two waits for the socket to take them. */
 const FLUSH_BYTES = 2 * 1024 * 1024;
+
+/**
+ * Whether a direct stream's controller is Bun's HTTP server sink, which copies (or sends) the
+ * bytes given to `write` before it returns. Other consumers may keep the chunk itself: a body
+ * read with `text()` holds every chunk until the end (measured on Bun 1.4).
+ */
+export const copiesAtWrite = (ctl: object) => /^\[object ReadableHTTPS?ResponseSinkController\]$/.test(Object.prototype.toString.call(ctl));
 
 /**
  * A query result in the success envelope, encoded straight to bytes. A body of one chunk (most
  * answers) is sent as it is. A larger one is streamed, encoded as the socket takes it: built
  * whole and sent as one Blob, a 50 MB matrix held its chunks and the Blob's copy of them at
- * once, 100 MB of a range query's peak resident size (issue 28); streamed, a chunk is garbage
- * once sent. Each chunk is a buffer of its own: a stream read by a reader rather than by the
- * server's socket keeps the chunks it was given, so a buffer written again would change them.
+ * once, 100 MB of a range query's peak resident size (issue 28). When the server's sink takes
+ * the stream, a chunk written is handed back to the encoder for the next one, so the answer
+ * goes out through a few buffers instead of one new buffer per 256 KB (50 MB of garbage a
+ * `rate` answer of the range bench, most of the engine's growth between collections). Any
+ * other reader gets a buffer of its own per chunk: it may keep the chunks it was given.
+ * `answered` is called once the answer is made (a streamed one: handed to the sink whole).
  */
-export function respondResult(c: Context, r: QueryResult): Response {
+export function respondResult(c: Context, r: QueryResult, answered?: () => void): Response {
   const headers = { "Content-Type": "application/json" };
-  const chunks = successChunks(r);
+  const spare: Uint8Array[] = [];
+  const chunks = successChunks(r, undefined, spare);
   const first = chunks.next();
-  if (first.done) return c.body("", 200, headers);
+  if (first.done) return answer(c.body("", 200, headers), answered);
   const second = chunks.next();
-  if (second.done) return c.body(first.value as Uint8Array<ArrayBuffer>, 200, headers);
+  if (second.done) return answer(c.body(first.value as Uint8Array<ArrayBuffer>, 200, headers), answered);
   const stream = new ReadableStream({
     type: "direct",
     async pull(ctl: { write(b: Uint8Array): unknown; flush(): unknown; close(): void }) {
+      const reuse = copiesAtWrite(ctl);
       let unflushed = 0;
       for (let n: IteratorResult<Uint8Array> = first; !n.done; n = n === first ? second : chunks.next()) {
         ctl.write(n.value);
+        // Written: its bytes are the sink's now (the whole buffer; a chunk is a view of its start).
+        if (reuse) spare.push(new Uint8Array(n.value.buffer, n.value.byteOffset));
         unflushed += n.value.length;
         if (unflushed >= FLUSH_BYTES) {
           unflushed = 0;
@@ -67,6 +87,7 @@ export function respondResult(c: Context, r: QueryResult): Response {
         }
       }
       ctl.close();
+      answered?.();
     },
   } as unknown as ConstructorParameters<typeof ReadableStream<Uint8Array>>[0]);
   return c.body(stream, 200, headers);
