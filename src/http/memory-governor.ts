@@ -52,6 +52,8 @@ export interface MemoryGovernorOptions {
 const DEFAULT_SPACING = 8 * 1024 * 1024;
 /** Growth of the engine's heap over what the last collection left below which answered queries collect nothing. */
 const QUERY_SLACK = 64 * 1024 * 1024;
+/** Answered queries read the engine's heap at most this often (ms). */
+const QUERY_CHECK_MS = 250;
 /** Seconds a refused client is told to wait. */
 export const MEMORY_RETRY_AFTER_S = 1;
 
@@ -85,6 +87,8 @@ export class MemoryGovernor {
    * the resident size to 320–440 MB (issue 28, docs/storage.md "The peak under HTTP ingest").
    */
   private heapLeft = 0;
+  /** When a query was last looked at (queryStarts). */
+  private lastQueryCheck = Number.NEGATIVE_INFINITY;
   private readonly rss: () => number;
   private readonly collect: () => void;
   private readonly heap: () => number;
@@ -101,11 +105,6 @@ export class MemoryGovernor {
     this.collect = o.collect ?? (() => fullGC());
     this.heap = o.heap ?? (() => heapSize());
     this.now = o.now ?? Date.now;
-  }
-
-  /** The engine's heap now (bytes), as the governor reads it. */
-  heapBytes(): number {
-    return this.heap();
   }
 
   get enabled(): boolean {
@@ -173,19 +172,30 @@ export class MemoryGovernor {
   }
 
   /**
-   * A query is answered (`before`: the engine's heap when it started): what it grew the heap by
-   * is garbage now (its step values, the worker's results, the answer's chunks). Collects once
-   * the heap is twice what the last collection left (QUERY_SLACK more at least) while the
-   * resident size is above the target. Why: the engine let garbage reach two to three and a
-   * half times what was live before collecting; over the range bench's queries the collector's
-   * heap went from 75 to 160–265 MB between collections (issue 28). A collection of that heap
-   * costs about 20 ms. Collecting at half again what was left made the range bench's peak
-   * about 20 MB lower still (median 307 against 330 MB) for 8–10 % more CPU a query. A query
-   * that allocates little (a few series) triggers none.
+   * A query starts: the engine's heap now, when answered() is to look at this query (at most
+   * one query every QUERY_CHECK_MS), else undefined.
    */
-  answered(before: number): void {
+  queryStarts(): number | undefined {
+    if (this.o.targetBytes <= 0 || this.now() - this.lastQueryCheck < QUERY_CHECK_MS) return undefined;
+    this.lastQueryCheck = this.now();
+    return this.heap();
+  }
+
+  /**
+   * The query that queryStarts() gave `before` for is answered: what it grew the engine's heap
+   * by is garbage now (its step values, the worker's results, the answer's chunks). Collects once the heap is twice what the last
+   * collection left (QUERY_SLACK more at least) while the resident size is above the target.
+   * Why: the engine let garbage reach two to three and a half times what was live before
+   * collecting; over the range bench's queries the collector's heap went from 75 to 160–265 MB
+   * between collections (issue 28). A collection of that heap costs about 20 ms. Collecting at
+   * half again what was left made the range bench's peak about 20 MB lower still (median 307
+   * against 330 MB) for 8–10 % more CPU a query. Only one query every QUERY_CHECK_MS is looked
+   * at: reading the heap walks the engine's blocks (65 µs at 32 MB, more as it grows), which
+   * made each small query 20–40 % dearer when read before and after every query.
+   */
+  answered(before: number | undefined): void {
     const { targetBytes } = this.o;
-    if (targetBytes <= 0) return;
+    if (targetBytes <= 0 || before === undefined) return;
     // The engine's own collections leave less than the governor's last one did.
     if (before < this.heapLeft) this.heapLeft = before;
     const heap = this.heap();

@@ -345,7 +345,8 @@ describe("MemoryGovernor", () => {
   it("collects after answered queries once the heap is twice what the last collection left, above the target only", () => {
     const { g, state } = sim({ target: 200 * MB });
     const query = (grows: number) => {
-      const before = state.heap;
+      state.now += 300;
+      const before = g.queryStarts();
       state.heap += grows;
       state.rss += grows;
       g.answered(before);
@@ -380,16 +381,22 @@ describe("MemoryGovernor", () => {
     state.live = 280 * MB;
     state.heap = 200 * MB;
     state.heapLive = 150 * MB;
-    g.answered(150 * MB); // 200 MB, above 0 + 64: a collection, 150 MB left
+    state.now = 1000;
+    g.answered(g.queryStarts()); // 200 MB, above 0 + 64: a collection, 150 MB left
     expect(state.collections).toBe(1);
     // The engine collected on its own down to 70 MB: the bar is 70 + 70 MB (not 150 + 150).
     state.heap = 70 * MB;
     state.heapLive = 70 * MB;
+    state.now += 300;
+    let before = g.queryStarts();
+    expect(before).toBe(70 * MB);
     state.heap += 65 * MB;
-    g.answered(70 * MB);
+    g.answered(before);
     expect(state.collections).toBe(1);
+    state.now += 300;
+    before = g.queryStarts();
     state.heap += 10 * MB;
-    g.answered(135 * MB);
+    g.answered(before);
     expect(state.collections).toBe(2);
   });
 
@@ -397,7 +404,43 @@ describe("MemoryGovernor", () => {
     const { g, state } = sim({ target: 0, limit: 500 * MB });
     state.rss = 400 * MB;
     state.heap = 300 * MB;
+    expect(g.queryStarts()).toBeUndefined();
     g.answered(0);
+    expect(state.collections).toBe(0);
+  });
+
+  it("looks at one query every 250 ms at most: the others read no heap", () => {
+    const { g, state } = sim({ target: 200 * MB });
+    let reads = 0;
+    const heap = Object.getOwnPropertyDescriptor(state, "heap")!;
+    let value = 100 * MB;
+    Object.defineProperty(state, "heap", {
+      get: () => {
+        reads++;
+        return value;
+      },
+      set: (v: number) => {
+        value = v;
+      },
+    });
+    expect(heap.value).toBe(0);
+    state.rss = 150 * MB; // below the target: an answered query reads the heap once and collects nothing
+    state.now = 1000;
+    const first = g.queryStarts();
+    expect(first).toBe(100 * MB);
+    // Queries starting within the next 250 ms: nothing read, nothing collected.
+    for (let t = 0; t < 249; t += 10) {
+      state.now = 1000 + t;
+      const before = g.queryStarts();
+      expect(before).toBeUndefined();
+      g.answered(before);
+    }
+    expect(reads).toBe(1);
+    g.answered(first);
+    expect(reads).toBe(2);
+    state.now = 1250;
+    expect(g.queryStarts()).toBe(100 * MB);
+    expect(reads).toBe(3);
     expect(state.collections).toBe(0);
   });
 });

@@ -35,8 +35,8 @@ async function run<T>(f: () => Promise<T>): Promise<T> {
 function heapGrowth(deps: PrometheusReadDeps): (() => void) | undefined {
   const m = deps.memory;
   if (!m) return undefined;
-  const before = m.heapBytes();
-  return () => m.answered(before);
+  const before = m.queryStarts();
+  return before === undefined ? undefined : () => m.answered(before);
 }
 
 export function queryRoutes(app: Hono, deps: PrometheusReadDeps): void {

@@ -18,8 +18,8 @@ export interface PrometheusReadDeps {
 
 /** The part of the memory governor (src/http/memory-governor.ts) queries report to. */
 export interface QueryMemory {
-  /** The engine's heap now, with the memory its objects hold (bytes). */
-  heapBytes(): number;
-  /** A query that started when the heap was `before` is answered; may collect now. */
-  answered(before: number): void;
+  /** A query starts: what to give answered() once it is answered. */
+  queryStarts(): number | undefined;
+  /** The query is answered; may collect now. */
+  answered(before: number | undefined): void;
 }
