@@ -1,16 +1,17 @@
 import type { Statement } from "bun:sqlite";
 import type { MetricType } from "../../../../src/metrics/model.ts";
 import { decodeRows, encodeRows } from "../../../../src/metrics/rollup/block.ts";
-import { type BlockChange, deriveBlocks, SeriesRoll } from "../../../../src/metrics/rollup/roll.ts";
+import { deriveBlocks } from "../../../../src/metrics/rollup/roll.ts";
 import type { Rows } from "../../../../src/metrics/rollup/rows.ts";
 import { RollScratch } from "../../../../src/metrics/rollup/rows-builder.ts";
 import { type RollupTier, tiersText } from "../../../../src/metrics/rollup/tiers.ts";
 import { type BlockRequest, type RollupReads, type RollupSeriesInfo, type RollupStats, rollupKind } from "../../../../src/metrics/rollup/reads.ts";
 import { ByteWriter } from "../../../../src/codec/bytes.ts";
 import { RollupBlockCache } from "../rollup-cache.ts";
-import { chunkPoints, headRanges, rawSpan } from "./rollup-chunks.ts";
+import { headRanges } from "./rollup-chunks.ts";
+import { rollSeriesChunks } from "./rollup-series.ts";
 import { prepareRollupStatements, storedMarks } from "./rollup-statements.ts";
-import type { SeriesMeta, StoreState } from "./state.ts";
+import type { StoreState } from "./state.ts";
 
 /** Points of one series one roller transaction takes at most (a step of about 100 ms at most). */
 const BATCH_POINTS = 200_000;
@@ -366,7 +367,7 @@ export class SqliteRollups implements RollupReads {
     this.s.writing(() =>
       this.s.db.transaction(() => {
         if (m && kind !== undefined && cids.length > 0) {
-          for (const ch of this.rollSeries(m, kind, cids, w.updating, end)) this.write(sid, this.configured[ch.tier]!, ch.start, ch.rows);
+          for (const ch of rollSeriesChunks(this.s, this.st.block!, this.configured, this.scratch, m, kind, cids, w.updating, end)) this.write(sid, this.configured[ch.tier]!, ch.start, ch.rows);
         }
         this.st.setSeriesMark!.run(sid, end);
       })(),
@@ -381,23 +382,6 @@ export class SqliteRollups implements RollupReads {
       this.st.setMark!.run(this.configured[k]!.step, mark);
       this.marks[k] = mark;
     }
-  }
-
-  private rollSeries(m: SeriesMeta, kind: number, cids: number[], updating: number[], upTo: number): BlockChange[] {
-    this.scratch.reset();
-    const floats = this.scratch.floats;
-    const alloc = (n: number) => floats.take(n);
-    const points = chunkPoints(this.s, m, cids, Number.NEGATIVE_INFINITY, Number.POSITIVE_INFINITY, alloc);
-    if (points.ts.length === 0) return [];
-    const roll = new SeriesRoll(kind as 0 | 1 | 2, this.configured, updating, { ts: points.ts, vals: points.nums! }, this.s.now(), this.scratch);
-    for (const ref of roll.blocksNeeded()) {
-      const step = this.configured[ref.tier]!.step;
-      const row = this.st.block!.get(m.sid, step, ref.start) as { body: Uint8Array } | null;
-      roll.loaded(ref, row ? decodeRows(row.body, ref.start, step, floats) : undefined);
-    }
-    const batch = { cids: new Set(cids), points };
-    const raw = roll.planRaw().map(([lo, hi]) => rawSpan(this.s, m, lo, hi, upTo, batch, alloc));
-    return roll.compute(raw);
   }
 
   /** Deletes the blocks whose tier's retention has passed since they were last written. */
