@@ -154,4 +154,15 @@ describe("remote write into columns", () => {
     // The label sets of the usual series were looked up by their bytes, not mapped again each time.
     expect(fast.cache.size).toBeLessThan(valid);
   });
+
+  it("gives every series its own labels' values while sharing repeated ones, past the bound of values kept", () => {
+    const fast = new RemoteWriteColumns();
+    // 40,000 series: more distinct values than the shared ones kept (so they are let go and kept again).
+    const made = Array.from({ length: 40_000 }, (_, i) => fast.map({ __name__: "m", job: `job${i % 7}`, series: `s${i}` })!);
+    for (const i of [0, 1, 16_383, 16_384, 20_000, 39_999]) {
+      expect(made[i]!.item.tags).toEqual({ job: `job${i % 7}`, series: `s${i}`, metric: "m" });
+      expect(made[i]!.id).toBe(`m{job="job${i % 7}",series="s${i}"}`);
+      expect(Object.isFrozen(made[i]!.item.tags)).toBe(true);
+    }
+  });
 });

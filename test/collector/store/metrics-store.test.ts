@@ -279,6 +279,27 @@ describe("SQLite metrics store", () => {
     expect((await again.getMetric("t", "availability", "a"))?.tags).toEqual({ host: "x" });
     expect(again.stats().logBatches).toBe(0);
   });
+
+  it("keeps a writer's frozen tags as they are, and changes, deletes and reopens them as any others", async () => {
+    const { s, d } = await open();
+    const tags = Object.freeze({ job: "node", instance: "a:9100", __name__: "up" });
+    await s.ensureTags("t", [{ type: "gauge", id: "up{a}", tags }]);
+    await s.ensureTags("t", [{ type: "gauge", id: "up{b}", tags }]);
+    expect((await s.getMetric("t", "gauge", "up{a}"))?.tags).toEqual({ job: "node", instance: "a:9100", __name__: "up" });
+    await s.updateTags("t", "gauge", "up{a}", { env: "prod" });
+    expect(await s.deleteTags("t", "gauge", "up{b}", ["job"])).toBe(true);
+    // The writer's object is untouched; each series has what was asked of it.
+    expect(tags).toEqual({ job: "node", instance: "a:9100", __name__: "up" });
+    expect((await s.getMetric("t", "gauge", "up{a}"))?.tags).toEqual({ job: "node", instance: "a:9100", __name__: "up", env: "prod" });
+    expect((await s.getMetric("t", "gauge", "up{b}"))?.tags).toEqual({ instance: "a:9100", __name__: "up" });
+    // The writer sends the same labels again: the series takes them back.
+    await s.ensureTags("t", [{ type: "gauge", id: "up{b}", tags }]);
+    expect((await s.getMetric("t", "gauge", "up{b}"))?.tags).toEqual({ job: "node", instance: "a:9100", __name__: "up" });
+    await s.close();
+    const again = (await open(d)).s;
+    expect((await again.getMetric("t", "gauge", "up{a}"))?.tags).toEqual({ job: "node", instance: "a:9100", __name__: "up", env: "prod" });
+    expect((await again.getMetric("t", "gauge", "up{b}"))?.tags).toEqual({ job: "node", instance: "a:9100", __name__: "up" });
+  });
 });
 
 describe("decoded-chunk cache", () => {

@@ -153,7 +153,8 @@ export function ensureTags(s: StoreState, tenant: string, items: { type: MetricT
       for (const it of changed) {
         const k = key(tenant, it.type, it.id);
         const m = s.find(tenant, it.type, it.id);
-        const tags = Object.keys(it.tags).length ? { ...it.tags } : undefined;
+        // A frozen object (remote write's) cannot change under the store: kept as it is.
+        const tags = Object.keys(it.tags).length ? (Object.isFrozen(it.tags) ? it.tags : { ...it.tags }) : undefined;
         if (m) {
           s.st.updateSeriesDef.run(tags ? JSON.stringify(tags) : null, m.retention ?? null, m.sid);
           updated.set(m, tags);

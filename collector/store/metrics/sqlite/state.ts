@@ -274,7 +274,7 @@ export class StoreState {
 
   /** Inserts a series row (inside the caller's transaction); the caller registers it after the commit. */
   insertSeriesRow(tenant: string, type: MetricType, id: string, tags: Tags | undefined, retention: number | undefined): SeriesMeta {
-    const t = tags && Object.keys(tags).length ? { ...tags } : undefined;
+    const t = tags && Object.keys(tags).length ? (Object.isFrozen(tags) ? tags : { ...tags }) : undefined;
     const row = this.st.insertSeries.get(tenant, type, id, t ? JSON.stringify(t) : null, retention ?? null) as { sid: number };
     return { sid: row.sid, tenant, type, id, tags: t, retention, flushedSeq: 0, headFirstSeq: 0, live: false };
   }
