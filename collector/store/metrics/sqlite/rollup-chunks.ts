@@ -4,6 +4,7 @@ import type { RawSpan } from "../../../../src/metrics/rollup/roll.ts";
 import { decodeChunk } from "../chunk-codec.ts";
 import { type FloatAlloc, mergeRuns, type Run, sliceRun } from "../../../../src/metrics/run.ts";
 import type { SeriesMeta, StoreState } from "./state.ts";
+import { releaseBuffer } from "../../../../src/runtime/release-buffer.ts";
 
 /**
  * Sealed chunks as the roller reads them: decoded without entering the chunk cache (a
@@ -28,7 +29,11 @@ function decodeOne(s: StoreState, m: SeriesMeta, cid: number, alloc?: FloatAlloc
     if (!row) return undefined;
     if (row.format === 0) return decodeChunk(row, true);
     if (!row.body) throw new PointCodecError("no point block");
-    return decodeBlock(row.body, row.n, alloc);
+    const run = decodeBlock(row.body, row.n, alloc);
+    // Decoded into the roller's own memory: the block read from SQLite (a copy only this call
+    // holds) is freed now rather than at the next collection.
+    if (alloc) releaseBuffer(row.body, 0);
+    return run;
   } catch (e) {
     if (!(e instanceof PointCodecError || e instanceof RangeError || e instanceof TypeError)) throw e;
     if (!s.corruptChunks.has(cid)) {
