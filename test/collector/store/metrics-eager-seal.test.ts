@@ -53,6 +53,28 @@ describe("eager sealing of full heads", () => {
     expect(back.values).toEqual(Array.from({ length: written }, (_, i) => i));
   });
 
+  it("keeps the heads within their budget when writes come faster than slices of the flush", async () => {
+    const budget = 200_000;
+    store = await stores.open({ synchronous: "NORMAL", maintenanceIntervalMs: 3_600_000, maxHeadPoints: budget });
+    // 100,000 points a write over 2,000 series (50 each: no head full), eight writes in flight as
+    // an MQTT window keeps them: more than a slice of the flush (64 K points) comes in every turn.
+    const series = 2000;
+    const batch = (w: number) =>
+      Array.from({ length: series }, (_, k) => ({ type: "gauge" as const, id: `s${k}`, points: Array.from({ length: 50 }, (_, i) => ({ timestamp: T0 + (w * 50 + i) * 1000, value: i })) }));
+    const bodies = Array.from({ length: 40 }, (_, w) => batch(w));
+    let most = 0;
+    const inFlight: Promise<void>[] = [];
+    for (const b of bodies) {
+      inFlight.push(store.write("t", b).then(() => void (most = Math.max(most, store.memory().headPoints))));
+      if (inFlight.length >= 8) await inFlight.shift();
+    }
+    await Promise.all(inFlight);
+    // The writes in flight over the budget at most.
+    expect(most).toBeLessThanOrEqual(budget + 8 * 100_000);
+    const back = await store.readRaw("t", "gauge", "s1999", { start: 0, end: Number.MAX_SAFE_INTEGER, order: "asc" });
+    expect(back.ts.length).toBe(40 * 50);
+  });
+
   it("leaves heads below the mark, of other series too, in memory", async () => {
     store = await stores.open({ synchronous: "NORMAL", maintenanceIntervalMs: 3_600_000, chunkPoints: CHUNK });
     const n = sealAt(CHUNK) - 1;
