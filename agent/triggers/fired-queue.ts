@@ -18,6 +18,8 @@ interface Group {
 
 export class FiredQueue {
   private readonly waiting: Group[] = [];
+  /** Groups taken out of `waiting` for the write under way. */
+  private writing = 0;
   private busy = false;
   private retry: ReturnType<typeof setTimeout> | undefined;
   private closed = false;
@@ -37,9 +39,9 @@ export class FiredQueue {
     void this.drain();
   }
 
-  /** Groups waiting for the buffer. */
+  /** Groups not in the buffer yet: waiting, or in the write under way (which may fail again). */
   get held(): number {
-    return this.waiting.length;
+    return this.waiting.length + this.writing;
   }
 
   private async drain(): Promise<void> {
@@ -48,9 +50,12 @@ export class FiredQueue {
     try {
       while (this.waiting.length > 0) {
         const groups = this.waiting.splice(0);
+        this.writing = groups.length;
         try {
           await this.append(groups.map(({ items }) => ({ items })));
+          this.writing = 0;
         } catch (e) {
+          this.writing = 0;
           if (storageFailure(e) === undefined) {
             this.log.error("buffering fired alerts failed", { err: (e as Error).message, groups: groups.length });
             settle(groups);

@@ -12,6 +12,27 @@ import { join } from "node:path";
 const event = (i: number, text = "fired"): Event => ({ eventType: "EVENT", tenantId: "t", id: `e${i}`, ctime: i, category: "C", text });
 
 describe("fired alerts and events on a full disk", () => {
+  it("count the groups of a write under way as held until it succeeds, and again when it fails", async () => {
+    const full = Object.assign(new Error("database or disk is full"), { code: "SQLITE_FULL" });
+    const writes: { resolve: () => void; reject: (e: unknown) => void }[] = [];
+    const queue = new FiredQueue(() => new Promise<void>((resolve, reject) => writes.push({ resolve, reject })), createLogger("silent"), 20);
+    try {
+      queue.push([event(1)]);
+      // The write is under way: nothing is in the buffer yet.
+      expect(writes.length).toBe(1);
+      expect(queue.held).toBe(1);
+      queue.push([event(2)]);
+      expect(queue.held).toBe(2);
+      writes[0]!.reject(full);
+      await waitFor("the retry under way", () => (writes.length === 2 ? true : undefined), 2000);
+      expect(queue.held).toBe(2);
+      writes[1]!.resolve();
+      await waitFor("everything written", () => (queue.held === 0 ? true : undefined), 2000);
+    } finally {
+      queue.close();
+    }
+  });
+
   it("wait in memory, in order, while the events buffer refuses them, and are buffered once space returns", async () => {
     const disk = new SmallDisk(8);
     const enc = createEncoder();
