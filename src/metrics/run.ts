@@ -29,7 +29,7 @@ export function sliceRun(r: Run, start: number, end: number): Run {
 
 /** Where merged numeric columns are made: fresh arrays unless the caller reuses memory (the roller). */
 export type FloatAlloc = (n: number) => Float64Array;
-const freshFloats: FloatAlloc = (n) => new Float64Array(n);
+export const freshFloats: FloatAlloc = (n) => new Float64Array(n);
 
 /**
  * Merges runs given in write order (oldest first) into one run; for a timestamp present in

@@ -78,7 +78,7 @@ export class RollupSim implements RowLookup {
         const key = `${ref.tier}:${ref.start}`;
         const bytes = this.bytes.get(key);
         const step = this.tiers[ref.tier]!.step;
-        r.loaded(ref, reuse ? bytes && decodeRows(bytes, ref.start, step, reuse.scratch.floats) : this.blocks.get(key));
+        r.loaded(ref, reuse ? bytes && decodeRows(bytes, ref.start, step, reuse.scratch.floats.take) : this.blocks.get(key));
       }
       const raw: RawSpan[] = r.planRaw().map(([lo, hi]) => {
         const got = this.merged(0, end, lo, hi);

@@ -14,7 +14,7 @@ import { ByteReader, ByteWriter } from "../../codec/bytes.ts";
 import { corrupt, PointCodecError } from "../../codec/errors.ts";
 import { readIntColumn, writeIntColumn } from "../../codec/int-column.ts";
 import { readNumbers, writeNumbers } from "../../codec/point-block.ts";
-import type { FloatArena } from "./float-arena.ts";
+import { type FloatAlloc, freshFloats } from "../run.ts";
 import {
   AVAILABILITY_COLUMNS,
   type AvailabilityRows,
@@ -105,9 +105,7 @@ export function encodeRows(rows: Rows, blockStart: number, step: number, into?: 
   return into ? out.buf.subarray(0, out.pos) : out.buf.slice(0, out.pos);
 }
 
-const fresh = (n: number) => new Float64Array(n);
-
-function readInts(r: ByteReader, n: number, alloc: (n: number) => Float64Array): Float64Array {
+function readInts(r: ByteReader, n: number, alloc: FloatAlloc): Float64Array {
   const a = alloc(n);
   if (n > 0) readIntColumn(r, n, a);
   return a;
@@ -128,10 +126,9 @@ function readSketch(r: ByteReader, n: number, alloc: (n: number) => Float64Array
 
 /**
  * The rows of a block stored for buckets from blockStart on; throws PointCodecError when it is
- * corrupt. With an arena, the columns are views of its memory, valid until its next reset.
+ * corrupt. Columns are made by `alloc` (the roller's arena: views valid until its next reset).
  */
-export function decodeRows(bytes: Uint8Array, blockStart: number, step: number, arena?: FloatArena): Rows {
-  const alloc = arena ? (k: number) => arena.take(k) : fresh;
+export function decodeRows(bytes: Uint8Array, blockStart: number, step: number, alloc: FloatAlloc = freshFloats): Rows {
   if (bytes.length < 7) corrupt(`${bytes.length} bytes is too short for a rollup block`);
   const version = bytes[0]!;
   if (version !== ROLLUP_BLOCK_VERSION) throw new PointCodecError(`unsupported rollup block version ${version} (this program reads version ${ROLLUP_BLOCK_VERSION})`);

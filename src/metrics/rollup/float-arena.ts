@@ -4,6 +4,8 @@
  * megabytes of garbage a second under ingest (docs/storage.md, "Rollup tiers").
  */
 
+import type { FloatAlloc } from "../run.ts";
+
 /** The slab never grows beyond this many numbers (4 MiB); a step needing more gets fresh arrays for the rest. */
 const MAX_SLAB = 512 * 1024;
 
@@ -13,8 +15,11 @@ export class FloatArena {
   /** Numbers asked for beyond the slab since the last reset: the next slab's size. */
   private spilled = 0;
 
-  /** n zeros: a view of the slab, valid until the next reset (a fresh array when the slab is full). */
-  take(n: number): Float64Array {
+  /**
+   * n zeros: a view of the slab, valid until the next reset (a fresh array when the slab is
+   * full). A bound function: it is the FloatAlloc that decoders and merges are given.
+   */
+  readonly take: FloatAlloc = (n) => {
     if (this.used + n > this.slab.length) {
       this.spilled += n;
       return new Float64Array(n);
@@ -23,7 +28,7 @@ export class FloatArena {
     v.fill(0);
     this.used += n;
     return v;
-  }
+  };
 
   /** Takes every view back: their memory is handed out again. */
   reset(): void {

@@ -24,15 +24,14 @@ export function rollSeriesChunks(
   upTo: number,
 ): BlockChange[] {
   scratch.reset();
-  const floats = scratch.floats;
-  const alloc = (n: number) => floats.take(n);
+  const alloc = scratch.floats.take;
   const points = chunkPoints(s, m, cids, Number.NEGATIVE_INFINITY, Number.POSITIVE_INFINITY, alloc);
   if (points.ts.length === 0) return [];
   const roll = new SeriesRoll(kind as 0 | 1 | 2, configured, updating, { ts: points.ts, vals: points.nums! }, s.now(), scratch);
   for (const ref of roll.blocksNeeded()) {
     const step = configured[ref.tier]!.step;
     const row = block.get(m.sid, step, ref.start) as { body: Uint8Array } | null;
-    roll.loaded(ref, row ? decodeRows(row.body, ref.start, step, floats) : undefined);
+    roll.loaded(ref, row ? decodeRows(row.body, ref.start, step, alloc) : undefined);
   }
   const batch = { cids: new Set(cids), points };
   const raw = roll.planRaw().map(([lo, hi]) => rawSpan(s, m, lo, hi, upTo, batch, alloc));
