@@ -136,7 +136,7 @@ describe("series slots on SQLite: the store's own moments", () => {
   it("does not keep the handle of a series whose creating commit failed", async () => {
     const store = await stores.open({ synchronous: "NORMAL", maintenanceIntervalMs: 3_600_000 });
     const ss = series("fresh");
-    const release = failStatements(join(stores.dir, "metrics.db"), "ingest_log");
+    const release = failStatements(join(stores.dir, "metrics.db"), "series");
     await expect(store.writeColumns("t", cols(ss, 0, 1))).rejects.toThrow(/injected failure/);
     release();
     expect(await store.getMetric("t", "gauge", "fresh")).toBeUndefined();

@@ -46,8 +46,8 @@ describe("metrics store: a commit that fails changes nothing in memory", () => {
     const dir = tempDir();
     const s = await open(dir);
     await s.write("t", [gauge("a", 0, 100), gauge("b", 0, 50)]);
-    // The last step of the flush transaction fails, as a commit on a full disk does.
-    const release = failStatements(join(dir, "metrics.db"), "ingest_log", "DELETE");
+    // A step of the flush transaction (a series' flushed mark) fails, as a commit on a full disk does.
+    const release = failStatements(join(dir, "metrics.db"), "series", "UPDATE");
     expect(() => s.flushDue(true)).toThrow(/injected failure/);
     // The points are still read from the heads, and the log still holds them.
     expect((await s.readRaw("t", "gauge", "a", all)).ts).toHaveLength(100);
@@ -78,7 +78,7 @@ describe("metrics store: a commit that fails changes nothing in memory", () => {
   it("does not register series or tenants whose creating transaction failed", async () => {
     const dir = tempDir();
     const s = await open(dir);
-    const release = failStatements(join(dir, "metrics.db"), "ingest_log");
+    const release = failStatements(join(dir, "metrics.db"), "series");
     await expect(s.write("new-tenant", [gauge("fresh", 0, 5)])).rejects.toThrow(/injected failure/);
     expect(await s.getMetric("new-tenant", "gauge", "fresh")).toBeUndefined();
     expect(await s.getTenant("new-tenant")).toBeUndefined();

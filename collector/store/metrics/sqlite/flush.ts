@@ -1,10 +1,13 @@
+import { closeSync } from "node:fs";
+import { join } from "node:path";
 import { releaseBuffer } from "../../../../src/runtime/release-buffer.ts";
 import { chunkPieces } from "../pieces.ts";
 import type { Run } from "../../../../src/metrics/run.ts";
 import { encodeChunkBlock } from "./chunks.ts";
 import { isNumeric, type SeriesMeta, type StoreState } from "./state.ts";
+import { syncFile } from "./wal-sync.ts";
 
-/** Turning heads into sealed chunks, and dropping the log rows no head needs any more. */
+/** Turning heads into sealed chunks, and dropping the log batches no head needs any more. */
 
 /**
  * Points sealed per transaction by the background flush (`sliced`). Why: under steady ingest
@@ -79,6 +82,7 @@ function flush(s: StoreState, due: SeriesMeta[]): void {
   s.chunkEpoch++;
   /** The chunks written, for the kept chunk lists once committed: sid, cid, start_ts, end_ts, expires_at. */
   const added: number[] = [];
+  let dropBefore = 0;
   s.db.transaction(() => {
     for (const m of due) {
       const h = m.head!;
@@ -110,8 +114,9 @@ function flush(s: StoreState, due: SeriesMeta[]): void {
       if (m.chunkMaxTs !== undefined && run.ts.length > 0) m.chunkMaxTs = Math.max(m.chunkMaxTs ?? Number.NEGATIVE_INFINITY, run.ts[run.ts.length - 1]!);
       s.st.updateSeriesFlush.run(m.minTs ?? null, m.maxTs ?? null, h.lastSeq, m.sid);
     }
-    truncateLog(s, new Set(due));
+    dropBefore = truncateLog(s, new Set(due));
   })();
+  dropLogBefore(s, dropBefore);
   for (let k = 0; k < added.length; k += 5) s.lists.added(added[k]!, added[k + 1]!, added[k + 2]!, added[k + 3]!, added[k + 4]!);
   s.rollups?.sealed(added);
   for (const m of due) {
@@ -122,15 +127,33 @@ function flush(s: StoreState, due: SeriesMeta[]): void {
   }
 }
 
-/** Drops log batches whose points are all in chunks, counting the heads of `flushing` as written. */
-function truncateLog(s: StoreState, flushing: Set<SeriesMeta>): void {
+/**
+ * The first log batch a head still needs once `flushing` is written (the log's next sequence
+ * when none); the old log table's rows before it are deleted in the flush's transaction.
+ */
+function truncateLog(s: StoreState, flushing: Set<SeriesMeta>): number {
   // Batches committed but not yet applied (awaiting the log's sync) are in no head yet: kept.
-  let minSeq = s.unapplied[0] ?? Number.POSITIVE_INFINITY;
+  let minSeq = s.unapplied[0] ?? s.log.nextSeq;
   for (const m of s.dirty) {
     if (!flushing.has(m) && m.head && m.head.length > 0 && m.headFirstSeq < minSeq) minSeq = m.headFirstSeq;
   }
-  if (minSeq === Number.POSITIVE_INFINITY) {
-    const row = s.db.query("SELECT max(seq) AS s FROM ingest_log").get() as { s: number | null };
-    if (row.s !== null) s.st.deleteLogBefore.run(row.s + 1);
-  } else s.st.deleteLogBefore.run(minSeq);
+  if (s.legacyLog) {
+    s.st.deleteLogBefore.run(minSeq);
+    s.legacyLog = s.db.query("SELECT 1 FROM ingest_log LIMIT 1").get() !== null;
+  }
+  return minSeq;
+}
+
+/**
+ * After a flush's commit: the log forgets the batches before `seq`, and deletes its segments
+ * that hold nothing else once that commit is on disk (with synchronous NORMAL the database's
+ * log is synced for it here; it is a segment's worth of ingest, rare).
+ */
+export function dropLogBefore(s: StoreState, seq: number): void {
+  const sync = s.walSync;
+  s.log.dropBefore(
+    seq,
+    () => (sync ? sync.afterCommit(true) : syncFile(`${join(s.opts.dataDir, "metrics.db")}-wal`)),
+    (fd) => (sync ? sync.whenIdle(() => closeSync(fd)) : closeSync(fd)),
+  );
 }

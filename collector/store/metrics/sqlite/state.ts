@@ -14,6 +14,7 @@ import type { SqliteRollups } from "./rollups.ts";
 import { HeadArrays } from "../head-arrays.ts";
 import { LogScratch } from "../log-body.ts";
 import { METRICS_DB } from "./schema.ts";
+import { IngestLog } from "./ingest-log.ts";
 import { WalSync } from "./wal-sync.ts";
 
 export interface SqliteMetricsStoreOptions {
@@ -45,7 +46,9 @@ export interface SqliteMetricsStoreOptions {
   rollupTiers?: readonly RollupTier[];
   /** Points of one series one roller transaction takes at most (a million; fewer in tests that interrupt it). */
   rollupBatchPoints?: number;
-  /** Syncs the log file after commits with synchronous FULL (default fs.fsync; tests hold it back). */
+  /** Size past which the ingest log starts a new segment file (ingest-log.ts; small in tests). */
+  logSegmentBytes?: number;
+  /** Syncs the ingest log after appends with synchronous FULL (default fs.fsync; tests hold it back). */
   syncLog?: (fd: number, done: (e: Error | null) => void) => void;
   now?: () => number;
 }
@@ -95,7 +98,7 @@ export const kindKey = (tenant: string, type: MetricType) => `${tenant}\u0000${t
 /** Series whose chunk lists one statement looks up (selectChunkLists). */
 export const LIST_BATCH = 32;
 
-type ResolvedOptions = Required<Omit<SqliteMetricsStoreOptions, "log" | "now" | "health" | "released" | "syncLog" | "rollupTiers" | "rollupBatchPoints">> & {
+type ResolvedOptions = Required<Omit<SqliteMetricsStoreOptions, "log" | "now" | "health" | "released" | "syncLog" | "logSegmentBytes" | "rollupTiers" | "rollupBatchPoints">> & {
   log?: Logger;
   health?: StorageHealth;
   released?: (bytes: number) => void;
@@ -188,7 +191,7 @@ export class StoreState {
    * hands its arrays to the heads that fill next.
    */
   readonly headArrays: HeadArrays;
-  /** The commits' log bodies are encoded into this one buffer (SQLite copies each). */
+  /** The commits' log bodies are encoded into this one buffer (the log's append copies each). */
   readonly logScratch = new LogScratch();
   /**
    * With synchronous FULL: syncs the log after commits in another thread (wal-sync.ts); a
@@ -197,6 +200,10 @@ export class StoreState {
   readonly walSync: WalSync | undefined;
   /** First log sequence of each group committed but not yet applied (awaiting walSync), in order. */
   readonly unapplied: number[] = [];
+  /** The ingest log's segment files (ingest-log.ts); opened, and replayed, by the store's open. */
+  readonly log: IngestLog;
+  /** The old log table (before metrics.db 9) still holds batches: replayed, then emptied by flushes. */
+  legacyLog = false;
 
   constructor(opts: SqliteMetricsStoreOptions) {
     this.opts = {
@@ -216,7 +223,8 @@ export class StoreState {
     this.cache = new ChunkCache(this.opts.chunkCacheBytes - Math.floor(this.opts.chunkCacheBytes / 4));
     this.hot = new ChunkCache(Math.floor(this.opts.chunkCacheBytes / 4));
     const path = join(opts.dataDir, "metrics.db");
-    this.walSync = this.opts.synchronous === "FULL" ? new WalSync(`${path}-wal`, opts.syncLog) : undefined;
+    this.log = new IngestLog(opts.dataDir, this.opts.synchronous, opts.logSegmentBytes);
+    this.walSync = this.opts.synchronous === "FULL" ? new WalSync(`${path}-wal`, opts.syncLog, () => this.log.activeFd) : undefined;
     this.db = openDatabase(path, {
       // FULL's sync after each commit is walSync's (in another thread); otherwise as asked.
       synchronous: this.walSync ? "NORMAL" : this.opts.synchronous,

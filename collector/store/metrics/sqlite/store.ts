@@ -1,3 +1,4 @@
+import { closeSync } from "node:fs";
 import type { MetricDefinition, MetricType, MetricWrite, Tags, Tenant } from "../../../../src/metrics/model.ts";
 import type { WriteColumns } from "../../../../src/metrics/write-columns.ts";
 import type { ReadBuffers } from "../../../../src/promql/values.ts";
@@ -218,6 +219,8 @@ export class SqliteMetricsStore implements MetricsStore {
         // before version 3 have no auto_vacuum, and there this does nothing).
         s.db.exec("PRAGMA incremental_vacuum");
         s.db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+        // The chunks are on disk (the checkpoint synced them): the log's segments go.
+        s.log.dropAll(closeSync);
       } catch (e) {
         // Nothing is lost: the log keeps every unflushed point and the next open replays it.
         s.opts.log?.warn("metrics store closed without a final flush; the log will be replayed", { err: String(e) });
@@ -226,6 +229,7 @@ export class SqliteMetricsStore implements MetricsStore {
     s.isReady = false;
     s.opts.health?.unregister("metrics");
     s.walSync?.close();
+    s.log.close();
     s.db.close();
   }
 
@@ -249,7 +253,7 @@ export class SqliteMetricsStore implements MetricsStore {
       l: number;
       c: number;
     };
-    return { series: s.bySid.size, headPoints: s.headPoints, logBatches: c.l, chunks: c.c };
+    return { series: s.bySid.size, headPoints: s.headPoints, logBatches: c.l + s.log.records, chunks: c.c };
   }
 }
 

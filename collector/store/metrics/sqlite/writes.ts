@@ -41,10 +41,22 @@ function commitPending(s: StoreState): void {
   // Tenants and series this group creates: registered in memory only after the commit.
   const newTenants: string[] = [];
   const newSeries = new Map<string, Map<string, SeriesMeta>>();
+  // Only a group that creates series or tenants is a SQLite transaction; its points go to the
+  // ingest log (ingest-log.ts), after that commit.
+  let inTx = false;
+  let created = false;
+  const begin = () => {
+    if (inTx) return;
+    s.db.exec("BEGIN");
+    inTx = created = true;
+  };
   /** The series, inserting its row if it is new. */
   const metaOf = (tenant: string, type: MetricType, id: string, known: Map<string, SeriesMeta> | undefined, added: Map<string, SeriesMeta>) => {
     let m = known?.get(id) ?? added.get(id);
-    if (!m) added.set(id, (m = s.insertSeriesRow(tenant, type, id, undefined, undefined)));
+    if (!m) {
+      begin();
+      added.set(id, (m = s.insertSeriesRow(tenant, type, id, undefined, undefined)));
+    }
     return m;
   };
   const addedOf = (k: string) => {
@@ -52,15 +64,15 @@ function commitPending(s: StoreState): void {
     if (!a) newSeries.set(k, (a = new Map()));
     return a;
   };
-  // One log row per columnar request (its columns are encoded as they are, not copied into a
-  // shared body) and one for each run of object writes; one transaction, one fsync, for all.
+  // One log record per columnar request (its columns are encoded as they are, not copied into a
+  // shared body) and one for each run of object writes; one fsync for all.
   // Each row's series go with it to the apply, which then needs no lookup by sid.
   const rows: LogBody[] = [];
   const rowMetas: SeriesMeta[][] = [];
-  const seqs: number[] = [];
+  let seqs: number[];
   try {
-    s.writing(() =>
-      s.db.transaction(() => {
+    s.writing(() => {
+      try {
         let writes: MetricWrite[] = [];
         let metas: SeriesMeta[] = [];
         const pushRow = (body: LogBody, series: SeriesMeta[]) => {
@@ -68,7 +80,10 @@ function commitPending(s: StoreState): void {
           rowMetas.push(series);
         };
         for (const g of group) {
-          if (!newTenants.includes(g.tenant) && s.insertTenantRow(g.tenant)) newTenants.push(g.tenant);
+          if (!newTenants.includes(g.tenant) && !s.tenants.has(g.tenant)) {
+            begin();
+            if (s.insertTenantRow(g.tenant)) newTenants.push(g.tenant);
+          }
           if (g.cols) {
             // Bodies stay in request order: the object writes gathered so far go first.
             if (writes.length) pushRow(buildLogBody(writes, sidsOf(metas)), metas);
@@ -93,9 +108,13 @@ function commitPending(s: StoreState): void {
           }
         }
         if (writes.length) pushRow(buildLogBody(writes, sidsOf(metas)), metas);
-        for (const body of rows) seqs.push(Number(s.st.insertLog.run(encodeLogBody(body, s.logScratch)).lastInsertRowid));
-      })(),
-    );
+        if (inTx) s.db.exec("COMMIT");
+        inTx = false;
+      } catch (e) {
+        if (inTx && s.db.inTransaction) s.db.exec("ROLLBACK");
+        throw e;
+      }
+    });
   } catch (e) {
     for (const g of group) g.reject(e);
     return;
@@ -103,6 +122,13 @@ function commitPending(s: StoreState): void {
   // Series and tenants are known from the commit on (the next group must not insert them again).
   for (const t of newTenants) s.tenants.set(t, { id: t });
   for (const added of newSeries.values()) for (const m of added.values()) s.register(m);
+  try {
+    // All of the group's records or none (a failed append is cut off again).
+    seqs = s.writing(() => s.log.appendGroup(rows.length, (i) => encodeLogBody(rows[i]!, s.logScratch)));
+  } catch (e) {
+    for (const g of group) g.reject(e);
+    return;
+  }
   const sync = s.walSync;
   if (!sync) {
     applyGroup(s, group, rows, rowMetas, seqs);
@@ -110,7 +136,8 @@ function commitPending(s: StoreState): void {
   }
   // Points become readable, and writes are answered, once the log is on disk (wal-sync.ts).
   s.unapplied.push(seqs[0]!);
-  sync.afterCommit().then(
+  // New series' rows must be on disk with the points that name them.
+  sync.afterCommit(created).then(
     () => applyGroup(s, group, rows, rowMetas, seqs),
     (e) => applyGroup(s, group, rows, rowMetas, seqs, e),
   );
@@ -256,8 +283,9 @@ function applyBody(s: StoreState, b: LogBody, seq: number, now: number, metas?: 
 }
 
 /**
- * Replays the log batches not yet flushed, in pages, yielding to the event loop between
- * pages so the HTTP server can answer 503 meanwhile. Returns what it replayed.
+ * Replays the log batches not yet flushed (those of the old log table first, then the segment
+ * files), yielding to the event loop every 256 batches so the HTTP server can answer 503
+ * meanwhile; then the log takes appends. Returns what it replayed.
  */
 export async function replayLog(s: StoreState, started: number): Promise<{ batches: number; points: number }> {
   let batches = 0;
@@ -267,12 +295,22 @@ export async function replayLog(s: StoreState, started: number): Promise<{ batch
   for (;;) {
     const rows = page.all(after) as { seq: number; body: Uint8Array }[];
     if (rows.length === 0) break;
+    s.legacyLog = true;
     for (const row of rows) {
       batches++;
       points += applyBody(s, decodeLogBody(row.body), row.seq, started).applied;
       after = row.seq;
     }
     await new Promise<void>((r) => setImmediate(r));
+  }
+  // Sequences go on past every one given before: the table's, and each series' flushed one.
+  let next = after + 1;
+  const used = s.db.query("SELECT seq FROM sqlite_sequence WHERE name = 'ingest_log'").get() as { seq: number } | null;
+  if (used && used.seq >= next) next = used.seq + 1;
+  for (const m of s.bySid.values()) if (m.flushedSeq >= next) next = m.flushedSeq + 1;
+  for (const r of s.log.open(next)) {
+    points += applyBody(s, decodeLogBody(r.body), r.seq, started).applied;
+    if (++batches % 256 === 0) await new Promise<void>((r) => setImmediate(r));
   }
   return { batches, points };
 }

@@ -1,0 +1,237 @@
+import { closeSync, constants, fdatasyncSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, unlinkSync, writeSync, writevSync } from "node:fs";
+import { join } from "node:path";
+
+/**
+ * The metrics store's ingest log: the bodies of committed write groups, appended to segment
+ * files until their points are in chunks (issue 28). It was a table of metrics.db; each body
+ * then went into the database's write-ahead log, was copied again into the database file by a
+ * checkpoint and its pages freed when flushed, and every group was a SQLite transaction: a
+ * fifth of the main thread under HTTP ingest, and a third of the kernel's time. A segment is
+ * written once, synced, and deleted whole.
+ *
+ * A record: magic, CRC-32 (of what follows it), body length, zero, sequence (float64), body.
+ * Reading stops at the first record that is cut short or fails its check (a write torn by a
+ * crash or a full disk): nothing after it in that segment was acknowledged, since appends go
+ * in order and each is answered only once synced. Segments are named by their first sequence.
+ */
+
+const MAGIC = 0x4f50_4c31;
+const HEADER = 24;
+/** A segment is closed, and the next opened, past this size. */
+export const SEGMENT_BYTES = 64 * 1024 * 1024;
+const NAME = /^(\d{16})\.log$/;
+
+interface Segment {
+  first: number;
+  path: string;
+  /** Sequence of its last record (first − 1 while empty). */
+  last: number;
+  /** Open while it is the active segment, and after it until it is deleted. */
+  fd?: number;
+}
+
+/** A failed append as SQLite would report it: a full disk is SQLITE_FULL, anything else an I/O error. */
+function appendError(e: unknown): Error {
+  const code = (e as NodeJS.ErrnoException)?.code;
+  const err = new Error(`appending to the metrics ingest log failed: ${(e as Error)?.message ?? String(e)}`);
+  (err as Error & { code: string }).code = code === "ENOSPC" || code === "EDQUOT" ? "SQLITE_FULL" : "SQLITE_IOERR_WRITE";
+  return err;
+}
+
+export class IngestLog {
+  readonly dir: string;
+  private segments: Segment[] = [];
+  private size = 0;
+  private next = 1;
+  /** Sequences of the records not yet dropped, in order (from `liveHead` on). */
+  private live: number[] = [];
+  private liveHead = 0;
+  private readonly header = new Uint8Array(HEADER);
+  private readonly headerView = new DataView(this.header.buffer);
+
+  constructor(
+    dataDir: string,
+    /** FULL: a segment is synced before the next one takes appends (the store syncs the active one). */
+    private readonly synchronous: "FULL" | "NORMAL",
+    private readonly segmentBytes = SEGMENT_BYTES,
+  ) {
+    this.dir = join(dataDir, "metrics-log");
+  }
+
+  /**
+   * The records on disk, oldest first, each body a view valid until the next is yielded; then
+   * opens a new active segment numbered after them and after `minNext` (the store's own lower
+   * bound: its flushed sequences and the old log table's).
+   */
+  *open(minNext: number): Generator<{ seq: number; body: Uint8Array }> {
+    mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+    const names = readdirSync(this.dir)
+      .map((n) => NAME.exec(n))
+      .filter((m): m is RegExpExecArray => m !== null)
+      .sort((a, b) => Number(a[1]) - Number(b[1]));
+    this.next = minNext;
+    for (const m of names) {
+      const seg: Segment = { first: Number(m[1]), path: join(this.dir, m[0]), last: Number(m[1]) - 1 };
+      this.segments.push(seg);
+      if (seg.first > this.next) this.next = seg.first;
+      const bytes = readFileSync(seg.path);
+      const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+      for (let o = 0; o + HEADER <= bytes.length; ) {
+        const len = view.getUint32(o + 8, true);
+        const end = o + HEADER + len;
+        if (view.getUint32(o, true) !== MAGIC || len === 0 || end > bytes.length) break;
+        const body = bytes.subarray(o + HEADER, end);
+        if (Bun.hash.crc32(body, Bun.hash.crc32(bytes.subarray(o + 8, o + HEADER))) !== view.getUint32(o + 4, true)) break;
+        const seq = view.getFloat64(o + 16, true);
+        seg.last = seq;
+        if (seq >= this.next) this.next = seq + 1;
+        this.live.push(seq);
+        yield { seq, body };
+        o = end;
+      }
+    }
+    // Appends never follow a torn record: a new segment takes them (an empty last one is reused).
+    const last = this.segments[this.segments.length - 1];
+    if (last && last.last < last.first && last.first === this.next) this.segments.pop();
+    this.openSegment();
+  }
+
+  /** The sequence the next append gets. */
+  get nextSeq(): number {
+    return this.next;
+  }
+
+  /** Records not yet dropped (for the store's stats). */
+  get records(): number {
+    return this.live.length - this.liveHead;
+  }
+
+  /** The active segment's descriptor (the store syncs it after commits). */
+  get activeFd(): number | undefined {
+    return this.segments[this.segments.length - 1]?.fd;
+  }
+
+  /**
+   * Appends `n` bodies (`bodyOf(i)` may reuse one buffer: each is written before the next is
+   * asked for); returns their sequences. All or none: on a failure (a storage failure is thrown)
+   * what was written of them is cut off again.
+   */
+  appendGroup(n: number, bodyOf: (i: number) => Uint8Array): number[] {
+    if (this.size > 0 && this.size >= this.segmentBytes) this.rotate();
+    const seg = this.segments[this.segments.length - 1];
+    if (seg?.fd === undefined) throw new Error("the ingest log is not open");
+    const start = { size: this.size, next: this.next, last: seg.last, live: this.live.length };
+    const seqs = new Array<number>(n);
+    try {
+      for (let i = 0; i < n; i++) seqs[i] = this.append(seg, bodyOf(i));
+    } catch (e) {
+      this.size = start.size;
+      this.next = start.next;
+      seg.last = start.last;
+      this.live.length = start.live;
+      // A partial record would stop every later read of this segment: cut it off again.
+      try {
+        ftruncateSync(seg.fd!, start.size);
+      } catch {
+        // Cannot cut it: the next group goes to a new segment (reading stops at the torn record).
+        this.size = this.segmentBytes;
+      }
+      throw appendError(e);
+    }
+    return seqs;
+  }
+
+  private append(seg: Segment, body: Uint8Array): number {
+    const seq = this.next;
+    const h = this.headerView;
+    h.setUint32(0, MAGIC, true);
+    h.setUint32(8, body.length, true);
+    h.setUint32(12, 0, true);
+    h.setFloat64(16, seq, true);
+    h.setUint32(4, Bun.hash.crc32(body, Bun.hash.crc32(this.header.subarray(8))), true);
+    const total = HEADER + body.length;
+    let n = writevSync(seg.fd!, [this.header, body]);
+    // A short write (a disk filling up): the rest is tried, which then says why it fails.
+    while (n < total) {
+      const w = n < HEADER ? writeSync(seg.fd!, this.header, n, HEADER - n) : writeSync(seg.fd!, body, n - HEADER, total - n);
+      if (w <= 0) throw Object.assign(new Error(`short write (${n} of ${total} bytes)`), { code: "EIO" });
+      n += w;
+    }
+    this.size += total;
+    seg.last = seq;
+    this.next = seq + 1;
+    this.live.push(seq);
+    return seq;
+  }
+
+  /**
+   * Forgets the records before `seq` (their points are in chunks), and once `durable` resolves
+   * (the chunks' commit is on disk) deletes the segments that hold nothing else. `closeFd`
+   * closes a deleted segment's descriptor (after any sync running on it).
+   */
+  dropBefore(seq: number, durable: () => Promise<void>, closeFd: (fd: number) => void): void {
+    while (this.liveHead < this.live.length && this.live[this.liveHead]! < seq) this.liveHead++;
+    if (this.liveHead > 4096 && this.liveHead * 2 > this.live.length) {
+      this.live.splice(0, this.liveHead);
+      this.liveHead = 0;
+    }
+    const active = this.segments[this.segments.length - 1];
+    const done = this.segments.filter((g) => g !== active && g.last < seq);
+    if (done.length === 0) return;
+    durable().then(
+      () => this.remove(done, closeFd),
+      () => {}, // not on disk yet: a later flush drops them
+    );
+  }
+
+  /** Deletes every segment, the active one included, when nothing is left in them (a clean stop). */
+  dropAll(closeFd: (fd: number) => void): void {
+    if (this.records > 0) return;
+    this.rotate();
+    this.remove(this.segments.slice(0, -1), closeFd);
+  }
+
+  private remove(done: Segment[], closeFd: (fd: number) => void): void {
+    for (const g of done) {
+      const k = this.segments.indexOf(g);
+      if (k < 0) continue;
+      this.segments.splice(k, 1);
+      try {
+        unlinkSync(g.path);
+      } catch {}
+      if (g.fd !== undefined) closeFd(g.fd);
+      g.fd = undefined;
+    }
+  }
+
+  /** Closes the active segment (synced first under FULL) and opens the next; an empty one stays. */
+  private rotate(): void {
+    const old = this.segments[this.segments.length - 1];
+    if (old && old.fd !== undefined && old.last < old.first) return;
+    // Groups appended to it may be waiting for the store's next sync, which syncs the new one.
+    if (old?.fd !== undefined && this.synchronous === "FULL") fdatasyncSync(old.fd);
+    this.openSegment();
+  }
+
+  private openSegment(): void {
+    const path = join(this.dir, `${String(this.next).padStart(16, "0")}.log`);
+    // Appending (a record cut off again leaves no hole), created empty.
+    const fd = openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_APPEND, 0o600);
+    this.segments.push({ first: this.next, path, last: this.next - 1, fd });
+    this.size = 0;
+    // The new file's name must be on disk before anything appended to it is acknowledged.
+    const d = openSync(this.dir, "r");
+    try {
+      fsyncSync(d);
+    } finally {
+      closeSync(d);
+    }
+  }
+
+  close(): void {
+    for (const g of this.segments) {
+      if (g.fd !== undefined) closeSync(g.fd);
+      g.fd = undefined;
+    }
+  }
+}

@@ -1,0 +1,205 @@
+/**
+ * The metrics store's ingest log in segment files (collector/store/metrics/sqlite/ingest-log.ts,
+ * issue 28): records read back as written across segments, reading stops at a torn or damaged
+ * record, a failed append leaves nothing behind, segments are deleted only once the flush that
+ * made them useless is on disk, and sequences go on across restarts.
+ */
+import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { IngestLog } from "../../../collector/store/metrics/sqlite/ingest-log.ts";
+import { openSqliteMetricsStore } from "../../../collector/store/metrics/sqlite/store.ts";
+import { storageFailure } from "../../../src/sqlite/storage-failure.ts";
+import { SmallDisk } from "../../helpers/full-disk.ts";
+import { sqliteMetricsStoresPerTest } from "../../helpers/temp-metrics-store.ts";
+
+const stores = sqliteMetricsStoresPerTest("outpost-ingest-log-");
+const disks: SmallDisk[] = [];
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of disks.splice(0)) d.dispose();
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+const tempDir = () => {
+  const d = mkdtempSync(join(tmpdir(), "outpost-ingest-log-"));
+  dirs.push(d);
+  return d;
+};
+
+const body = (i: number, size = 100) => Uint8Array.from({ length: size }, (_, k) => (i * 31 + k) & 0xff);
+const segments = (dir: string) => readdirSync(join(dir, "metrics-log")).sort();
+const readAll = (log: IngestLog, minNext = 1) => [...log.open(minNext)].map((r) => ({ seq: r.seq, body: Array.from(r.body) }));
+const T0 = Date.now() - 3_600_000;
+const all = { start: 0, end: Number.MAX_SAFE_INTEGER, order: "asc" as const };
+const gauge = (id: string, from: number, n: number) => ({
+  type: "gauge" as const,
+  id,
+  points: Array.from({ length: n }, (_, i) => ({ timestamp: T0 + (from + i) * 1000, value: from + i })),
+});
+
+describe("the ingest log's segment files", () => {
+  it("reads every record back in order, across segments, and numbers on after them", () => {
+    const dir = tempDir();
+    const log = new IngestLog(dir, "FULL", 1000);
+    expect(readAll(log, 7)).toEqual([]);
+    expect(() => new IngestLog(tempDir(), "FULL").appendGroup(1, () => body(0))).toThrow(/not open/);
+    const seqs: number[] = [];
+    for (let i = 0; i < 30; i++) seqs.push(...log.appendGroup(2, (k) => body(2 * i + k)));
+    expect(seqs).toEqual(Array.from({ length: 60 }, (_, i) => 7 + i));
+    log.close();
+    // 60 records of 124 bytes in segments of 1,000: several files, each named by its first record.
+    const names = segments(dir);
+    expect(names.length).toBeGreaterThan(5);
+    expect(names[0]).toBe("0000000000000007.log");
+    const again = new IngestLog(dir, "FULL", 1000);
+    const read = readAll(again);
+    expect(read.map((r) => r.seq)).toEqual(seqs);
+    expect(read.map((r) => r.body)).toEqual(seqs.map((_, i) => Array.from(body(i))));
+    expect(again.nextSeq).toBe(67);
+    expect(again.records).toBe(60);
+    again.close();
+  });
+
+  it("stops reading a segment at a record cut short or damaged, and appends after it in a new segment", () => {
+    const dir = tempDir();
+    const log = new IngestLog(dir, "FULL");
+    readAll(log);
+    log.appendGroup(3, (k) => body(k));
+    log.close();
+    const [name] = segments(dir);
+    const path = join(dir, "metrics-log", name!);
+    // A crash in the middle of the fourth record: its header and half its body reached the disk.
+    const whole = readFileSync(path);
+    appendFileSync(path, whole.subarray(0, 24 + 50));
+    const a = new IngestLog(dir, "FULL");
+    expect(readAll(a).map((r) => r.seq)).toEqual([1, 2, 3]);
+    expect(a.appendGroup(1, () => body(9))).toEqual([4]);
+    a.close();
+    expect(segments(dir)).toEqual([name, "0000000000000004.log"]);
+    // One bit flipped in the second record's body: the second and third are not read.
+    const bytes = readFileSync(path);
+    bytes[124 + 24 + 10]! ^= 1;
+    writeFileSync(path, bytes);
+    const b = new IngestLog(dir, "FULL");
+    expect(readAll(b).map((r) => r.seq)).toEqual([1, 4]);
+    b.close();
+  });
+
+  it("deletes a segment only once the flush that emptied it is on disk, and never the active one", async () => {
+    const dir = tempDir();
+    const log = new IngestLog(dir, "FULL", 200);
+    readAll(log);
+    for (let i = 0; i < 6; i++) log.appendGroup(1, () => body(i));
+    const before = segments(dir);
+    expect(before).toHaveLength(3);
+    let done!: () => void;
+    const durable = new Promise<void>((r) => (done = r));
+    const closed: number[] = [];
+    log.dropBefore(5, () => durable, (fd) => closed.push(fd));
+    expect(log.records).toBe(2);
+    await new Promise((r) => setTimeout(r, 20));
+    expect(segments(dir)).toEqual(before);
+    done();
+    await durable;
+    await new Promise((r) => setTimeout(r, 0));
+    // Two records of 124 bytes fill a segment: 1–4 are in the first two, 5 and 6 in the active one.
+    expect(segments(dir)).toEqual(before.slice(2));
+    expect(closed).toHaveLength(2);
+    log.dropBefore(100, () => Promise.resolve(), () => {});
+    await new Promise((r) => setTimeout(r, 0));
+    expect(segments(dir)).toEqual(before.slice(2));
+    log.close();
+  });
+
+  it("refuses an append on a full disk as a storage failure and leaves the segment as it was", () => {
+    const disk = new SmallDisk(4);
+    disks.push(disk);
+    const log = new IngestLog(disk.dir, "FULL");
+    readAll(log);
+    log.appendGroup(1, () => body(1, 1000));
+    const path = join(disk.dir, "metrics-log", "0000000000000001.log");
+    const size = statSync(path).size;
+    disk.fill();
+    let err: unknown;
+    try {
+      log.appendGroup(3, (k) => body(k, 200_000));
+    } catch (e) {
+      err = e;
+    }
+    expect(storageFailure(err)).toBe("full");
+    expect(statSync(path).size).toBe(size);
+    expect(log.records).toBe(1);
+    disk.free();
+    expect(log.appendGroup(1, () => body(2, 1000))).toEqual([2]);
+    log.close();
+    const again = new IngestLog(disk.dir, "FULL");
+    expect(readAll(again).map((r) => r.seq)).toEqual([1, 2]);
+    again.close();
+  });
+});
+
+describe("the metrics store on its ingest log", () => {
+  it("replays every acknowledged write after a crash, across segments, and numbers on after a clean stop", async () => {
+    const opts = { synchronous: "FULL" as const, maintenanceIntervalMs: 3_600_000, logSegmentBytes: 1024 };
+    const a = await stores.open(opts);
+    for (let i = 0; i < 20; i++) await a.write("t", [gauge("g", i * 10, 10), gauge(`h${i % 3}`, i, 1)]);
+    expect(segments(stores.dir).length).toBeGreaterThan(2);
+    // A crash: no close. A second store on the same files replays the log.
+    const b = await openSqliteMetricsStore({ dataDir: stores.dir, ...opts });
+    expect((await b.readRaw("t", "gauge", "g", all)).values).toEqual(Array.from({ length: 200 }, (_, i) => i));
+    expect((await b.readRaw("t", "gauge", "h1", all)).values).toEqual([1, 4, 7, 10, 13, 16, 19]);
+    await b.close();
+    // A clean stop left the points in chunks and one empty segment, which keeps the numbering.
+    expect(segments(stores.dir)).toHaveLength(1);
+    expect(statSync(join(stores.dir, "metrics-log", segments(stores.dir)[0]!)).size).toBe(0);
+    const c = await openSqliteMetricsStore({ dataDir: stores.dir, ...opts });
+    expect(c.stats().logBatches).toBe(0);
+    await c.write("t", [gauge("g", 200, 5)]);
+    // Another crash: the write after the clean stop is replayed, not taken for one already flushed.
+    const d = await openSqliteMetricsStore({ dataDir: stores.dir, ...opts });
+    try {
+      expect((await d.readRaw("t", "gauge", "g", all)).values).toEqual(Array.from({ length: 205 }, (_, i) => i));
+    } finally {
+      await d.close();
+    }
+  });
+
+  it("deletes the segments the flushes emptied while writes go on", async () => {
+    const s = await stores.open({ synchronous: "FULL", maintenanceIntervalMs: 3_600_000, logSegmentBytes: 2048 });
+    for (let i = 0; i < 40; i++) {
+      await s.write("t", [gauge("g", i * 10, 10)]);
+      if (i % 10 === 9) s.flushDue(true);
+    }
+    await new Promise((r) => setTimeout(r, 50));
+    // Every batch is in chunks: only the active segment is left.
+    expect(segments(stores.dir)).toHaveLength(1);
+    expect(s.stats()).toMatchObject({ logBatches: 0, headPoints: 0 });
+    expect((await s.readRaw("t", "gauge", "g", all)).values).toHaveLength(400);
+  });
+
+  it("refuses writes while the disk is full, loses none it acknowledged, and takes them again once space is back", async () => {
+    const disk = new SmallDisk(8);
+    disks.push(disk);
+    const opts = { dataDir: disk.dir, synchronous: "FULL" as const, maintenanceIntervalMs: 3_600_000 };
+    const s = await openSqliteMetricsStore(opts);
+    // The series exist before: the refused write is refused by the log's append, not by SQLite.
+    await s.write("t", [gauge("g", 0, 10), ...Array.from({ length: 20 }, (_, k) => gauge(`m${k}`, 0, 1))]);
+    disk.fill();
+    const big = Array.from({ length: 20 }, (_, k) => gauge(`m${k}`, 1, 2000));
+    const err = await s.write("t", [gauge("g", 10, 5), ...big]).catch((e) => e);
+    expect(storageFailure(err)).toBe("full");
+    expect((await s.readRaw("t", "gauge", "g", all)).values).toHaveLength(10);
+    disk.free();
+    await s.write("t", [gauge("g", 10, 5)]);
+    // A crash: the acknowledged points and nothing of the refused write.
+    const again = await openSqliteMetricsStore(opts);
+    try {
+      expect((await again.readRaw("t", "gauge", "g", all)).values).toEqual(Array.from({ length: 15 }, (_, i) => i));
+      expect((await again.readRaw("t", "gauge", "m0", all)).values).toEqual([0]);
+    } finally {
+      await again.close();
+      await s.close().catch(() => {});
+    }
+  });
+});
