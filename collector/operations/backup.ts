@@ -6,6 +6,7 @@ import { makePrivateDir, tightenTree } from "../../src/fs/private-files.ts";
 import type { Logger } from "../../src/log/logger.ts";
 import { COLLECTOR_DATABASES } from "../store/databases.ts";
 import { type CopyInfo, MANIFEST, type Manifest, snapshotInto, verifyCopy } from "./database-copy.ts";
+import { copyIngestLog } from "./log-copy.ts";
 
 const mib = (n: number) => (n < 1024 ** 2 ? `${Math.ceil(n / 1024)} KiB` : `${(n / 1024 ** 2).toFixed(1)} MiB`);
 
@@ -25,6 +26,9 @@ export async function backupDatabases(dataDir: string, target: string, log: Logg
   tightenTree(to);
   const copies: CopyInfo[] = [];
   const started = Date.now();
+  // Before metrics.db (log-copy.ts says why): the points acknowledged but not yet in chunks.
+  const ingestLog = copyIngestLog(from, to);
+  if (ingestLog.length > 0) log.info("copied the metrics ingest log", { files: ingestLog.length, size: mib(ingestLog.reduce((n, f) => n + f.bytes, 0)) });
   for (const schema of COLLECTOR_DATABASES) {
     const source = join(from, schema.name);
     if (!existsSync(source)) {
@@ -39,7 +43,7 @@ export async function backupDatabases(dataDir: string, target: string, log: Logg
     log.info(`copied ${schema.name}`, { size: mib(info.bytes), schemaVersion: info.schemaVersion, seconds: ((Date.now() - t0) / 1000).toFixed(1) });
   }
   if (copies.length === 0) throw new OptionError(`${from} holds no collector database: is --data-dir right?`);
-  const manifest: Manifest = { format: 1, createdAt: new Date().toISOString(), outpostVersion: OUTPOST_VERSION, databases: copies };
+  const manifest: Manifest = { format: 1, createdAt: new Date().toISOString(), outpostVersion: OUTPOST_VERSION, databases: copies, ingestLog };
   writeFileSync(join(to, MANIFEST), `${JSON.stringify(manifest, null, 2)}\n`, { mode: 0o600 });
   tightenTree(to);
   log.info("backup complete", { folder: to, databases: copies.length, size: mib(copies.reduce((n, c) => n + c.bytes, 0)), seconds: ((Date.now() - started) / 1000).toFixed(1) });

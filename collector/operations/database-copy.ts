@@ -1,6 +1,7 @@
 import { Database } from "bun:sqlite";
 import { existsSync, renameSync, rmSync, statSync } from "node:fs";
 import { sha256File } from "../../src/fs/sha256-file.ts";
+import type { LogFileCopy } from "./log-copy.ts";
 import { type DatabaseSchema, latestVersion, schemaVersion } from "../../src/sqlite/migrations.ts";
 
 export interface CopyInfo {
@@ -16,6 +17,8 @@ export interface Manifest {
   createdAt: string;
   outpostVersion: string;
   databases: CopyInfo[];
+  /** The metrics ingest log's segment files (log-copy.ts); absent in backups made before 2026-11-29. */
+  ingestLog?: LogFileCopy[];
 }
 
 export const MANIFEST = "manifest.json";

@@ -7,6 +7,7 @@ import type { Logger } from "../../src/log/logger.ts";
 import { lockDataDir } from "../data-dir-lock.ts";
 import { COLLECTOR_DATABASES } from "../store/databases.ts";
 import { MANIFEST, type Manifest, verifyCopy } from "./database-copy.ts";
+import { restoreLogCopies, setLogAside, verifyLogCopies } from "./log-copy.ts";
 
 function readManifest(from: string): Manifest {
   const path = join(from, MANIFEST);
@@ -53,6 +54,8 @@ export async function restoreDatabases(backup: string, dataDir: string, log: Log
     if (info.sha256 !== entry.sha256) throw new OptionError(`${join(from, entry.file)}: its checksum differs from the manifest's (changed or damaged since the backup)`);
   }
 
+  verifyLogCopies(from, manifest.ingestLog ?? []);
+
   const to = ensureWritableDir(dataDir, "--data-dir", log);
   const lock = lockDataDir(to, "a restore");
   try {
@@ -70,6 +73,8 @@ export async function restoreDatabases(backup: string, dataDir: string, log: Log
         setAside = aside;
       }
     }
+    // The folder's ingest log holds batches of the replaced metrics.db: it goes with it.
+    if (setLogAside(to, aside)) setAside = aside;
     if (setAside) log.info("the databases replaced were moved aside (delete them once the restore is checked)", { folder: setAside });
     const restored: string[] = [];
     for (const entry of manifest.databases) {
@@ -80,6 +85,7 @@ export async function restoreDatabases(backup: string, dataDir: string, log: Log
       restored.push(entry.file);
       log.info(`restored ${entry.file}`, { schemaVersion: entry.schemaVersion });
     }
+    restoreLogCopies(from, to, manifest.ingestLog ?? []);
     // Copies of backups made before they were private keep their mode: the restored files are the folder's own.
     tightenTree(to);
     log.info("restore complete: start the collector", { dataDir: to, backupOf: manifest.createdAt, madeBy: manifest.outpostVersion });

@@ -143,3 +143,35 @@ describe("restore refuses a damaged backup and leaves the data folder as it is",
     expect(none.stderr.trim()).toBe(`error: ${join(dir, "empty")} has no manifest.json: not a finished backup (made by the backup command)`);
   });
 });
+
+describe("a backup holds the points acknowledged but not yet in chunks", () => {
+  it("copies the ingest log, and restore puts it back: the restored collector replays it", async () => {
+    const source = join(dir, "unflushed");
+    const c = await startCollector(source);
+    // Three batches of 500: below a chunk's size and an hour's age, so only in the ingest log.
+    for (let i = 0; i < 3; i++) expect((await fetch(`${c.url}/svc/metrics/gauges/raw`, { method: "POST", headers: TENANT, body: batch(i) })).status).toBe(200);
+    const copy = join(dir, "unflushed-backup");
+    expect((await run("collector", ["backup", copy, "--data-dir", source])).code).toBe(0);
+    await c.proc.stop("SIGTERM");
+    const manifest = JSON.parse(readFileSync(join(copy, "manifest.json"), "utf8")) as { ingestLog: { file: string }[] };
+    expect(manifest.ingestLog.length).toBeGreaterThan(0);
+    // A damaged log file is refused like a damaged database.
+    const first = join(copy, manifest.ingestLog[0]!.file);
+    const bytes = readFileSync(first);
+    appendFileSync(first, "x");
+    const target = join(dir, "unflushed-restored");
+    const refused = await run("collector", ["restore", copy, "--data-dir", target]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr.trim().split("\n").at(-1)).toBe(`error: ${first}: its checksum differs from the manifest's (changed or damaged since the backup)`);
+    writeFileSync(first, bytes);
+    expect((await run("collector", ["restore", copy, "--data-dir", target])).code).toBe(0);
+    const restored = await startCollector(target);
+    try {
+      const points = await readSeq(restored.url);
+      expect(points).toHaveLength(3 * BATCH);
+      expect(points.every((p, i) => p.timestamp === T0 + i && p.value === i)).toBe(true);
+    } finally {
+      await restored.proc.stop("SIGTERM");
+    }
+  });
+});

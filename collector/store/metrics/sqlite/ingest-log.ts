@@ -1,5 +1,6 @@
-import { closeSync, constants, fdatasyncSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, unlinkSync, writeSync, writevSync } from "node:fs";
+import { closeSync, constants, fdatasyncSync, fsyncSync, ftruncateSync, openSync, readdirSync, readFileSync, unlinkSync, writeSync, writevSync } from "node:fs";
 import { join } from "node:path";
+import { makePrivateDir } from "../../../../src/fs/private-files.ts";
 
 /**
  * The metrics store's ingest log: the bodies of committed write groups, appended to segment
@@ -15,6 +16,8 @@ import { join } from "node:path";
  * in order and each is answered only once synced. Segments are named by their first sequence.
  */
 
+/** The log's folder in the data folder (backups copy it too). */
+export const INGEST_LOG_DIR = "metrics-log";
 const MAGIC = 0x4f50_4c31;
 const HEADER = 24;
 /** A segment is closed, and the next opened, past this size. */
@@ -28,6 +31,8 @@ interface Segment {
   last: number;
   /** Open while it is the active segment, and after it until it is deleted. */
   fd?: number;
+  /** Its deletion awaits the flush's commit on disk. */
+  dropping?: boolean;
 }
 
 /** A failed append as SQLite would report it: a full disk is SQLITE_FULL, anything else an I/O error. */
@@ -55,7 +60,7 @@ export class IngestLog {
     private readonly synchronous: "FULL" | "NORMAL",
     private readonly segmentBytes = SEGMENT_BYTES,
   ) {
-    this.dir = join(dataDir, "metrics-log");
+    this.dir = join(dataDir, INGEST_LOG_DIR);
   }
 
   /**
@@ -64,7 +69,7 @@ export class IngestLog {
    * bound: its flushed sequences and the old log table's).
    */
   *open(minNext: number): Generator<{ seq: number; body: Uint8Array }> {
-    mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+    makePrivateDir(this.dir);
     const names = readdirSync(this.dir)
       .map((n) => NAME.exec(n))
       .filter((m): m is RegExpExecArray => m !== null)
@@ -117,7 +122,14 @@ export class IngestLog {
    * what was written of them is cut off again.
    */
   appendGroup(n: number, bodyOf: (i: number) => Uint8Array): number[] {
-    if (this.size > 0 && this.size >= this.segmentBytes) this.rotate();
+    if (this.size > 0 && this.size >= this.segmentBytes) {
+      try {
+        this.rotate();
+      } catch (e) {
+        // No room for a new file, or the old one's sync failed: refused, the active one stays.
+        throw appendError(e);
+      }
+    }
     const seg = this.segments[this.segments.length - 1];
     if (seg?.fd === undefined) throw new Error("the ingest log is not open");
     const start = { size: this.size, next: this.next, last: seg.last, live: this.live.length };
@@ -176,11 +188,15 @@ export class IngestLog {
       this.liveHead = 0;
     }
     const active = this.segments[this.segments.length - 1];
-    const done = this.segments.filter((g) => g !== active && g.last < seq);
+    const done = this.segments.filter((g) => g !== active && g.last < seq && !g.dropping);
     if (done.length === 0) return;
+    for (const g of done) g.dropping = true;
     durable().then(
       () => this.remove(done, closeFd),
-      () => {}, // not on disk yet: a later flush drops them
+      () => {
+        // Not known to be on disk: a later flush tries again.
+        for (const g of done) g.dropping = false;
+      },
     );
   }
 
@@ -217,15 +233,20 @@ export class IngestLog {
     const path = join(this.dir, `${String(this.next).padStart(16, "0")}.log`);
     // Appending (a record cut off again leaves no hole), created empty.
     const fd = openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_APPEND, 0o600);
+    try {
+      // The new file's name must be on disk before anything appended to it is acknowledged.
+      const d = openSync(this.dir, "r");
+      try {
+        fsyncSync(d);
+      } finally {
+        closeSync(d);
+      }
+    } catch (e) {
+      closeSync(fd);
+      throw e;
+    }
     this.segments.push({ first: this.next, path, last: this.next - 1, fd });
     this.size = 0;
-    // The new file's name must be on disk before anything appended to it is acknowledged.
-    const d = openSync(this.dir, "r");
-    try {
-      fsyncSync(d);
-    } finally {
-      closeSync(d);
-    }
   }
 
   close(): void {

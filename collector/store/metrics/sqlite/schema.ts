@@ -3,7 +3,9 @@ import { baseline, type DatabaseSchema } from "../../../../src/sqlite/migrations
 
 /**
  * Layout of metrics.db (see docs/storage.md):
- * - ingest_log: every committed write batch as one blob, until its points are flushed;
+ * - ingest_log: the ingest log until 2026-11-29 (every committed write batch as one blob, until
+ *   its points are flushed); rows left there are replayed and emptied, new batches go to the
+ *   segment files of ingest-log.ts;
  * - chunks: immutable points of one series, never spanning a UTC day, each with the time it
  *   expires (written + retention; NULL in chunks written before version 2); since version 3 one
  *   codec block in `body` (format 1), before it raw column blobs in ts/vals/tags (format 0);

@@ -229,7 +229,8 @@ export class StoreState {
       // FULL's sync after each commit is walSync's (in another thread); otherwise as asked.
       synchronous: this.walSync ? "NORMAL" : this.opts.synchronous,
       // Chunks are cached compressed by the store itself (--chunk-cache); SQLite's own cache
-      // mostly held ingest log pages, written once: 64 MB of it cost 50–80 MB of RSS under ingest.
+      // mostly held ingest log pages, written once (the log was a table then): 64 MB of it cost
+      // 50–80 MB of RSS under ingest.
       cacheKiB: 16384,
       // The ingest log frees the pages of every batch once flushed: a clean stop gives them back.
       autoVacuum: "INCREMENTAL",
