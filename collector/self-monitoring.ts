@@ -5,6 +5,7 @@ import { registerProcessMetrics } from "../src/telemetry/process.ts";
 import type { Telemetry } from "../src/telemetry/registry.ts";
 import type { PointsBus } from "./events/points-bus.ts";
 import type { MetricsMemory } from "./store/metrics/types.ts";
+import { INGEST_LOG_DIR } from "./store/metrics/sqlite/ingest-log.ts";
 
 /** The interface a request path belongs to: the service under /svc or /hawkular, or the root's own. */
 export function interfaceOf(path: string): string {
@@ -35,6 +36,11 @@ function databaseSizes(dataDir: string): [string, number][] {
       sizes.set(m[1]!, (sizes.get(m[1]!) ?? 0) + statSync(join(dataDir, f)).size);
     } catch {}
   }
+  // The metrics store's ingest log (its segment files) counts with metrics.db, as its WAL does.
+  try {
+    const dir = join(dataDir, INGEST_LOG_DIR);
+    for (const f of readdirSync(dir)) if (f.endsWith(".log")) sizes.set("metrics", (sizes.get("metrics") ?? 0) + statSync(join(dir, f)).size);
+  } catch {}
   return [...sizes];
 }
 
@@ -90,7 +96,7 @@ export function startSelfMonitoring(o: {
     t.gauge("outpost_collector_chunk_cache_chunks", "metric chunks cached between reads", () => mem().chunkCacheChunks);
     t.gauge("outpost_collector_head_points", "points written but not yet sealed into chunks (in memory, and in the ingest log on disk)", () => mem().headPoints);
   }
-  t.gauges("outpost_collector_database_bytes", "size of each database with its write-ahead log", "database", () => databaseSizes(o.dataDir));
+  t.gauges("outpost_collector_database_bytes", "size of each database with its write-ahead log (metrics: and its ingest log files)", "database", () => databaseSizes(o.dataDir));
 
   return {
     observeHttp,
