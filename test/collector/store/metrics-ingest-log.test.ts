@@ -61,7 +61,7 @@ describe("the ingest log's segment files", () => {
     again.close();
   });
 
-  it("stops reading a segment at a record cut short or damaged, and appends after it in a new segment", () => {
+  it("stops reading a segment at a record cut short, skips a damaged one, and appends in a new segment", () => {
     const dir = tempDir();
     const log = new IngestLog(dir, "FULL");
     readAll(log);
@@ -77,13 +77,17 @@ describe("the ingest log's segment files", () => {
     expect(a.appendGroup(1, () => body(9))).toEqual([4]);
     a.close();
     expect(segments(dir)).toEqual([name, "0000000000000004.log"]);
-    // One bit flipped in the second record's body: the second and third are not read.
+    // One bit flipped in the second record's body (a bad sector): that record is skipped, the
+    // third, acknowledged after it, is still read.
     const bytes = readFileSync(path);
     bytes[124 + 24 + 10]! ^= 1;
     writeFileSync(path, bytes);
     const b = new IngestLog(dir, "FULL");
-    expect(readAll(b).map((r) => r.seq)).toEqual([1, 4]);
+    expect(readAll(b).map((r) => r.seq)).toEqual([1, 3, 4]);
+    expect(b.damaged).toBe(1);
     b.close();
+    // The torn fourth record at the end was no damage: nothing whole follows it.
+    expect(a.damaged).toBe(0);
   });
 
   it("deletes a segment only once the flush that emptied it is on disk, and never the active one", async () => {

@@ -11,9 +11,10 @@ import { makePrivateDir } from "../../../../src/fs/private-files.ts";
  * written once, synced, and deleted whole.
  *
  * A record: magic, CRC-32 (of what follows it), body length, zero, sequence (float64), body.
- * Reading stops at the first record that is cut short or fails its check (a write torn by a
- * crash or a full disk): nothing after it in that segment was acknowledged, since appends go
- * in order and each is answered only once synced. Segments are named by their first sequence.
+ * Reading a segment stops at a record cut short or failing its check with no whole record after
+ * it (a write torn by a crash or a full disk): nothing after it was acknowledged, since appends
+ * go in order and each is answered only once synced. A damaged record followed by whole ones is
+ * skipped (and counted). Segments are named by their first sequence.
  */
 
 /** The log's folder in the data folder (backups copy it too). */
@@ -43,6 +44,18 @@ function appendError(e: unknown): Error {
   return err;
 }
 
+/** The offset of the next whole record from `from` on, or −1. */
+function nextRecord(bytes: Uint8Array, view: DataView, from: number): number {
+  for (let o = bytes.indexOf(MAGIC & 0xff, from); o >= 0 && o + HEADER <= bytes.length; o = bytes.indexOf(MAGIC & 0xff, o + 1)) {
+    if (view.getUint32(o, true) !== MAGIC) continue;
+    const len = view.getUint32(o + 8, true);
+    const end = o + HEADER + len;
+    if (len === 0 || end > bytes.length) continue;
+    if (Bun.hash.crc32(bytes.subarray(o + HEADER, end), Bun.hash.crc32(bytes.subarray(o + 8, o + HEADER))) === view.getUint32(o + 4, true)) return o;
+  }
+  return -1;
+}
+
 export class IngestLog {
   readonly dir: string;
   private segments: Segment[] = [];
@@ -52,6 +65,8 @@ export class IngestLog {
   private live: number[] = [];
   private liveHead = 0;
   private readonly header = new Uint8Array(HEADER);
+  /** Damaged stretches skipped while reading (not a torn tail: a whole record followed them). */
+  damaged = 0;
   private readonly headerView = new DataView(this.header.buffer);
 
   constructor(
@@ -84,9 +99,17 @@ export class IngestLog {
       for (let o = 0; o + HEADER <= bytes.length; ) {
         const len = view.getUint32(o + 8, true);
         const end = o + HEADER + len;
-        if (view.getUint32(o, true) !== MAGIC || len === 0 || end > bytes.length) break;
-        const body = bytes.subarray(o + HEADER, end);
-        if (Bun.hash.crc32(body, Bun.hash.crc32(bytes.subarray(o + 8, o + HEADER))) !== view.getUint32(o + 4, true)) break;
+        const whole = view.getUint32(o, true) === MAGIC && len > 0 && end <= bytes.length;
+        const body = bytes.subarray(o + HEADER, whole ? end : o + HEADER);
+        if (!whole || Bun.hash.crc32(body, Bun.hash.crc32(bytes.subarray(o + 8, o + HEADER))) !== view.getUint32(o + 4, true)) {
+          // A torn tail ends the segment; damage within it (a bad sector) is skipped up to the
+          // next whole record, so that one bad record does not take the acknowledged ones after it.
+          const at = nextRecord(bytes, view, o + 1);
+          if (at < 0) break;
+          this.damaged++;
+          o = at;
+          continue;
+        }
         const seq = view.getFloat64(o + 16, true);
         seg.last = seq;
         if (seq >= this.next) this.next = seq + 1;

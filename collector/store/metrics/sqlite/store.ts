@@ -68,6 +68,7 @@ export class SqliteMetricsStore implements MetricsStore {
     }
     s.legacyChunks = s.db.query("SELECT 1 FROM chunks WHERE expires_at IS NULL LIMIT 1").get() !== null;
     const replayed = await replayLog(s, started);
+    if (s.log.damaged > 0) s.opts.log?.warn("the metrics ingest log had damaged records; they were skipped", { stretches: s.log.damaged, folder: s.log.dir });
     if (s.opts.rollupTiers) s.rollups = new SqliteRollups(s, s.opts.rollupTiers);
     s.isReady = true;
     s.opts.log?.info("metrics store open", {
