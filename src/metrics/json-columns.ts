@@ -10,6 +10,7 @@
  * answers -1 and the caller parses the text as before, which converts or explains it; so a body
  * gets the same columns, or the same answer, whichever way it goes (property-tested).
  */
+import { quotientOfDigits } from "./decimal-exact.ts";
 import { LIMITS, timestampInRange } from "./limits.ts";
 import type { ColumnType } from "./write-columns.ts";
 
@@ -186,9 +187,13 @@ class Scanner {
     let i = start;
     const neg = b[i] === MINUS;
     if (neg) i++;
-    let m = 0;
-    let digits = 0; // significant digits taken into m
-    let scale = 0; // m × 10^scale
+    // The significant digits: the first 9 in hi, the next 8 in lo (loDigits of them); more
+    // than 17 are only counted. The number is (hi · 10^loDigits + lo) × 10^scale.
+    let hi = 0;
+    let lo = 0;
+    let loDigits = 0;
+    let digits = 0;
+    let scale = 0;
     let c = b[i];
     if (c === ZERO) {
       i++;
@@ -196,24 +201,29 @@ class Scanner {
       if (c !== undefined && c >= ZERO && c <= NINE) throw NOT_TAKEN; // a leading zero
     } else if (c !== undefined && c > ZERO && c <= NINE) {
       for (; i < n && (c = b[i]!) >= ZERO && c <= NINE; i++) {
-        if (digits < 16) {
-          m = m * 10 + (c - ZERO);
-          digits++;
+        if (digits < 9) hi = hi * 10 + (c - ZERO);
+        else if (digits < 17) {
+          lo = lo * 10 + (c - ZERO);
+          loDigits++;
         } else scale++;
+        digits++;
       }
     } else throw NOT_TAKEN;
     if (i < n && b[i] === DOT) {
       i++;
       const first = i;
       for (; i < n && (c = b[i]!) >= ZERO && c <= NINE; i++) {
-        if (m === 0 && c === ZERO) scale--;
-        else if (digits < 16) {
-          m = m * 10 + (c - ZERO);
+        if (digits === 0 && c === ZERO) scale--;
+        else {
+          if (digits < 9) hi = hi * 10 + (c - ZERO);
+          else if (digits < 17) {
+            lo = lo * 10 + (c - ZERO);
+            loDigits++;
+          }
+          // Further digits are beyond both exact paths: the text is read as before (defer).
+          if (digits < 17) scale--;
           digits++;
-          scale--;
         }
-        // Further digits are beyond the fast path's precision: read by Number() below.
-        else digits++;
       }
       if (i === first) throw NOT_TAKEN;
     }
@@ -231,8 +241,15 @@ class Scanner {
     // Clinger's fast path: up to 15 digits are an exact double, and so is 10^k up to k = 22, so
     // one multiplication or division rounds once, to the nearest double, as parsing does.
     if (digits <= 15 && scale >= -22 && scale <= 22) {
+      const m = hi * POW10[loDigits]! + lo;
       const v = scale >= 0 ? m * POW10[scale]! : m / POW10[-scale]!;
       return neg ? -v : v;
+    }
+    // 16 or 17 digits with a fraction (a float64 printed in full): read exactly when it can be
+    // told for certain (decimal-exact.ts), which is nearly always.
+    if (digits <= 17 && digits >= 16 && scale < 0 && scale >= -22) {
+      const v = quotientOfDigits(hi, loDigits, lo, -scale);
+      if (v === v) return neg ? -v : v;
     }
     this.numberStart = start;
     return Number.NaN;
