@@ -169,6 +169,30 @@ describe("the metrics store on its ingest log", () => {
     }
   });
 
+  it("never gives a deleted series' sid to a new one while the log names it: a replay puts no point in the wrong series", async () => {
+    const opts = { synchronous: "FULL" as const, maintenanceIntervalMs: 3_600_000 };
+    const a = await stores.open(opts);
+    await a.write("t", [gauge("kept", 0, 3), gauge("gone", 0, 3)]);
+    expect(await a.deleteMetric("t", "gauge", "gone")).toBe(true);
+    await a.write("t", [gauge("new", 100, 2)]);
+    // A crash: no close. The log still holds "gone"'s batch when it is replayed.
+    const b = await openSqliteMetricsStore({ dataDir: stores.dir, ...opts });
+    try {
+      expect((await b.readRaw("t", "gauge", "new", all)).values).toEqual([100, 101]);
+      expect((await b.readRaw("t", "gauge", "kept", all)).values).toEqual([0, 1, 2]);
+      await b.write("t", [gauge("newer", 200, 1)]);
+      const c = await openSqliteMetricsStore({ dataDir: stores.dir, ...opts });
+      try {
+        expect((await c.readRaw("t", "gauge", "newer", all)).values).toEqual([200]);
+        expect((await c.readRaw("t", "gauge", "new", all)).values).toEqual([100, 101]);
+      } finally {
+        await c.close();
+      }
+    } finally {
+      await b.close();
+    }
+  });
+
   it("deletes the segments the flushes emptied while writes go on", async () => {
     const s = await stores.open({ synchronous: "FULL", maintenanceIntervalMs: 3_600_000, logSegmentBytes: 2048 });
     for (let i = 0; i < 40; i++) {

@@ -110,7 +110,7 @@ function prepare(db: Database) {
   const q = (sql: string) => db.prepare(sql);
   return {
     insertLog: q("INSERT INTO ingest_log (body) VALUES (?)"),
-    insertSeries: q("INSERT INTO series (tenant, type, metric, tags, retention) VALUES (?, ?, ?, ?, ?) RETURNING sid"),
+    insertSeries: q("INSERT INTO series (sid, tenant, type, metric, tags, retention) VALUES (?, ?, ?, ?, ?, ?)"),
     insertTenant: q("INSERT OR IGNORE INTO tenants (id, retentions, created) VALUES (?, NULL, ?)"),
     upsertTenant: q(
       "INSERT INTO tenants (id, retentions, created) VALUES (?, ?, ?) ON CONFLICT (id) DO UPDATE SET retentions = excluded.retentions",
@@ -204,6 +204,13 @@ export class StoreState {
   readonly log: IngestLog;
   /** The old log table (before metrics.db 9) still holds batches: replayed, then emptied by flushes. */
   legacyLog = false;
+  /**
+   * The sid the next new series gets: past every sid stored and every sid the ingest log names
+   * (set by the store's open). Why not SQLite's next rowid: the series rows and the log records
+   * that name them are two writes now; a row lost in a power cut (unacknowledged) or deleted must
+   * not have its sid given to another series while records naming it may be replayed.
+   */
+  nextSid = 1;
 
   constructor(opts: SqliteMetricsStoreOptions) {
     this.opts = {
@@ -284,8 +291,9 @@ export class StoreState {
   /** Inserts a series row (inside the caller's transaction); the caller registers it after the commit. */
   insertSeriesRow(tenant: string, type: MetricType, id: string, tags: Tags | undefined, retention: number | undefined): SeriesMeta {
     const t = tags && Object.keys(tags).length ? (Object.isFrozen(tags) ? tags : { ...tags }) : undefined;
-    const row = this.st.insertSeries.get(tenant, type, id, t ? JSON.stringify(t) : null, retention ?? null) as { sid: number };
-    return { sid: row.sid, tenant, type, id, tags: t, retention, flushedSeq: 0, headFirstSeq: 0, live: false };
+    const sid = this.nextSid++;
+    this.st.insertSeries.run(sid, tenant, type, id, t ? JSON.stringify(t) : null, retention ?? null);
+    return { sid, tenant, type, id, tags: t, retention, flushedSeq: 0, headFirstSeq: 0, live: false };
   }
 
   /** Retention in days: the metric's, else the tenant's for the type, else the default. */

@@ -52,6 +52,7 @@ export class SqliteMetricsStore implements MetricsStore {
       flushed_seq: number;
     }[];
     for (const r of rows) {
+      if (r.sid >= s.nextSid) s.nextSid = r.sid + 1;
       s.register({
         sid: r.sid,
         tenant: r.tenant,

@@ -282,6 +282,12 @@ function applyBody(s: StoreState, b: LogBody, seq: number, now: number, metas?: 
   return { applied, full };
 }
 
+/** Applies a replayed body; new series get sids past those it names (StoreState.nextSid). */
+function replayBody(s: StoreState, b: LogBody, seq: number, started: number): number {
+  for (let k = 0; k < b.sids.length; k++) if (b.sids[k]! >= s.nextSid) s.nextSid = b.sids[k]! + 1;
+  return applyBody(s, b, seq, started).applied;
+}
+
 /**
  * Replays the log batches not yet flushed (those of the old log table first, then the segment
  * files), yielding to the event loop every 256 batches so the HTTP server can answer 503
@@ -298,7 +304,7 @@ export async function replayLog(s: StoreState, started: number): Promise<{ batch
     s.legacyLog = true;
     for (const row of rows) {
       batches++;
-      points += applyBody(s, decodeLogBody(row.body), row.seq, started).applied;
+      points += replayBody(s, decodeLogBody(row.body), row.seq, started);
       after = row.seq;
     }
     await new Promise<void>((r) => setImmediate(r));
@@ -309,7 +315,7 @@ export async function replayLog(s: StoreState, started: number): Promise<{ batch
   if (used && used.seq >= next) next = used.seq + 1;
   for (const m of s.bySid.values()) if (m.flushedSeq >= next) next = m.flushedSeq + 1;
   for (const r of s.log.open(next)) {
-    points += applyBody(s, decodeLogBody(r.body), r.seq, started).applied;
+    points += replayBody(s, decodeLogBody(r.body), r.seq, started);
     if (++batches % 256 === 0) await new Promise<void>((r) => setImmediate(r));
   }
   return { batches, points };
