@@ -249,7 +249,7 @@ class Scanner {
     // told for certain (decimal-exact.ts), which is nearly always.
     if (digits <= 17 && digits >= 16 && scale < 0 && scale >= -22) {
       const v = quotientOfDigits(hi, loDigits, lo, -scale);
-      if (v === v) return neg ? -v : v;
+      if (!Number.isNaN(v)) return neg ? -v : v;
     }
     this.numberStart = start;
     return Number.NaN;
