@@ -99,8 +99,12 @@ describe("PostgreSQL metrics store: sealing and retention by lease holders", () 
       const rows = (await db.sql.unsafe("SELECT DISTINCT s.tenant FROM metric_rollup_queue q JOIN metric_series s USING (sid)")) as { tenant: string }[];
       return new Set(rows.map((r) => partitionOf(r.tenant, 16)));
     };
-    expect(await queued()).toEqual(new Set([...a.parts(), ...b.parts()]));
-    // A background round (started when the leases settled) may hold some entries meanwhile: wait for it.
+    // Queued for the partitions held; not necessarily all of them still: a background round,
+    // started when the leases settled, may already have rolled some of its holder's (CI saw it
+    // under load). That every series is rolled once, by its holder, is counted below.
+    const held = new Set([...a.parts(), ...b.parts()]);
+    expect([...(await queued())].every((p) => held.has(p))).toBe(true);
+    // Such a round may hold some entries meanwhile: wait for it.
     const same = (x: Set<number>, y: Set<number>) => x.size === y.size && [...x].every((p) => y.has(p));
     await a.store.rollUp();
     await until(async () => same(await queued(), b.parts()), 5000);
