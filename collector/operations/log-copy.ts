@@ -1,8 +1,9 @@
-import { closeSync, copyFileSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, renameSync, statSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readdirSync, renameSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { OptionError } from "../../src/config/option-error.ts";
 import { makePrivateDir } from "../../src/fs/private-files.ts";
 import { sha256File } from "../../src/fs/sha256-file.ts";
+import { syncPath } from "../../src/fs/sync-path.ts";
 import { INGEST_LOG_DIR } from "../store/metrics/sqlite/ingest-log.ts";
 
 /**
@@ -71,13 +72,4 @@ export function restoreLogCopies(backup: string, dataDir: string, files: readonl
     syncPath(join(dataDir, f.file));
   }
   syncPath(dir);
-}
-
-function syncPath(path: string): void {
-  const fd = openSync(path, "r");
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
 }

@@ -1,8 +1,9 @@
-import { closeSync, copyFileSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { OptionError } from "../../src/config/option-error.ts";
 import { ensureWritableDir } from "../../src/config/writable-dir.ts";
 import { tightenTree } from "../../src/fs/private-files.ts";
+import { syncPath } from "../../src/fs/sync-path.ts";
 import type { Logger } from "../../src/log/logger.ts";
 import { lockDataDir } from "../data-dir-lock.ts";
 import { COLLECTOR_DATABASES } from "../store/databases.ts";
@@ -18,15 +19,6 @@ function readManifest(from: string): Manifest {
     return m;
   } catch (e) {
     throw new OptionError(`${path} cannot be read: ${(e as Error).message}`);
-  }
-}
-
-function syncFile(path: string): void {
-  const fd = openSync(path, "r");
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
   }
 }
 
@@ -80,7 +72,7 @@ export async function restoreDatabases(backup: string, dataDir: string, log: Log
     for (const entry of manifest.databases) {
       const target = join(to, entry.file);
       copyFileSync(join(from, entry.file), `${target}.partial`);
-      syncFile(`${target}.partial`);
+      syncPath(`${target}.partial`);
       renameSync(`${target}.partial`, target);
       restored.push(entry.file);
       log.info(`restored ${entry.file}`, { schemaVersion: entry.schemaVersion });

@@ -8,12 +8,14 @@
  * held exactly as two doubles, divided by 10^k (exact up to k = 22), and the remainder of that
  * division computed exactly (Dekker's product: JavaScript has no fused multiply-add) corrects
  * the quotient. The result is returned only when it is certainly the nearest double, the exact
- * quotient lying well inside its rounding interval; otherwise (about one number in 10^9, and
- * every exact tie) NaN, and the caller reads the text as before.
+ * quotient lying well inside its rounding interval; otherwise (exact ties, which only large
+ * values with few decimals can be, and near-ties: fewer than one double printed in full in
+ * 10,000) NaN, and the caller reads the text as before.
  */
 
 const SPLIT = 134_217_729; // 2^27 + 1
-const POW10 = Array.from({ length: 23 }, (_, k) => 10 ** k);
+/** Exact powers of ten: a mantissa under 2^53 times or over one of them is rounded once, correctly. */
+export const POW10 = Array.from({ length: 23 }, (_, k) => 10 ** k);
 
 /** The rounding error of the last `product` (a·b = product + productError exactly). */
 let productError = 0;

@@ -10,7 +10,7 @@
  * answers -1 and the caller parses the text as before, which converts or explains it; so a body
  * gets the same columns, or the same answer, whichever way it goes (property-tested).
  */
-import { quotientOfDigits } from "./decimal-exact.ts";
+import { POW10, quotientOfDigits } from "./decimal-exact.ts";
 import { LIMITS, timestampInRange } from "./limits.ts";
 import type { ColumnType } from "./write-columns.ts";
 
@@ -53,8 +53,6 @@ const CLOSE_OBJECT = 0x7d;
 const BACKSLASH = 0x5c;
 const SPACE = 0x20;
 
-/** Exact powers of ten: a mantissa under 2^53 times or over one of them is rounded once, correctly. */
-const POW10 = Array.from({ length: 23 }, (_, k) => 10 ** k);
 
 /** Thrown inside the scan for anything it does not take; caught at its top. */
 const NOT_TAKEN = new Error("not taken");

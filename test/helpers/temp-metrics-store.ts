@@ -37,3 +37,13 @@ export function sqliteMetricsStoresPerTest(prefix: string): TempMetricsStores {
     },
   };
 }
+
+/** A raw read of everything a series holds, oldest first. */
+export const ALL_ASC = { start: 0, end: Number.MAX_SAFE_INTEGER, order: "asc" as const };
+
+/** Gauge writes of `n` points a second apart from `t0` + `from` seconds, each valued its offset. */
+export const gaugeWrites = (t0: number) => (id: string, from: number, n: number) => ({
+  type: "gauge" as const,
+  id,
+  points: Array.from({ length: n }, (_, i) => ({ timestamp: t0 + (from + i) * 1000, value: from + i })),
+});

@@ -4,7 +4,7 @@
  * record, a failed append leaves nothing behind, segments are deleted only once the flush that
  * made them useless is on disk, and sequences go on across restarts.
  */
-import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { appendFileSync, closeSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -12,7 +12,7 @@ import { IngestLog } from "../../../collector/store/metrics/sqlite/ingest-log.ts
 import { openSqliteMetricsStore } from "../../../collector/store/metrics/sqlite/store.ts";
 import { storageFailure } from "../../../src/sqlite/storage-failure.ts";
 import { SmallDisk } from "../../helpers/full-disk.ts";
-import { sqliteMetricsStoresPerTest } from "../../helpers/temp-metrics-store.ts";
+import { ALL_ASC, gaugeWrites, sqliteMetricsStoresPerTest } from "../../helpers/temp-metrics-store.ts";
 
 const stores = sqliteMetricsStoresPerTest("outpost-ingest-log-");
 const disks: SmallDisk[] = [];
@@ -30,20 +30,18 @@ const tempDir = () => {
 const body = (i: number, size = 100) => Uint8Array.from({ length: size }, (_, k) => (i * 31 + k) & 0xff);
 const segments = (dir: string) => readdirSync(join(dir, "metrics-log")).sort();
 const readAll = (log: IngestLog, minNext = 1) => [...log.open(minNext)].map((r) => ({ seq: r.seq, body: Array.from(r.body) }));
+/** Flushes taken as on disk at once; deleted segments' descriptors closed. */
+const HOOKS = { durable: () => Promise.resolve(), closeFd: closeSync };
 const T0 = Date.now() - 3_600_000;
-const all = { start: 0, end: Number.MAX_SAFE_INTEGER, order: "asc" as const };
-const gauge = (id: string, from: number, n: number) => ({
-  type: "gauge" as const,
-  id,
-  points: Array.from({ length: n }, (_, i) => ({ timestamp: T0 + (from + i) * 1000, value: from + i })),
-});
+const all = ALL_ASC;
+const gauge = gaugeWrites(T0);
 
 describe("the ingest log's segment files", () => {
   it("reads every record back in order, across segments, and numbers on after them", () => {
     const dir = tempDir();
-    const log = new IngestLog(dir, "FULL", 1000);
+    const log = new IngestLog(dir, "FULL", HOOKS, 1000);
     expect(readAll(log, 7)).toEqual([]);
-    expect(() => new IngestLog(tempDir(), "FULL").appendGroup(1, () => body(0))).toThrow(/not open/);
+    expect(() => new IngestLog(tempDir(), "FULL", HOOKS).appendGroup(1, () => body(0))).toThrow(/not open/);
     const seqs: number[] = [];
     for (let i = 0; i < 30; i++) seqs.push(...log.appendGroup(2, (k) => body(2 * i + k)));
     expect(seqs).toEqual(Array.from({ length: 60 }, (_, i) => 7 + i));
@@ -52,7 +50,7 @@ describe("the ingest log's segment files", () => {
     const names = segments(dir);
     expect(names.length).toBeGreaterThan(5);
     expect(names[0]).toBe("0000000000000007.log");
-    const again = new IngestLog(dir, "FULL", 1000);
+    const again = new IngestLog(dir, "FULL", HOOKS, 1000);
     const read = readAll(again);
     expect(read.map((r) => r.seq)).toEqual(seqs);
     expect(read.map((r) => r.body)).toEqual(seqs.map((_, i) => Array.from(body(i))));
@@ -63,7 +61,7 @@ describe("the ingest log's segment files", () => {
 
   it("stops reading a segment at a record cut short, skips a damaged one, and appends in a new segment", () => {
     const dir = tempDir();
-    const log = new IngestLog(dir, "FULL");
+    const log = new IngestLog(dir, "FULL", HOOKS);
     readAll(log);
     log.appendGroup(3, (k) => body(k));
     log.close();
@@ -72,7 +70,7 @@ describe("the ingest log's segment files", () => {
     // A crash in the middle of the fourth record: its header and half its body reached the disk.
     const whole = readFileSync(path);
     appendFileSync(path, whole.subarray(0, 24 + 50));
-    const a = new IngestLog(dir, "FULL");
+    const a = new IngestLog(dir, "FULL", HOOKS);
     expect(readAll(a).map((r) => r.seq)).toEqual([1, 2, 3]);
     expect(a.appendGroup(1, () => body(9))).toEqual([4]);
     a.close();
@@ -82,7 +80,7 @@ describe("the ingest log's segment files", () => {
     const bytes = readFileSync(path);
     bytes[124 + 24 + 10]! ^= 1;
     writeFileSync(path, bytes);
-    const b = new IngestLog(dir, "FULL");
+    const b = new IngestLog(dir, "FULL", HOOKS);
     expect(readAll(b).map((r) => r.seq)).toEqual([1, 3, 4]);
     expect(b.damaged).toBe(1);
     b.close();
@@ -92,15 +90,15 @@ describe("the ingest log's segment files", () => {
 
   it("deletes a segment only once the flush that emptied it is on disk, and never the active one", async () => {
     const dir = tempDir();
-    const log = new IngestLog(dir, "FULL", 200);
+    let done!: () => void;
+    let durable = new Promise<void>((r) => (done = r));
+    const closed: number[] = [];
+    const log = new IngestLog(dir, "FULL", { durable: () => durable, closeFd: (fd) => closed.push(fd) }, 200);
     readAll(log);
     for (let i = 0; i < 6; i++) log.appendGroup(1, () => body(i));
     const before = segments(dir);
     expect(before).toHaveLength(3);
-    let done!: () => void;
-    const durable = new Promise<void>((r) => (done = r));
-    const closed: number[] = [];
-    log.dropBefore(5, () => durable, (fd) => closed.push(fd));
+    log.dropBefore(5);
     expect(log.records).toBe(2);
     await new Promise((r) => setTimeout(r, 20));
     expect(segments(dir)).toEqual(before);
@@ -110,7 +108,8 @@ describe("the ingest log's segment files", () => {
     // Two records of 124 bytes fill a segment: 1–4 are in the first two, 5 and 6 in the active one.
     expect(segments(dir)).toEqual(before.slice(2));
     expect(closed).toHaveLength(2);
-    log.dropBefore(100, () => Promise.resolve(), () => {});
+    durable = Promise.resolve();
+    log.dropBefore(100);
     await new Promise((r) => setTimeout(r, 0));
     expect(segments(dir)).toEqual(before.slice(2));
     log.close();
@@ -119,7 +118,7 @@ describe("the ingest log's segment files", () => {
   it("refuses an append on a full disk as a storage failure and leaves the segment as it was", () => {
     const disk = new SmallDisk(4);
     disks.push(disk);
-    const log = new IngestLog(disk.dir, "FULL");
+    const log = new IngestLog(disk.dir, "FULL", HOOKS);
     readAll(log);
     log.appendGroup(1, () => body(1, 1000));
     const path = join(disk.dir, "metrics-log", "0000000000000001.log");
@@ -137,7 +136,7 @@ describe("the ingest log's segment files", () => {
     disk.free();
     expect(log.appendGroup(1, () => body(2, 1000))).toEqual([2]);
     log.close();
-    const again = new IngestLog(disk.dir, "FULL");
+    const again = new IngestLog(disk.dir, "FULL", HOOKS);
     expect(readAll(again).map((r) => r.seq)).toEqual([1, 2]);
     again.close();
   });

@@ -8,6 +8,7 @@ import { storageFailure } from "../../../src/sqlite/storage-failure.ts";
 import { StorageHealth } from "../../../src/sqlite/storage-health.ts";
 import { failStatements, SmallDisk } from "../../helpers/full-disk.ts";
 import { waitFor } from "../../helpers/ports.ts";
+import { ALL_ASC, gaugeWrites } from "../../helpers/temp-metrics-store.ts";
 
 const cleanups: (() => void | Promise<void>)[] = [];
 afterEach(async () => {
@@ -34,12 +35,8 @@ function tempDir(): string {
 }
 
 const T0 = Date.now() - 3_600_000;
-const all = { start: 0, end: Number.MAX_SAFE_INTEGER, order: "asc" as const };
-const gauge = (id: string, from: number, n: number) => ({
-  type: "gauge" as const,
-  id,
-  points: Array.from({ length: n }, (_, i) => ({ timestamp: T0 + (from + i) * 1000, value: from + i })),
-});
+const all = ALL_ASC;
+const gauge = gaugeWrites(T0);
 
 describe("metrics store: a commit that fails changes nothing in memory", () => {
   it("keeps the heads when the flush transaction fails, and flushes them later: no acknowledged point is lost", async () => {

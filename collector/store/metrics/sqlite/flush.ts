@@ -1,11 +1,8 @@
-import { closeSync } from "node:fs";
-import { join } from "node:path";
 import { releaseBuffer } from "../../../../src/runtime/release-buffer.ts";
 import { chunkPieces } from "../pieces.ts";
 import type { Run } from "../../../../src/metrics/run.ts";
 import { encodeChunkBlock } from "./chunks.ts";
 import { isNumeric, type SeriesMeta, type StoreState } from "./state.ts";
-import { syncFile } from "./wal-sync.ts";
 
 /** Turning heads into sealed chunks, and dropping the log batches no head needs any more. */
 
@@ -116,7 +113,8 @@ function flush(s: StoreState, due: SeriesMeta[]): void {
     }
     dropBefore = truncateLog(s, new Set(due));
   })();
-  dropLogBefore(s, dropBefore);
+  // Once this commit is on disk, the log's segments it emptied go (ingest-log.ts).
+  s.log.dropBefore(dropBefore);
   for (let k = 0; k < added.length; k += 5) s.lists.added(added[k]!, added[k + 1]!, added[k + 2]!, added[k + 3]!, added[k + 4]!);
   s.rollups?.sealed(added);
   for (const m of due) {
@@ -142,18 +140,4 @@ function truncateLog(s: StoreState, flushing: Set<SeriesMeta>): number {
     s.legacyLog = s.db.query("SELECT 1 FROM ingest_log LIMIT 1").get() !== null;
   }
   return minSeq;
-}
-
-/**
- * After a flush's commit: the log forgets the batches before `seq`, and deletes its segments
- * that hold nothing else once that commit is on disk (with synchronous NORMAL the database's
- * log is synced for it here; it is a segment's worth of ingest, rare).
- */
-export function dropLogBefore(s: StoreState, seq: number): void {
-  const sync = s.walSync;
-  s.log.dropBefore(
-    seq,
-    () => (sync ? sync.afterCommit(true) : syncFile(`${join(s.opts.dataDir, "metrics.db")}-wal`)),
-    (fd) => (sync ? sync.whenIdle(() => closeSync(fd)) : closeSync(fd)),
-  );
 }

@@ -1,6 +1,7 @@
-import { closeSync, constants, fdatasyncSync, fsyncSync, ftruncateSync, openSync, readdirSync, readFileSync, unlinkSync, writeSync, writevSync } from "node:fs";
+import { closeSync, constants, fdatasyncSync, ftruncateSync, openSync, readdirSync, readFileSync, unlinkSync, writeSync, writevSync } from "node:fs";
 import { join } from "node:path";
 import { makePrivateDir } from "../../../../src/fs/private-files.ts";
+import { syncPath } from "../../../../src/fs/sync-path.ts";
 
 /**
  * The metrics store's ingest log: the bodies of committed write groups, appended to segment
@@ -22,7 +23,7 @@ export const INGEST_LOG_DIR = "metrics-log";
 const MAGIC = 0x4f50_4c31;
 const HEADER = 24;
 /** A segment is closed, and the next opened, past this size. */
-export const SEGMENT_BYTES = 64 * 1024 * 1024;
+const SEGMENT_BYTES = 64 * 1024 * 1024;
 const NAME = /^(\d{16})\.log$/;
 
 interface Segment {
@@ -44,16 +45,27 @@ function appendError(e: unknown): Error {
   return err;
 }
 
+/** The end of the whole record at `o` (its magic, length and check right), or −1. */
+function recordEnd(bytes: Uint8Array, view: DataView, o: number): number {
+  if (o + HEADER > bytes.length || view.getUint32(o, true) !== MAGIC) return -1;
+  const len = view.getUint32(o + 8, true);
+  const end = o + HEADER + len;
+  if (len === 0 || end > bytes.length) return -1;
+  return Bun.hash.crc32(bytes.subarray(o + HEADER, end), Bun.hash.crc32(bytes.subarray(o + 8, o + HEADER))) === view.getUint32(o + 4, true) ? end : -1;
+}
+
 /** The offset of the next whole record from `from` on, or −1. */
 function nextRecord(bytes: Uint8Array, view: DataView, from: number): number {
-  for (let o = bytes.indexOf(MAGIC & 0xff, from); o >= 0 && o + HEADER <= bytes.length; o = bytes.indexOf(MAGIC & 0xff, o + 1)) {
-    if (view.getUint32(o, true) !== MAGIC) continue;
-    const len = view.getUint32(o + 8, true);
-    const end = o + HEADER + len;
-    if (len === 0 || end > bytes.length) continue;
-    if (Bun.hash.crc32(bytes.subarray(o + HEADER, end), Bun.hash.crc32(bytes.subarray(o + 8, o + HEADER))) === view.getUint32(o + 4, true)) return o;
-  }
+  for (let o = bytes.indexOf(MAGIC & 0xff, from); o >= 0; o = bytes.indexOf(MAGIC & 0xff, o + 1)) if (recordEnd(bytes, view, o) >= 0) return o;
   return -1;
+}
+
+/** What the store does for the log: make its flushes durable before segments go, close a segment's descriptor. */
+export interface IngestLogHooks {
+  /** Resolves once the database's commits made so far are on disk. */
+  durable: () => Promise<void>;
+  /** Closes a deleted segment's descriptor (after any sync running on it). */
+  closeFd: (fd: number) => void;
 }
 
 export class IngestLog {
@@ -73,6 +85,7 @@ export class IngestLog {
     dataDir: string,
     /** FULL: a segment is synced before the next one takes appends (the store syncs the active one). */
     private readonly synchronous: "FULL" | "NORMAL",
+    private readonly hooks: IngestLogHooks,
     private readonly segmentBytes = SEGMENT_BYTES,
   ) {
     this.dir = join(dataDir, INGEST_LOG_DIR);
@@ -97,11 +110,8 @@ export class IngestLog {
       const bytes = readFileSync(seg.path);
       const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
       for (let o = 0; o + HEADER <= bytes.length; ) {
-        const len = view.getUint32(o + 8, true);
-        const end = o + HEADER + len;
-        const whole = view.getUint32(o, true) === MAGIC && len > 0 && end <= bytes.length;
-        const body = bytes.subarray(o + HEADER, whole ? end : o + HEADER);
-        if (!whole || Bun.hash.crc32(body, Bun.hash.crc32(bytes.subarray(o + 8, o + HEADER))) !== view.getUint32(o + 4, true)) {
+        const end = recordEnd(bytes, view, o);
+        if (end < 0) {
           // A torn tail ends the segment; damage within it (a bad sector) is skipped up to the
           // next whole record, so that one bad record does not take the acknowledged ones after it.
           const at = nextRecord(bytes, view, o + 1);
@@ -114,7 +124,7 @@ export class IngestLog {
         seg.last = seq;
         if (seq >= this.next) this.next = seq + 1;
         this.live.push(seq);
-        yield { seq, body };
+        yield { seq, body: bytes.subarray(o + HEADER, end) };
         o = end;
       }
     }
@@ -145,7 +155,7 @@ export class IngestLog {
    * what was written of them is cut off again.
    */
   appendGroup(n: number, bodyOf: (i: number) => Uint8Array): number[] {
-    if (this.size > 0 && this.size >= this.segmentBytes) {
+    if (this.size >= this.segmentBytes) {
       try {
         this.rotate();
       } catch (e) {
@@ -200,11 +210,10 @@ export class IngestLog {
   }
 
   /**
-   * Forgets the records before `seq` (their points are in chunks), and once `durable` resolves
-   * (the chunks' commit is on disk) deletes the segments that hold nothing else. `closeFd`
-   * closes a deleted segment's descriptor (after any sync running on it).
+   * Forgets the records before `seq` (their points are in chunks), and once the chunks' commit
+   * is on disk (hooks.durable) deletes the segments that hold nothing else.
    */
-  dropBefore(seq: number, durable: () => Promise<void>, closeFd: (fd: number) => void): void {
+  dropBefore(seq: number): void {
     while (this.liveHead < this.live.length && this.live[this.liveHead]! < seq) this.liveHead++;
     if (this.liveHead > 4096 && this.liveHead * 2 > this.live.length) {
       this.live.splice(0, this.liveHead);
@@ -214,8 +223,8 @@ export class IngestLog {
     const done = this.segments.filter((g) => g !== active && g.last < seq && !g.dropping);
     if (done.length === 0) return;
     for (const g of done) g.dropping = true;
-    durable().then(
-      () => this.remove(done, closeFd),
+    this.hooks.durable().then(
+      () => this.remove(done),
       () => {
         // Not known to be on disk: a later flush tries again.
         for (const g of done) g.dropping = false;
@@ -224,13 +233,13 @@ export class IngestLog {
   }
 
   /** Deletes every segment, the active one included, when nothing is left in them (a clean stop). */
-  dropAll(closeFd: (fd: number) => void): void {
+  dropAll(): void {
     if (this.records > 0) return;
     this.rotate();
-    this.remove(this.segments.slice(0, -1), closeFd);
+    this.remove(this.segments.slice(0, -1));
   }
 
-  private remove(done: Segment[], closeFd: (fd: number) => void): void {
+  private remove(done: Segment[]): void {
     for (const g of done) {
       const k = this.segments.indexOf(g);
       if (k < 0) continue;
@@ -238,7 +247,7 @@ export class IngestLog {
       try {
         unlinkSync(g.path);
       } catch {}
-      if (g.fd !== undefined) closeFd(g.fd);
+      if (g.fd !== undefined) this.hooks.closeFd(g.fd);
       g.fd = undefined;
     }
   }
@@ -258,12 +267,7 @@ export class IngestLog {
     const fd = openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_APPEND, 0o600);
     try {
       // The new file's name must be on disk before anything appended to it is acknowledged.
-      const d = openSync(this.dir, "r");
-      try {
-        fsyncSync(d);
-      } finally {
-        closeSync(d);
-      }
+      syncPath(this.dir);
     } catch (e) {
       closeSync(fd);
       throw e;

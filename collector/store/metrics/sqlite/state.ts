@@ -1,4 +1,5 @@
 import type { Database, Statement } from "bun:sqlite";
+import { closeSync } from "node:fs";
 import { join } from "node:path";
 import type { Logger } from "../../../../src/log/logger.ts";
 import { DAY_MS, DEFAULT_RETENTION_DAYS, type MetricType, type MetricWrite, type Tags, type Tenant } from "../../../../src/metrics/model.ts";
@@ -15,7 +16,7 @@ import { HeadArrays } from "../head-arrays.ts";
 import { LogScratch } from "../log-body.ts";
 import { METRICS_DB } from "./schema.ts";
 import { IngestLog } from "./ingest-log.ts";
-import { WalSync } from "./wal-sync.ts";
+import { syncFile, WalSync } from "./wal-sync.ts";
 
 export interface SqliteMetricsStoreOptions {
   dataDir: string;
@@ -109,7 +110,6 @@ type ResolvedOptions = Required<Omit<SqliteMetricsStoreOptions, "log" | "now" | 
 function prepare(db: Database) {
   const q = (sql: string) => db.prepare(sql);
   return {
-    insertLog: q("INSERT INTO ingest_log (body) VALUES (?)"),
     insertSeries: q("INSERT INTO series (sid, tenant, type, metric, tags, retention) VALUES (?, ?, ?, ?, ?, ?)"),
     insertTenant: q("INSERT OR IGNORE INTO tenants (id, retentions, created) VALUES (?, NULL, ?)"),
     upsertTenant: q(
@@ -202,7 +202,7 @@ export class StoreState {
   readonly unapplied: number[] = [];
   /** The ingest log's segment files (ingest-log.ts); opened, and replayed, by the store's open. */
   readonly log: IngestLog;
-  /** The old log table (before metrics.db 9) still holds batches: replayed, then emptied by flushes. */
+  /** The old log table (the log until 2026-11-29) still holds batches: replayed, then emptied by flushes. */
   legacyLog = false;
   /**
    * The sid the next new series gets: past every sid stored and every sid the ingest log names
@@ -230,7 +230,17 @@ export class StoreState {
     this.cache = new ChunkCache(this.opts.chunkCacheBytes - Math.floor(this.opts.chunkCacheBytes / 4));
     this.hot = new ChunkCache(Math.floor(this.opts.chunkCacheBytes / 4));
     const path = join(opts.dataDir, "metrics.db");
-    this.log = new IngestLog(opts.dataDir, this.opts.synchronous, opts.logSegmentBytes);
+    // Segments are deleted once the flush that emptied them is on disk: the database's log is
+    // synced by walSync's next round, or here (synchronous NORMAL: once a segment, rare).
+    this.log = new IngestLog(
+      opts.dataDir,
+      this.opts.synchronous,
+      {
+        durable: () => (this.walSync ? this.walSync.afterCommit(true) : syncFile(`${path}-wal`)),
+        closeFd: (fd) => (this.walSync ? this.walSync.whenIdle(() => closeSync(fd)) : closeSync(fd)),
+      },
+      opts.logSegmentBytes,
+    );
     this.walSync = this.opts.synchronous === "FULL" ? new WalSync(`${path}-wal`, opts.syncLog, () => this.log.activeFd) : undefined;
     this.db = openDatabase(path, {
       // FULL's sync after each commit is walSync's (in another thread); otherwise as asked.

@@ -1,4 +1,3 @@
-import { closeSync } from "node:fs";
 import type { MetricDefinition, MetricType, MetricWrite, Tags, Tenant } from "../../../../src/metrics/model.ts";
 import type { WriteColumns } from "../../../../src/metrics/write-columns.ts";
 import type { ReadBuffers } from "../../../../src/promql/values.ts";
@@ -222,7 +221,7 @@ export class SqliteMetricsStore implements MetricsStore {
         s.db.exec("PRAGMA incremental_vacuum");
         s.db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
         // The chunks are on disk (the checkpoint synced them): the log's segments go.
-        s.log.dropAll(closeSync);
+        s.log.dropAll();
       } catch (e) {
         // Nothing is lost: the log keeps every unflushed point and the next open replays it.
         s.opts.log?.warn("metrics store closed without a final flush; the log will be replayed", { err: String(e) });
