@@ -66,13 +66,6 @@ export class ForecastingService {
   private readonly now: () => number;
   /** The state each record had when last saved or loaded: another collector's change differs. */
   private readonly stored = new WeakMap<SubscriptionRecord, string>();
-  /**
-   * Several collectors: the lease generation under which a record last read the stored points
-   * (syncWithStore). Points on the bus are learned at once only then: a new holder first reads
-   * what the others stored, or learning a newer point would make it skip them.
-   */
-  private readonly caughtUp = new WeakMap<SubscriptionRecord, number>();
-
   constructor(private readonly deps: ForecastingDeps) {
     this.now = deps.now ?? Date.now;
   }
@@ -156,7 +149,6 @@ export class ForecastingService {
       return r;
     }
     await this.backfill(r);
-    if (lease) this.caughtUp.set(r, lease.generation);
     return r;
   }
 
@@ -268,10 +260,8 @@ export class ForecastingService {
         this.stored.set(fresh, stateOf(fresh));
         r = fresh;
       }
-      const lease = own.owns(s.tenant);
-      if (!lease) continue;
+      if (!own.owns(s.tenant)) continue;
       await this.backfill(r);
-      this.caughtUp.set(r, lease.generation);
     }
     for (const [tenant, tenantSubs] of this.subs) {
       for (const [metricId, r] of tenantSubs) {
@@ -289,16 +279,15 @@ export class ForecastingService {
 
   /** PointsBus listener: subscribed gauges and counters learn the points just committed. */
   readonly onPoints = (p: WrittenPoints): void => {
-    // Several collectors: only the tenant's lease holder learns; the points the others store
-    // it reads back in syncWithStore.
-    const lease = this.deps.ownership?.owns(p.tenant);
-    if (this.deps.ownership && !lease) return;
+    // Several collectors: the tenant's holder learns in syncWithStore's rounds only, in the
+    // order the points were stored. Learning its own points at once would get ahead of older
+    // points another collector stored meanwhile, which a forecaster then ignores for good.
+    if (this.deps.ownership) return;
     const tenantSubs = this.subs.get(p.tenant);
     if (!tenantSubs) return;
     for (const w of p.writes) {
       const r = tenantSubs.get(w.id);
       if (!r || !learnedType.has(w.type)) continue;
-      if (lease && this.caughtUp.get(r) !== lease.generation) continue; // the next round reads them
       const points: LearnPoint[] = [];
       // Staleness markers are no values to learn from.
       for (const pt of w.points) if (typeof pt.value === "number" && !isStaleMarker(pt.value)) points.push({ timestamp: pt.timestamp, value: pt.value });
