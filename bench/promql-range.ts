@@ -13,7 +13,8 @@
  * Each system runs as its own process with its own data folder and port; p50/p99 of RUNS
  * queries after a warm-up, no result caches (VictoriaMetrics gets nocache=1). Each query's
  * time includes reading and parsing the whole JSON response, as a client does. RSS is taken
- * after loading and again after all queries.
+ * after loading, after each query's runs, and at the end. BENCH_COLLECTOR_ARGS passes options
+ * to Outpost's collector (e.g. `--chunk-cache 16MiB`).
  */
 import { existsSync } from "node:fs";
 import { compressSync } from "snappy";
@@ -136,7 +137,7 @@ for (const start of starts) {
       const lat = await latency(() => queryOnce(sys, q), RUNS, 2);
       const perQuery = (s: number) => `${((s * 1000) / (RUNS + 2)).toFixed(0)}`;
       const cpu = perQuery(cpuSeconds(sys.pid) - cpu0) + (sys.name === "Outpost" ? ` (main ${perQuery(mainThreadCpuSeconds(sys.pid) - main0)})` : "");
-      rows.push([sys.name, name, fmt(series), `${lat.p50.toFixed(1)} ms`, `${lat.p99.toFixed(1)} ms`, `${cpu} ms`]);
+      rows.push([sys.name, name, fmt(series), `${lat.p50.toFixed(1)} ms`, `${lat.p99.toFixed(1)} ms`, `${cpu} ms`, `RSS ${fmt(rssMB(sys.pid))} MB`]);
     }
     rows.push([sys.name, "(ingest by remote write)", `${fmt(ingest.rate)} samples/s`, "", "", ingest.counters]);
     // Before and after the queries: what the query path itself keeps (or leaves behind).
@@ -146,5 +147,5 @@ for (const start of starts) {
   }
 }
 const widths = [18, 26, 22, 12, 12, 18];
-console.log(`\n${["system", "query", "series returned", "p50", "p99", "CPU/query"].map((h, i) => h.padEnd(widths[i]!)).join("")}`);
+console.log(`\n${["system", "query", "series returned", "p50", "p99", "CPU/query", "RSS after"].map((h, i) => h.padEnd(widths[i]!)).join("")}`);
 for (const r of rows) console.log(r.map((c, i) => c.padEnd(widths[i]!)).join(""));
