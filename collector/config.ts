@@ -170,6 +170,12 @@ export const collectorOptions: OptionSpec[] = [
   { name: "self-metrics-interval", kind: "duration", min: 0, max: 86_400_000, default: "10s", help: "period at which the collector stores its own metrics; 0 stores none" },
   { name: "synchronous", kind: "string", default: "FULL", choices: ["FULL", "NORMAL"], help: "SQLite synchronous mode: FULL (power-loss safe) or NORMAL" },
   {
+    name: "seal-on-stop",
+    kind: "boolean",
+    default: false,
+    help: "at a clean stop, seal the points not yet in chunks and empty the ingest log (before a downgrade: older versions do not read the log); by default they stay in the log and the next start rebuilds them",
+  },
+  {
     name: "chunk-cache",
     kind: "size",
     min: 0,

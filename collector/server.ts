@@ -149,7 +149,7 @@ async function startServices(values: OptionValues, ctx: ProgramContext | undefin
   const chunkCacheBytes = Number(values["chunk-cache"] ?? 64 * 1024 ** 2);
   const memory = new MemoryGovernor({ targetBytes: Number(values["memory-target"] ?? 200 * 1024 ** 2), limitBytes: Number(values["memory-limit"] ?? 0) });
   const metricsStore = createMetricsStore({
-    ...{ dataDir, synchronous, defaultRetentionDays: retentionDays, chunkCacheBytes, log: log.child("metrics-store"), health, sql: pg?.sql, ownership: keeper },
+    ...{ dataDir, synchronous, defaultRetentionDays: retentionDays, chunkCacheBytes, sealOnClose: values["seal-on-stop"] === true, log: log.child("metrics-store"), health, sql: pg?.sql, ownership: keeper },
     rollupTiers: rollupTiersOf(values),
     // A sealing round's garbage counts like request bodies' toward the next collection.
     released: (bytes) => memory.garbage(bytes),
@@ -272,6 +272,7 @@ async function startServices(values: OptionValues, ctx: ProgramContext | undefin
   log.info("data folder", { dataDir });
 
   await metricsStore.open();
+  memory.collectNow();
   await forecasting.open();
   // before ingest, so that points arriving over MQTT already feed the engine
   await alerting.open();

@@ -10,6 +10,7 @@ import { STALE_NAN } from "../../src/prometheus/staleness.ts";
 import { ApiError } from "../../src/http/errors.ts";
 import { metricIdProblem, tagsProblem, timestampProblem } from "../../src/metrics/limits.ts";
 import { BytesMap } from "../../src/codec/bytes-map.ts";
+import { Interner } from "../../src/tags/interner.ts";
 import { type MappedSeries, SampleColumns } from "../../src/prometheus/remote-write-columns.ts";
 import type { SeriesSlot, WriteColumns } from "../../src/metrics/write-columns.ts";
 import { type WriteDeps, writeColumns, writePoints } from "./write-points.ts";
@@ -92,7 +93,7 @@ export interface RemoteSeries extends MappedSeries, SeriesSlot {
  * (and refused where it refuses them), cached by their bytes, and the columns of requests in
  * flight, reused from request to request.
  */
-/** Distinct label values remote write's new series share (RemoteWriteColumns.shared). */
+/** Distinct label values remote write's new series share (RemoteWriteColumns.values). */
 const SHARED_VALUES = 16_384;
 
 export class RemoteWriteColumns {
@@ -103,14 +104,15 @@ export class RemoteWriteColumns {
 
   /** The series of a label set not seen before, or undefined where writeForeignSeries refuses it. */
   readonly map = (all: Record<string, string>): RemoteSeries | undefined => {
-    const { __name__: name = "", ...labels } = all;
+    // seriesId and seriesTags leave __name__ out: no copy of the labels without it.
+    const name = all.__name__ ?? "";
     // As validate() and writeForeignSeries check a series (its samples are checked by the decode).
     if (name === "") return undefined;
-    for (const k of Object.keys(labels)) if (k === "") return undefined;
-    const id = seriesId(name, labels);
-    const tags = seriesTags(name, labels);
+    for (const k in all) if (k === "") return undefined;
+    const id = seriesId(name, all);
+    const tags = seriesTags(name, all);
     if (metricIdProblem(id) ?? tagsProblem(tags, "metric")) return undefined;
-    for (const k in tags) tags[k] = this.shared(tags[k]!);
+    this.values.values(tags);
     let s = this.byId.get(id);
     if (!s) {
       if (this.byId.size >= this.cache.maxEntries) this.byId.clear();
@@ -124,14 +126,7 @@ export class RemoteWriteColumns {
    * of one value share one string, kept for as long as the series are (issue 28: 50,000 series
    * held about 200,000 copies of a few hundred values). Bounded: emptied when full.
    */
-  private readonly values = new Map<string, string>();
-  private shared(v: string): string {
-    const known = this.values.get(v);
-    if (known !== undefined) return known;
-    if (this.values.size >= SHARED_VALUES) this.values.clear();
-    this.values.set(v, v);
-    return v;
-  }
+  private readonly values = new Interner(SHARED_VALUES);
 
   /** The timestamp check of validate(). */
   readonly validTimestamp = (t: number): boolean => Number.isSafeInteger(t) && timestampProblem(t) === undefined;

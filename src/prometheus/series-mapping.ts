@@ -9,23 +9,36 @@ export const NAME_TAG = "metric";
 /** A Prometheus label that is itself called `metric` is kept under this tag (Prometheus' honor_labels rule). */
 export const EXPORTED_NAME_TAG = "exported_metric";
 
+// Hoisted: a regular expression literal makes a new object each time it is evaluated (a
+// mapping of 50,000 new remote-write series made 180,000 of them, issue 28).
+const NEEDS_ESCAPE = /[\\"\n]/;
+const BACKSLASHES = /\\/g;
+const QUOTES = /"/g;
+const NEWLINES = /\n/g;
+
 function escapeLabelValue(v: string): string {
-  return v.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n");
+  if (!NEEDS_ESCAPE.test(v)) return v;
+  return v.replace(BACKSLASHES, "\\\\").replace(QUOTES, '\\"').replace(NEWLINES, "\\n");
 }
 
 /** The Outpost metric id of a Prometheus series. */
 export function seriesId(name: string, labels: Record<string, string>): string {
-  const names = Object.keys(labels)
-    .filter((k) => k !== "__name__" && labels[k] !== "")
-    .sort();
+  // A loop and one string rather than keys, filter, map and join: each series mapped made a
+  // handful of arrays and strings that were garbage at once (issue 28).
+  const names: string[] = [];
+  for (const k in labels) if (k !== "__name__" && labels[k] !== "") names.push(k);
   if (names.length === 0) return name;
-  return `${name}{${names.map((k) => `${k}="${escapeLabelValue(labels[k]!)}"`).join(",")}}`;
+  names.sort();
+  let id = `${name}{`;
+  for (let i = 0; i < names.length; i++) id += `${i > 0 ? "," : ""}${names[i]}="${escapeLabelValue(labels[names[i]!]!)}"`;
+  return `${id}}`;
 }
 
 /** The definition tags of a Prometheus series. */
 export function seriesTags(name: string, labels: Record<string, string>): Record<string, string> {
   const tags: Record<string, string> = {};
-  for (const [k, v] of Object.entries(labels)) {
+  for (const k in labels) {
+    const v = labels[k]!;
     if (k === "__name__" || v === "") continue;
     tags[k === NAME_TAG ? EXPORTED_NAME_TAG : k] = v;
   }

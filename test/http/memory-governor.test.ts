@@ -443,4 +443,20 @@ describe("MemoryGovernor", () => {
     expect(reads).toBe(3);
     expect(state.collections).toBe(0);
   });
+
+  it("collects when asked after a large piece of work, and resets its spacing: nothing when disabled", () => {
+    const { g, state } = sim({ target: 100 * MB, spacing: 16 * MB });
+    state.rss = 180 * MB;
+    state.live = 90 * MB;
+    g.collectNow();
+    expect(state.collections).toBe(1);
+    expect(state.rss).toBe(90 * MB);
+    // The spacing counts from this collection: the next body does not collect again.
+    state.rss = 120 * MB;
+    g.admit(8 * MB);
+    expect(state.collections).toBe(1);
+    const off = sim({ target: 0 });
+    off.g.collectNow();
+    expect(off.state.collections).toBe(0);
+  });
 });

@@ -23,6 +23,8 @@ export interface MetricsStoreConfig {
   ownership?: HeldPartitions;
   /** Rollup tiers to keep (docs/storage.md, "Rollup tiers"); absent: none. */
   rollupTiers?: readonly RollupTier[];
+  /** --seal-on-stop: seal every head and empty the ingest log at close (SQLite only). */
+  sealOnClose?: boolean;
 }
 
 /** The collector's metrics store, either backend: opened by `open()`, which SQLite needs to replay its log. */

@@ -48,12 +48,12 @@ function recordingLogger(lines: string[]): Logger {
 async function corruptedDataDir(): Promise<string> {
   const d = mkdtempSync(join(tmpdir(), "outpost-corrupt-"));
   dirs.push(d);
-  const s = await openSqliteMetricsStore({ dataDir: d, synchronous: "NORMAL", maintenanceIntervalMs: 3_600_000 });
+  const s = await openSqliteMetricsStore({ dataDir: d, synchronous: "NORMAL", maintenanceIntervalMs: 3_600_000, sealOnClose: true });
   await s.write("acme", [
     { type: "gauge", id: "cpu", points: [...points(DAY_A, 200, (i) => Math.sin(i) * 50), ...points(DAY_B, 200, (i) => i / 4)] },
     { type: "gauge", id: "mem", points: points(DAY_A, 200, (i) => 1000 + i) },
   ]);
-  await s.close(); // flushes every head and checkpoints the WAL into the file
+  await s.close(); // seals every head (sealOnClose) and checkpoints the WAL into the file
   const file = join(d, "metrics.db");
   const db = new Database(file, { readonly: true });
   const { body } = db.query("SELECT c.body FROM chunks c JOIN series s USING (sid) WHERE s.metric = 'cpu' AND c.start_ts = ?").get(DAY_A) as { body: Uint8Array };

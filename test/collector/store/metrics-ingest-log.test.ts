@@ -7,6 +7,7 @@
 import { appendFileSync, closeSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fullGC } from "bun:jsc";
 import { afterEach, describe, expect, it } from "vitest";
 import { IngestLog } from "../../../collector/store/metrics/sqlite/ingest-log.ts";
 import { openSqliteMetricsStore } from "../../../collector/store/metrics/sqlite/store.ts";
@@ -153,7 +154,14 @@ describe("the metrics store on its ingest log", () => {
     expect((await b.readRaw("t", "gauge", "g", all)).values).toEqual(Array.from({ length: 200 }, (_, i) => i));
     expect((await b.readRaw("t", "gauge", "h1", all)).values).toEqual([1, 4, 7, 10, 13, 16, 19]);
     await b.close();
-    // A clean stop left the points in chunks and one empty segment, which keeps the numbering.
+    // A clean stop leaves the heads in the log: the next open rebuilds them.
+    expect(segments(stores.dir).length).toBeGreaterThan(2);
+    const b2 = await openSqliteMetricsStore({ dataDir: stores.dir, ...opts, sealOnClose: true });
+    expect(b2.stats().logBatches).toBe(20);
+    expect((await b2.readRaw("t", "gauge", "g", all)).values).toEqual(Array.from({ length: 200 }, (_, i) => i));
+    await b2.close();
+    // A clean stop sealing the heads (sealOnClose) left the points in chunks and one empty
+    // segment, which keeps the numbering.
     expect(segments(stores.dir)).toHaveLength(1);
     expect(statSync(join(stores.dir, "metrics-log", segments(stores.dir)[0]!)).size).toBe(0);
     const c = await openSqliteMetricsStore({ dataDir: stores.dir, ...opts });
@@ -165,6 +173,50 @@ describe("the metrics store on its ingest log", () => {
       expect((await d.readRaw("t", "gauge", "g", all)).values).toEqual(Array.from({ length: 205 }, (_, i) => i));
     } finally {
       await d.close();
+    }
+  });
+
+  it("rebuilds the heads a clean stop left in the log with their age: sealed when they would have been had it run on", async () => {
+    let clock = Math.floor(Date.now() / 1000) * 1000;
+    const opts = { synchronous: "FULL" as const, maintenanceIntervalMs: 3_600_000, headMaxAgeMs: 60_000, now: () => clock };
+    const a = await stores.open(opts);
+    await a.write("t", [gauge("old", 0, 5)]);
+    clock += 40_000;
+    await a.write("t", [gauge("young", 0, 5)]);
+    await a.close();
+    // 30 s later: "old" arrived 70 s ago, "young" 30 s ago.
+    clock += 30_000;
+    const b = await openSqliteMetricsStore({ dataDir: stores.dir, ...opts });
+    try {
+      expect(b.stats()).toMatchObject({ headPoints: 10, logBatches: 2, chunks: 0 });
+      b.flushDue();
+      expect(b.stats()).toMatchObject({ headPoints: 5, chunks: 1 });
+      clock += 31_000;
+      b.flushDue();
+      expect(b.stats()).toMatchObject({ headPoints: 0, chunks: 2 });
+      expect((await b.readRaw("t", "gauge", "old", all)).values).toEqual([0, 1, 2, 3, 4]);
+      expect((await b.readRaw("t", "gauge", "young", all)).values).toEqual([0, 1, 2, 3, 4]);
+    } finally {
+      await b.close();
+    }
+  });
+
+  it("keeps nothing of the log's files in memory after a replay", async () => {
+    const opts = { synchronous: "NORMAL" as const, maintenanceIntervalMs: 3_600_000 };
+    const a = await stores.open(opts);
+    // 600,000 points of 20,000 series in 30 bodies: about 14 MB of log, small heads.
+    for (let p = 0; p < 30; p++) await a.write("t", Array.from({ length: 20_000 }, (_, s) => gauge(`m${s}`, p, 1)));
+    await a.close();
+    fullGC();
+    const before = process.memoryUsage().arrayBuffers;
+    const b = await openSqliteMetricsStore({ dataDir: stores.dir, ...opts });
+    try {
+      expect(b.stats()).toMatchObject({ headPoints: 600_000, logBatches: 30 });
+      fullGC();
+      // The CBOR decoder held a view of the last body, and with it the whole segment file.
+      expect(process.memoryUsage().arrayBuffers - before).toBeLessThan(4 * 1024 * 1024);
+    } finally {
+      await b.close();
     }
   });
 

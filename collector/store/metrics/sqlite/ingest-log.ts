@@ -11,7 +11,9 @@ import { syncPath } from "../../../../src/fs/sync-path.ts";
  * fifth of the main thread under HTTP ingest, and a third of the kernel's time. A segment is
  * written once, synced, and deleted whole.
  *
- * A record: magic, CRC-32 (of what follows it), body length, zero, sequence (float64), body.
+ * A record: magic, CRC-32 (of what follows it), body length, arrival (whole seconds since the
+ * epoch; 0 in records written before it was kept), sequence (float64), body. The arrival gives
+ * the heads rebuilt from the log at start their age, so that a restart does not postpone sealing.
  * Reading a segment stops at a record cut short or failing its check with no whole record after
  * it (a write torn by a crash or a full disk): nothing after it was acknowledged, since appends
  * go in order and each is answered only once synced. A damaged record followed by whole ones is
@@ -96,7 +98,7 @@ export class IngestLog {
    * opens a new active segment numbered after them and after `minNext` (the store's own lower
    * bound: its flushed sequences and the old log table's).
    */
-  *open(minNext: number): Generator<{ seq: number; body: Uint8Array }> {
+  *open(minNext: number): Generator<{ seq: number; body: Uint8Array; arrivalMs?: number }> {
     makePrivateDir(this.dir);
     const names = readdirSync(this.dir)
       .map((n) => NAME.exec(n))
@@ -124,7 +126,8 @@ export class IngestLog {
         seg.last = seq;
         if (seq >= this.next) this.next = seq + 1;
         this.live.push(seq);
-        yield { seq, body: bytes.subarray(o + HEADER, end) };
+        const arrived = view.getUint32(o + 12, true);
+        yield { seq, body: bytes.subarray(o + HEADER, end), arrivalMs: arrived > 0 ? arrived * 1000 : undefined };
         o = end;
       }
     }
@@ -154,7 +157,7 @@ export class IngestLog {
    * asked for); returns their sequences. All or none: on a failure (a storage failure is thrown)
    * what was written of them is cut off again.
    */
-  appendGroup(n: number, bodyOf: (i: number) => Uint8Array): number[] {
+  appendGroup(n: number, bodyOf: (i: number) => Uint8Array, arrivalMs = 0): number[] {
     if (this.size >= this.segmentBytes) {
       try {
         this.rotate();
@@ -168,7 +171,8 @@ export class IngestLog {
     const start = { size: this.size, next: this.next, last: seg.last, live: this.live.length };
     const seqs = new Array<number>(n);
     try {
-      for (let i = 0; i < n; i++) seqs[i] = this.append(seg, bodyOf(i));
+      const arrived = Math.min(0xffff_ffff, Math.max(0, Math.floor(arrivalMs / 1000)));
+      for (let i = 0; i < n; i++) seqs[i] = this.append(seg, bodyOf(i), arrived);
     } catch (e) {
       this.size = start.size;
       this.next = start.next;
@@ -186,12 +190,12 @@ export class IngestLog {
     return seqs;
   }
 
-  private append(seg: Segment, body: Uint8Array): number {
+  private append(seg: Segment, body: Uint8Array, arrived: number): number {
     const seq = this.next;
     const h = this.headerView;
     h.setUint32(0, MAGIC, true);
     h.setUint32(8, body.length, true);
-    h.setUint32(12, 0, true);
+    h.setUint32(12, arrived, true);
     h.setFloat64(16, seq, true);
     h.setUint32(4, Bun.hash.crc32(body, Bun.hash.crc32(this.header.subarray(8))), true);
     const total = HEADER + body.length;

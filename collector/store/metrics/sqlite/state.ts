@@ -27,6 +27,11 @@ export interface SqliteMetricsStoreOptions {
   chunkPoints?: number;
   /** A head whose oldest point arrived this long ago is flushed (bounds the log). */
   headMaxAgeMs?: number;
+  /**
+   * Seal every head into chunks at close and empty the ingest log (for a program that does not
+   * read the log, a downgrade). By default the heads stay in the log and the next open rebuilds them.
+   */
+  sealOnClose?: boolean;
   /** Above this many unflushed points in total, the largest heads are flushed first. */
   maxHeadPoints?: number;
   /** Memory for decoded chunks kept between reads, in bytes (0 disables). */
@@ -99,12 +104,13 @@ export const kindKey = (tenant: string, type: MetricType) => `${tenant}\u0000${t
 /** Series whose chunk lists one statement looks up (selectChunkLists). */
 export const LIST_BATCH = 32;
 
-type ResolvedOptions = Required<Omit<SqliteMetricsStoreOptions, "log" | "now" | "health" | "released" | "syncLog" | "logSegmentBytes" | "rollupTiers" | "rollupBatchPoints">> & {
+type ResolvedOptions = Required<Omit<SqliteMetricsStoreOptions, "log" | "now" | "health" | "released" | "syncLog" | "logSegmentBytes" | "rollupTiers" | "rollupBatchPoints" | "sealOnClose">> & {
   log?: Logger;
   health?: StorageHealth;
   released?: (bytes: number) => void;
   rollupTiers?: readonly RollupTier[];
   rollupBatchPoints?: number;
+  sealOnClose?: boolean;
 };
 
 function prepare(db: Database) {

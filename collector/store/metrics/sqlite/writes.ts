@@ -2,6 +2,7 @@ import type { MetricType, MetricWrite } from "../../../../src/metrics/model.ts";
 import type { WriteColumns } from "../../../../src/metrics/write-columns.ts";
 import { SeriesHead } from "../head.ts";
 import { buildLogBody, columnsLogBody, decodeLogBody, encodeLogBody, type LogBody } from "../log-body.ts";
+import { releaseDecoderInput } from "../../../../src/cbor/cbor.ts";
 import { flushDue } from "./flush.ts";
 import { isNumeric, kindKey, type PendingWrite, type SeriesMeta, type StoreState } from "./state.ts";
 
@@ -124,7 +125,7 @@ function commitPending(s: StoreState): void {
   for (const added of newSeries.values()) for (const m of added.values()) s.register(m);
   try {
     // All of the group's records or none (a failed append is cut off again).
-    seqs = s.writing(() => s.log.appendGroup(rows.length, (i) => encodeLogBody(rows[i]!, s.logScratch)));
+    seqs = s.writing(() => s.log.appendGroup(rows.length, (i) => encodeLogBody(rows[i]!, s.logScratch), s.now()));
   } catch (e) {
     for (const g of group) g.reject(e);
     return;
@@ -315,8 +316,11 @@ export async function replayLog(s: StoreState, started: number): Promise<{ batch
   if (used && used.seq >= next) next = used.seq + 1;
   for (const m of s.bySid.values()) if (m.flushedSeq >= next) next = m.flushedSeq + 1;
   for (const r of s.log.open(next)) {
-    points += replayBody(s, decodeLogBody(r.body), r.seq, started);
+    // A head rebuilt from the log is as old as its first point's arrival (a clean stop leaves
+    // the heads in the log): sealed when it would have been had the collector run on.
+    points += replayBody(s, decodeLogBody(r.body), r.seq, r.arrivalMs !== undefined ? Math.min(r.arrivalMs, started) : started);
     if (++batches % 256 === 0) await new Promise<void>((r) => setImmediate(r));
   }
+  releaseDecoderInput();
   return { batches, points };
 }
