@@ -10,6 +10,9 @@ const SCRATCH_DOUBLE = new Float64Array(1);
 const SCRATCH_BYTES = new Uint8Array(SCRATCH_DOUBLE.buffer);
 if (new Uint8Array(new Uint16Array([1]).buffer)[0] !== 1) throw new Error("protobuf.ts reads doubles as little-endian: this host is big-endian");
 
+/** Node's Buffer method, on any Uint8Array: the bytes as Latin-1 (ASCII here) without a view. */
+const latin1Slice = (Buffer.prototype as unknown as { latin1Slice(this: Uint8Array, start: number, end: number): string }).latin1Slice;
+
 export class ProtoReader {
   pos: number;
   private static readonly text = new TextDecoder("utf-8", { fatal: true });
@@ -81,9 +84,18 @@ export class ProtoReader {
   }
 
   string(): string {
-    const [s, e] = this.bytes();
+    const e = this.contentEnd();
+    const s = this.pos;
+    this.pos = e;
+    const b = this.buf;
+    // ASCII (label names and nearly all values): read without a view of the bytes or the
+    // decoder, which for 50,000 new remote-write series made a quarter of a million views
+    // (issue 28); anything else through the strict UTF-8 decoder.
+    let i = s;
+    while (i < e && b[i]! < 0x80) i++;
+    if (i === e) return latin1Slice.call(b, s, e);
     try {
-      return ProtoReader.text.decode(this.buf.subarray(s, e));
+      return ProtoReader.text.decode(b.subarray(s, e));
     } catch {
       throw new ProtobufError("string field is not valid UTF-8");
     }

@@ -183,8 +183,7 @@ function decodeLabels(buf: Uint8Array, start: number, end: number): Record<strin
   const labels: Record<string, string> = {};
   while (!r.done()) {
     r.varint(); // the label field's key (0x0a: checked by the caller)
-    const [s, e] = r.bytes();
-    r.pos = s;
+    const e = r.contentEnd();
     let name = "";
     let value = "";
     while (r.pos < e) {
