@@ -33,7 +33,7 @@ function* batches(sets: Series[], perSeries: number): Generator<MetricWrite[]> {
 async function measure(label: string, sets: Series[], perSeries: number): Promise<void> {
   const dir = tempDir("collector-disk-");
   try {
-    const store = await openSqliteMetricsStore({ dataDir: dir.path, synchronous: "NORMAL", maintenanceIntervalMs: 3_600_000 });
+    const store = await openSqliteMetricsStore({ dataDir: dir.path, synchronous: "NORMAL", maintenanceIntervalMs: 3_600_000, sealOnClose: true });
     let points = 0;
     const started = performance.now();
     for (const writes of batches(sets, perSeries)) {
@@ -42,7 +42,7 @@ async function measure(label: string, sets: Series[], perSeries: number): Promis
       store.flushDue(); // what the background task does every second
     }
     const secs = (performance.now() - started) / 1000;
-    await store.close(); // seals every head and checkpoints the WAL
+    await store.close(); // seals every head (sealOnClose) and checkpoints the WAL
     const file = join(dir.path, "metrics.db");
     const db = new Database(file, { readonly: true });
     const q = (sql: string) => Object.values(db.query(sql).get() as Record<string, number>)[0]!;

@@ -103,6 +103,9 @@ const outpostWith = (name: string, args: string[], note?: string): Target => ({
       dir.path,
       "--mqtt-port",
       "0",
+      // The folder's size after the stop is that of the chunks, as VictoriaMetrics writes its
+      // parts at stop (by default the points not yet sealed would stay in the ingest log).
+      "--seal-on-stop",
       ...(process.env.BENCH_COLLECTOR_ARGS?.split(" ").filter(Boolean) ?? []),
       ...args,
     ]);
