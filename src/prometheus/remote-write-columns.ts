@@ -13,7 +13,7 @@
  * the request with the general path, which gives the same answer as before.
  */
 import { ProtobufError, ProtoReader } from "./protobuf.ts";
-import type { BytesMap } from "../codec/bytes-map.ts";
+import { BytesMap } from "../codec/bytes-map.ts";
 import { metadata } from "./remote-write.ts";
 import { isStaleMarkerAt, STALE_NAN } from "./staleness.ts";
 
@@ -177,6 +177,26 @@ function lookUp<V extends MappedSeries>(
   return v;
 }
 
+/**
+ * Label names and values already read, by their bytes: the label sets of new series repeat most
+ * of them (a job, an instance, the metric's name), and each read made a new string (about ten a
+ * new series, issue 28). Pure functions of the bytes, so shared by every tenant; bounded.
+ */
+const NAMES = new BytesMap<string>(4096);
+const VALUES = new BytesMap<string>(16_384);
+
+/** A string field's text, from `known` when its bytes were read before. */
+function text(r: ProtoReader, known: BytesMap<string>): string {
+  const e = r.contentEnd();
+  const s = r.pos;
+  r.pos = e;
+  const seen = known.get(r.buf, s, e);
+  if (seen !== undefined) return seen;
+  const v = r.textAt(s, e);
+  known.set(r.buf, s, e, v);
+  return v;
+}
+
 /** The labels of a TimeSeries' label fields, as remote-write.ts reads them; undefined for a repeated name. */
 function decodeLabels(buf: Uint8Array, start: number, end: number): Record<string, string> | undefined {
   const r = new ProtoReader(buf, start, end);
@@ -188,8 +208,8 @@ function decodeLabels(buf: Uint8Array, start: number, end: number): Record<strin
     let value = "";
     while (r.pos < e) {
       const k = r.varint();
-      if (k === 0x0a) name = r.string();
-      else if (k === 0x12) value = r.string();
+      if (k === 0x0a) name = text(r, NAMES);
+      else if (k === 0x12) value = text(r, VALUES);
       else r.skip(k & 7);
     }
     r.pos = e;
