@@ -29,6 +29,11 @@ export interface Proc {
   exited: Promise<number>;
 }
 
+/** More options for Outpost's collector from BENCH_COLLECTOR_ARGS (space-separated), or none. */
+export function benchCollectorArgs(): string[] {
+  return process.env.BENCH_COLLECTOR_ARGS?.split(" ").filter(Boolean) ?? [];
+}
+
 /**
  * Starts the collector as its own process and waits until it answers /health.
  * COLLECTOR_PROFILE=<dir> makes it write a CPU profile (markdown) there when it exits;

@@ -1,5 +1,5 @@
 /** A system the PromQL benches load by remote write and query: Outpost here, its peers in each bench. */
-import { startCollectorProcess, tempDir } from "./_lib.ts";
+import { benchCollectorArgs, startCollectorProcess, tempDir } from "./_lib.ts";
 
 export interface PromqlSystem {
   name: string;
@@ -27,7 +27,7 @@ export async function waitUp(url: string): Promise<void> {
 /** The collector with its defaults (synchronous=FULL: a write is answered once on disk), tenant `bench`. */
 export async function outpostSystem(prefix: string): Promise<PromqlSystem> {
   const dir = tempDir(prefix);
-  const { proc, url } = await startCollectorProcess(["--data-dir", dir.path, "--mqtt-port", "0", "--default-retention", "30", ...(process.env.BENCH_COLLECTOR_ARGS?.split(" ").filter(Boolean) ?? [])]);
+  const { proc, url } = await startCollectorProcess(["--data-dir", dir.path, "--mqtt-port", "0", "--default-retention", "30", ...benchCollectorArgs()]);
   return {
     name: "Outpost",
     pid: proc.pid,

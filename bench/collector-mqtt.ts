@@ -10,7 +10,7 @@
  * BROKER=mosquitto to use a private Mosquitto (on an ephemeral port) instead of the embedded broker.
  */
 import { startMosquitto } from "../test/helpers/mosquitto.ts";
-import { countersSince, countersText, fmt, freePort, loadAverage, percentile, procCounters, row, rssMB, runMqttLoad, startCollectorProcess, tempDir } from "./_lib.ts";
+import { benchCollectorArgs, countersSince, countersText, fmt, freePort, loadAverage, percentile, procCounters, row, rssMB, runMqttLoad, startCollectorProcess, tempDir } from "./_lib.ts";
 
 const DURATION = Number(process.env.DURATION ?? 60_000);
 const GENERATORS = Number(process.env.GENERATORS ?? 2);
@@ -22,7 +22,7 @@ const dir = tempDir("outpost-bench-mqtt-");
 const mqttPort = await freePort();
 const mosquitto = useMosquitto ? await startMosquitto() : undefined;
 const brokerArgs = mosquitto ? ["--mqtt-port", "0", "--broker", mosquitto.url] : ["--mqtt-port", String(mqttPort), "--mqtt-host", "127.0.0.1"];
-const { proc, url } = await startCollectorProcess(["--data-dir", dir.path, ...brokerArgs, ...(process.env.BENCH_COLLECTOR_ARGS?.split(" ").filter(Boolean) ?? [])]);
+const { proc, url } = await startCollectorProcess(["--data-dir", dir.path, ...brokerArgs, ...benchCollectorArgs()]);
 const brokerUrl = mosquitto?.url ?? `mqtt://127.0.0.1:${mqttPort}`;
 
 console.log(

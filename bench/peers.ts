@@ -14,7 +14,7 @@
  */
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { countersSince, fmt, folderBytes, freePort, latency, loadAverage, type ProcCounters, peakRssMB, procCounters, rssMB, startCollectorProcess, tempDir } from "./_lib.ts";
+import { benchCollectorArgs, countersSince, fmt, folderBytes, freePort, latency, loadAverage, type ProcCounters, peakRssMB, procCounters, rssMB, startCollectorProcess, tempDir } from "./_lib.ts";
 
 const SERIES = Number(process.env.SERIES ?? 1000);
 const POINTS = Number(process.env.POINTS ?? 1000);
@@ -106,7 +106,7 @@ const outpostWith = (name: string, args: string[], note?: string): Target => ({
       // The folder's size after the stop is that of the chunks, as VictoriaMetrics writes its
       // parts at stop (by default the points not yet sealed would stay in the ingest log).
       "--seal-on-stop",
-      ...(process.env.BENCH_COLLECTOR_ARGS?.split(" ").filter(Boolean) ?? []),
+      ...benchCollectorArgs(),
       ...args,
     ]);
     // Uncompressed answers, as these figures were taken before the collector compressed (gzip is timed in collector-http).

@@ -23,7 +23,7 @@ import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { countersSince, fmt, freePort, loadAverage, peakRssMB, type ProcCounters, procCounters, startCollectorProcess, tempDir } from "./_lib.ts";
+import { benchCollectorArgs, countersSince, fmt, freePort, loadAverage, peakRssMB, type ProcCounters, procCounters, startCollectorProcess, tempDir } from "./_lib.ts";
 
 const TARGETS = Number(process.env.TARGETS ?? 10);
 const SERIES = Number(process.env.SERIES ?? 5000);
@@ -67,7 +67,7 @@ async function outpost(): Promise<System> {
     name: "Outpost",
     writeUrl: `${url}/prometheus/bench/api/v1/write`,
     async start() {
-      proc = (await startCollectorProcess(["--data-dir", dir.path, "--mqtt-port", "0", ...(process.env.BENCH_COLLECTOR_ARGS?.split(" ").filter(Boolean) ?? [])], port)).proc;
+      proc = (await startCollectorProcess(["--data-dir", dir.path, "--mqtt-port", "0", ...benchCollectorArgs()], port)).proc;
       return proc.pid;
     },
     async stop() {

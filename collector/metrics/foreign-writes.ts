@@ -10,7 +10,6 @@ import { STALE_NAN } from "../../src/prometheus/staleness.ts";
 import { ApiError } from "../../src/http/errors.ts";
 import { metricIdProblem, tagsProblem, timestampProblem } from "../../src/metrics/limits.ts";
 import { BytesMap } from "../../src/codec/bytes-map.ts";
-import { Interner } from "../../src/tags/interner.ts";
 import { type MappedSeries, SampleColumns } from "../../src/prometheus/remote-write-columns.ts";
 import type { SeriesSlot, WriteColumns } from "../../src/metrics/write-columns.ts";
 import { type WriteDeps, writeColumns, writePoints } from "./write-points.ts";
@@ -93,9 +92,6 @@ export interface RemoteSeries extends MappedSeries, SeriesSlot {
  * (and refused where it refuses them), cached by their bytes, and the columns of requests in
  * flight, reused from request to request.
  */
-/** Distinct label values remote write's new series share (RemoteWriteColumns.values). */
-const SHARED_VALUES = 16_384;
-
 export class RemoteWriteColumns {
   readonly cache = new BytesMap<RemoteSeries>();
   /** One object per id, so that two label sets of one id in a request are seen as one series. */
@@ -112,7 +108,6 @@ export class RemoteWriteColumns {
     const id = seriesId(name, all);
     const tags = seriesTags(name, all);
     if (metricIdProblem(id) ?? tagsProblem(tags, "metric")) return undefined;
-    this.values.values(tags);
     let s = this.byId.get(id);
     if (!s) {
       if (this.byId.size >= this.cache.maxEntries) this.byId.clear();
@@ -120,13 +115,6 @@ export class RemoteWriteColumns {
     }
     return s;
   };
-
-  /**
-   * Label values repeat across series (job, instance, a host's or a group's name): the series
-   * of one value share one string, kept for as long as the series are (issue 28: 50,000 series
-   * held about 200,000 copies of a few hundred values). Bounded: emptied when full.
-   */
-  private readonly values = new Interner(SHARED_VALUES);
 
   /** The timestamp check of validate(). */
   readonly validTimestamp = (t: number): boolean => Number.isSafeInteger(t) && timestampProblem(t) === undefined;

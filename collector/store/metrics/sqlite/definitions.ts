@@ -146,7 +146,7 @@ export function ensureTags(s: StoreState, tenant: string, items: { type: MetricT
     if (m && sameTags(m.tags, it.tags)) {
       // Equal and frozen: the series keeps that one object, and its own copy (read from the
       // database at start) goes (issue 28: a restarted collector held both for every series).
-      if (Object.isFrozen(it.tags) && Object.keys(it.tags).length > 0) m.tags = m.tagsFrom = it.tags;
+      if (Object.isFrozen(it.tags) && m.tags !== undefined) m.tags = m.tagsFrom = it.tags;
       continue;
     }
     changed.push(it);

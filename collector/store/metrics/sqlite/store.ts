@@ -224,8 +224,7 @@ export class SqliteMetricsStore implements MetricsStore {
         // records keep their arrival), as after a crash. Sealing them here made one small chunk
         // of every series at each restart, which the next start then rolled up: a third of its
         // main thread under remote write from 50,000 series (issue 28). Only what is due is sealed.
-        if (s.opts.sealOnClose) flushDue(s, true);
-        else flushDue(s);
+        flushDue(s, s.opts.sealOnClose === true);
         // Freed pages go back to the file system (databases created before version 3 have no
         // auto_vacuum, and there this does nothing).
         s.db.exec("PRAGMA incremental_vacuum");
