@@ -6,7 +6,8 @@
  * TARGETS exporters served here, SERIES series each, are scraped every SCRAPE_S seconds.
  *   live:    the system runs; LIVE_S seconds of scraping are sent as they come. Figures: the
  *            samples the system received per second, and its CPU (user/system), minor page
- *            faults and peak RSS per million samples.
+ *            faults and peak RSS per million samples, and the mean time Prometheus waited for
+ *            the answer to a request (its own sent_batch_duration_seconds).
  *   backlog: the system is stopped (cleanly) for BACKLOG_S seconds while Prometheus keeps
  *            scraping into its write-ahead log, then started again on the same port and data:
  *            the rate at which it takes the backlog (Prometheus adding shards as it falls
@@ -178,6 +179,18 @@ interface Phase {
   seconds: number;
   counters: ProcCounters;
   load: string;
+  /** Mean time Prometheus waited for an answer to a request in this phase, ms. */
+  requestMs: number;
+}
+
+/** Prometheus' own count and total time of the requests it sent (its sent_batch_duration histogram). */
+async function sentBatches(agentUrl: string): Promise<{ count: number; seconds: number }> {
+  const text = await metricsText(`${agentUrl}/metrics`);
+  return { count: metricSum(text, "prometheus_remote_storage_sent_batch_duration_seconds_count"), seconds: metricSum(text, "prometheus_remote_storage_sent_batch_duration_seconds_sum") };
+}
+
+function meanRequestMs(a: { count: number; seconds: number }, b: { count: number; seconds: number }): number {
+  return b.count > a.count ? ((b.seconds - a.seconds) / (b.count - a.count)) * 1000 : Number.NaN;
 }
 
 async function run(sys: System): Promise<{ live: Phase; backlog: Phase & { shards: number }; peakRss: number }> {
@@ -190,9 +203,16 @@ async function run(sys: System): Promise<{ live: Phase; backlog: Phase & { shard
     while ((await sys.received()) < TARGETS * SERIES && Date.now() < until) await Bun.sleep(200);
     const r0 = await sys.received();
     const c0 = procCounters(pid);
+    const q0 = await sentBatches(agent.url);
     const t0 = performance.now();
     await Bun.sleep(LIVE_S * 1000);
-    const live: Phase = { samples: (await sys.received()) - r0, seconds: (performance.now() - t0) / 1000, counters: countersSince(c0, procCounters(pid)), load: loadAverage() };
+    const live: Phase = {
+      samples: (await sys.received()) - r0,
+      seconds: (performance.now() - t0) / 1000,
+      counters: countersSince(c0, procCounters(pid)),
+      load: loadAverage(),
+      requestMs: meanRequestMs(q0, await sentBatches(agent.url)),
+    };
     let peakRss = peakRssMB(pid);
     // Backlog: stopped while Prometheus keeps scraping, then started again.
     await sys.stop();
@@ -201,6 +221,7 @@ async function run(sys: System): Promise<{ live: Phase; backlog: Phase & { shard
     pid = await sys.start();
     const b0 = procCounters(pid);
     const s0 = await sys.received();
+    const q1 = await sentBatches(agent.url);
     const t1 = performance.now();
     let shards = 0;
     // Done once Prometheus has sent everything it scraped before the restart.
@@ -217,6 +238,7 @@ async function run(sys: System): Promise<{ live: Phase; backlog: Phase & { shard
       counters: countersSince(b0, procCounters(pid)),
       load: loadAverage(),
       shards,
+      requestMs: meanRequestMs(q1, await sentBatches(agent.url)),
     };
     peakRss = Math.max(peakRss, peakRssMB(pid));
     return { live, backlog, peakRss };
@@ -249,12 +271,13 @@ for (const make of makers) {
       `${p.counters.user.toFixed(2)} + ${p.counters.system.toFixed(2)}`,
       ((p.counters.user + p.counters.system) / m).toFixed(2),
       fmt(p.counters.minflt / m),
+      p.requestMs.toFixed(1),
     ];
   };
   rows.push([sys.name, "live", fmt(r.live.samples), ...per(r.live), `${fmt(r.peakRss)} MB`, r.live.load]);
   rows.push([sys.name, `backlog (≤ ${r.backlog.shards} shards)`, fmt(r.backlog.samples), ...per(r.backlog), "", r.backlog.load]);
 }
-const head = ["system", "phase", "samples", "received", "CPU user + sys s", "CPU-s / M", "faults / M", "peak RSS", "load avg"];
-const widths = [17, 24, 12, 14, 18, 11, 12, 10, 16];
+const head = ["system", "phase", "samples", "received", "CPU user + sys s", "CPU-s / M", "faults / M", "request ms", "peak RSS", "load avg"];
+const widths = [17, 24, 12, 14, 18, 11, 12, 12, 10, 16];
 console.log(`\n${head.map((h, i) => h.padEnd(widths[i]!)).join("")}`);
 for (const r of rows) console.log(r.map((c, i) => c.padEnd(widths[i]!)).join(""));

@@ -4,7 +4,7 @@
  * later reads nor in answers given before the array changed hands.
  */
 import { describe, expect, it } from "vitest";
-import { HeadArrays } from "../../../collector/store/metrics/head-arrays.ts";
+import { HeadArrays, POOL_IDLE_MS } from "../../../collector/store/metrics/head-arrays.ts";
 import type { SqliteMetricsStore } from "../../../collector/store/metrics/sqlite/store.ts";
 import { sealAt } from "../../../collector/store/metrics/sqlite/writes.ts";
 import { sqliteMetricsStoresPerTest } from "../../helpers/temp-metrics-store.ts";
@@ -105,5 +105,52 @@ describe("the heads' pool", () => {
     expect(pool.bytes).toBe(4 * 4096 * 8 + 2048 * 8);
     expect(pool.take(4096).length).toBe(4096);
     expect(pool.reused).toBe(1);
+  });
+
+  it("lets its arrays go once no head has taken one for a while, and keeps them while heads do", () => {
+    const pool = new HeadArrays(16 * 2048 * 8);
+    let now = 1_000_000;
+    pool.idle(now);
+    for (let i = 0; i < 4; i++) pool.give(new Float64Array(2048));
+    // Steady ingest: a head takes one each round, for longer than the idle time.
+    for (let round = 0; round < 3 * (POOL_IDLE_MS / 1000); round++) {
+      pool.give(pool.take(2048));
+      now += 1000;
+      expect(pool.idle(now)).toBe(false);
+    }
+    expect(pool.bytes).toBe(4 * 2048 * 8);
+    // Arrays too small to be pooled do not count as use.
+    pool.take(512);
+    now += POOL_IDLE_MS - 1000;
+    expect(pool.idle(now)).toBe(false);
+    expect(pool.bytes).toBe(4 * 2048 * 8);
+    now += 1000;
+    expect(pool.idle(now)).toBe(true);
+    expect(pool.bytes).toBe(0);
+    // Nothing held: nothing to do, and the next take makes a new array.
+    now += POOL_IDLE_MS;
+    expect(pool.idle(now)).toBe(false);
+    const made = pool.made;
+    pool.take(2048);
+    expect(pool.made).toBe(made + 1);
+  });
+
+  it("is let go by the store's maintenance once ingest has stopped", async () => {
+    let clock = T0 + 12 * 3_600_000;
+    const store = await stores.open({ synchronous: "NORMAL", maintenanceIntervalMs: 20, now: () => clock });
+    await fill(store, 1, 0, 0, sealAt(1024) + 10);
+    await fill(store, 1, 1, 0, sealAt(1024) + 10);
+    // The maintenance round seals what is due; the sealed heads' arrays are held for reuse.
+    for (let i = 0; i < 50 && store.headArrays().pooledBytes === 0; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(store.headArrays().pooledBytes).toBeGreaterThan(0);
+    // A few rounds at this time see the fill's last takes; then no head takes for longer than the idle time.
+    await new Promise((r) => setTimeout(r, 200));
+    clock += POOL_IDLE_MS + 1000;
+    for (let i = 0; i < 100 && store.headArrays().pooledBytes > 0; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(store.headArrays().pooledBytes).toBe(0);
+    // Ingest again: heads grow as before, and read back their points.
+    await fill(store, 1, 2, 0, 1300);
+    await expectOwn(store, 1, 2, 1300);
+    await expectOwn(store, 1, 0, sealAt(1024) + 10);
   });
 });

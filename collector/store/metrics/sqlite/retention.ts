@@ -12,6 +12,7 @@ interface Bounds {
 }
 
 export function maintain(s: StoreState): void {
+  s.headArrays.idle(s.now());
   try {
     flushDue(s, false, true);
     if (s.now() - s.lastRetentionRun >= RETENTION_PERIOD_MS) {
