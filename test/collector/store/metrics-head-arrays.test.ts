@@ -154,3 +154,35 @@ describe("the heads' pool", () => {
     await expectOwn(store, 1, 0, sealAt(1024) + 10);
   });
 });
+
+describe("a sealed head's small arrays", () => {
+  async function rounds(store: SqliteMetricsStore, series: number, from: number, to: number, advance: () => void): Promise<void> {
+    for (let i = from; i < to; i++) {
+      for (let k = 0; k < series; k++) await store.write("t1", [{ type: "gauge", id: `s${k}`, points: [{ timestamp: T0 + i * 1000, value: pointValue(1, k, i) }] }]);
+      advance();
+      store.flushDue();
+    }
+  }
+
+  it("stay with a series sealed while it is written, and it refills them without making new ones", async () => {
+    let clock = T0 + 12 * 3_600_000;
+    const store = await stores.open({ synchronous: "NORMAL", maintenanceIntervalMs: 3_600_000, chunkPoints: 40, now: () => clock });
+    // Three seals of each head (at 40 points), one point a second.
+    await rounds(store, 3, 0, 41, () => (clock += 1000));
+    const made = store.headArrays().made;
+    await rounds(store, 3, 41, 125, () => (clock += 1000));
+    expect(store.headArrays().made).toBe(made);
+    for (let k = 0; k < 3; k++) await expectOwn(store, 1, k, 125);
+  });
+
+  it("go with a series sealed for its age (it may have stopped)", async () => {
+    let clock = T0 + 12 * 3_600_000;
+    const store = await stores.open({ synchronous: "NORMAL", maintenanceIntervalMs: 3_600_000, chunkPoints: 1024, headMaxAgeMs: 30_000, now: () => clock });
+    // A point a second: each head is sealed for its age at about 30 points (arrays of 32).
+    await rounds(store, 2, 0, 32, () => (clock += 1000));
+    const made = store.headArrays().made;
+    await rounds(store, 2, 32, 80, () => (clock += 1000));
+    expect(store.headArrays().made).toBeGreaterThan(made);
+    for (let k = 0; k < 2; k++) await expectOwn(store, 1, k, 80);
+  });
+});

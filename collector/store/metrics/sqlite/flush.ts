@@ -117,10 +117,11 @@ function flush(s: StoreState, due: SeriesMeta[]): void {
   s.log.dropBefore(dropBefore);
   for (let k = 0; k < added.length; k += 5) s.lists.added(added[k]!, added[k + 1]!, added[k + 2]!, added[k + 3]!, added[k + 4]!);
   s.rollups?.sealed(added);
+  const now = s.now();
   for (const m of due) {
     m.flushedSeq = m.head!.lastSeq;
     s.headPoints -= m.head!.length;
-    m.head!.clear();
+    m.head!.clear(now - m.head!.firstArrival < s.opts.headMaxAgeMs);
     s.dirty.delete(m);
   }
 }
