@@ -32,7 +32,9 @@ export function flushDue(s: StoreState, force = false, sliced = false): void {
   let remaining = s.headPoints;
   for (const m of due) remaining -= m.head!.length;
   if (remaining > s.opts.maxHeadPoints) {
-    const rest = [...s.dirty].filter((m) => !due.includes(m) && m.head && m.head.length > 0);
+    // A set: with tens of thousands of heads due and over budget at once, includes() was quadratic.
+    const chosen = new Set(due);
+    const rest = [...s.dirty].filter((m) => !chosen.has(m) && m.head && m.head.length > 0);
     rest.sort((a, b) => b.head!.length - a.head!.length);
     for (const m of rest) {
       if (remaining <= s.opts.maxHeadPoints / 2) break;
