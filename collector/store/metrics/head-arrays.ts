@@ -13,7 +13,7 @@
  * where they are cheap, and pooled they would fill the pool with the steps of every head's
  * growth and leave no room for the large arrays a seal gives back.
  */
-const MIN_POOLED = 1024;
+export const MIN_POOLED = 1024;
 
 /**
  * A pool no head has taken from for this long is let go (`idle`). Why: after a burst of ingest

@@ -1,8 +1,20 @@
 import type { Tags } from "../../../src/metrics/model.ts";
-import type { HeadArrays } from "./head-arrays.ts";
+import { type HeadArrays, MIN_POOLED } from "./head-arrays.ts";
 
-/** Capacity of a new head; it doubles as points arrive. */
+/** Capacity of a new head; it grows as points arrive (nextCapacity). */
 const FIRST_CAPACITY = 16;
+
+/**
+ * The capacity after `cap`: half again below MIN_POOLED (in steps of 8), double from there. Why:
+ * a series written slowly is sealed at a few dozen points by the heads' budget, and doubling left
+ * up to half of each head's arrays unused (50,000 remote-write heads sealed at about 80 points
+ * held arrays of 128; issue 28). The pool's sizes (head-arrays.ts) stay powers of two, which
+ * heads refill to.
+ */
+function nextCapacity(cap: number): number {
+  if (cap >= MIN_POOLED) return cap * 2;
+  return Math.min(MIN_POOLED, Math.ceil((cap * 1.5) / 8) * 8);
+}
 
 /** The arrays of an emptied head until its next point (no allocation for a head that stays empty). */
 const NONE = new Float64Array(0);
@@ -57,8 +69,8 @@ export class SeriesHead {
   }
 
   private grow(min: number) {
-    let cap = this.ts.length === 0 ? this.refill : this.ts.length * 2;
-    while (cap < min) cap *= 2;
+    let cap = this.ts.length === 0 ? this.refill : nextCapacity(this.ts.length);
+    while (cap < min) cap = nextCapacity(cap);
     const ts = this.array(cap);
     copyInto(ts, this.ts, this.length);
     this.pool?.give(this.ts);
@@ -189,7 +201,7 @@ export class SeriesHead {
       // it at its next point: a series that filled its head fills it again, in one step instead
       // of doubling from 16, and one that does not leaves them to the heads that do.
       let cap = FIRST_CAPACITY;
-      while (cap < filled) cap *= 2;
+      while (cap < filled) cap = nextCapacity(cap);
       this.refill = cap;
       this.pool.give(this.ts);
       this.pool.give(this.nums);
