@@ -87,3 +87,28 @@ describe("SeriesHead.appendRun", () => {
     expect(strings.length).toBe(0);
   });
 });
+
+describe("a head's capacity", () => {
+  it("grows by half again below the pool's sizes and doubles from there, keeping every point", () => {
+    const pool = new HeadArrays(64 * 1024 * 1024);
+    const h = new SeriesHead(true, pool);
+    const caps: number[] = [h.ts.length];
+    for (let i = 0; i < 3000; i++) {
+      h.append(1000 * i, i, undefined, 1, 0);
+      if (h.ts.length !== caps[caps.length - 1]) caps.push(h.ts.length);
+    }
+    // 80 points (a slow series sealed by the heads' budget) fit in 96, not 128.
+    expect(caps.find((c) => c >= 80)).toBe(96);
+    for (let k = 1; k < caps.length; k++) {
+      const [a, b] = [caps[k - 1]!, caps[k]!];
+      if (a < 1024) expect(b).toBe(Math.min(1024, Math.ceil((a * 1.5) / 8) * 8));
+      else expect(b).toBe(a * 2);
+    }
+    expect(caps.slice(-2)).toEqual([2048, 4096]);
+    expect(view(h).ts).toEqual(Array.from({ length: 3000 }, (_, i) => 1000 * i));
+    // Emptied, it refills at a size the pool keeps (a power of two from 1,024 on).
+    h.clear();
+    h.append(0, 0, undefined, 2, 0);
+    expect(h.ts.length).toBe(4096);
+  });
+});
