@@ -66,6 +66,12 @@ export class ForecastingService {
   private readonly now: () => number;
   /** The state each record had when last saved or loaded: another collector's change differs. */
   private readonly stored = new WeakMap<SubscriptionRecord, string>();
+  /**
+   * Subscriptions inserted by this collector, numbered in the order their inserts completed: a
+   * store round's listing read before an insert completed may not show it, and must not delete it.
+   */
+  private readonly insertedAs = new WeakMap<SubscriptionRecord, number>();
+  private inserts = 0;
   constructor(private readonly deps: ForecastingDeps) {
     this.now = deps.now ?? Date.now;
   }
@@ -142,6 +148,7 @@ export class ForecastingService {
     }
     if (!inserted) throw new SubscriptionExistsError(tenant, bp.metricId);
     this.stored.set(r, stateOf(r));
+    this.insertedAs.set(r, ++this.inserts);
     // Elsewhere than on the tenant's lease holder, the holder learns its history (syncWithStore).
     const lease = this.deps.ownership?.owns(tenant);
     if (this.deps.ownership && !lease) {
@@ -240,6 +247,8 @@ export class ForecastingService {
     const own = this.deps.ownership;
     if (!own) return;
     const store = this.deps.store;
+    // Inserts completed after this point may be missing from the listing below.
+    const listedAfter = this.inserts;
     // Where the store counts saves, only the subscriptions changed elsewhere are read whole.
     const listed: { tenant: string; metricId: string; state: string; record?: SubscriptionRecord }[] =
       store.revisions && store.get
@@ -267,6 +276,7 @@ export class ForecastingService {
       for (const [metricId, r] of tenantSubs) {
         if (present.has(`${tenant}\u0000${metricId}`) || this.saving.has(r) || this.backfilling.has(r)) continue;
         if (!this.stored.has(r)) continue; // being inserted by subscribe
+        if ((this.insertedAs.get(r) ?? 0) > listedAfter) continue; // inserted while the listing was read
         tenantSubs.delete(metricId);
       }
     }

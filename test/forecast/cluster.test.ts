@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ForecastingService } from "../../collector/forecast/service.ts";
 import { PostgresForecastStore } from "../../collector/store/forecast/postgres.ts";
+import type { ForecastStore } from "../../collector/store/forecast/types.ts";
 import { createMetricsStore } from "../../collector/store/metrics/open.ts";
 import { createLogger } from "../../src/log/logger.ts";
 import { type Lease, partitionOf } from "../../src/partitions.ts";
@@ -106,6 +107,54 @@ describe("forecasting services sharing a database", () => {
       await store.close();
       await metrics.close();
     }
+  });
+});
+
+describe("a store round beside a subscription", () => {
+  it("keeps a subscription whose insert completed while the round's listing was being read", async () => {
+    const metrics = createMetricsStore({ dataDir: "/nonexistent", synchronous: "NORMAL", defaultRetentionDays: 7, log, sql: db.sql });
+    await metrics.open();
+    const pg = new PostgresForecastStore({ sql: db.sql, log });
+    // The listing is read from the database first, then held back until the subscription is in.
+    let release = () => {};
+    let gate = Promise.resolve();
+    let listed = () => {};
+    let read = Promise.resolve();
+    const hold = () => {
+      gate = new Promise<void>((r) => (release = r));
+      read = new Promise<void>((r) => (listed = r));
+    };
+    const store: ForecastStore = {
+      all: () => pg.all(),
+      insert: (r) => pg.insert(r),
+      save: (r) => pg.save(r),
+      get: (t, m) => pg.get(t, m),
+      delete: (t, m) => pg.delete(t, m),
+      close: () => pg.close(),
+      revisions: async () => {
+        const rows = await pg.revisions();
+        listed();
+        await gate;
+        return rows;
+      },
+    };
+    for (const holds of [false, true]) {
+      const svc = new ForecastingService({ store, points: metrics, log, ownership: new Holder(holds) });
+      await svc.open();
+      const tenant = `race-${holds}`;
+      hold();
+      const round = svc.syncWithStore();
+      await read;
+      await svc.subscribe(tenant, { metricId: "m", collectionInterval: 60 });
+      release();
+      await round;
+      // Not deleted as missing from a listing read before it existed.
+      expect(svc.get(tenant, "m").metricId).toBe("m");
+      expect((await store.revisions!()).some((v) => v.tenant === tenant)).toBe(true);
+      await svc.syncWithStore();
+      expect(svc.get(tenant, "m").metricId).toBe("m");
+    }
+    await metrics.close();
   });
 });
 
