@@ -77,11 +77,6 @@ export class HeadArrays {
     }
   }
 
-  /** Whether arrays of this capacity are pooled (smaller ones are left to the garbage collector). */
-  pools(capacity: number): boolean {
-    return capacity >= MIN_POOLED;
-  }
-
   /** Gives an array back; the caller must hold no view of it any more. */
   give(a: Float64Array | undefined): void {
     if (!a || a.length < MIN_POOLED || a.byteOffset !== 0) return;

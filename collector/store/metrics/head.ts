@@ -195,7 +195,7 @@ export class SeriesHead {
     this.sorted = true;
     this.tags = undefined;
     if (this.strs) this.strs = [];
-    if (keep && this.pool && !this.pool.pools(this.ts.length)) return;
+    if (keep && this.pool && this.ts.length < MIN_POOLED) return;
     if (this.pool && this.ts.length > FIRST_CAPACITY) {
       // The arrays go back to the pool, and the head takes arrays of the capacity it filled from
       // it at its next point: a series that filled its head fills it again, in one step instead

@@ -2,6 +2,7 @@ import { releaseBuffer } from "../../../../src/runtime/release-buffer.ts";
 import { chunkPieces } from "../pieces.ts";
 import type { Run } from "../../../../src/metrics/run.ts";
 import { encodeChunkBlock } from "./chunks.ts";
+import type { SeriesHead } from "../head.ts";
 import { isNumeric, type SeriesMeta, type StoreState } from "./state.ts";
 
 /** Turning heads into sealed chunks, and dropping the log batches no head needs any more. */
@@ -15,6 +16,11 @@ import { isNumeric, type SeriesMeta, type StoreState } from "./state.ts";
  */
 export const FLUSH_SLICE_POINTS = 64 * 1024;
 
+/** Whether a head's oldest point arrived `headMaxAgeMs` ago or more (it is due, and its series may have stopped). */
+function agedOut(s: StoreState, h: SeriesHead, now: number): boolean {
+  return now - h.firstArrival >= s.opts.headMaxAgeMs;
+}
+
 /**
  * Flushes heads that are big or old enough, and the largest ones while memory is over budget.
  * `sliced`: at most about FLUSH_SLICE_POINTS points now, the rest of what is due in the next
@@ -27,7 +33,7 @@ export function flushDue(s: StoreState, force = false, sliced = false): void {
   for (const m of s.dirty) {
     const h = m.head;
     if (!h || h.length === 0) continue;
-    if (force || h.length >= s.opts.chunkPoints || now - h.firstArrival >= s.opts.headMaxAgeMs) due.push(m);
+    if (force || h.length >= s.opts.chunkPoints || agedOut(s, h, now)) due.push(m);
   }
   let remaining = s.headPoints;
   for (const m of due) remaining -= m.head!.length;
@@ -123,7 +129,7 @@ function flush(s: StoreState, due: SeriesMeta[]): void {
   for (const m of due) {
     m.flushedSeq = m.head!.lastSeq;
     s.headPoints -= m.head!.length;
-    m.head!.clear(now - m.head!.firstArrival < s.opts.headMaxAgeMs);
+    m.head!.clear(!agedOut(s, m.head!, now));
     s.dirty.delete(m);
   }
 }
