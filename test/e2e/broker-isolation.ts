@@ -77,6 +77,9 @@ export function brokerIsolationScenarios(broker: "embedded" | "mosquitto"): void
 
   it("the right agent delivers end to end, with its password from the environment", async () => {
     await push("right-agent", 1);
+    // The agent's presence comes on its status topic, written by its own commit: it may land a
+    // moment after the data point (CI once read it before), so it is waited for as the point is.
+    await waitFor("the agent's presence", async () => ((await read("A", "f1:outpost_agent_up")).at(-1) === "up" ? true : undefined), 20_000);
     expect((await read("A", "f1:outpost_agent_up")).at(-1)).toBe("up");
   });
 
