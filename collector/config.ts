@@ -206,6 +206,12 @@ export const collectorOptions: OptionSpec[] = [
     help:
       "rollup tiers as STEP:RETENTION, finest first: per-bucket aggregates of every gauge, counter and availability (min, max, sum, count, last, counter increase, a quantile sketch; time up/down), kept for RETENTION after they were last written, beside the raw points; long-range stats and PromQL read them (docs/storage.md, \"Rollup tiers\"); \"none\" keeps none (and deletes those stored)",
   },
+  {
+    name: "rollup-worker",
+    kind: "boolean",
+    default: true,
+    help: "compute the rollup tiers in a second thread (SQLite storage), the main thread only writing their blocks (docs/storage.md, \"The roller on the second core\"); --no-rollup-worker computes them on the main thread, in slices between requests",
+  },
   { name: "smtp-host", kind: "string", default: "localhost", help: "SMTP server of the email action plugin, unless an action names one (mail.smtp.host)" },
   { name: "smtp-port", kind: "int", min: 1, max: 65535, default: 25, help: "port of that SMTP server (mail.smtp.port)" },
   {

@@ -50,6 +50,7 @@ import { openPostgresStorage, type PostgresStorage } from "./store/postgres.ts";
 import { createMetricsStore } from "./store/metrics/open.ts";
 import { JSON_OFFLOAD_MIN_CHARS, JsonOffload } from "./metrics/json-offload.ts";
 import { PromqlOffload } from "./metrics/promql-offload.ts";
+import { RollupOffload } from "./metrics/rollup-offload.ts";
 import { selfMetricNames, servePrometheus, storeSelfMetrics } from "./telemetry.ts";
 
 /**
@@ -148,9 +149,13 @@ async function startServices(values: OptionValues, ctx: ProgramContext | undefin
   const valuePrecision = values["value-precision"] === undefined ? undefined : Number(values["value-precision"]);
   const chunkCacheBytes = Number(values["chunk-cache"] ?? 64 * 1024 ** 2);
   const memory = new MemoryGovernor({ targetBytes: Number(values["memory-target"] ?? 200 * 1024 ** 2), limitBytes: Number(values["memory-limit"] ?? 0) });
+  // Closed after the store (closers run in reverse): the store's last window may still ask it.
+  const rollupOffload = pg || values["rollup-worker"] === false ? undefined : new RollupOffload({ log: log.child("rollups") });
+  if (rollupOffload) closers.push(() => rollupOffload.close());
   const metricsStore = createMetricsStore({
     ...{ dataDir, synchronous, defaultRetentionDays: retentionDays, chunkCacheBytes, sealOnClose: values["seal-on-stop"] === true, log: log.child("metrics-store"), health, sql: pg?.sql, ownership: keeper },
     rollupTiers: rollupTiersOf(values),
+    rollupCompute: rollupOffload,
     // A sealing round's garbage counts like request bodies' toward the next collection.
     released: (bytes) => memory.garbage(bytes),
   });
@@ -215,6 +220,10 @@ async function startServices(values: OptionValues, ctx: ProgramContext | undefin
   if (jsonOffload) {
     telemetry.counterFrom("outpost_collector_ingest_worker_bodies_total", "JSON write bodies parsed into columns by the ingest worker thread (--ingest-worker-min-body)", () => jsonOffload.parsed);
     telemetry.counterFrom("outpost_collector_ingest_worker_lost_total", "ingest worker threads that failed, died or hung (their bodies were parsed on the main thread)", () => jsonOffload.lost);
+  }
+  if (rollupOffload) {
+    telemetry.counterFrom("outpost_collector_rollup_worker_requests_total", "requests of the rollup tiers' steps answered by the roller's worker thread (--rollup-worker)", () => rollupOffload.answered);
+    telemetry.counterFrom("outpost_collector_rollup_worker_lost_total", "roller worker threads that failed, died or hung (their steps were computed on the main thread)", () => rollupOffload.lost);
   }
   telemetry.counterFrom("outpost_collector_memory_refusals_total", "HTTP request bodies refused with 503 because resident memory was above --memory-limit", () => memory.refused);
   telemetry.gauge("outpost_collector_request_body_bytes", "bytes of HTTP request bodies being received or handled now (at most 4 × --max-request-body)", () => bodies.budget.inUse);

@@ -112,6 +112,17 @@ describe("the console in a compiled collector", () => {
     const exposition = await (await fetch(`${url}/metrics`)).text();
     expect(exposition).toMatch(/^outpost_collector_ingest_worker_bodies_total 1$/m);
     expect(exposition).toMatch(/^outpost_collector_ingest_worker_lost_total 0$/m);
+
+    // And the roller's: series past a chunk's 1,024 points are sealed, and their chunks rolled up in it.
+    const long = Array.from({ length: 4 }, (_v, s) => ({ id: `r${s}`, data: Array.from({ length: 1100 }, (_w, j) => ({ timestamp: t0 + j * 500, value: s * j })) }));
+    expect((await fetch(`${url}/hawkular/metrics/gauges/raw`, { method: "POST", headers: H, body: JSON.stringify(long) })).status).toBe(200);
+    let rolled = "";
+    for (let i = 0; i < 100 && !/^outpost_collector_rollup_worker_requests_total [1-9]/m.test(rolled); i++) {
+      await Bun.sleep(100);
+      rolled = await (await fetch(`${url}/metrics`)).text();
+    }
+    expect(rolled).toMatch(/^outpost_collector_rollup_worker_requests_total [1-9]/m);
+    expect(rolled).toMatch(/^outpost_collector_rollup_worker_lost_total 0$/m);
   }, 120_000);
 });
 

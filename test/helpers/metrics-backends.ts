@@ -9,6 +9,7 @@ import { join } from "node:path";
 import type { SQL } from "bun";
 import { PostgresMetricsStore } from "../../collector/store/metrics/postgres/store.ts";
 import { openSqliteMetricsStore } from "../../collector/store/metrics/sqlite/store.ts";
+import { RollupOffload } from "../../collector/metrics/rollup-offload.ts";
 import type { MetricsStore } from "../../collector/store/metrics/types.ts";
 import type { RollupTier } from "../../src/metrics/rollup/tiers.ts";
 
@@ -30,7 +31,8 @@ export interface BackendOptions {
   defaultRetentionDays?: number;
 }
 
-export type Backend = "sqlite" | "postgres";
+/** sqlite-worker: SQLite with the roller's steps in its worker thread (collector/metrics/rollup-offload.ts), as the collector runs it. */
+export type Backend = "sqlite" | "sqlite-worker" | "postgres";
 
 export async function openBackendStore(backend: Backend, sql: SQL | undefined, o: BackendOptions = {}): Promise<BackendStore> {
   if (backend === "postgres") {
@@ -46,15 +48,17 @@ export async function openBackendStore(backend: Backend, sql: SQL | undefined, o
     };
   }
   const dir = mkdtempSync(join(tmpdir(), "outpost-store-"));
-  const s = await openSqliteMetricsStore({ dataDir: dir, synchronous: "NORMAL", maintenanceIntervalMs: 3_600_000, ...o });
+  const offload = backend === "sqlite-worker" ? new RollupOffload() : undefined;
+  const s = await openSqliteMetricsStore({ dataDir: dir, synchronous: "NORMAL", maintenanceIntervalMs: 3_600_000, rollupCompute: offload, ...o });
   return {
     store: s,
     seal: async () => s.flushDue(true),
     enforceRetention: async () => s.enforceRetention(),
-    rollUp: async () => s.rollUp(),
+    rollUp: async () => (offload ? s.catchUpRollups() : s.rollUp()),
     chunks: async () => s.stats().chunks,
     async close() {
       if (s.ready()) await s.close();
+      await offload?.close();
       rmSync(dir, { recursive: true, force: true });
     },
   };

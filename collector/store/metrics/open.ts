@@ -5,6 +5,7 @@ import type { HeldPartitions } from "../../../src/partitions.ts";
 import type { StorageHealth } from "../../../src/sqlite/storage-health.ts";
 import { PostgresMetricsStore } from "./postgres/store.ts";
 import { SqliteMetricsStore } from "./sqlite/store.ts";
+import type { RollupCompute } from "./sqlite/rollup-remote.ts";
 import type { MetricsMemory, MetricsStore } from "./types.ts";
 
 export interface MetricsStoreConfig {
@@ -23,6 +24,8 @@ export interface MetricsStoreConfig {
   ownership?: HeldPartitions;
   /** Rollup tiers to keep (docs/storage.md, "Rollup tiers"); absent: none. */
   rollupTiers?: readonly RollupTier[];
+  /** The SQLite roller's steps in another thread (collector/metrics/rollup-offload.ts). */
+  rollupCompute?: RollupCompute;
   /** --seal-on-stop: seal every head and empty the ingest log at close (SQLite only). */
   sealOnClose?: boolean;
 }

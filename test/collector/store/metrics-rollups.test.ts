@@ -139,7 +139,7 @@ function bucketValues(ts: Float64Array, values: Float64Array, lo: number, hi: nu
   return out;
 }
 
-describe.each<Backend>(["sqlite", "postgres"])("rollup tiers on %s", (backend) => {
+describe.each<Backend>(["sqlite", "sqlite-worker", "postgres"])("rollup tiers on %s", (backend) => {
   const opened: BackendStore[] = [];
   let clock = Date.now();
   const open = async (o: { now?: () => number } = {}) => {
@@ -192,7 +192,7 @@ describe.each<Backend>(["sqlite", "postgres"])("rollup tiers on %s", (backend) =
           }
           await cleanup();
         }),
-        { numRuns: backend === "sqlite" ? 12 : 5 },
+        { numRuns: backend === "postgres" ? 5 : 12 },
       );
     });
   }
@@ -209,7 +209,7 @@ describe.each<Backend>(["sqlite", "postgres"])("rollup tiers on %s", (backend) =
         }
         await cleanup();
       }),
-      { numRuns: backend === "sqlite" ? 10 : 4 },
+      { numRuns: backend === "postgres" ? 4 : 10 },
     );
   });
 

@@ -1,16 +1,16 @@
 import { decodePoints, decodePointsInto, PointCodecError } from "../../../../src/codec/index.ts";
-import { DAY_MS } from "../../../../src/metrics/model.ts";
 import type { RawSpan } from "../../../../src/metrics/rollup/roll.ts";
 import { decodeChunk } from "../chunk-codec.ts";
 import { type FloatAlloc, mergeRuns, type Run, sliceRun } from "../../../../src/metrics/run.ts";
-import type { SeriesMeta, StoreState } from "./state.ts";
+import type { SeriesMeta } from "./state.ts";
 import { releaseBuffer } from "../../../../src/runtime/release-buffer.ts";
+import type { ChunkSource, RolledSeries } from "./rollup-source.ts";
 
 /**
  * Sealed chunks as the roller reads them: decoded without entering the chunk cache (a
  * catch-up over years of chunks would only push out what dashboards read), the cache used
- * when it holds them already. A chunk that does not decode is logged once and left out: its
- * range reads fail (503) until it is restored, and its points are not in the tiers.
+ * when it holds them already. A chunk that does not decode is told to the source (logged once)
+ * and left out: its range reads fail (503) until it is restored, and its points are not in the tiers.
  */
 
 export interface ChunkRef {
@@ -21,9 +21,9 @@ export interface ChunkRef {
   expires: number;
 }
 
-function decodeOne(s: StoreState, m: SeriesMeta, cid: number, alloc?: FloatAlloc): Run | undefined {
-  const cached = s.cache.get(cid);
-  const row = cached ? undefined : (s.st.selectChunk.get(cid) as { format: number; n: number; body: Uint8Array | null; ts: Uint8Array; vals: Uint8Array; tags: Uint8Array | null } | null);
+function decodeOne(src: ChunkSource, sid: number, cid: number, alloc?: FloatAlloc): Run | undefined {
+  const cached = src.cached(cid);
+  const row = cached ? undefined : src.row(cid);
   try {
     if (cached) return cached.block ? decodeBlock(cached.block, cached.n, alloc) : cached.run;
     if (!row) return undefined;
@@ -36,10 +36,7 @@ function decodeOne(s: StoreState, m: SeriesMeta, cid: number, alloc?: FloatAlloc
     return run;
   } catch (e) {
     if (!(e instanceof PointCodecError || e instanceof RangeError || e instanceof TypeError)) throw e;
-    if (!s.corruptChunks.has(cid)) {
-      s.corruptChunks.add(cid);
-      s.opts.log?.error("corrupt chunk in metrics.db: its points are left out of the rollup tiers", { tenant: m.tenant, type: m.type, metric: m.id, chunk: cid, err: (e as Error).message });
-    }
+    src.corrupt(sid, cid, (e as Error).message);
     return undefined;
   }
 }
@@ -66,22 +63,22 @@ function decodeBlock(bytes: Uint8Array, n: number, alloc?: FloatAlloc): Run {
  * The points of `chunks` (in write order) in [lo, hi), the later chunk winning a timestamp;
  * merged into `alloc`'s memory when given (the roller's arena: valid until its reset).
  */
-export function chunkPoints(s: StoreState, m: SeriesMeta, cids: readonly number[], lo = Number.NEGATIVE_INFINITY, hi = Number.POSITIVE_INFINITY, alloc?: FloatAlloc): Run {
+export function chunkPoints(src: ChunkSource, sid: number, cids: readonly number[], lo = Number.NEGATIVE_INFINITY, hi = Number.POSITIVE_INFINITY, alloc?: FloatAlloc): Run {
   const runs: Run[] = [];
   for (const cid of cids) {
-    const r = decodeOne(s, m, cid, alloc);
+    const r = decodeOne(src, sid, cid, alloc);
     if (r) runs.push(sliceRun(r, lo, hi));
   }
   return mergeRuns(runs, true, alloc);
 }
 
-/** The stored, unexpired chunks of `m` up to chunk `upTo` that may hold points of [lo, hi), in write order. */
-export function chunksIn(s: StoreState, m: SeriesMeta, lo: number, hi: number, upTo: number): ChunkRef[] {
-  const rows = s.db
-    .query("SELECT cid, start_ts, end_ts, coalesce(expires_at, end_ts + ?) AS e FROM chunks WHERE sid = ? AND start_ts >= ? AND start_ts < ? AND end_ts >= ? AND cid <= ? ORDER BY cid")
-    .values(s.retentionMs(m), m.sid, lo - DAY_MS, hi, lo, upTo) as [number, number, number, number][];
-  const now = s.now();
-  return rows.filter((r) => r[3] > now).map(([cid, start, end, expires]) => ({ cid, start, end, expires }));
+/** The stored, unexpired chunks of the series up to chunk `upTo` that may hold points of [lo, hi), in write order. */
+export function chunksIn(src: ChunkSource, series: RolledSeries, lo: number, hi: number, upTo: number): ChunkRef[] {
+  const now = src.now();
+  return src
+    .spanChunks(series, lo, hi, upTo)
+    .filter((r) => r[3] > now)
+    .map(([cid, start, end, expires]) => ({ cid, start, end, expires }));
 }
 
 /**
@@ -89,15 +86,15 @@ export function chunksIn(s: StoreState, m: SeriesMeta, lo: number, hi: number, u
  * points there is one of the batch (`batch`: their ids and merged points), those points are
  * the span's: the usual case (new chunks at the end of a series) decodes nothing twice.
  */
-export function rawSpan(s: StoreState, m: SeriesMeta, lo: number, hi: number, upTo: number, batch?: { cids: ReadonlySet<number>; points: Run }, alloc?: FloatAlloc): RawSpan {
-  const refs = chunksIn(s, m, lo, hi, upTo);
+export function rawSpan(src: ChunkSource, series: RolledSeries, lo: number, hi: number, upTo: number, batch?: { cids: ReadonlySet<number>; points: Run }, alloc?: FloatAlloc): RawSpan {
+  const refs = chunksIn(src, series, lo, hi, upTo);
   if (batch && refs.every((r) => batch.cids.has(r.cid))) {
     const run = sliceRun(batch.points, lo, hi);
     return { lo, hi, ts: run.ts, vals: run.nums!, chunks: refs };
   }
   const run = chunkPoints(
-    s,
-    m,
+    src,
+    series.sid,
     refs.map((r) => r.cid),
     lo,
     hi,

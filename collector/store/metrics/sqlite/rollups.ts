@@ -9,12 +9,14 @@ import { type BlockRequest, type RollupReads, type RollupSeriesInfo, type Rollup
 import { ByteWriter } from "../../../../src/codec/bytes.ts";
 import { RollupBlockCache } from "../rollup-cache.ts";
 import { headRanges } from "./rollup-chunks.ts";
-import { rollSeriesChunks } from "./rollup-series.ts";
+import type { EncodedStep, RemoteSteps, RollupCompute } from "./rollup-remote.ts";
+import { computeSeriesStep, type StepRequest, type StepResult } from "./rollup-series.ts";
+import { ChunkSource } from "./rollup-source.ts";
 import { prepareRollupStatements, storedMarks } from "./rollup-statements.ts";
 import type { StoreState } from "./state.ts";
 
-/** Points of one series one roller transaction takes at most (a step of about 100 ms at most). */
-const BATCH_POINTS = 200_000;
+/** Series whose steps one request to the roller's thread asks for (one transaction writes their answer). */
+const REMOTE_SERIES = 64;
 /** The background task's time for the roller per second, in slices with the event loop free between. */
 const BUDGET_MS = 200;
 const SLICE_MS = 20;
@@ -75,13 +77,26 @@ export class SqliteRollups implements RollupReads {
   /** The roller's memory, reused series after series: reset as a step starts, its blocks written before the next. */
   private readonly scratch = new RollScratch();
   private readonly encoder = new ByteWriter(64 * 1024);
+  /** The chunks and blocks as this thread's steps read them. */
+  private readonly source: ChunkSource;
+  /** A request to the roller's thread is out; its answer is written only while `generation` is unchanged. */
+  private remoteOut = false;
+  /** Changes when this thread takes the window's steps itself (rollUp): an answer computed before is dropped. */
+  private generation = 0;
 
   constructor(
     private readonly s: StoreState,
     private readonly configured: readonly RollupTier[],
     cacheBytes = 16 * 1024 * 1024,
+    /** Computes steps in another thread while ingest and queries have this one (absent: here, in slices). */
+    private readonly remote?: RollupCompute,
   ) {
     this.st = prepareRollupStatements(s.db);
+    this.source = new ChunkSource(s.db, {
+      cached: (cid) => s.cache.get(cid),
+      now: () => s.now(),
+      corrupt: (sid, cid, why) => this.corrupt(sid, cid, why),
+    });
     this.cache = new RollupBlockCache(cacheBytes);
     this.caughtUpAt = s.now();
     this.marks = configured.map(() => 0);
@@ -154,6 +169,9 @@ export class SqliteRollups implements RollupReads {
    */
   round(budgetMs = 200, force = false): boolean {
     if (this.configured.length === 0 && this.dropping.length === 0) return false;
+    // An answer of the roller's thread still out is dropped: this round takes its series again.
+    this.generation++;
+    this.remoteOut = false;
     const started = performance.now();
     let more = true;
     try {
@@ -181,12 +199,19 @@ export class SqliteRollups implements RollupReads {
   }
 
   /**
-   * The background task's share of the roller, called once a second: up to BUDGET_MS of work,
-   * in slices of SLICE_MS with the event loop free between them, so that requests are not held
-   * up behind a catch-up; a tenth of that while queries are being answered.
+   * The background task's share of the roller, called once a second. With a roller's thread,
+   * the window's steps are computed there (remoteRound). Else up to BUDGET_MS of work here, in
+   * slices of SLICE_MS with the event loop free between them, so that requests are not held up
+   * behind a catch-up; a tenth of that while queries are being answered.
    */
   background(): void {
-    if (this.slicing) return;
+    if (this.slicing || this.remoteOut) return;
+    if (this.remote && this.deriving.size === 0 && this.dropping.length === 0 && this.configured.length > 0) {
+      this.remoteRounds(false).catch((e) => this.failed(e));
+    } else this.localBackground();
+  }
+
+  private localBackground(): void {
     // Queries first: while they come, the roller does a small share, enough not to fall behind for good.
     const reading = performance.now() - this.s.lastReadAt < 1000;
     const deadline = performance.now() + (reading ? READING_BUDGET_MS : BUDGET_MS);
@@ -197,7 +222,7 @@ export class SqliteRollups implements RollupReads {
       try {
         more = this.round(SLICE_MS);
       } catch (e) {
-        if (this.s.opts.health?.report(e, "metrics") === undefined) this.s.opts.log?.error("rolling up failed", { err: String(e) });
+        this.failed(e);
         return;
       }
       if (more && performance.now() < deadline && this.s.isReady) {
@@ -276,10 +301,15 @@ export class SqliteRollups implements RollupReads {
   }
 
   private write(sid: number, t: RollupTier, start: number, rows: Rows): void {
-    this.cache.delete(sid, t.step, start);
-    if (rows.n === 0) this.st.remove!.run(sid, t.step, start);
     // The encoder's bytes are copied by the statement.
-    else this.st.upsert!.run(sid, t.step, start, this.s.now(), encodeRows(rows, start, t.step, this.encoder));
+    this.writeEncoded(sid, t, start, rows.n === 0 ? undefined : encodeRows(rows, start, t.step, this.encoder));
+  }
+
+  /** Stores a block's bytes (undefined: deletes it, no bucket is left). */
+  private writeEncoded(sid: number, t: RollupTier, start: number, body: Uint8Array | undefined): void {
+    this.cache.delete(sid, t.step, start);
+    if (body === undefined) this.st.remove!.run(sid, t.step, start);
+    else this.st.upsert!.run(sid, t.step, start, this.s.now(), body);
     this.counters.blocksWritten++;
   }
 
@@ -296,30 +326,38 @@ export class SqliteRollups implements RollupReads {
    * takes a series' chunks of that time together. False when there is nothing to do now.
    */
   private step(force: boolean): boolean {
+    const w = this.currentWindow(force);
+    if (!w) return false;
+    const next = w.todo[0];
+    if (next === undefined) this.closeWindow(w);
+    else this.rollSeriesStep(next, w);
+    return true;
+  }
+
+  /** The open window, or a new one when its period has passed (`force`: now); undefined when there is nothing to do now. */
+  private currentWindow(force: boolean): Window | undefined {
     if (!this.window) {
       const now = this.s.now();
       const quiet = this.s.headPoints <= this.lastHeadPoints;
       this.lastHeadPoints = this.s.headPoints;
-      if (!force && now - this.windowOpened < (quiet ? QUIET_PERIOD_MS : ROLL_PERIOD_MS)) return false;
+      if (!force && now - this.windowOpened < (quiet ? QUIET_PERIOD_MS : ROLL_PERIOD_MS)) return undefined;
       this.window = this.openWindow();
-      if (!this.window) return false;
+      if (!this.window) return undefined;
       this.windowOpened = now;
     }
-    const w = this.window;
-    const next = w.todo[0];
-    if (next === undefined) {
-      this.s.writing(() =>
-        this.s.db.transaction(() => {
-          this.setMarks(w.updating, w.high);
-          this.s.db.query("DELETE FROM rollup_series_marks WHERE mark <= ?").run(w.high);
-        })(),
-      );
-      this.window = undefined;
-      this.loadUnrolled();
-      return true;
-    }
-    this.rollSeriesStep(next, w);
-    return true;
+    return this.window;
+  }
+
+  /** Every series of the window is rolled up: the tiers' marks move to its end. */
+  private closeWindow(w: Window): void {
+    this.s.writing(() =>
+      this.s.db.transaction(() => {
+        this.setMarks(w.updating, w.high);
+        this.s.db.query("DELETE FROM rollup_series_marks WHERE mark <= ?").run(w.high);
+      })(),
+    );
+    this.window = undefined;
+    this.loadUnrolled();
   }
 
   /** The window from the lowest mark, or undefined when every tier holds every chunk. */
@@ -344,37 +382,125 @@ export class SqliteRollups implements RollupReads {
     }
   }
 
-  /** The next chunks of the window's first series (up to BATCH_POINTS), rolled up with its mark. */
-  private rollSeriesStep(sid: number, w: Window): void {
-    const marked = (this.st.seriesMark!.get(sid) as { mark: number } | null)?.mark ?? 0;
-    const rows = this.st.seriesChunks!.values(sid, Math.max(w.low, marked), w.high) as [number, number, number][];
-    const now = this.s.now();
-    const cids: number[] = [];
-    let points = 0;
-    let end = 0;
-    for (const [cid, n, expires] of rows) {
-      if (cids.length > 0 && points + n > (this.s.opts.rollupBatchPoints ?? BATCH_POINTS)) break;
-      end = cid;
-      // Expired (chunks of version 1 expire by time, checked on reading): not worth a rollup.
-      if (expires !== 0 && expires <= now) continue;
-      points += n;
-      cids.push(cid);
-    }
-    if (end === 0 || end === rows.at(-1)![0]) w.todo.shift();
-    if (end === 0) return;
+  /** What the step of series `sid` in the window is to compute. */
+  private stepRequest(sid: number, w: Window): StepRequest {
     const m = this.s.bySid.get(sid);
-    const kind = m && rollupKind(m.type);
+    return {
+      sid,
+      kind: m && rollupKind(m.type),
+      retentionMs: m ? this.s.retentionMs(m) : 0,
+      low: w.low,
+      high: w.high,
+      updating: w.updating,
+      batchPoints: this.s.opts.rollupBatchPoints,
+    };
+  }
+
+  /** The next chunks of the window's first series (up to the batch's points), rolled up with its mark, on this thread. */
+  private rollSeriesStep(sid: number, w: Window): void {
+    const r: StepResult = computeSeriesStep(this.source, this.configured, this.scratch, this.stepRequest(sid, w));
+    if (r.done) w.todo.shift();
+    if (r.end === 0) return;
     this.s.writing(() =>
       this.s.db.transaction(() => {
-        if (m && kind !== undefined && cids.length > 0) {
-          for (const ch of rollSeriesChunks(this.s, this.st.block!, this.configured, this.scratch, m, kind, cids, w.updating, end)) this.write(sid, this.configured[ch.tier]!, ch.start, ch.rows);
-        }
-        this.st.setSeriesMark!.run(sid, end);
+        // A series deleted meanwhile: nothing to write but its mark.
+        if (this.s.bySid.has(sid)) for (const ch of r.changes) this.write(sid, this.configured[ch.tier]!, ch.start, ch.rows);
+        this.st.setSeriesMark!.run(sid, r.end);
       })(),
     );
+    this.stepDone(sid, r.end, r.chunks);
+  }
+
+  private stepDone(sid: number, end: number, chunks: number): void {
     const u = this.unrolled.get(sid);
     if (u && u.cid <= end) this.unrolled.delete(sid);
-    this.counters.chunksRolled += cids.length;
+    this.counters.chunksRolled += chunks;
+  }
+
+  /**
+   * The background share with a roller's thread: the window's next series are computed there,
+   * and their answer written here in one transaction, request after request while the window
+   * lasts (while queries are being answered, one a second: the thread may share a core with
+   * them). `force` (catchUp): windows open at once, one after the other, until every sealed
+   * chunk is rolled up.
+   */
+  private async remoteRounds(force: boolean): Promise<void> {
+    const generation = ++this.generation;
+    this.remoteOut = true;
+    try {
+      for (;;) {
+        let w = this.currentWindow(force);
+        while (w && w.todo.length === 0) {
+          this.closeWindow(w);
+          w = this.currentWindow(force);
+        }
+        if (!w) return;
+        const window = w;
+        const requests = window.todo.slice(0, REMOTE_SERIES).map((sid) => this.stepRequest(sid, window));
+        const answer = await this.remote!.compute(this.s.db.filename, this.configured, requests, this.s.now());
+        // This thread took the window's steps itself meanwhile (rollUp), or the store closed.
+        if (generation !== this.generation || !this.s.isReady) return;
+        if (!answer) {
+          // The thread failed or is gone: the share is computed here.
+          this.remoteOut = false;
+          if (force) this.round(Number.POSITIVE_INFINITY, true);
+          else this.localBackground();
+          return;
+        }
+        this.writeRemote(window, answer);
+        if (!force && performance.now() - this.s.lastReadAt < 1000) return;
+      }
+    } finally {
+      if (generation === this.generation) this.remoteOut = false;
+    }
+  }
+
+  /**
+   * Rolls up every sealed chunk as the background task does (in the roller's thread when the
+   * store has one); resolves once the tiers hold them all.
+   */
+  async catchUp(): Promise<void> {
+    if (!this.remote || this.deriving.size > 0 || this.dropping.length > 0) {
+      this.round(Number.POSITIVE_INFINITY, true);
+      return;
+    }
+    await this.remoteRounds(true);
+  }
+
+  /** The roller's thread's answer for the window's first series, written in one transaction. */
+  private writeRemote(w: Window, answer: RemoteSteps): void {
+    for (const [sid, cid, why] of answer.corrupt) this.corrupt(sid, cid, why);
+    const started = performance.now();
+    this.inOneTransaction(() => {
+      for (const step of answer.steps) {
+        if (step.end === 0) continue;
+        if (this.s.bySid.has(step.sid)) for (const b of step.blocks) this.writeEncoded(step.sid, this.configured[b.tier]!, b.start, b.body);
+        this.st.setSeriesMark!.run(step.sid, step.end);
+      }
+      return true;
+    });
+    const done = new Set<number>();
+    for (const step of answer.steps as EncodedStep[]) {
+      if (step.done) done.add(step.sid);
+      if (step.end !== 0) this.stepDone(step.sid, step.end, step.chunks);
+    }
+    // The request asked for the window's first series: those done leave it, the others stay first.
+    const head = w.todo.splice(0, answer.steps.length).filter((sid) => !done.has(sid));
+    if (head.length > 0) w.todo.unshift(...head);
+    this.counters.seconds += answer.seconds + (performance.now() - started) / 1000;
+    this.logProgress();
+  }
+
+  private failed(e: unknown): void {
+    if (this.s.opts.health?.report(e, "metrics") === undefined) this.s.opts.log?.error("rolling up failed", { err: String(e) });
+  }
+
+  /** A chunk that does not decode, logged once: its points are left out of the tiers. */
+  private corrupt(sid: number, cid: number, why: string): void {
+    if (this.s.corruptChunks.has(cid)) return;
+    this.s.corruptChunks.add(cid);
+    const m = this.s.bySid.get(sid);
+    this.s.opts.log?.error("corrupt chunk in metrics.db: its points are left out of the rollup tiers", { tenant: m?.tenant, type: m?.type, metric: m?.id, chunk: cid, err: why });
   }
 
   private setMarks(updating: number[], mark: number): void {

@@ -12,6 +12,7 @@ import { ChunkLists } from "./chunk-lists.ts";
 import type { SeriesHead } from "../head.ts";
 import type { RollupTier } from "../../../../src/metrics/rollup/tiers.ts";
 import type { SqliteRollups } from "./rollups.ts";
+import type { RollupCompute } from "./rollup-remote.ts";
 import { HeadArrays } from "../head-arrays.ts";
 import { LogScratch } from "../log-body.ts";
 import { METRICS_DB } from "./schema.ts";
@@ -52,6 +53,8 @@ export interface SqliteMetricsStoreOptions {
   rollupTiers?: readonly RollupTier[];
   /** Points of one series one roller transaction takes at most (a million; fewer in tests that interrupt it). */
   rollupBatchPoints?: number;
+  /** Computes the roller's steps in another thread (collector/metrics/rollup-offload.ts); absent: on the store's. */
+  rollupCompute?: RollupCompute;
   /** Size past which the ingest log starts a new segment file (ingest-log.ts; small in tests). */
   logSegmentBytes?: number;
   /** Syncs the ingest log after appends with synchronous FULL (default fs.fsync; tests hold it back). */
@@ -104,12 +107,13 @@ export const kindKey = (tenant: string, type: MetricType) => `${tenant}\u0000${t
 /** Series whose chunk lists one statement looks up (selectChunkLists). */
 export const LIST_BATCH = 32;
 
-type ResolvedOptions = Required<Omit<SqliteMetricsStoreOptions, "log" | "now" | "health" | "released" | "syncLog" | "logSegmentBytes" | "rollupTiers" | "rollupBatchPoints" | "sealOnClose">> & {
+type ResolvedOptions = Required<Omit<SqliteMetricsStoreOptions, "log" | "now" | "health" | "released" | "syncLog" | "logSegmentBytes" | "rollupTiers" | "rollupBatchPoints" | "rollupCompute" | "sealOnClose">> & {
   log?: Logger;
   health?: StorageHealth;
   released?: (bytes: number) => void;
   rollupTiers?: readonly RollupTier[];
   rollupBatchPoints?: number;
+  rollupCompute?: RollupCompute;
   sealOnClose?: boolean;
 };
 

@@ -74,7 +74,7 @@ export class SqliteMetricsStore implements MetricsStore {
     s.legacyChunks = s.db.query("SELECT 1 FROM chunks WHERE expires_at IS NULL LIMIT 1").get() !== null;
     const replayed = await replayLog(s, started);
     if (s.log.damaged > 0) s.opts.log?.warn("the metrics ingest log had damaged records; they were skipped", { stretches: s.log.damaged, folder: s.log.dir });
-    if (s.opts.rollupTiers) s.rollups = new SqliteRollups(s, s.opts.rollupTiers);
+    if (s.opts.rollupTiers) s.rollups = new SqliteRollups(s, s.opts.rollupTiers, undefined, s.opts.rollupCompute);
     s.isReady = true;
     s.opts.log?.info("metrics store open", {
       series: s.bySid.size,
@@ -211,6 +211,11 @@ export class SqliteMetricsStore implements MetricsStore {
   /** Rolls up every sealed chunk now (the background task does it after each flush, a slice at a time). */
   rollUp(): void {
     this.s.rollups?.round(Number.POSITIVE_INFINITY, true);
+  }
+
+  /** Rolls up every sealed chunk as the background task does: in the roller's thread when the store has one (rollupCompute). */
+  async catchUpRollups(): Promise<void> {
+    await this.s.rollups?.catchUp();
   }
 
   async close(): Promise<void> {

@@ -1,0 +1,90 @@
+import type { Database, Statement } from "bun:sqlite";
+import { DAY_MS } from "../../../../src/metrics/model.ts";
+import type { RollupKind } from "../../../../src/metrics/rollup/rows.ts";
+import type { CachedChunk } from "../chunk-cache.ts";
+import type { ChunkBlobs } from "../chunk-codec.ts";
+
+/**
+ * What the roller reads of metrics.db to compute a series' blocks, on the store's own
+ * connection (the chunk cache consulted first) or on a worker's (rollup-worker.ts). Both only
+ * read here; every write (blocks, marks) is the store's, on its connection.
+ */
+
+/** A series as the roller computes it. */
+export interface RolledSeries {
+  sid: number;
+  kind: RollupKind;
+  /** Its retention: chunks of the first layout expire by their newest timestamp plus this. */
+  retentionMs: number;
+}
+
+export interface ChunkRow extends ChunkBlobs {
+  format: number;
+  n: number;
+  body: Uint8Array | null;
+}
+
+export interface ChunkSourceHooks {
+  /** The copy the store holds already (its chunk cache), if any. */
+  cached?: (cid: number) => CachedChunk | undefined;
+  /** A chunk that does not decode: left out of the tiers. */
+  corrupt: (sid: number, cid: number, why: string) => void;
+  now: () => number;
+}
+
+export class ChunkSource {
+  private readonly selectChunk: Statement;
+  private readonly span: Statement;
+  private readonly blockSt: Statement;
+  private readonly markSt: Statement;
+  private readonly chunksSt: Statement;
+
+  constructor(
+    db: Database,
+    private readonly hooks: ChunkSourceHooks,
+  ) {
+    this.selectChunk = db.prepare("SELECT format, n, body, ts, vals, tags FROM chunks WHERE cid = ?");
+    this.span = db.prepare(
+      "SELECT cid, start_ts, end_ts, coalesce(expires_at, end_ts + ?) AS e FROM chunks WHERE sid = ? AND start_ts >= ? AND start_ts < ? AND end_ts >= ? AND cid <= ? ORDER BY cid",
+    );
+    this.blockSt = db.prepare("SELECT body FROM rollups WHERE sid = ? AND step = ? AND block_start = ?");
+    this.markSt = db.prepare("SELECT mark FROM rollup_series_marks WHERE sid = ?");
+    this.chunksSt = db.prepare("SELECT cid, n, coalesce(expires_at, 0) FROM chunks WHERE sid = ? AND cid > ? AND cid <= ? ORDER BY cid");
+  }
+
+  now(): number {
+    return this.hooks.now();
+  }
+
+  cached(cid: number): CachedChunk | undefined {
+    return this.hooks.cached?.(cid);
+  }
+
+  corrupt(sid: number, cid: number, why: string): void {
+    this.hooks.corrupt(sid, cid, why);
+  }
+
+  row(cid: number): ChunkRow | null {
+    return this.selectChunk.get(cid) as ChunkRow | null;
+  }
+
+  /** [cid, start, end, expires] of the series' chunks up to `upTo` that may hold points of [lo, hi), in write order. */
+  spanChunks(series: RolledSeries, lo: number, hi: number, upTo: number): [number, number, number, number][] {
+    return this.span.values(series.retentionMs, series.sid, lo - DAY_MS, hi, lo, upTo) as [number, number, number, number][];
+  }
+
+  /** A stored rollup block's bytes. */
+  block(sid: number, step: number, start: number): Uint8Array | undefined {
+    return (this.blockSt.get(sid, step, start) as { body: Uint8Array } | null)?.body;
+  }
+
+  /** The last chunk of the series rolled up in the open window (0: none). */
+  seriesMark(sid: number): number {
+    return (this.markSt.get(sid) as { mark: number } | null)?.mark ?? 0;
+  }
+
+  /** [cid, n, expires] of the series' chunks in (after, upTo], in id order. */
+  seriesChunks(sid: number, after: number, upTo: number): [number, number, number][] {
+    return this.chunksSt.values(sid, after, upTo) as [number, number, number][];
+  }
+}
