@@ -39,3 +39,9 @@ export interface RollupCompute {
    */
   compute(path: string, tiers: readonly RollupTier[], steps: StepRequest[], now: number): Promise<RemoteSteps | undefined>;
 }
+
+/** A window of chunks being rolled up, as the roller's scheduling holds it between a request and its answer (opaque there). */
+export interface RemoteWindow {
+  readonly low: number;
+  readonly high: number;
+}

@@ -1,7 +1,6 @@
 import type { Statement } from "bun:sqlite";
 import type { MetricType } from "../../../../src/metrics/model.ts";
 import { decodeRows, encodeRows } from "../../../../src/metrics/rollup/block.ts";
-import { deriveBlocks } from "../../../../src/metrics/rollup/roll.ts";
 import type { Rows } from "../../../../src/metrics/rollup/rows.ts";
 import { RollScratch } from "../../../../src/metrics/rollup/rows-builder.ts";
 import { type RollupTier, tiersText } from "../../../../src/metrics/rollup/tiers.ts";
@@ -9,28 +8,22 @@ import { type BlockRequest, type RollupReads, type RollupSeriesInfo, type Rollup
 import { ByteWriter } from "../../../../src/codec/bytes.ts";
 import { RollupBlockCache } from "../rollup-cache.ts";
 import { headRanges } from "./rollup-chunks.ts";
-import type { EncodedStep, RemoteSteps, RollupCompute } from "./rollup-remote.ts";
+import { RollupDriver } from "./rollup-driver.ts";
+import { UnrolledChunks } from "./rollup-unrolled.ts";
+import { TierChanges } from "./rollup-tier-changes.ts";
+import type { EncodedStep, RemoteSteps, RemoteWindow, RollupCompute } from "./rollup-remote.ts";
 import { computeSeriesStep, type StepRequest, type StepResult } from "./rollup-series.ts";
 import { ChunkSource } from "./rollup-source.ts";
 import { prepareRollupStatements, storedMarks } from "./rollup-statements.ts";
 import type { StoreState } from "./state.ts";
 
-/** Series whose steps one request to the roller's thread asks for (one transaction writes their answer). */
-const REMOTE_SERIES = 64;
-/** The background task's time for the roller per second, in slices with the event loop free between. */
-const BUDGET_MS = 200;
-const SLICE_MS = 20;
-/** The same while queries are being answered (a read in the last second). */
-const READING_BUDGET_MS = 20;
 /** A window of chunks to roll up opens at most this often while points keep coming in, */
 const ROLL_PERIOD_MS = 30_000;
 /** and this often once the heads stopped growing. */
 const QUIET_PERIOD_MS = 2000;
-/** Blocks of a tier no longer configured deleted per round. */
-const DROP_ROWS = 20_000;
 
 /** The chunks being rolled up: (low, high] of the tiers `updating`, series by series. */
-interface Window {
+interface Window extends RemoteWindow {
   low: number;
   high: number;
   updating: number[];
@@ -53,10 +46,8 @@ interface Window {
 export class SqliteRollups implements RollupReads {
   /** Marks per configured tier; undefined while the tier is being derived from its finer one. */
   private readonly marks: (number | undefined)[];
-  /** Steps whose blocks are to be deleted (tiers no longer configured). */
-  private readonly dropping: number[] = [];
-  /** Series still to derive, per tier index being derived (all series of the finer tier at the start). */
-  private readonly deriving = new Map<number, number[]>();
+  /** Tiers taken out or added since the last start (rollup-tier-changes.ts). */
+  private readonly changes: TierChanges;
   private readonly st: Record<string, Statement>;
   private readonly cache: RollupBlockCache;
   private caughtUpAt: number;
@@ -64,14 +55,8 @@ export class SqliteRollups implements RollupReads {
   /** When the last window opened, and the heads' points at the last round (ingest going on). */
   private windowOpened = 0;
   private lastHeadPoints = 0;
-  /** A slice of background work is scheduled. */
-  private slicing = false;
-  /**
-   * Per series with chunks not rolled up yet: their time hull [lo, hi] and newest chunk id, for
-   * queries (which read raw points there) without a lookup per query. Kept by the flush
-   * (sealed) and the roller; read again from the table when a window closes.
-   */
-  private unrolled = new Map<number, { lo: number; hi: number; cid: number }>();
+  /** Chunks not rolled up yet, per series (rollup-unrolled.ts). */
+  private readonly unrolled: UnrolledChunks;
   private readonly counters = { chunksRolled: 0, blocksWritten: 0, seconds: 0, blocksRead: 0, bytesRead: 0 };
   private lastProgressLog = 0;
   /** The roller's memory, reused series after series: reset as a step starts, its blocks written before the next. */
@@ -79,19 +64,21 @@ export class SqliteRollups implements RollupReads {
   private readonly encoder = new ByteWriter(64 * 1024);
   /** The chunks and blocks as this thread's steps read them. */
   private readonly source: ChunkSource;
-  /** A request to the roller's thread is out; its answer is written only while `generation` is unchanged. */
-  private remoteOut = false;
-  /** Changes when this thread takes the window's steps itself (rollUp): an answer computed before is dropped. */
-  private generation = 0;
+  /** Changes when this thread takes the window's steps itself (round): an answer of the roller's thread computed before is dropped. */
+  generation = 0;
+  /** When, and in which thread, the steps run (rollup-driver.ts). */
+  private readonly driver: RollupDriver;
 
   constructor(
     private readonly s: StoreState,
     private readonly configured: readonly RollupTier[],
     cacheBytes = 16 * 1024 * 1024,
     /** Computes steps in another thread while ingest and queries have this one (absent: here, in slices). */
-    private readonly remote?: RollupCompute,
+    remote?: RollupCompute,
   ) {
+    this.driver = new RollupDriver(this, s, remote);
     this.st = prepareRollupStatements(s.db);
+    this.unrolled = new UnrolledChunks(this.st.unrolled!);
     this.source = new ChunkSource(s.db, {
       cached: (cid) => s.cache.get(cid),
       now: () => s.now(),
@@ -100,46 +87,24 @@ export class SqliteRollups implements RollupReads {
     this.cache = new RollupBlockCache(cacheBytes);
     this.caughtUpAt = s.now();
     this.marks = configured.map(() => 0);
+    this.changes = new TierChanges(s, configured, this.st, this.marks);
     this.init();
     this.loadUnrolled();
   }
 
   private loadUnrolled(): void {
-    this.unrolled = new Map();
-    for (const [sid, lo, hi, cid] of this.st.unrolled!.values(this.readMark()) as [number, number, number, number][]) this.unrolled.set(sid, { lo, hi, cid });
+    this.unrolled.load(this.readMark());
   }
 
   /** Chunks a flush committed (sid, cid, start, end, expiry, five numbers each): pending until rolled up. */
   sealed(added: readonly number[]): void {
-    if (this.configured.length === 0) return;
-    for (let k = 0; k < added.length; k += 5) {
-      const sid = added[k]!;
-      const e = this.unrolled.get(sid);
-      if (e) {
-        e.lo = Math.min(e.lo, added[k + 2]!);
-        e.hi = Math.max(e.hi, added[k + 3]!);
-        e.cid = Math.max(e.cid, added[k + 1]!);
-      } else this.unrolled.set(sid, { lo: added[k + 2]!, hi: added[k + 3]!, cid: added[k + 1]! });
-    }
+    if (this.configured.length > 0) this.unrolled.sealed(added);
   }
 
   /** Compares the configured tiers with those stored: new ones are computed, dropped ones deleted. */
   private init(): void {
-    const stored = storedMarks(this.s.db);
-    const configured = new Set(this.configured.map((t) => t.step));
-    for (const step of stored.keys()) if (!configured.has(step)) this.dropping.push(step);
-    this.configured.forEach((t, k) => {
-      const mark = stored.get(t.step);
-      if (mark !== undefined) this.marks[k] = mark;
-      else if (k > 0 && stored.has(this.configured[k - 1]!.step)) {
-        this.marks[k] = undefined;
-        this.deriving.set(k, (this.s.db.query("SELECT DISTINCT sid FROM rollups WHERE step = ? ORDER BY sid").values(this.configured[k - 1]!.step) as [number][]).map((r) => r[0]));
-      } else this.marks[k] = 0;
-    });
-    const log = this.s.opts.log;
-    if (this.configured.length > 0) log?.info("rollup tiers", { tiers: tiersText(this.configured), pendingChunks: this.pendingChunks() });
-    for (const k of this.deriving.keys()) log?.info("rollup tier added: computing it from the finer tier", { tier: this.configured[k]!.name, from: this.configured[k - 1]!.name });
-    for (const step of this.dropping) log?.info("rollup tier no longer configured: deleting its blocks", { step });
+    this.changes.compare(storedMarks(this.s.db));
+    if (this.configured.length > 0) this.s.opts.log?.info("rollup tiers", { tiers: tiersText(this.configured), pendingChunks: this.pendingChunks() });
   }
 
   now(): number {
@@ -168,18 +133,18 @@ export class SqliteRollups implements RollupReads {
    * chunks to roll up (`force`: open one now, whenever the last one opened).
    */
   round(budgetMs = 200, force = false): boolean {
-    if (this.configured.length === 0 && this.dropping.length === 0) return false;
+    if (this.configured.length === 0 && this.changes.dropping.length === 0) return false;
     // An answer of the roller's thread still out is dropped: this round takes its series again.
     this.generation++;
-    this.remoteOut = false;
     const started = performance.now();
     let more = true;
     try {
-      this.drop();
+      this.changes.drop(() => this.cache.clear());
       // At least one step, then more while the budget lasts.
-      if (this.deriving.size > 0) {
-        do this.deriveSome();
-        while (this.deriving.size > 0 && performance.now() - started < budgetMs);
+      if (this.changes.deriving.size > 0) {
+        const write = (sid: number, t: RollupTier, start: number, rows: Rows) => this.write(sid, t, start, rows);
+        do this.changes.deriveSome(write);
+        while (this.changes.deriving.size > 0 && performance.now() - started < budgetMs);
       } else {
         more = this.inOneTransaction(() => {
           do {
@@ -196,41 +161,6 @@ export class SqliteRollups implements RollupReads {
     }
     this.logProgress();
     return more;
-  }
-
-  /**
-   * The background task's share of the roller, called once a second. With a roller's thread,
-   * the window's steps are computed there (remoteRound). Else up to BUDGET_MS of work here, in
-   * slices of SLICE_MS with the event loop free between them, so that requests are not held up
-   * behind a catch-up; a tenth of that while queries are being answered.
-   */
-  background(): void {
-    if (this.slicing || this.remoteOut) return;
-    if (this.remote && this.deriving.size === 0 && this.dropping.length === 0 && this.configured.length > 0) {
-      this.remoteRounds(false).catch((e) => this.failed(e));
-    } else this.localBackground();
-  }
-
-  private localBackground(): void {
-    // Queries first: while they come, the roller does a small share, enough not to fall behind for good.
-    const reading = performance.now() - this.s.lastReadAt < 1000;
-    const deadline = performance.now() + (reading ? READING_BUDGET_MS : BUDGET_MS);
-    const slice = () => {
-      this.slicing = false;
-      if (!this.s.isReady) return;
-      let more: boolean;
-      try {
-        more = this.round(SLICE_MS);
-      } catch (e) {
-        this.failed(e);
-        return;
-      }
-      if (more && performance.now() < deadline && this.s.isReady) {
-        this.slicing = true;
-        setTimeout(slice, 0);
-      }
-    };
-    slice();
   }
 
   /**
@@ -261,42 +191,6 @@ export class SqliteRollups implements RollupReads {
     if (pending > 1000) {
       this.lastProgressLog = now;
       this.s.opts.log?.info("computing rollup tiers", { pendingChunks: pending, rolledChunks: this.counters.chunksRolled });
-    }
-  }
-
-  private drop(): void {
-    while (this.dropping.length > 0) {
-      const step = this.dropping[0]!;
-      const gone = this.s.writing(() => this.s.db.query("DELETE FROM rollups WHERE rowid IN (SELECT rowid FROM rollups WHERE step = ? LIMIT ?)").run(step, DROP_ROWS).changes);
-      this.cache.clear();
-      if (gone === DROP_ROWS) return;
-      this.s.writing(() => this.s.db.query("DELETE FROM rollup_progress WHERE step = ?").run(step));
-      this.dropping.shift();
-    }
-  }
-
-  /** Derives a coarser tier for some series from the finer tier's blocks; the last one gives it the finer mark. */
-  private deriveSome(): void {
-    const [k, sids] = this.deriving.entries().next().value!;
-    const finer = this.configured[k - 1]!;
-    const coarse = this.configured[k]!;
-    const take = sids.splice(0, 8);
-    this.s.writing(() =>
-      this.s.db.transaction(() => {
-        for (const sid of take) {
-          const m = this.s.bySid.get(sid);
-          const kind = m && rollupKind(m.type);
-          if (kind === undefined) continue;
-          const blocks = (this.st.seriesBlocks!.all(sid, finer.step) as { block_start: number; body: Uint8Array }[]).map((r) => ({ start: r.block_start, rows: decodeRows(r.body, r.block_start, finer.step) }));
-          for (const b of deriveBlocks(kind, finer, coarse, blocks)) this.write(sid, coarse, b.start, b.rows);
-        }
-        if (sids.length === 0) this.st.setMark!.run(coarse.step, this.marks[k - 1]!);
-      })(),
-    );
-    if (sids.length === 0) {
-      this.deriving.delete(k);
-      this.marks[k] = this.marks[k - 1];
-      this.s.opts.log?.info("rollup tier computed from the finer tier", { tier: coarse.name });
     }
   }
 
@@ -412,63 +306,45 @@ export class SqliteRollups implements RollupReads {
   }
 
   private stepDone(sid: number, end: number, chunks: number): void {
-    const u = this.unrolled.get(sid);
-    if (u && u.cid <= end) this.unrolled.delete(sid);
+    this.unrolled.rolled(sid, end);
     this.counters.chunksRolled += chunks;
   }
 
-  /**
-   * The background share with a roller's thread: the window's next series are computed there,
-   * and their answer written here in one transaction, request after request while the window
-   * lasts (while queries are being answered, one a second: the thread may share a core with
-   * them). `force` (catchUp): windows open at once, one after the other, until every sealed
-   * chunk is rolled up.
-   */
-  private async remoteRounds(force: boolean): Promise<void> {
-    const generation = ++this.generation;
-    this.remoteOut = true;
-    try {
-      for (;;) {
-        let w = this.currentWindow(force);
-        while (w && w.todo.length === 0) {
-          this.closeWindow(w);
-          w = this.currentWindow(force);
-        }
-        if (!w) return;
-        const window = w;
-        const requests = window.todo.slice(0, REMOTE_SERIES).map((sid) => this.stepRequest(sid, window));
-        const answer = await this.remote!.compute(this.s.db.filename, this.configured, requests, this.s.now());
-        // This thread took the window's steps itself meanwhile (rollUp), or the store closed.
-        if (generation !== this.generation || !this.s.isReady) return;
-        if (!answer) {
-          // The thread failed or is gone: the share is computed here.
-          this.remoteOut = false;
-          if (force) this.round(Number.POSITIVE_INFINITY, true);
-          else this.localBackground();
-          return;
-        }
-        this.writeRemote(window, answer);
-        if (!force && performance.now() - this.s.lastReadAt < 1000) return;
-      }
-    } finally {
-      if (generation === this.generation) this.remoteOut = false;
-    }
+  /** The background task's share of the roller, called once a second (rollup-driver.ts). */
+  background(): void {
+    this.driver.background();
   }
 
   /**
    * Rolls up every sealed chunk as the background task does (in the roller's thread when the
    * store has one); resolves once the tiers hold them all.
    */
-  async catchUp(): Promise<void> {
-    if (!this.remote || this.deriving.size > 0 || this.dropping.length > 0) {
-      this.round(Number.POSITIVE_INFINITY, true);
-      return;
+  catchUp(): Promise<void> {
+    return this.driver.catchUp();
+  }
+
+  /** Whether the window's steps may be computed in another thread now (no tier being derived or dropped). */
+  remoteReady(): boolean {
+    return this.changes.settled && this.configured.length > 0;
+  }
+
+  /**
+   * The next steps of the open window, up to `series` of them (windows with nothing left are
+   * closed, a new one opened when due; `force`: now); undefined when there is nothing to do now.
+   */
+  nextRequests(force: boolean, series: number): { window: RemoteWindow; tiers: readonly RollupTier[]; requests: StepRequest[] } | undefined {
+    let w = this.currentWindow(force);
+    while (w && w.todo.length === 0) {
+      this.closeWindow(w);
+      w = this.currentWindow(force);
     }
-    await this.remoteRounds(true);
+    if (!w) return undefined;
+    const window = w;
+    return { window, tiers: this.configured, requests: window.todo.slice(0, series).map((sid) => this.stepRequest(sid, window)) };
   }
 
   /** The roller's thread's answer for the window's first series, written in one transaction. */
-  private writeRemote(w: Window, answer: RemoteSteps): void {
+  writeRemote(w: RemoteWindow, answer: RemoteSteps): void {
     for (const [sid, cid, why] of answer.corrupt) this.corrupt(sid, cid, why);
     const started = performance.now();
     this.inOneTransaction(() => {
@@ -485,13 +361,14 @@ export class SqliteRollups implements RollupReads {
       if (step.end !== 0) this.stepDone(step.sid, step.end, step.chunks);
     }
     // The request asked for the window's first series: those done leave it, the others stay first.
-    const head = w.todo.splice(0, answer.steps.length).filter((sid) => !done.has(sid));
-    if (head.length > 0) w.todo.unshift(...head);
+    const head = (w as Window).todo.splice(0, answer.steps.length).filter((sid) => !done.has(sid));
+    if (head.length > 0) (w as Window).todo.unshift(...head);
     this.counters.seconds += answer.seconds + (performance.now() - started) / 1000;
     this.logProgress();
   }
 
-  private failed(e: unknown): void {
+  /** A failed round or write: reported to the storage health (a full disk), else logged. */
+  failed(e: unknown): void {
     if (this.s.opts.health?.report(e, "metrics") === undefined) this.s.opts.log?.error("rolling up failed", { err: String(e) });
   }
 
@@ -527,7 +404,7 @@ export class SqliteRollups implements RollupReads {
 
   /** The tiers queries read: all but those being derived. */
   get tiers(): readonly RollupTier[] {
-    return this.deriving.size === 0 ? this.configured : this.configured.filter((_, k) => this.marks[k] !== undefined);
+    return this.changes.deriving.size === 0 ? this.configured : this.configured.filter((_, k) => this.marks[k] !== undefined);
   }
 
   async series(tenant: string, refs: readonly { type: MetricType; id: string }[]): Promise<(RollupSeriesInfo | undefined)[]> {
@@ -537,8 +414,7 @@ export class SqliteRollups implements RollupReads {
       const m = this.s.find(tenant, r.type, r.id);
       const kind = m && rollupKind(m.type);
       if (!m || kind === undefined) return undefined;
-      const u = this.unrolled.get(m.sid);
-      return { handle: m.sid, kind, pending: [...(u ? [u.lo, u.hi + 1] : []), ...headRanges(m, gap)] };
+      return { handle: m.sid, kind, pending: [...this.unrolled.range(m.sid), ...headRanges(m, gap)] };
     });
   }
 
