@@ -17,6 +17,8 @@ export interface RollupRequest {
   tiers: readonly RollupTier[];
   steps: StepRequest[];
   now: number;
+  /** Close the database connection (sent by close(), before the thread is ended). */
+  close?: boolean;
 }
 
 export type RollupReply = ({ id: number; ok: true } & RemoteSteps) | { id: number; ok: false; error: string };
@@ -26,6 +28,8 @@ export class RollupOffload implements RollupCompute {
   private readonly waiting = new Map<number, { done: (r: RemoteSteps | undefined) => void; timer: ReturnType<typeof setTimeout> }>();
   private nextId = 1;
   private retryAt = 0;
+  /** The request that asks the worker to close its connection. */
+  private closingId = 0;
   private warned = false;
   private readonly log?: Logger;
   private readonly timeoutMs: number;
@@ -86,7 +90,7 @@ export class RollupOffload implements RollupCompute {
     if (!p) return;
     this.waiting.delete(id);
     clearTimeout(p.timer);
-    if (r) this.answered++;
+    if (r && id !== this.closingId) this.answered++;
     p.done(r);
   }
 
@@ -111,8 +115,26 @@ export class RollupOffload implements RollupCompute {
     for (const id of [...this.waiting.keys()]) this.settle(id, undefined);
   }
 
-  /** Ends the worker for good (after the store closed); requests still out answer "not done". */
+  /**
+   * Ends the worker for good (after the store closed); requests still out answer "not done".
+   * The worker closes its connection first (for up to a second), so the store's clean stop is
+   * not left with a reader that keeps its write-ahead log.
+   */
   async close(): Promise<void> {
+    const w = this.slot.current;
+    if (w) {
+      const id = this.nextId++;
+      this.closingId = id;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(() => this.settle(id, undefined), 1000);
+        this.waiting.set(id, { done: () => resolve(), timer });
+        try {
+          w.postMessage({ id, path: "", tiers: [], steps: [], now: 0, close: true } satisfies RollupRequest);
+        } catch {
+          this.settle(id, undefined);
+        }
+      });
+    }
     await this.slot.close();
     for (const id of [...this.waiting.keys()]) this.settle(id, undefined);
   }

@@ -54,6 +54,13 @@ function compute(q: RollupRequest): RemoteSteps {
 
 self.onmessage = (ev: MessageEvent<RollupRequest>) => {
   const q = ev.data;
+  if (q.close) {
+    // The store has closed: its database is left as a clean stop leaves it (no reader of ours holds its log).
+    open?.db.close();
+    open = undefined;
+    self.postMessage({ id: q.id, ok: true, steps: [], corrupt: [], seconds: 0 } satisfies RollupReply);
+    return;
+  }
   let reply: RollupReply;
   try {
     reply = { id: q.id, ok: true, ...compute(q) };

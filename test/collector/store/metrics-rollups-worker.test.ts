@@ -150,6 +150,23 @@ describe("the roller's worker thread", () => {
     expect(there.rollups!.stats().pendingChunks).toBe(0);
   });
 
+  it("closed after the store, it ends; the store opens again with the tiers it wrote", async () => {
+    const off = offload();
+    const there = await open({ offload: off });
+    await load([[there, () => there.catchUpRollups()]], 2);
+    const want = tiers(there);
+    const answered = off.answered;
+    expect(answered).toBeGreaterThan(0);
+    await there.close();
+    await off.close();
+    // Its connection closed at its last message: not counted as a request answered.
+    expect(off.answered).toBe(answered);
+    const again = await openSqliteMetricsStore({ dataDir: dirs.at(-1)!, synchronous: "NORMAL", maintenanceIntervalMs: 3_600_000, rollupTiers: TIERS, chunkPoints: 256, now: () => clock });
+    stores.push(again);
+    expect(tiers(again)).toEqual(want);
+    expect(again.rollups!.stats().pendingChunks).toBe(0);
+  });
+
   it("the store's background task rolls up through it", async () => {
     const off = offload();
     const here = await open();
