@@ -150,6 +150,26 @@ describe("the roller's worker thread", () => {
     expect(there.rollups!.stats().pendingChunks).toBe(0);
   });
 
+  it("a metric deleted while its steps are out: none of its blocks is written, the other series' are", async () => {
+    const off = offload();
+    const here = await open();
+    const there = await open({ offload: off });
+    for (const s of [here, there]) {
+      await writeRound(s, 0);
+      s.flushDue(true);
+    }
+    const sid = (dbOf(there).query("SELECT sid FROM series WHERE metric = 'm0'").get() as { sid: number }).sid;
+    const out = there.catchUpRollups();
+    expect(await there.deleteMetric("t", "gauge", "m0")).toBe(true);
+    await out;
+    expect(off.answered).toBeGreaterThan(0);
+    expect(dbOf(there).query("SELECT count(*) AS n FROM rollups WHERE sid = ?").get(sid)).toEqual({ n: 0 });
+    // The same deletion on a store that rolls up on its own thread, after the fact: the same tiers.
+    here.rollUp();
+    expect(await here.deleteMetric("t", "gauge", "m0")).toBe(true);
+    expect(tiers(there)).toEqual(tiers(here));
+  });
+
   it("closed after the store, it ends; the store opens again with the tiers it wrote", async () => {
     const off = offload();
     const there = await open({ offload: off });
