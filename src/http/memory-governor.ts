@@ -29,6 +29,8 @@ export interface MemoryGovernorOptions {
    * query path of 702 series spent a tenth of its time in back-to-back collections).
    */
   minIntervalMs?: number;
+  /** After a read that ran no collection, ms before the next (default READ_EVERY_MS). */
+  readEveryMs?: number;
   /** The resident size now (default: the process's). */
   rss?: () => number;
   /**
@@ -56,13 +58,22 @@ const QUERY_SLACK = 64 * 1024 * 1024;
 const QUERY_CHECK_MS = 250;
 /** Seconds a refused client is told to wait. */
 export const MEMORY_RETRY_AFTER_S = 1;
+/**
+ * After a read that ran no collection, the resident size (and the engine's heap) is read again
+ * no sooner than this many ms later, however many bodies come. Why: at 3 M points/s of HTTP JSON
+ * an eighth of the spacing came 128 times a second, and the two reads (the heap's walks its
+ * blocks) took 7 % of the main thread (issue 28, docs/storage.md thirteenth part); a collection
+ * decided 50 ms later lets at most a few more MB of garbage in.
+ */
+export const READ_EVERY_MS = 50;
 
 export class MemoryGovernor {
   private readonly spacing: number;
   private readonly minInterval: number;
   private since = 0;
-  /** `since` at which the resident size is read again after a read that ran no collection. */
+  /** `since` at which, and the time after which, the resident size is read again after a read that ran no collection. */
   private nextRead = 0;
+  private nextReadAt = Number.NEGATIVE_INFINITY;
   /** Resident size the last collection left. */
   private floor = 0;
   private lastCollect = Number.NEGATIVE_INFINITY;
@@ -144,20 +155,25 @@ export class MemoryGovernor {
     // and every sealed chunk, thousands of times a sealing round (4 % of the main thread under
     // HTTP ingest, issue 28): now again only after an eighth of the spacing more.
     if (limitBytes === 0 && (targetBytes === 0 || this.since < this.spacing || this.since < this.nextRead)) return 0;
+    const now = this.now();
+    if (limitBytes === 0 && now < this.nextReadAt) return 0;
     let rss = this.rss();
     // Memory freed since (by the runtime's own collections, or data aged out) lowers the bar again.
     if (rss < this.floor) this.floor = rss;
     const overLimit = limitBytes > 0 && rss > limitBytes;
     const collectAbove = Math.max(targetBytes, this.floor * this.growth);
     // Over the limit, a collection is tried before refusing, but at most once a second.
-    const sinceLast = this.now() - this.lastCollect;
+    const sinceLast = now - this.lastCollect;
     const forTarget =
       targetBytes > 0 &&
       this.since >= this.spacing &&
       ((rss > collectAbove && sinceLast >= this.wait) || (this.wait > this.minInterval && rss > targetBytes && sinceLast >= this.minInterval && this.heap() >= 2 * this.heapLeft));
     if (forTarget || (overLimit && sinceLast >= 1000)) {
       rss = this.runCollection();
-    } else this.nextRead = this.since + this.spacing / 8;
+    } else {
+      this.nextRead = this.since + this.spacing / 8;
+      this.nextReadAt = now + (this.o.readEveryMs ?? READ_EVERY_MS);
+    }
     return rss;
   }
 
@@ -234,6 +250,7 @@ export class MemoryGovernor {
     this.collections++;
     this.since = 0;
     this.nextRead = 0;
+    this.nextReadAt = Number.NEGATIVE_INFINITY;
     this.lastCollect = this.now();
     const rss = this.rss();
     // What is left once the allocator has handed back what was freed: read from the resident

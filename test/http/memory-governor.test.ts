@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { ApiError } from "../../src/http/errors.ts";
-import { MEMORY_RETRY_AFTER_S, MemoryGovernor } from "../../src/http/memory-governor.ts";
+import { MEMORY_RETRY_AFTER_S, MemoryGovernor, READ_EVERY_MS } from "../../src/http/memory-governor.ts";
 
 const MB = 1024 * 1024;
 
@@ -19,6 +19,8 @@ function sim(o: { target: number; limit?: number; spacing?: number; minIntervalM
     limitBytes: o.limit ?? 0,
     spacingBytes: o.spacing ?? 16 * MB,
     minIntervalMs: o.minIntervalMs ?? 0,
+    // The rules by bytes and intervals; the reads' own pace has its test below.
+    readEveryMs: 0,
     rss: () => state.rss,
     collect: () => {
       state.collections++;
@@ -195,9 +197,9 @@ describe("MemoryGovernor", () => {
     expect(state.collections).toBe(2);
   });
 
-  it("past the spacing but under the bar, reads the resident size again only after an eighth of the spacing more", () => {
+  it("past the spacing but under the bar, reads the resident size again only after an eighth of the spacing more, and 50 ms", () => {
     let reads = 0;
-    const state = { rss: 150 * MB, collections: 0 };
+    const state = { rss: 150 * MB, collections: 0, now: 0 };
     const g = new MemoryGovernor({
       targetBytes: 200 * MB,
       limitBytes: 0,
@@ -209,19 +211,43 @@ describe("MemoryGovernor", () => {
       collect: () => {
         state.collections++;
       },
+      now: () => state.now,
     });
     g.garbage(8 * MB);
     expect(reads).toBe(1);
     // A sealing round's chunks, 40 KB each: no read per chunk.
     for (let i = 0; i < 25; i++) g.garbage(40 * 1024);
     expect(reads).toBe(1);
+    // An eighth of the spacing more, but within READ_EVERY_MS of the last read: still none.
+    g.garbage(MB);
+    expect(reads).toBe(1);
+    // Bodies at 3 M points/s of HTTP JSON: 128 MB a second; over 49 ms, no read.
+    for (let ms = 1; ms < READ_EVERY_MS; ms++) {
+      state.now = ms;
+      g.admit(128 * 1024);
+    }
+    expect(reads).toBe(1);
+    state.now = READ_EVERY_MS;
     g.garbage(MB);
     expect(reads).toBe(2);
-    // Over the target now: the next read collects.
+    // Over the target now: the next read, 50 ms on, collects.
     state.rss = 250 * MB;
+    g.admit(MB);
+    expect(state.collections).toBe(0);
+    state.now = 2 * READ_EVERY_MS;
     g.admit(MB);
     expect(reads).toBe(4);
     expect(state.collections).toBe(1);
+  });
+
+  it("above the limit, reads at every body whatever the pace: a refusal is never decided on an old reading", () => {
+    let reads = 0;
+    const state = { rss: 350 * MB, now: 0 };
+    const g = new MemoryGovernor({ targetBytes: 200 * MB, limitBytes: 300 * MB, spacingBytes: 8 * MB, rss: () => (reads++, state.rss), collect: () => {}, now: () => state.now });
+    for (let i = 0; i < 3; i++) expect(refusal(() => g.admit(MB))?.status).toBe(503);
+    state.rss = 250 * MB;
+    expect(refusal(() => g.admit(MB))).toBeUndefined();
+    expect(reads).toBeGreaterThanOrEqual(4);
   });
 
   it("garbage never collects with --memory-target 0", () => {

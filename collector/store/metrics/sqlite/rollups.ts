@@ -55,6 +55,8 @@ export class SqliteRollups implements RollupReads {
   /** When the last window opened, and the heads' points at the last round (ingest going on). */
   private windowOpened = 0;
   private lastHeadPoints = 0;
+  /** The last count of pending chunks (pendingChunks). */
+  private pendingCount: { mark: number; at: number; n: number } | undefined;
   /** Chunks not rolled up yet, per series (rollup-unrolled.ts). */
   private readonly unrolled: UnrolledChunks;
   private readonly counters = { chunksRolled: 0, blocksWritten: 0, seconds: 0, blocksRead: 0, bytesRead: 0 };
@@ -98,7 +100,9 @@ export class SqliteRollups implements RollupReads {
 
   /** Chunks a flush committed (sid, cid, start, end, expiry, five numbers each): pending until rolled up. */
   sealed(added: readonly number[]): void {
-    if (this.configured.length > 0) this.unrolled.sealed(added);
+    if (this.configured.length === 0) return;
+    this.unrolled.sealed(added);
+    this.pendingCount = undefined;
   }
 
   /** Compares the configured tiers with those stored: new ones are computed, dropped ones deleted. */
@@ -118,8 +122,20 @@ export class SqliteRollups implements RollupReads {
     return Number.isFinite(m) ? m : 0;
   }
 
+  /**
+   * Sealed chunks not in every tier read. Counting scans them (tens of milliseconds with 100,000
+   * pending), and each of the rollup self-metrics asked on its own at every scrape: a count is
+   * reused while no chunk was sealed and the marks did not move, for up to a second.
+   */
   private pendingChunks(): number {
-    return this.configured.length === 0 ? 0 : (this.st.pendingChunks!.get(this.readMark()) as { c: number }).c;
+    if (this.configured.length === 0) return 0;
+    const mark = this.readMark();
+    const at = performance.now();
+    const last = this.pendingCount;
+    if (last && last.mark === mark && at - last.at < 1000) return last.n;
+    const n = (this.st.pendingChunks!.get(mark) as { c: number }).c;
+    this.pendingCount = { mark, at, n };
+    return n;
   }
 
   stats(): RollupStats {
@@ -184,14 +200,18 @@ export class SqliteRollups implements RollupReads {
     }
   }
 
+  /**
+   * Logs the progress of a catch-up, looking at most every 30 s. Why not at every call while
+   * not behind: counting the chunks pending scans them, and it ran after every answer of the
+   * roller's worker (several a second), a tenth of the main thread under sustained ingest
+   * (issue 28, docs/storage.md thirteenth part).
+   */
   private logProgress(): void {
     const now = this.s.now();
     if (now - this.lastProgressLog < 30_000) return;
+    this.lastProgressLog = now;
     const pending = this.pendingChunks();
-    if (pending > 1000) {
-      this.lastProgressLog = now;
-      this.s.opts.log?.info("computing rollup tiers", { pendingChunks: pending, rolledChunks: this.counters.chunksRolled });
-    }
+    if (pending > 1000) this.s.opts.log?.info("computing rollup tiers", { pendingChunks: pending, rolledChunks: this.counters.chunksRolled });
   }
 
   private write(sid: number, t: RollupTier, start: number, rows: Rows): void {
