@@ -243,7 +243,11 @@ describe("MemoryGovernor", () => {
   it("above the limit, reads at every body whatever the pace: a refusal is never decided on an old reading", () => {
     let reads = 0;
     const state = { rss: 350 * MB, now: 0 };
-    const g = new MemoryGovernor({ targetBytes: 200 * MB, limitBytes: 300 * MB, spacingBytes: 8 * MB, rss: () => (reads++, state.rss), collect: () => {}, now: () => state.now });
+    const rss = () => {
+      reads++;
+      return state.rss;
+    };
+    const g = new MemoryGovernor({ targetBytes: 200 * MB, limitBytes: 300 * MB, spacingBytes: 8 * MB, rss, collect: () => {}, now: () => state.now });
     for (let i = 0; i < 3; i++) expect(refusal(() => g.admit(MB))?.status).toBe(503);
     state.rss = 250 * MB;
     expect(refusal(() => g.admit(MB))).toBeUndefined();
