@@ -3,7 +3,8 @@
  * runs the SQLite store): the blocks it answers, written by the store, are byte for byte those
  * the store computes on its own thread, with the same marks; a worker that fails, dies, hangs or
  * cannot be loaded leaves the store to compute them; rollUp() taking the window while a request
- * is out drops that answer; and the store's background task rolls up through the worker.
+ * is out drops that answer; and the store's background task rolls up through the worker. Also
+ * the count of chunks awaiting the roller (its self-metrics), reused between scrapes, stays exact.
  */
 import type { Database } from "bun:sqlite";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -168,6 +169,22 @@ describe("the roller's worker thread", () => {
     here.rollUp();
     expect(await here.deleteMetric("t", "gauge", "m0")).toBe(true);
     expect(tiers(there)).toEqual(tiers(here));
+  });
+
+  it("the count of chunks awaiting the roller is fresh after each seal and each roll-up, however soon it is asked again", async () => {
+    const here = await open();
+    await writeRound(here, 0);
+    here.flushDue(true);
+    const sealed = (dbOf(here).query("SELECT count(*) AS n FROM chunks").get() as { n: number }).n;
+    expect(sealed).toBeGreaterThan(0);
+    expect(here.rollups!.stats().pendingChunks).toBe(sealed);
+    here.rollUp();
+    expect(here.rollups!.stats().pendingChunks).toBe(0);
+    await writeRound(here, 1);
+    here.flushDue(true);
+    const more = (dbOf(here).query("SELECT count(*) AS n FROM chunks").get() as { n: number }).n - sealed;
+    expect(more).toBeGreaterThan(0);
+    expect(here.rollups!.stats().pendingChunks).toBe(more);
   });
 
   it("closed after the store, it ends; the store opens again with the tiers it wrote", async () => {
