@@ -66,18 +66,14 @@ export class JsonOffload {
   private readonly waiting = new Map<number, Waiting>();
   private nextId = 1;
   private closed = false;
-  private warned = false;
-  private retryAt = 0;
   /** Bodies the worker answered with columns (for tests and the self-metrics). */
   parsed = 0;
-  private lostCount = 0;
 
   private readonly slots: SlotPool;
   /** The worker's dictionary of ids, by code: each id a string once, not once per body (json-worker.ts). */
   private idByCode: string[] = [];
   private readonly log?: Logger;
   private readonly timeoutMs: number;
-  private readonly retryMs: number;
   private readonly maxWaiting: number;
   readonly minChars: number;
   private readonly maxIds?: number;
@@ -106,9 +102,13 @@ export class JsonOffload {
       options: { smol: true },
       onMessage: (m) => this.settle(m),
       onLost: (why) => this.workerLost(why),
+      retryMs: o.retryMs ?? 10_000,
+      // A new worker starts with an empty dictionary of ids.
+      onStart: () => {
+        this.idByCode = [];
+      },
     });
     this.timeoutMs = o.timeoutMs ?? 10_000;
-    this.retryMs = o.retryMs ?? 10_000;
     this.minChars = o.minChars ?? JSON_OFFLOAD_MIN_CHARS;
     this.maxWaiting = o.maxWaiting ?? 8;
     this.maxIds = o.maxIds;
@@ -122,7 +122,7 @@ export class JsonOffload {
    */
   parse(type: ColumnType, bytes: Uint8Array): Promise<ParsedColumns | undefined> {
     if (this.closed || bytes.byteLength < this.minChars || this.waiting.size >= this.maxWaiting) return Promise.resolve(undefined);
-    const w = this.ensureWorker();
+    const w = this.slot.available();
     if (!w) return Promise.resolve(undefined);
     const slot = this.slots.take(bytes.byteLength);
     if (!slot) return Promise.resolve(undefined);
@@ -179,27 +179,11 @@ export class JsonOffload {
     p.done(parsed);
   }
 
-  private ensureWorker(): Worker | undefined {
-    if (this.slot.current) return this.slot.current;
-    if (Date.now() < this.retryAt) return undefined;
-    try {
-      // A new worker starts with an empty dictionary of ids.
-      this.idByCode = [];
-      return this.slot.get();
-    } catch (e) {
-      this.workerLost(String(e));
-      return undefined;
-    }
-  }
-
   /** The worker failed, died or hangs (it is ended): the bodies it held are parsed on the main thread. */
   private workerLost(why: string): void {
-    this.lostCount++;
-    this.retryAt = Date.now() + this.retryMs;
     // Once at warn: a worker that keeps failing would otherwise log at every retry.
-    if (!this.warned) this.log?.warn("JSON ingest worker ended; large bodies are parsed on the main thread meanwhile", { err: why });
+    if (this.slot.lost === 1) this.log?.warn("JSON ingest worker ended; large bodies are parsed on the main thread meanwhile", { err: why });
     else this.log?.debug("JSON ingest worker ended again", { err: why });
-    this.warned = true;
     for (const id of [...this.waiting.keys()]) this.settle({ id }, true);
   }
 
@@ -210,7 +194,7 @@ export class JsonOffload {
 
   /** Workers lost so far (for tests and the self-metrics). */
   get lost(): number {
-    return this.lostCount;
+    return this.slot.lost;
   }
 
   /** Ends the worker; bodies it held are parsed on the main thread. */

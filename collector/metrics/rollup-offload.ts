@@ -27,16 +27,12 @@ export class RollupOffload implements RollupCompute {
   private readonly slot: WorkerSlot<RollupReply>;
   private readonly waiting = new Map<number, { done: (r: RemoteSteps | undefined) => void; timer: ReturnType<typeof setTimeout> }>();
   private nextId = 1;
-  private retryAt = 0;
   /** The request that asks the worker to close its connection. */
   private closingId = 0;
-  private warned = false;
   private readonly log?: Logger;
   private readonly timeoutMs: number;
-  private readonly retryMs: number;
-  /** Requests answered by the worker, and workers lost (self-metrics, tests). */
+  /** Requests answered by the worker (self-metrics, tests). */
   answered = 0;
-  lost = 0;
 
   constructor(
     o: {
@@ -51,8 +47,8 @@ export class RollupOffload implements RollupCompute {
   ) {
     this.log = o.log;
     this.timeoutMs = o.timeoutMs ?? 60_000;
-    this.retryMs = o.retryMs ?? 10_000;
     this.slot = new WorkerSlot<RollupReply>({
+      retryMs: o.retryMs ?? 10_000,
       script: o.script ?? workerScript("rollup-worker.ts"),
       // A small heap: its garbage is beyond the main thread's memory governor.
       options: { smol: true },
@@ -68,7 +64,7 @@ export class RollupOffload implements RollupCompute {
   }
 
   compute(path: string, tiers: readonly RollupTier[], steps: StepRequest[], now: number): Promise<RemoteSteps | undefined> {
-    const w = this.ensureWorker();
+    const w = this.slot.available();
     if (!w) return Promise.resolve(undefined);
     const id = this.nextId++;
     return new Promise((resolve) => {
@@ -94,25 +90,17 @@ export class RollupOffload implements RollupCompute {
     p.done(r);
   }
 
-  private ensureWorker(): Worker | undefined {
-    if (this.slot.closed) return undefined;
-    if (this.slot.current) return this.slot.current;
-    if (Date.now() < this.retryAt) return undefined;
-    try {
-      return this.slot.get();
-    } catch (e) {
-      this.workerLost(String(e));
-      return undefined;
-    }
-  }
-
   /** The worker failed, died or hangs (it is ended): what it held is computed by the store. */
   private workerLost(why: string): void {
-    this.lost++;
-    this.retryAt = Date.now() + this.retryMs;
-    if (!this.warned) this.log?.warn("rollup worker ended; the store rolls up on its own thread meanwhile", { err: why });
-    this.warned = true;
+    // Once at warn: a worker that keeps failing would otherwise log at every retry.
+    if (this.slot.lost === 1) this.log?.warn("rollup worker ended; the store rolls up on its own thread meanwhile", { err: why });
+    else this.log?.debug("rollup worker ended again", { err: why });
     for (const id of [...this.waiting.keys()]) this.settle(id, undefined);
+  }
+
+  /** Workers lost: failed, died, hung or not started (self-metrics, tests). */
+  get lost(): number {
+    return this.slot.lost;
   }
 
   /**

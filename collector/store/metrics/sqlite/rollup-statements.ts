@@ -1,17 +1,14 @@
 import type { Database, Statement } from "bun:sqlite";
 
-/** The SQLite roller's statements (rollups.ts), prepared once per store. */
+/** The SQLite roller's writing and bookkeeping statements (rollups.ts), prepared once per store; what a step reads is rollup-source.ts'. */
 export function prepareRollupStatements(db: Database): Record<string, Statement> {
   const q = (sql: string) => db.prepare(sql);
   return {
-    block: q("SELECT body FROM rollups WHERE sid = ? AND step = ? AND block_start = ?"),
     upsert: q(
       "INSERT INTO rollups (sid, step, block_start, written, body) VALUES (?, ?, ?, ?, ?) ON CONFLICT (sid, step, block_start) DO UPDATE SET written = excluded.written, body = excluded.body",
     ),
     remove: q("DELETE FROM rollups WHERE sid = ? AND step = ? AND block_start = ?"),
     setMark: q("INSERT INTO rollup_progress (step, mark) VALUES (?, ?) ON CONFLICT (step) DO UPDATE SET mark = excluded.mark"),
-    seriesChunks: q("SELECT cid, n, coalesce(expires_at, 0) FROM chunks WHERE sid = ? AND cid > ? AND cid <= ? ORDER BY cid"),
-    seriesMark: q("SELECT mark FROM rollup_series_marks WHERE sid = ?"),
     setSeriesMark: q("INSERT INTO rollup_series_marks (sid, mark) VALUES (?, ?) ON CONFLICT (sid) DO UPDATE SET mark = excluded.mark"),
     pendingChunks: q("SELECT count(*) AS c FROM chunks WHERE cid > ?"),
     // Per series, the chunks after the lowest mark that no series mark of the window covers yet.

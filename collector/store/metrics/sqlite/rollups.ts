@@ -1,18 +1,18 @@
 import type { Statement } from "bun:sqlite";
 import type { MetricType } from "../../../../src/metrics/model.ts";
-import { decodeRows, encodeRows } from "../../../../src/metrics/rollup/block.ts";
+import { encodeRows } from "../../../../src/metrics/rollup/block.ts";
 import type { Rows } from "../../../../src/metrics/rollup/rows.ts";
 import { RollScratch } from "../../../../src/metrics/rollup/rows-builder.ts";
 import { type RollupTier, tiersText } from "../../../../src/metrics/rollup/tiers.ts";
 import { type BlockRequest, type RollupReads, type RollupSeriesInfo, type RollupStats, rollupKind } from "../../../../src/metrics/rollup/reads.ts";
 import { ByteWriter } from "../../../../src/codec/bytes.ts";
 import { RollupBlockCache } from "../rollup-cache.ts";
-import { headRanges } from "./rollup-chunks.ts";
 import { RollupDriver } from "./rollup-driver.ts";
 import { UnrolledChunks } from "./rollup-unrolled.ts";
+import { readBlocks, rolledSeries } from "./rollup-reads.ts";
 import { TierChanges } from "./rollup-tier-changes.ts";
-import type { EncodedStep, RemoteSteps, RemoteWindow, RollupCompute } from "./rollup-remote.ts";
-import { computeSeriesStep, type StepRequest, type StepResult } from "./rollup-series.ts";
+import type { RemoteSteps, RemoteWindow, RollupCompute } from "./rollup-remote.ts";
+import { computeSeriesStep, type StepRequest } from "./rollup-series.ts";
 import { ChunkSource } from "./rollup-source.ts";
 import { prepareRollupStatements, storedMarks } from "./rollup-statements.ts";
 import type { StoreState } from "./state.ts";
@@ -312,17 +312,20 @@ export class SqliteRollups implements RollupReads {
 
   /** The next chunks of the window's first series (up to the batch's points), rolled up with its mark, on this thread. */
   private rollSeriesStep(sid: number, w: Window): void {
-    const r: StepResult = computeSeriesStep(this.source, this.configured, this.scratch, this.stepRequest(sid, w));
+    const r = computeSeriesStep(this.source, this.configured, this.scratch, this.stepRequest(sid, w));
     if (r.done) w.todo.shift();
     if (r.end === 0) return;
-    this.s.writing(() =>
-      this.s.db.transaction(() => {
-        // A series deleted meanwhile: nothing to write but its mark.
-        if (this.s.bySid.has(sid)) for (const ch of r.changes) this.write(sid, this.configured[ch.tier]!, ch.start, ch.rows);
-        this.st.setSeriesMark!.run(sid, r.end);
-      })(),
-    );
+    const write = () => {
+      for (const ch of r.changes) this.write(sid, this.configured[ch.tier]!, ch.start, ch.rows);
+    };
+    this.s.writing(() => this.s.db.transaction(() => this.writeStep(sid, r.end, write))());
     this.stepDone(sid, r.end, r.chunks);
+  }
+
+  /** A step's blocks (`write`) and the series' new mark, in the caller's transaction; a series deleted meanwhile gets only its mark. */
+  private writeStep(sid: number, end: number, write: () => void): void {
+    if (this.s.bySid.has(sid)) write();
+    this.st.setSeriesMark!.run(sid, end);
   }
 
   private stepDone(sid: number, end: number, chunks: number): void {
@@ -369,14 +372,15 @@ export class SqliteRollups implements RollupReads {
     const started = performance.now();
     this.inOneTransaction(() => {
       for (const step of answer.steps) {
-        if (step.end === 0) continue;
-        if (this.s.bySid.has(step.sid)) for (const b of step.blocks) this.writeEncoded(step.sid, this.configured[b.tier]!, b.start, b.body);
-        this.st.setSeriesMark!.run(step.sid, step.end);
+        const write = () => {
+          for (const b of step.blocks) this.writeEncoded(step.sid, this.configured[b.tier]!, b.start, b.body);
+        };
+        if (step.end !== 0) this.writeStep(step.sid, step.end, write);
       }
       return true;
     });
     const done = new Set<number>();
-    for (const step of answer.steps as EncodedStep[]) {
+    for (const step of answer.steps) {
       if (step.done) done.add(step.sid);
       if (step.end !== 0) this.stepDone(step.sid, step.end, step.chunks);
     }
@@ -428,28 +432,10 @@ export class SqliteRollups implements RollupReads {
   }
 
   async series(tenant: string, refs: readonly { type: MetricType; id: string }[]): Promise<(RollupSeriesInfo | undefined)[]> {
-    this.s.lastReadAt = performance.now();
-    const gap = this.configured[0]?.step ?? 0;
-    return refs.map((r) => {
-      const m = this.s.find(tenant, r.type, r.id);
-      const kind = m && rollupKind(m.type);
-      if (!m || kind === undefined) return undefined;
-      return { handle: m.sid, kind, pending: [...this.unrolled.range(m.sid), ...headRanges(m, gap)] };
-    });
+    return rolledSeries(this.s, this.unrolled, this.configured[0]?.step ?? 0, tenant, refs);
   }
 
   async blocks(requests: readonly BlockRequest[]): Promise<(Rows | undefined)[]> {
-    return requests.map((q) => {
-      const step = q.step;
-      const got = this.cache.getOrLoad(q.handle, step, q.start, () => {
-        const row = this.st.block!.get(q.handle, step, q.start) as { body: Uint8Array } | null;
-        return row ? { rows: decodeRows(row.body, q.start, step), stored: row.body.length } : { rows: undefined, stored: 0 };
-      });
-      if (got.rows) {
-        this.counters.blocksRead++;
-        this.counters.bytesRead += got.stored;
-      }
-      return got.rows;
-    });
+    return readBlocks(this.cache, this.source, this.counters, requests);
   }
 }
