@@ -20,6 +20,8 @@
 export const SKETCH_RELATIVE_ACCURACY = 0.01;
 const GAMMA = (1 + SKETCH_RELATIVE_ACCURACY) / (1 - SKETCH_RELATIVE_ACCURACY);
 const LN_GAMMA = Math.log(GAMMA);
+/** ln(2/(γ + 1)), added to the exponent: 2γ^k overflows for bins near the largest doubles. */
+const LN_BIN_ANSWER = Math.log(2 / (GAMMA + 1));
 
 /** The bin of a finite v > 0 (subnormals included: about −37,000 … 35,500). */
 export function sketchKey(v: number): number {
@@ -28,7 +30,7 @@ export function sketchKey(v: number): number {
 
 /** What bin k answers: within α of every value in it (kept within the finite doubles). */
 export function keyValue(k: number): number {
-  const v = (2 * Math.exp(k * LN_GAMMA)) / (GAMMA + 1);
+  const v = Math.exp(k * LN_GAMMA + LN_BIN_ANSWER);
   return v > Number.MAX_VALUE ? Number.MAX_VALUE : v < Number.MIN_VALUE ? Number.MIN_VALUE : v;
 }
 

@@ -25,12 +25,19 @@ describe("the quantile sketch", () => {
     fc.assert(
       fc.property(fc.double({ min: Number.MIN_VALUE, max: Number.MAX_VALUE, noNaN: true }), (v) => {
         const k = sketchKey(v);
-        // Subnormal and near-overflow bins answer beyond the doubles' range; the sketch clamps to [min, max].
+        // Subnormal bins answer beyond the doubles' range; the sketch clamps to [min, max].
         const a = keyValue(k);
         if (v < 2.3e-308) return;
         expect(Math.abs(a - v) / v).toBeLessThanOrEqual(BOUND);
       }),
     );
+  });
+
+  it("answers within 1 % for the largest doubles, whose bins' answers are near overflow", () => {
+    // 8.935e307 once answered Number.MAX_VALUE: 2γ^k overflowed before the division by γ + 1.
+    for (const v of [8.93533108155191e307, 1e308, 1.5e308, Number.MAX_VALUE / 1.0202, Number.MAX_VALUE]) {
+      expect(Math.abs(keyValue(sketchKey(v)) - v) / v).toBeLessThanOrEqual(BOUND);
+    }
   });
 
   it("answers the value at every rank within the stated relative error", () => {
