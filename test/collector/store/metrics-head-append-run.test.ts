@@ -1,10 +1,10 @@
 /**
  * A head's bulk append (appendRun, issue 28) leaves the head exactly as appending the same
  * points one at a time does, or declines and appends nothing: runs in order, repeated and
- * earlier timestamps, heads already unsorted or with tags, arrays taken from a pool.
+ * earlier timestamps, heads already unsorted or with tags, segments taken from a pool.
  */
 import { describe, expect, it } from "vitest";
-import { HeadArrays } from "../../../collector/store/metrics/head-arrays.ts";
+import { HeadSegments, SEGMENT_POINTS } from "../../../collector/store/metrics/head-segments.ts";
 import { SeriesHead } from "../../../collector/store/metrics/head.ts";
 
 /** Deterministic pseudo-random numbers (mulberry32). */
@@ -19,8 +19,8 @@ function rng(seed: number): () => number {
 }
 
 const view = (h: SeriesHead) => {
-  h.normalize();
-  return { ts: [...h.ts.subarray(0, h.length)], nums: [...h.nums!.subarray(0, h.length)], lastSeq: h.lastSeq, firstArrival: h.firstArrival };
+  const { ts, nums } = h.columns();
+  return { ts: [...ts], nums: [...nums!], lastSeq: h.lastSeq, firstArrival: h.firstArrival };
 };
 
 describe("SeriesHead.appendRun", () => {
@@ -29,7 +29,7 @@ describe("SeriesHead.appendRun", () => {
     let totalDeclined = 0;
     for (let seed = 1; seed <= 300; seed++) {
       const r = rng(seed);
-      const pool = new HeadArrays(1 << 20);
+      const pool = new HeadSegments(1 << 20);
       const bulk = new SeriesHead(true, pool);
       const one = new SeriesHead(true, pool);
       let t = 1000;
@@ -88,27 +88,52 @@ describe("SeriesHead.appendRun", () => {
   });
 });
 
-describe("a head's capacity", () => {
-  it("grows by half again below the pool's sizes and doubles from there, keeping every point", () => {
-    const pool = new HeadArrays(64 * 1024 * 1024);
+describe("a head's segments", () => {
+  it("hold every point in ⌈n / 32⌉ segments, unmoved as it grows, and go back to the pool when it is emptied", () => {
+    const pool = new HeadSegments(64 * 1024 * 1024);
     const h = new SeriesHead(true, pool);
-    const caps: number[] = [h.ts.length];
+    expect(h.segments).toBe(0);
     for (let i = 0; i < 3000; i++) {
       h.append(1000 * i, i, undefined, 1, 0);
-      if (h.ts.length !== caps[caps.length - 1]) caps.push(h.ts.length);
+      expect(h.segments).toBe(Math.ceil((i + 1) / SEGMENT_POINTS));
     }
-    // 80 points (a slow series sealed by the heads' budget) fit in 96, not 128.
-    expect(caps.find((c) => c >= 80)).toBe(96);
-    for (let k = 1; k < caps.length; k++) {
-      const [a, b] = [caps[k - 1]!, caps[k]!];
-      if (a < 1024) expect(b).toBe(Math.min(1024, Math.ceil((a * 1.5) / 8) * 8));
-      else expect(b).toBe(a * 2);
-    }
-    expect(caps.slice(-2)).toEqual([2048, 4096]);
+    // Growing never copied: one segment made per 32 points, none dropped.
+    expect(pool.made).toBe(Math.ceil(3000 / SEGMENT_POINTS));
     expect(view(h).ts).toEqual(Array.from({ length: 3000 }, (_, i) => 1000 * i));
-    // Emptied, it refills at a size the pool keeps (a power of two from 1,024 on).
+    expect(view(h).nums).toEqual(Array.from({ length: 3000 }, (_, i) => i));
     h.clear();
-    h.append(0, 0, undefined, 2, 0);
-    expect(h.ts.length).toBe(4096);
+    expect(h.segments).toBe(0);
+    expect(pool.bytes).toBe(Math.ceil(3000 / SEGMENT_POINTS) * SEGMENT_POINTS * 16);
+    // Refilled from the pool: nothing made.
+    const made = pool.made;
+    for (let i = 0; i < 3000; i++) h.append(1000 * i, -i, undefined, 2, 0);
+    expect(pool.made).toBe(made);
+    expect(view(h).nums).toEqual(Array.from({ length: 3000 }, (_, i) => -i));
+  });
+
+  it("give back the segments a sort's duplicates emptied, and keep the latest write of each timestamp", () => {
+    const pool = new HeadSegments(1 << 20);
+    const h = new SeriesHead(true, pool);
+    // 100 timestamps, each written three times, backwards: 300 points in 10 segments.
+    for (let round = 0; round < 3; round++) for (let i = 99; i >= 0; i--) h.append(i, round * 1000 + i, undefined, round + 1, 0);
+    expect(h.segments).toBe(10);
+    expect(view(h).ts).toEqual(Array.from({ length: 100 }, (_, i) => i));
+    expect(view(h).nums).toEqual(Array.from({ length: 100 }, (_, i) => 2000 + i));
+    expect(h.segments).toBe(4);
+    expect(pool.bytes).toBe(6 * SEGMENT_POINTS * 16);
+    // Appends go on after the sort, in the last segment.
+    h.append(100, 7, undefined, 4, 0);
+    expect(h.length).toBe(101);
+    expect(view(h).nums.at(-1)).toBe(7);
+  });
+
+  it("keep a string head's values, sorted with its timestamps", () => {
+    const h = new SeriesHead(false, new HeadSegments(1 << 20));
+    for (let i = 40; i > 0; i--) h.append(i, `v${i}`, undefined, 1, 0);
+    h.append(5, "again", undefined, 2, 0);
+    const { ts, nums } = h.columns();
+    expect(nums).toBeUndefined();
+    expect([...ts]).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
+    expect(h.strs!.slice(0, h.length)).toEqual(Array.from({ length: 40 }, (_, i) => (i + 1 === 5 ? "again" : `v${i + 1}`)));
   });
 });

@@ -1,7 +1,7 @@
 /**
  * The SQLite metrics store tells its `released` hook (the collector's memory governor) of the
- * garbage that sealing and reads make: per sealed chunk its block and 16 bytes per point of the
- * head arrays it empties; per read decoded into fresh arrays, their bytes (issue 16: a sealing
+ * garbage that sealing and reads make: per sealed chunk its block (the head's segments go back
+ * to the heads' pool, not to the garbage collector); per read decoded into fresh arrays, their bytes (issue 16: a sealing
  * round of 1,000 heads was the collector's peak resident size, and reads alone never triggered
  * a collection). Reads into a caller's reused buffers make no garbage and report nothing.
  */
@@ -28,14 +28,14 @@ function open(released: number[]): Promise<SqliteMetricsStore> {
 function blockSizes(): number[] {
   const db = new Database(join(stores.dir, "metrics.db"), { readonly: true });
   try {
-    return (db.query("SELECT n, length(body) AS b FROM chunks ORDER BY cid").all() as { n: number; b: number }[]).map((r) => r.b + 16 * r.n);
+    return (db.query("SELECT length(body) AS b FROM chunks ORDER BY cid").all() as { b: number }[]).map((r) => r.b);
   } finally {
     db.close();
   }
 }
 
 describe("garbage reported to the memory governor", () => {
-  it("reports each sealed chunk: its block plus 16 bytes a point", async () => {
+  it("reports each sealed chunk's block, and the heads' segments go to their pool", async () => {
     const released: number[] = [];
     const s = await open(released);
     // 100 points each: below the eager seal mark, so only the forced flush seals them.
@@ -48,6 +48,8 @@ describe("garbage reported to the memory governor", () => {
     const expected = blockSizes();
     expect(expected.length).toBe(3);
     expect(released).toEqual(expected);
+    // 100 points: 4 segments of 32 a head.
+    expect(s.headSegments().pooledBytes).toBe(3 * 4 * 32 * 16);
   });
 
   it("reports a read decoded into fresh arrays, and none into the caller's buffers", async () => {

@@ -91,13 +91,14 @@ function flush(s: StoreState, due: SeriesMeta[]): void {
   s.db.transaction(() => {
     for (const m of due) {
       const h = m.head!;
-      h.normalize();
+      // The shared scratch's columns: used up before the next head's are taken.
+      const cols = h.columns();
       // Retention counts from the write: the chunk lives its retention from now, whatever its timestamps.
       const expiresAt = s.now() + s.retentionMs(m);
       const numeric = isNumeric(m.type);
       const run: Run = {
-        ts: h.ts.subarray(0, h.length),
-        nums: numeric ? h.nums!.subarray(0, h.length) : undefined,
+        ts: cols.ts,
+        nums: cols.nums,
         strs: numeric ? undefined : h.strs!.slice(0, h.length),
         tags: h.tags?.slice(0, h.length),
       };
@@ -106,10 +107,10 @@ function flush(s: StoreState, due: SeriesMeta[]): void {
         const block = encodeChunkBlock(part);
         const r = s.st.insertChunk.run(m.sid, run.ts[a]!, run.ts[b - 1]!, b - a, expiresAt, block);
         added.push(m.sid, Number(r.lastInsertRowid), run.ts[a]!, run.ts[b - 1]!, expiresAt);
-        // Garbage from here on: the block (SQLite has copied it) and the head's arrays for
-        // these points. Told per chunk, so that a round of 1,000 heads is collected as it
-        // goes rather than after it (issue 16: the round itself was the peak).
-        s.opts.released?.(block.byteLength + (b - a) * 16);
+        // Garbage from here on: the block (SQLite has copied it; the head's segments go back to
+        // the pool). Told per chunk, so that a round of 1,000 heads is collected as it goes
+        // rather than after it (issue 16: the round itself was the peak).
+        s.opts.released?.(block.byteLength);
         // SQLite has copied the block: its memory goes back to the allocator now, for the next
         // chunk's, instead of waiting for a collection (issue 28: 8 bytes a point of garbage).
         releaseBuffer(block, 0);
@@ -125,11 +126,10 @@ function flush(s: StoreState, due: SeriesMeta[]): void {
   s.log.dropBefore(dropBefore);
   for (let k = 0; k < added.length; k += 5) s.lists.added(added[k]!, added[k + 1]!, added[k + 2]!, added[k + 3]!, added[k + 4]!);
   s.rollups?.sealed(added);
-  const now = s.now();
   for (const m of due) {
     m.flushedSeq = m.head!.lastSeq;
     s.headPoints -= m.head!.length;
-    m.head!.clear(!agedOut(s, m.head!, now));
+    m.head!.clear();
     s.dirty.delete(m);
   }
 }

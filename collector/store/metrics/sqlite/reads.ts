@@ -41,12 +41,12 @@ function copyRun(r: Run): Run {
   return { ts: r.ts.slice(), nums: r.nums?.slice(), strs: r.strs, tags: r.tags };
 }
 
-/** The head's points in [start, end) (views of it: the caller copies what it keeps). */
+/** The head's points in [start, end) (views of the heads' shared scratch: the caller copies what it keeps before another head's are read). */
 function headRun(m: SeriesMeta, start: number, end: number): Run | undefined {
   const h = m.head;
   if (!h || h.length === 0) return undefined;
-  h.normalize();
-  const all = { ts: h.ts.subarray(0, h.length), nums: h.nums?.subarray(0, h.length), strs: h.strs?.slice(0, h.length), tags: h.tags?.slice(0, h.length) };
+  const { ts, nums } = h.columns();
+  const all = { ts, nums, strs: h.strs?.slice(0, h.length), tags: h.tags?.slice(0, h.length) };
   return sliceRun(all, start, end);
 }
 

@@ -12,7 +12,7 @@ interface Bounds {
 }
 
 export function maintain(s: StoreState): void {
-  s.headArrays.idle(s.now());
+  s.headSegments.idle(s.now());
   try {
     flushDue(s, false, true);
     if (s.now() - s.lastRetentionRun >= RETENTION_PERIOD_MS) {
@@ -71,7 +71,7 @@ function boundsLeft(s: StoreState, m: SeriesMeta): Bounds {
   let hi = row.hi ?? Number.NEGATIVE_INFINITY;
   const h = m.head;
   for (let i = 0; h && i < h.length; i++) {
-    const t = h.ts[i]!;
+    const t = h.tsAt(i);
     if (t < lo) lo = t;
     if (t > hi) hi = t;
   }

@@ -108,9 +108,9 @@ export function headRanges(m: SeriesMeta, gap: number): number[] {
   const h = m.head;
   if (!h || h.length === 0) return [];
   h.normalize();
-  const out: number[] = [h.ts[0]!, h.ts[0]! + 1];
+  const out: number[] = [h.tsAt(0), h.tsAt(0) + 1];
   for (let i = 1; i < h.length; i++) {
-    const t = h.ts[i]!;
+    const t = h.tsAt(i);
     if (t - out[out.length - 1]! > gap) out.push(t, t + 1);
     else out[out.length - 1] = t + 1;
   }

@@ -13,7 +13,7 @@ import type { SeriesHead } from "../head.ts";
 import type { RollupTier } from "../../../../src/metrics/rollup/tiers.ts";
 import type { SqliteRollups } from "./rollups.ts";
 import type { RollupCompute } from "./rollup-remote.ts";
-import { HeadArrays } from "../head-arrays.ts";
+import { HeadSegments } from "../head-segments.ts";
 import { LogScratch } from "../log-body.ts";
 import { METRICS_DB } from "./schema.ts";
 import { IngestLog } from "./ingest-log.ts";
@@ -38,8 +38,7 @@ export interface SqliteMetricsStoreOptions {
   /** Memory for decoded chunks kept between reads, in bytes (0 disables). */
   chunkCacheBytes?: number;
   /**
-   * Told, chunk by chunk, of the bytes a sealing round leaves as garbage (each block and the
-   * head arrays it empties), so that the memory governor can collect during the round: the
+   * Told, chunk by chunk, of the bytes a sealing round leaves as garbage (each block), so that the memory governor can collect during the round: the
    * heads of a steady workload fill, and are sealed, together (tens of MB at a time).
    */
   released?: (bytes: number) => void;
@@ -196,11 +195,11 @@ export class StoreState {
   readonly hot: ChunkCache;
   readonly opts: ResolvedOptions;
   /**
-   * The heads' arrays kept for reuse between seals (head-arrays.ts): up to half of what the
-   * heads may hold at once (maxHeadPoints, 16 bytes a point), so a round that seals every head
-   * hands its arrays to the heads that fill next.
+   * The heads' segments kept for reuse between seals (head-segments.ts): up to half of what the
+   * heads may hold at once (maxHeadPoints, 16 bytes a point), what a round that seals heads down
+   * to half their budget gives back, for the heads that fill next.
    */
-  readonly headArrays: HeadArrays;
+  readonly headSegments: HeadSegments;
   /** The commits' log bodies are encoded into this one buffer (the log's append copies each). */
   readonly logScratch = new LogScratch();
   /**
@@ -235,7 +234,7 @@ export class StoreState {
       chunkListChunks: opts.chunkListChunks ?? 200_000,
     };
     this.lists = new ChunkLists(this.opts.chunkListChunks);
-    this.headArrays = new HeadArrays(this.opts.maxHeadPoints * 8);
+    this.headSegments = new HeadSegments(this.opts.maxHeadPoints * 8);
     this.now = opts.now ?? Date.now;
     this.cache = new ChunkCache(this.opts.chunkCacheBytes - Math.floor(this.opts.chunkCacheBytes / 4));
     this.hot = new ChunkCache(Math.floor(this.opts.chunkCacheBytes / 4));

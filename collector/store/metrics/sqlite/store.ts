@@ -255,9 +255,9 @@ export class SqliteMetricsStore implements MetricsStore {
     return { chunkCacheBytes: c.bytes + h.bytes, chunkCacheChunks: c.entries + h.entries, headPoints: this.s.headPoints };
   }
 
-  /** The heads' array pool (head-arrays.ts): arrays reused, arrays made new, bytes held for reuse. */
-  headArrays(): { reused: number; made: number; pooledBytes: number } {
-    const p = this.s.headArrays;
+  /** The heads' segment pool (head-segments.ts): segments reused, segments made new, bytes held for reuse. */
+  headSegments(): { reused: number; made: number; pooledBytes: number } {
+    const p = this.s.headSegments;
     return { reused: p.reused, made: p.made, pooledBytes: p.bytes };
   }
 

@@ -255,7 +255,7 @@ function applyBody(s: StoreState, b: LogBody, seq: number, now: number, metas?: 
       continue;
     }
     let head = meta.head;
-    if (!head) meta.head = head = new SeriesHead(numeric, s.headArrays);
+    if (!head) meta.head = head = new SeriesHead(numeric, s.headSegments);
     if (head.length === 0) meta.headFirstSeq = seq;
     const before = head.length;
     let min = meta.minTs ?? Number.POSITIVE_INFINITY;

@@ -1,15 +1,15 @@
 /**
- * The heads' arrays are reused from series to series once sealed (head-arrays.ts, issue 28): a
- * reused array must never show one series' (or tenant's) points in another's answer, neither in
- * later reads nor in answers given before the array changed hands.
+ * The heads' segments are reused from series to series once sealed (head-segments.ts, issue 28):
+ * a reused segment must never show one series' (or tenant's) points in another's answer, neither
+ * in later reads nor in answers given before the segment changed hands.
  */
 import { describe, expect, it } from "vitest";
-import { HeadArrays, POOL_IDLE_MS } from "../../../collector/store/metrics/head-arrays.ts";
+import { HeadSegments, POOL_IDLE_MS, SEGMENT_POINTS } from "../../../collector/store/metrics/head-segments.ts";
 import type { SqliteMetricsStore } from "../../../collector/store/metrics/sqlite/store.ts";
 import { sealAt } from "../../../collector/store/metrics/sqlite/writes.ts";
 import { sqliteMetricsStoresPerTest } from "../../helpers/temp-metrics-store.ts";
 
-const stores = sqliteMetricsStoresPerTest("outpost-head-arrays-");
+const stores = sqliteMetricsStoresPerTest("outpost-head-segments-");
 const T0 = Date.now() - 6 * 3_600_000;
 const tick = () => new Promise<void>((r) => setImmediate(r));
 /** A value that says whose point it is. */
@@ -33,7 +33,7 @@ async function expectOwn(store: SqliteMetricsStore, tenant: number, series: numb
   }
 }
 
-describe("the heads' reused arrays", () => {
+describe("the heads' reused segments", () => {
   it("carry no point from one series or tenant to another, and earlier answers keep their points", async () => {
     const store = await stores.open({ synchronous: "NORMAL", maintenanceIntervalMs: 3_600_000 });
     const full = sealAt(1024);
@@ -43,15 +43,15 @@ describe("the heads' reused arrays", () => {
     const copy = { ts: Array.from(before!.ts), values: Array.from(before!.values) };
     await fill(store, 1, 0, full - 100, full + 10);
     await fill(store, 1, 1, 0, full + 10);
-    // Sealed: their large arrays went back to the pool.
-    expect(store.headArrays().pooledBytes).toBeGreaterThan(0);
-    const reusedBefore = store.headArrays().reused;
+    // Sealed: their segments went back to the pool.
+    expect(store.headSegments().pooledBytes).toBeGreaterThan(0);
+    const reusedBefore = store.headSegments().reused;
     // Tenant 2's series (and tenant 1's again) grow heads from the pool.
     await fill(store, 2, 0, 0, 1500);
     await fill(store, 2, 1, 0, 1400);
     await fill(store, 1, 2, 0, 1300);
-    expect(store.headArrays().reused).toBeGreaterThan(reusedBefore);
-    // The answer taken before the arrays changed hands is as it was.
+    expect(store.headSegments().reused).toBeGreaterThan(reusedBefore);
+    // The answer taken before the segments changed hands is as it was.
     expect(Array.from(before!.ts)).toEqual(copy.ts);
     expect(Array.from(before!.values)).toEqual(copy.values);
     // Every series reads back its own points, sealed or in a reused head.
@@ -74,64 +74,51 @@ describe("the heads' reused arrays", () => {
       await store.write("t3", [{ type: "gauge", id: "s0", points }]);
       await tick();
     }
-    expect(store.headArrays().reused).toBeGreaterThan(0);
+    expect(store.headSegments().reused).toBeGreaterThan(0);
     await expectOwn(store, 3, 0, 1500);
     await expectOwn(store, 1, 0, sealAt(1024) + 10);
   });
 });
 
+const SEGMENT_BYTES = SEGMENT_POINTS * 16;
+
 describe("the heads' pool", () => {
-  it("makes room for the capacity the heads ask for when it is full of another", () => {
-    // Room for 8 arrays of 2,048 points; a round sealed heads that had doubled to 4,096.
-    const pool = new HeadArrays(8 * 2048 * 8);
-    for (let i = 0; i < 4; i++) pool.give(new Float64Array(4096));
-    expect(pool.bytes).toBe(4 * 4096 * 8);
-    // The heads refill at 2,048: each array made lets go of enough 4,096s for it to be kept.
-    const taken = Array.from({ length: 8 }, () => pool.take(2048));
-    expect(taken.every((a) => a.length === 2048)).toBe(true);
-    for (const a of taken) pool.give(a);
-    expect(pool.bytes).toBe(8 * 2048 * 8);
-    // The next round reuses all of them.
-    const made = pool.made;
-    for (let i = 0; i < 8; i++) pool.take(2048);
-    expect(pool.made).toBe(made);
+  it("holds at most its bytes of segments and hands them out again before making any", () => {
+    const pool = new HeadSegments(8 * SEGMENT_BYTES);
+    const taken = Array.from({ length: 12 }, () => pool.take());
+    expect(pool.made).toBe(12);
+    for (const s of taken) pool.give(s);
+    expect(pool.bytes).toBe(8 * SEGMENT_BYTES);
+    const again = Array.from({ length: 10 }, () => pool.take());
+    expect(pool.reused).toBe(8);
+    expect(pool.made).toBe(14);
+    // The segments handed out again are those given back.
+    expect(again.slice(0, 8).every((s) => taken.includes(s))).toBe(true);
     expect(pool.bytes).toBe(0);
   });
 
-  it("keeps arrays of another capacity while there is room for both", () => {
-    const pool = new HeadArrays(16 * 2048 * 8);
-    for (let i = 0; i < 4; i++) pool.give(new Float64Array(4096));
-    pool.give(pool.take(2048));
-    expect(pool.bytes).toBe(4 * 4096 * 8 + 2048 * 8);
-    expect(pool.take(4096).length).toBe(4096);
-    expect(pool.reused).toBe(1);
-  });
-
-  it("lets its arrays go once no head has taken one for a while, and keeps them while heads do", () => {
-    const pool = new HeadArrays(16 * 2048 * 8);
+  it("lets its segments go once no head has taken one for a while, and keeps them while heads do", () => {
+    const pool = new HeadSegments(16 * SEGMENT_BYTES);
     let now = 1_000_000;
     pool.idle(now);
-    for (let i = 0; i < 4; i++) pool.give(new Float64Array(2048));
+    for (let i = 0; i < 4; i++) pool.give(new Float64Array(2 * SEGMENT_POINTS));
     // Steady ingest: a head takes one each round, for longer than the idle time.
     for (let round = 0; round < 3 * (POOL_IDLE_MS / 1000); round++) {
-      pool.give(pool.take(2048));
+      pool.give(pool.take());
       now += 1000;
       expect(pool.idle(now)).toBe(false);
     }
-    expect(pool.bytes).toBe(4 * 2048 * 8);
-    // Arrays too small to be pooled do not count as use.
-    pool.take(512);
+    expect(pool.bytes).toBe(4 * SEGMENT_BYTES);
     now += POOL_IDLE_MS - 1000;
     expect(pool.idle(now)).toBe(false);
-    expect(pool.bytes).toBe(4 * 2048 * 8);
     now += 1000;
     expect(pool.idle(now)).toBe(true);
     expect(pool.bytes).toBe(0);
-    // Nothing held: nothing to do, and the next take makes a new array.
+    // Nothing held: nothing to do, and the next take makes a new segment.
     now += POOL_IDLE_MS;
     expect(pool.idle(now)).toBe(false);
     const made = pool.made;
-    pool.take(2048);
+    pool.take();
     expect(pool.made).toBe(made + 1);
   });
 
@@ -140,14 +127,14 @@ describe("the heads' pool", () => {
     const store = await stores.open({ synchronous: "NORMAL", maintenanceIntervalMs: 20, now: () => clock });
     await fill(store, 1, 0, 0, sealAt(1024) + 10);
     await fill(store, 1, 1, 0, sealAt(1024) + 10);
-    // The maintenance round seals what is due; the sealed heads' arrays are held for reuse.
-    for (let i = 0; i < 50 && store.headArrays().pooledBytes === 0; i++) await new Promise((r) => setTimeout(r, 20));
-    expect(store.headArrays().pooledBytes).toBeGreaterThan(0);
+    // The maintenance round seals what is due; the sealed heads' segments are held for reuse.
+    for (let i = 0; i < 50 && store.headSegments().pooledBytes === 0; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(store.headSegments().pooledBytes).toBeGreaterThan(0);
     // A few rounds at this time see the fill's last takes; then no head takes for longer than the idle time.
     await new Promise((r) => setTimeout(r, 200));
     clock += POOL_IDLE_MS + 1000;
-    for (let i = 0; i < 100 && store.headArrays().pooledBytes > 0; i++) await new Promise((r) => setTimeout(r, 20));
-    expect(store.headArrays().pooledBytes).toBe(0);
+    for (let i = 0; i < 100 && store.headSegments().pooledBytes > 0; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(store.headSegments().pooledBytes).toBe(0);
     // Ingest again: heads grow as before, and read back their points.
     await fill(store, 1, 2, 0, 1300);
     await expectOwn(store, 1, 2, 1300);
@@ -155,7 +142,7 @@ describe("the heads' pool", () => {
   });
 });
 
-describe("a sealed head's small arrays", () => {
+describe("sealed heads' segments", () => {
   async function rounds(store: SqliteMetricsStore, series: number, from: number, to: number, advance: () => void): Promise<void> {
     for (let i = from; i < to; i++) {
       for (let k = 0; k < series; k++) await store.write("t1", [{ type: "gauge", id: `s${k}`, points: [{ timestamp: T0 + i * 1000, value: pointValue(1, k, i) }] }]);
@@ -164,25 +151,26 @@ describe("a sealed head's small arrays", () => {
     }
   }
 
-  it("stay with a series sealed while it is written, and it refills them without making new ones", async () => {
+  it("are refilled by the series written on, sealed for their size, without making new ones", async () => {
     let clock = T0 + 12 * 3_600_000;
     const store = await stores.open({ synchronous: "NORMAL", maintenanceIntervalMs: 3_600_000, chunkPoints: 40, now: () => clock });
     // Three seals of each head (at 40 points), one point a second.
     await rounds(store, 3, 0, 41, () => (clock += 1000));
-    const made = store.headArrays().made;
+    const made = store.headSegments().made;
     await rounds(store, 3, 41, 125, () => (clock += 1000));
-    expect(store.headArrays().made).toBe(made);
+    expect(store.headSegments().made).toBe(made);
     for (let k = 0; k < 3; k++) await expectOwn(store, 1, k, 125);
   });
 
-  it("go with a series sealed for its age (it may have stopped)", async () => {
+  it("are refilled as well when the heads are sealed for their age", async () => {
     let clock = T0 + 12 * 3_600_000;
     const store = await stores.open({ synchronous: "NORMAL", maintenanceIntervalMs: 3_600_000, chunkPoints: 1024, headMaxAgeMs: 30_000, now: () => clock });
-    // A point a second: each head is sealed for its age at about 30 points (arrays of 32).
+    // A point a second: each head is sealed for its age at about 30 points.
     await rounds(store, 2, 0, 32, () => (clock += 1000));
-    const made = store.headArrays().made;
-    await rounds(store, 2, 32, 80, () => (clock += 1000));
-    expect(store.headArrays().made).toBeGreaterThan(made);
-    for (let k = 0; k < 2; k++) await expectOwn(store, 1, k, 80);
+    const made = store.headSegments().made;
+    await rounds(store, 2, 32, 100, () => (clock += 1000));
+    expect(store.headSegments().made).toBe(made);
+    expect(store.headSegments().reused).toBeGreaterThan(0);
+    for (let k = 0; k < 2; k++) await expectOwn(store, 1, k, 100);
   });
 });
