@@ -28,6 +28,8 @@ import { createOtlpApp, OTLP_PREFIXES } from "./http/otlp/app.ts";
 import { createInventoryApp } from "./http/inventory/app.ts";
 import { createMetricsApp } from "./http/metrics/app.ts";
 import { createPrometheusApp, PROMETHEUS_PREFIXES } from "./http/prometheus/app.ts";
+import { RemoteWriteColumns } from "./metrics/foreign-writes.ts";
+import { warmRemoteWrite } from "./metrics/remote-write-warm.ts";
 import { createRootApp, type ServiceApps } from "./http/root.ts";
 import { readinessCheck } from "./readiness.ts";
 import { startHttpServer } from "./http-server.ts";
@@ -148,6 +150,8 @@ async function startServices(values: OptionValues, ctx: ProgramContext | undefin
   // Rounding of gauge and counter values at ingest (--value-precision), for every way points come in.
   const valuePrecision = values["value-precision"] === undefined ? undefined : Number(values["value-precision"]);
   const chunkCacheBytes = Number(values["chunk-cache"] ?? 64 * 1024 ** 2);
+  // Remote write's series cache, shared with the Prometheus app and filled once the store is open.
+  const remoteWrite = new RemoteWriteColumns();
   const memory = new MemoryGovernor({ targetBytes: Number(values["memory-target"] ?? 200 * 1024 ** 2), limitBytes: Number(values["memory-limit"] ?? 0) });
   // Closed after the store (closers run in reverse): the store's last window may still ask it.
   const rollupOffload = pg || values["rollup-worker"] === false ? undefined : new RollupOffload({ log: log.child("rollups") });
@@ -225,6 +229,7 @@ async function startServices(values: OptionValues, ctx: ProgramContext | undefin
     telemetry.counterFrom("outpost_collector_rollup_worker_requests_total", "requests of the rollup tiers' steps answered by the roller's worker thread (--rollup-worker)", () => rollupOffload.answered);
     telemetry.counterFrom("outpost_collector_rollup_worker_lost_total", "roller worker threads that failed, died or hung (their steps were computed on the main thread)", () => rollupOffload.lost);
   }
+  telemetry.gauge("outpost_collector_remote_write_cached_series", "series remote write knows by their label bytes (filled from the store at start, then as series are sent)", () => remoteWrite.cache.size);
   telemetry.counterFrom("outpost_collector_memory_refusals_total", "HTTP request bodies refused with 503 because resident memory was above --memory-limit", () => memory.refused);
   telemetry.gauge("outpost_collector_request_body_bytes", "bytes of HTTP request bodies being received or handled now (at most 4 × --max-request-body)", () => bodies.budget.inUse);
   const selfTenant = String(values["self-metrics-tenant"] ?? "_outpost");
@@ -252,7 +257,7 @@ async function startServices(values: OptionValues, ctx: ProgramContext | undefin
       servePrometheus(root, telemetry, selfTenant);
     },
     mounts: [
-      { prefixes: PROMETHEUS_PREFIXES, app: createPrometheusApp({ store: metricsStore, bus, valuePrecision, version: OUTPOST_VERSION, offload: promqlOffload, memory }, log.child("prometheus")) },
+      { prefixes: PROMETHEUS_PREFIXES, app: createPrometheusApp({ store: metricsStore, bus, valuePrecision, version: OUTPOST_VERSION, offload: promqlOffload, memory, remoteWrite }, log.child("prometheus")) },
       { prefixes: INFLUX_PREFIXES, app: createInfluxApp({ store: metricsStore, bus, valuePrecision }, log.child("influx")) },
       { prefixes: OTLP_PREFIXES, app: createOtlpApp({ store: metricsStore, bus, valuePrecision }, log.child("otlp")) },
       ...(consoleApp ? [{ prefixes: [""], app: consoleApp }] : []),
@@ -281,6 +286,8 @@ async function startServices(values: OptionValues, ctx: ProgramContext | undefin
   log.info("data folder", { dataDir });
 
   await metricsStore.open();
+  // Before the first request: a restarted collector's backlog finds its series known.
+  await warmRemoteWrite(remoteWrite, metricsStore, log.child("prometheus"));
   memory.collectNow();
   await forecasting.open();
   // before ingest, so that points arriving over MQTT already feed the engine

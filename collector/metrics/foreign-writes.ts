@@ -3,15 +3,18 @@
  * the same write path as the Hawkular writes: definitions get the series' labels as tags first,
  * so that no query sees a series without its labels, then the points are committed.
  */
-import type { MetricType, MetricWrite, Tags } from "../../src/metrics/model.ts";
-import { MAX_STRING_LENGTH } from "../../src/metrics/model.ts";
-import { seriesId, seriesTags } from "../../src/prometheus/series-mapping.ts";
-import { STALE_NAN } from "../../src/prometheus/staleness.ts";
+
+import { BytesMap } from "../../src/codec/bytes-map.ts";
 import { ApiError } from "../../src/http/errors.ts";
 import { metricIdProblem, tagsProblem, timestampProblem } from "../../src/metrics/limits.ts";
-import { BytesMap } from "../../src/codec/bytes-map.ts";
-import { type MappedSeries, SampleColumns } from "../../src/prometheus/remote-write-columns.ts";
+import type { MetricType, MetricWrite, Tags } from "../../src/metrics/model.ts";
+import { MAX_STRING_LENGTH } from "../../src/metrics/model.ts";
+import type { SeriesEntry } from "../../src/metrics/reader.ts";
 import type { SeriesSlot, WriteColumns } from "../../src/metrics/write-columns.ts";
+import { LabelFieldWriter } from "../../src/prometheus/label-fields.ts";
+import { type MappedSeries, SampleColumns } from "../../src/prometheus/remote-write-columns.ts";
+import { EXPORTED_NAME_TAG, isSeriesIdOf, NAME_TAG, seriesId, seriesTags } from "../../src/prometheus/series-mapping.ts";
+import { STALE_NAN } from "../../src/prometheus/staleness.ts";
 import { type WriteDeps, writeColumns, writePoints } from "./write-points.ts";
 
 export interface ForeignSeries {
@@ -93,10 +96,15 @@ export interface RemoteSeries extends MappedSeries, SeriesSlot {
  * flight, reused from request to request.
  */
 export class RemoteWriteColumns {
-  readonly cache = new BytesMap<RemoteSeries>();
+  readonly cache: BytesMap<RemoteSeries>;
   /** One object per id, so that two label sets of one id in a request are seen as one series. */
   private readonly byId = new Map<string, RemoteSeries>();
   private readonly spare: SampleColumns<RemoteSeries>[] = [];
+
+  /** `maxEntries`: label sets the cache holds at most (past it, it starts again empty). */
+  constructor(maxEntries?: number) {
+    this.cache = new BytesMap<RemoteSeries>(maxEntries);
+  }
 
   /** The series of a label set not seen before, or undefined where writeForeignSeries refuses it. */
   readonly map = (all: Record<string, string>): RemoteSeries | undefined => {
@@ -115,6 +123,88 @@ export class RemoteWriteColumns {
     }
     return s;
   };
+
+  /**
+   * Puts a tenant's stored series in the cache under the label bytes Prometheus sends for them
+   * (labels sorted by name), as if they had been sent since the start: a series is taken only
+   * where mapping those labels gives exactly its id and tags (so a hit answers what a miss
+   * would have), and is marked ensured at `version`, its tags being the store's already. At most
+   * half the cache is filled, the rest left to series not stored yet. Why: a restarted collector
+   * mapped every series of the first requests anew (a backlog from 50,000 remote-write series:
+   * 55 MB of heap within a second, the restart's peak; issue 28, docs/prometheus.md). Nothing
+   * here makes garbage per series: the labels, the id check and the bytes use reused buffers.
+   * Returns the series taken.
+   */
+  warm(tenant: string, entries: readonly SeriesEntry[], version: number | undefined): number {
+    let taken = 0;
+    for (const e of entries) {
+      if (this.cache.size >= this.cache.maxEntries / 2) break;
+      if (e.type !== "gauge" || !e.tags || !this.labelsOf(e.tags)) continue;
+      const n = this.names.length;
+      if (!isSeriesIdOf(e.id, e.tags[NAME_TAG]!, this.names, this.values, n) || metricIdProblem(e.id) || tagsProblem(e.tags, "metric")) continue;
+      this.fields.write(this.fieldNames, this.fieldValues, n + 1);
+      const bytes = this.fields.bytes;
+      const end = this.fields.length;
+      if (this.cache.get(bytes, 0, end)) continue;
+      let s = this.byId.get(e.id);
+      if (!s) this.byId.set(e.id, (s = { id: e.id, item: { type: "gauge", id: e.id, tags: e.tags }, lastRequest: 0, storeOwner: undefined, storeHandle: undefined }));
+      this.cache.set(bytes, 0, end, s);
+      if (version !== undefined && s.ensuredVersion === undefined) {
+        s.ensuredTenant = tenant;
+        s.ensuredVersion = version;
+      }
+      taken++;
+    }
+    return taken;
+  }
+
+  /** Reused by warm(): a series' labels without __name__ (sorted), and with it (in Prometheus' order). */
+  private readonly names: string[] = [];
+  private readonly values: string[] = [];
+  private readonly fieldNames: string[] = [];
+  private readonly fieldValues: string[] = [];
+  private readonly fields = new LabelFieldWriter();
+
+  /**
+   * The labels a series' tags were mapped from (seriesTags' inverse) into names/values and
+   * fieldNames/fieldValues; false where that is not one label set Prometheus sends (a name that
+   * is not ASCII, an empty value, a `__name__` tag).
+   */
+  private labelsOf(tags: Readonly<Tags>): boolean {
+    const names = this.names;
+    names.length = 0;
+    const name = tags[NAME_TAG];
+    if (!name) return false;
+    for (const k in tags) {
+      if (k === NAME_TAG) continue;
+      if (k === "__name__" || tags[k] === "") return false;
+      for (let i = 0; i < k.length; i++) if (k.charCodeAt(i) >= 0x80) return false;
+      names.push(k === EXPORTED_NAME_TAG ? NAME_TAG : k);
+    }
+    // ASCII names: the engine's order is Prometheus' byte order, and seriesId's.
+    names.sort();
+    const values = this.values;
+    const fieldNames = this.fieldNames;
+    const fieldValues = this.fieldValues;
+    values.length = fieldNames.length = fieldValues.length = 0;
+    let named = false;
+    for (const k of names) {
+      const v = tags[k === NAME_TAG ? EXPORTED_NAME_TAG : k]!;
+      values.push(v);
+      if (!named && k > "__name__") {
+        fieldNames.push("__name__");
+        fieldValues.push(name);
+        named = true;
+      }
+      fieldNames.push(k);
+      fieldValues.push(v);
+    }
+    if (!named) {
+      fieldNames.push("__name__");
+      fieldValues.push(name);
+    }
+    return true;
+  }
 
   /** The timestamp check of validate(). */
   readonly validTimestamp = (t: number): boolean => Number.isSafeInteger(t) && timestampProblem(t) === undefined;

@@ -40,6 +40,30 @@ export function seriesId(name: string, labels: Record<string, string>): string {
   return parts.join("");
 }
 
+/**
+ * Whether `id` is what seriesId gives for metric `name` and the labels names[i] = values[i],
+ * i < n (names sorted as seriesId sorts them, none with an empty value, `__name__` not among
+ * them), compared in place: no string is made unless a value needs escaping.
+ */
+export function isSeriesIdOf(id: string, name: string, names: readonly string[], values: readonly string[], n: number): boolean {
+  if (n === 0) return id === name;
+  if (!id.startsWith(name) || id.charCodeAt(name.length) !== 0x7b) return false; // {
+  let at = name.length + 1;
+  for (let i = 0; i < n; i++) {
+    if (i > 0 && id.charCodeAt(at++) !== 0x2c) return false; // ,
+    const k = names[i]!;
+    if (!id.startsWith(k, at)) return false;
+    at += k.length;
+    if (id.charCodeAt(at) !== 0x3d || id.charCodeAt(at + 1) !== 0x22) return false; // ="
+    at += 2;
+    const v = escapeLabelValue(values[i]!);
+    if (!id.startsWith(v, at)) return false;
+    at += v.length;
+    if (id.charCodeAt(at++) !== 0x22) return false; // "
+  }
+  return id.charCodeAt(at) === 0x7d && at + 1 === id.length; // }
+}
+
 /** The definition tags of a Prometheus series. */
 export function seriesTags(name: string, labels: Record<string, string>): Record<string, string> {
   const tags: Record<string, string> = {};

@@ -11,7 +11,7 @@ import { type ForeignSeries, RemoteWriteColumns, writeForeignSeries, writeRemote
 import type { PrometheusDeps } from "./deps.ts";
 
 export function writeRoutes(app: Hono, deps: PrometheusDeps): void {
-  const fast = new RemoteWriteColumns();
+  const fast = deps.remoteWrite ?? new RemoteWriteColumns();
   // Decompressed bodies go into one reused buffer: each is decoded before the next request's turn.
   const scratch = new SnappyScratch();
   app.post("/api/v1/write", async (c) => {
