@@ -1,21 +1,21 @@
 /**
- * The fixed-size segments heads keep their points in (head.ts), kept for reuse between seals.
- * Why segments: a head that grew by copying into arrays half again as large left the old ones
- * as garbage, and all heads grow together when a series set is written at one rate: after a
- * restart under remote write from 50,000 series, every head grew twice within a second of the
- * backlog, 110 MB of new arrays and 49 MB of garbage, the collector's peak (issue 28, docs/storage.md
- * "Heads in segments"). A head takes one more segment when its last is full, and a sealed head
- * gives its segments back here for the heads that fill next: under steady ingest no head
- * allocates. Segments given back are only those no reader can still see: reads copy the head's
- * points (head.ts columns()), so a reused segment never shows one series' points in another's
- * answer. Bounded in bytes; what does not fit is left to the garbage collector.
+ * The segments heads keep their points in (head.ts), kept for reuse between seals. A segment is
+ * one Float64Array of 2 × capacity: its first half timestamps, its second values; capacities are
+ * powers of two from 32 to 4,096 points. Why segments: a head that grew by copying into arrays
+ * half again as large left the old ones as garbage, and all heads of a series set grow together
+ * when it is written at one rate: after a restart under remote write from 50,000 series, every
+ * head grew twice within a second of the backlog, 110 MB of new arrays and 49 MB of garbage, the
+ * collector's peak (issue 28, docs/storage.md "Heads in segments"). A head takes one more segment
+ * when its last is full, and a sealed head gives its segments back here for the heads that fill
+ * next: under steady ingest no head allocates. Segments given back are only those no reader can
+ * still see: reads copy the head's points, so a reused segment never shows one series' points
+ * in another's answer. Bounded in bytes; what does not fit is left to the garbage collector.
  */
 
-/** Points a segment holds: its first half the timestamps, its second the values. */
-export const SEGMENT_POINTS = 32;
-export const SEGMENT_SHIFT = 5;
-export const SEGMENT_MASK = SEGMENT_POINTS - 1;
-const SEGMENT_BYTES = SEGMENT_POINTS * 16;
+/** The smallest segment: what a new head, or a slow one, takes. */
+export const MIN_SEGMENT = 32;
+/** The largest: a head past it grows by segments of this size. */
+export const MAX_SEGMENT = 4096;
 
 /**
  * A pool no head has taken from for this long is let go (`idle`). Why: after a burst of ingest
@@ -26,39 +26,65 @@ const SEGMENT_BYTES = SEGMENT_POINTS * 16;
 export const POOL_IDLE_MS = 5_000;
 
 export class HeadSegments {
-  private readonly free: Float64Array[] = [];
+  /** Free segments by capacity. */
+  private readonly free = new Map<number, Float64Array[]>();
+  private held = 0;
+  /** Bytes of segments made since the pool last had room for them (makeRoom), until given back. */
+  private owed = 0;
   /** Segments handed out from the pool and made new (for tests and the figures). */
   reused = 0;
   made = 0;
   /** Takes since the last `idle` call, and when one was last seen there. */
   private takes = 0;
   private activeAt: number | undefined;
-  private readonly maxSegments: number;
 
-  constructor(maxBytes: number) {
-    this.maxSegments = Math.floor(maxBytes / SEGMENT_BYTES);
-  }
+  constructor(readonly maxBytes: number) {}
 
-  /** A segment; what it holds is stale. */
-  take(): Float64Array {
+  /** A segment of `capacity` points (a power of two, MIN_SEGMENT … MAX_SEGMENT); what it holds is stale. */
+  take(capacity: number): Float64Array {
     this.takes++;
-    const s = this.free.pop();
+    const s = this.free.get(capacity)?.pop();
     if (s) {
+      this.held -= s.byteLength;
       this.reused++;
       return s;
     }
     this.made++;
-    return new Float64Array(2 * SEGMENT_POINTS);
+    this.makeRoom(capacity * 16);
+    return new Float64Array(2 * capacity);
+  }
+
+  /**
+   * A miss lets segments of other capacities go until those made since the pool was last short
+   * (`owed`, this one included) would fit when given back: the pool keeps what the heads ask for
+   * now (the arrays' pool before it filled with a size no head asked for again, and every array
+   * of the size they did ask for was made new, round after round; issue 28).
+   */
+  private makeRoom(bytes: number): void {
+    this.owed += bytes;
+    const over = () => this.held + this.owed > this.maxBytes;
+    if (!over()) return;
+    for (const [capacity, list] of this.free) {
+      if (capacity * 16 === bytes) continue;
+      while (list.length > 0 && over()) this.held -= list.pop()!.byteLength;
+      if (!over()) return;
+    }
   }
 
   /** Gives a segment back; the caller must hold no view of it any more. */
   give(s: Float64Array): void {
-    if (this.free.length < this.maxSegments) this.free.push(s);
+    this.owed = Math.max(0, this.owed - s.byteLength);
+    if (this.held + s.byteLength > this.maxBytes) return;
+    const capacity = s.length / 2;
+    let list = this.free.get(capacity);
+    if (!list) this.free.set(capacity, (list = []));
+    list.push(s);
+    this.held += s.byteLength;
   }
 
   /** Bytes held for reuse. */
   get bytes(): number {
-    return this.free.length * SEGMENT_BYTES;
+    return this.held;
   }
 
   /**
@@ -71,13 +97,15 @@ export class HeadSegments {
       this.activeAt = now;
       return false;
     }
-    if (this.free.length === 0 || now - this.activeAt < POOL_IDLE_MS) return false;
+    if (this.held === 0 || now - this.activeAt < POOL_IDLE_MS) return false;
     this.release();
     return true;
   }
 
   /** Lets every held segment go (when ingest has stopped: the memory goes back to the system). */
   release(): void {
-    this.free.length = 0;
+    this.free.clear();
+    this.held = 0;
+    this.owed = 0;
   }
 }

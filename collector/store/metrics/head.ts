@@ -1,5 +1,5 @@
 import type { Tags } from "../../../src/metrics/model.ts";
-import { type HeadSegments, SEGMENT_MASK, SEGMENT_POINTS, SEGMENT_SHIFT } from "./head-segments.ts";
+import { type HeadSegments, MAX_SEGMENT, MIN_SEGMENT } from "./head-segments.ts";
 
 /** The sort order of normalize(), reused (normalize runs to completion before the next one). */
 let orderScratch = new Uint32Array(4096);
@@ -17,19 +17,32 @@ function ensureScratch(n: number): void {
 /** No segment yet (a head that stays empty holds none). */
 const NONE = new Float64Array(0);
 
+/** Capacity below which a head grows by MIN_SEGMENT (slow series: little unused room); from it, by doubling. */
+const DOUBLE_FROM = 256;
+/** Points a head held when sealed from which it refills into one segment of about that size. */
+const REFILL_FROM = 512;
+
+/** Copies below this many points go by a loop rather than two views and a copy. */
+const COPY_LOOP = 64;
+
 /**
- * The unflushed points of one series, in memory, in fixed-size segments (head-segments.ts):
- * segment k holds points 32k … 32k + 31, its first half their timestamps and its second their
- * values. Appends in timestamp order are O(1) and never copy what the head holds; an
- * out-of-order or repeated timestamp marks the head unsorted and is resolved (stable sort, last
- * write wins) lazily on read or flush. Segments come from, and go back to, the store's pool when
- * one is given: readers copy what they take from a head (columns()) and never keep a view of
- * its segments.
+ * The unflushed points of one series, in memory, in segments (head-segments.ts): each holds the
+ * timestamps of a run of points, then their values. A head grows by one segment, never copying
+ * what it holds: 32 points at a time up to 256, then doubling up to segments of 4,096. A head
+ * sealed at 512 points or more refills into one segment of that size (a steadily written series
+ * fills its head again in one piece, which reads and seals take without a copy). Appends in
+ * timestamp order are O(1); an out-of-order or repeated timestamp marks the head unsorted and is
+ * resolved (stable sort, last write wins) lazily on read or flush. Segments come from, and go
+ * back to, the store's pool when one is given: readers copy what they keep of a head's columns().
  */
 export class SeriesHead {
-  /** ⌈length / 32⌉ segments; `last` is the final one (read on every append, without the array). */
   private readonly segs: Float64Array[] = [];
+  /** The last segment, its capacity and the index of its first point (read on every append). */
   private last: Float64Array = NONE;
+  private lastCap = 0;
+  private lastStart = 0;
+  /** Capacity of the first segment of the next fill. */
+  private refill = MIN_SEGMENT;
   strs: string[] | undefined;
   tags: (Tags | undefined)[] | undefined;
   length = 0;
@@ -50,15 +63,14 @@ export class SeriesHead {
 
   /** A new last segment. */
   private grow(): Float64Array {
-    const s = this.pool ? this.pool.take() : new Float64Array(2 * SEGMENT_POINTS);
+    const total = this.lastStart + this.lastCap;
+    const cap = this.segs.length === 0 ? this.refill : total < DOUBLE_FROM ? MIN_SEGMENT : Math.min(MAX_SEGMENT, total);
+    const s = this.pool ? this.pool.take(cap) : new Float64Array(2 * cap);
     this.segs.push(s);
     this.last = s;
+    this.lastStart = total;
+    this.lastCap = cap;
     return s;
-  }
-
-  /** Timestamp of point i (< length). */
-  tsAt(i: number): number {
-    return this.segs[i >>> SEGMENT_SHIFT]![i & SEGMENT_MASK]!;
   }
 
   append(t: number, v: number | string, tags: Tags | undefined, seq: number, now: number): void {
@@ -73,8 +85,12 @@ export class SeriesHead {
       }
       if (t < last) this.sorted = false;
     }
-    const off = i & SEGMENT_MASK;
-    const seg = off === 0 ? this.grow() : this.last;
+    let off = i - this.lastStart;
+    let seg = this.last;
+    if (off === this.lastCap) {
+      seg = this.grow();
+      off = 0;
+    }
     seg[off] = t;
     this.lastT = t;
     this.length = i + 1;
@@ -100,12 +116,22 @@ export class SeriesHead {
     }
     if (i === 0) this.firstArrival = now;
     for (let k = from; k < end; ) {
-      const off = i & SEGMENT_MASK;
-      const seg = off === 0 ? this.grow() : this.last;
-      const take = Math.min(SEGMENT_POINTS - off, end - k);
-      for (let j = 0; j < take; j++) {
-        seg[off + j] = ts[k + j]!;
-        seg[SEGMENT_POINTS + off + j] = nums[k + j]!;
+      let off = i - this.lastStart;
+      let seg = this.last;
+      if (off === this.lastCap) {
+        seg = this.grow();
+        off = 0;
+      }
+      const cap = this.lastCap;
+      const take = Math.min(cap - off, end - k);
+      if (take < COPY_LOOP) {
+        for (let j = 0; j < take; j++) {
+          seg[off + j] = ts[k + j]!;
+          seg[cap + off + j] = nums[k + j]!;
+        }
+      } else {
+        seg.set(ts.subarray(k, k + take), off);
+        seg.set(nums.subarray(k, k + take), cap + off);
       }
       i += take;
       k += take;
@@ -116,9 +142,17 @@ export class SeriesHead {
     return true;
   }
 
+  /** Sets point i's value (and tags); i < length. */
   private set(i: number, v: number | string, tags: Tags | undefined) {
     if (this.strs) this.strs[i] = v as string;
-    else this.segs[i >>> SEGMENT_SHIFT]![SEGMENT_POINTS + (i & SEGMENT_MASK)] = v as number;
+    else {
+      // The point is in the last segment but for a repeat of the first point of it.
+      let g = this.segs.length - 1;
+      let start = this.lastStart;
+      while (i < start) start -= this.segs[--g]!.length >> 1;
+      const seg = this.segs[g]!;
+      seg[(seg.length >> 1) + i - start] = v as number;
+    }
     if (tags !== undefined || this.tags !== undefined) {
       this.tags ??= new Array(this.length);
       this.tags[i] = tags;
@@ -132,22 +166,34 @@ export class SeriesHead {
     const ts = tsScratch;
     const nums = numsScratch;
     const numeric = this.strs === undefined;
-    for (let g = 0, at = 0; at < n; g++, at += SEGMENT_POINTS) {
+    for (let g = 0, at = 0; at < n; g++) {
       const seg = this.segs[g]!;
-      const count = Math.min(SEGMENT_POINTS, n - at);
-      for (let j = 0; j < count; j++) ts[at + j] = seg[j]!;
-      if (numeric) for (let j = 0; j < count; j++) nums[at + j] = seg[SEGMENT_POINTS + j]!;
+      const cap = seg.length >> 1;
+      const count = Math.min(cap, n - at);
+      if (count < COPY_LOOP) {
+        for (let j = 0; j < count; j++) ts[at + j] = seg[j]!;
+        if (numeric) for (let j = 0; j < count; j++) nums[at + j] = seg[cap + j]!;
+      } else {
+        ts.set(seg.subarray(0, count), at);
+        if (numeric) nums.set(seg.subarray(cap, cap + count), at);
+      }
+      at += cap;
     }
   }
 
   /**
-   * The points in timestamp order, contiguous: views of a scratch shared by every head, valid
-   * until the next columns() or normalize() of any head. A caller that keeps them copies them.
+   * The points in timestamp order, contiguous: views of the head's one segment, or of a scratch
+   * shared by every head, valid until the head changes or the next columns() or normalize() of
+   * any head. A caller that keeps them copies them.
    */
   columns(): { ts: Float64Array; nums: Float64Array | undefined } {
     this.normalize();
-    this.flatten();
     const n = this.length;
+    if (this.segs.length === 1) {
+      const seg = this.last;
+      return { ts: seg.subarray(0, n), nums: this.strs ? undefined : seg.subarray(this.lastCap, this.lastCap + n) };
+    }
+    this.flatten();
     return { ts: tsScratch.subarray(0, n), nums: this.strs ? undefined : numsScratch.subarray(0, n) };
   }
 
@@ -166,34 +212,58 @@ export class SeriesHead {
     const numeric = this.strs === undefined;
     const nstrs = this.strs ? ([] as string[]) : undefined;
     const ntags = this.tags ? ([] as (Tags | undefined)[]) : undefined;
-    // Back into the same segments (the scratch holds the points meanwhile).
+    // Back into the same segments, in order (the scratch holds the points meanwhile); a later
+    // write of a timestamp replaces the earlier one in its slot.
+    let g = 0;
+    let seg = this.segs[0]!;
+    let cap = seg.length >> 1;
+    let off = 0;
+    let start = 0;
+    let prevSeg = seg;
+    let prevSlot = 0;
     let k = 0;
     for (let j = 0; j < n; j++) {
       const src = order[j]!;
       const t = ts[src]!;
-      if (k > 0 && this.tsAt(k - 1) === t) k--; // a later write of the same timestamp replaces it
-      const seg = this.segs[k >>> SEGMENT_SHIFT]!;
-      seg[k & SEGMENT_MASK] = t;
-      if (numeric) seg[SEGMENT_POINTS + (k & SEGMENT_MASK)] = nums[src]!;
+      if (k > 0 && prevSeg[prevSlot] === t) {
+        if (numeric) prevSeg[(prevSeg.length >> 1) + prevSlot] = nums[src]!;
+        if (nstrs) nstrs[k - 1] = this.strs![src]!;
+        if (ntags) ntags[k - 1] = this.tags![src];
+        continue;
+      }
+      if (off === cap) {
+        start += cap;
+        seg = this.segs[++g]!;
+        cap = seg.length >> 1;
+        off = 0;
+      }
+      seg[off] = t;
+      if (numeric) seg[cap + off] = nums[src]!;
       if (nstrs) nstrs[k] = this.strs![src]!;
       if (ntags) ntags[k] = this.tags![src];
+      prevSeg = seg;
+      prevSlot = off;
+      off++;
       k++;
     }
     // Segments past the points left go back.
-    while (this.segs.length > Math.ceil(k / SEGMENT_POINTS)) {
+    while (this.segs.length > g + 1) {
       const s = this.segs.pop()!;
       this.pool?.give(s);
     }
-    this.last = this.segs.at(-1) ?? NONE;
+    this.last = seg;
+    this.lastCap = cap;
+    this.lastStart = start;
     this.strs = nstrs;
     this.tags = ntags;
     this.length = k;
-    this.lastT = k > 0 ? this.tsAt(k - 1) : Number.NEGATIVE_INFINITY;
+    this.lastT = seg[off - 1]!;
     this.sorted = true;
   }
 
   /** Empties the head after a seal: its segments go back to the pool, for the heads that fill next. */
   clear(): void {
+    const filled = this.length;
     this.length = 0;
     this.sorted = true;
     this.lastT = Number.NEGATIVE_INFINITY;
@@ -202,10 +272,15 @@ export class SeriesHead {
     if (this.pool) for (const s of this.segs) this.pool.give(s);
     this.segs.length = 0;
     this.last = NONE;
+    this.lastCap = 0;
+    this.lastStart = 0;
+    let cap = MIN_SEGMENT;
+    if (filled >= REFILL_FROM) while (cap < filled && cap < MAX_SEGMENT) cap *= 2;
+    this.refill = cap;
   }
 
-  /** Segments held (for tests). */
-  get segments(): number {
-    return this.segs.length;
+  /** Segments held and their capacities (for tests). */
+  get segmentCapacities(): number[] {
+    return this.segs.map((s) => s.length >> 1);
   }
 }

@@ -14,14 +14,14 @@ const dir = mkdtempSync(join(tmpdir(), "outpost-rw-restart-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const T0 = Math.floor(Date.now() / 60_000) * 60_000 - 3_600_000;
 
-const series = (round: number) =>
-  [
+const LABELS: Record<string, string>[] = [
     { __name__: "node_load1", instance: "a:9100", job: "node" },
     { __name__: "node_load1", instance: "b:9100", job: "node" },
     { __name__: "http_requests_total", code: "500", job: "api" },
     // Stored as exported_metric, which a `metric` label also becomes: left to the mapping.
     { __name__: "odd", exported_metric: "x" },
-  ].map((labels, i) => ({ labels, samples: [[T0 + round * 15_000, round * 10 + i]] as [number, number][] }));
+];
+const series = (round: number) => LABELS.map((labels, i) => ({ labels, samples: [[T0 + round * 15_000, round * 10 + i]] as [number, number][] }));
 
 async function cached(c: { url: string }): Promise<number> {
   const text = await (await fetch(`${c.url}/metrics`)).text();

@@ -4,7 +4,7 @@
  * earlier timestamps, heads already unsorted or with tags, segments taken from a pool.
  */
 import { describe, expect, it } from "vitest";
-import { HeadSegments, SEGMENT_POINTS } from "../../../collector/store/metrics/head-segments.ts";
+import { HeadSegments, MIN_SEGMENT } from "../../../collector/store/metrics/head-segments.ts";
 import { SeriesHead } from "../../../collector/store/metrics/head.ts";
 
 /** Deterministic pseudo-random numbers (mulberry32). */
@@ -89,42 +89,59 @@ describe("SeriesHead.appendRun", () => {
 });
 
 describe("a head's segments", () => {
-  it("hold every point in ⌈n / 32⌉ segments, unmoved as it grows, and go back to the pool when it is emptied", () => {
+  it("grow by 32 points up to 256, then by doubling, never moving a point, and go back to the pool when emptied", () => {
     const pool = new HeadSegments(64 * 1024 * 1024);
     const h = new SeriesHead(true, pool);
-    expect(h.segments).toBe(0);
-    for (let i = 0; i < 3000; i++) {
-      h.append(1000 * i, i, undefined, 1, 0);
-      expect(h.segments).toBe(Math.ceil((i + 1) / SEGMENT_POINTS));
-    }
-    // Growing never copied: one segment made per 32 points, none dropped.
-    expect(pool.made).toBe(Math.ceil(3000 / SEGMENT_POINTS));
+    expect(h.segmentCapacities).toEqual([]);
+    for (let i = 0; i < 3000; i++) h.append(1000 * i, i, undefined, 1, 0);
+    expect(h.segmentCapacities).toEqual([32, 32, 32, 32, 32, 32, 32, 32, 256, 512, 1024, 2048]);
+    expect(pool.made).toBe(12);
     expect(view(h).ts).toEqual(Array.from({ length: 3000 }, (_, i) => 1000 * i));
     expect(view(h).nums).toEqual(Array.from({ length: 3000 }, (_, i) => i));
     h.clear();
-    expect(h.segments).toBe(0);
-    expect(pool.bytes).toBe(Math.ceil(3000 / SEGMENT_POINTS) * SEGMENT_POINTS * 16);
-    // Refilled from the pool: nothing made.
+    expect(h.segmentCapacities).toEqual([]);
+    expect(pool.bytes).toBe(4096 * 16);
+  });
+
+  it("refill a head sealed at 512 points or more into one segment, read without a copy; a smaller one from 32", () => {
+    const pool = new HeadSegments(64 * 1024 * 1024);
+    const big = new SeriesHead(true, pool);
+    const ts = Float64Array.from({ length: 3000 }, (_, i) => 1000 * i);
+    const nums = Float64Array.from({ length: 3000 }, (_, i) => -i);
+    big.appendRun(ts, nums, 0, 3000, 1, 0);
+    big.clear();
+    big.appendRun(ts, nums, 0, 3000, 2, 0);
+    expect(big.segmentCapacities).toEqual([4096]);
+    const a = big.columns();
+    expect(a.ts.buffer).toBe(big.columns().ts.buffer);
+    expect([...a.nums!]).toEqual([...nums]);
+    const small = new SeriesHead(true, pool);
+    small.appendRun(ts, nums, 0, 300, 1, 0);
+    small.clear();
+    small.appendRun(ts, nums, 0, 40, 2, 0);
+    expect(small.segmentCapacities).toEqual([MIN_SEGMENT, MIN_SEGMENT]);
+    // The small head's segments came from the pool (the first fill's, given back).
     const made = pool.made;
-    for (let i = 0; i < 3000; i++) h.append(1000 * i, -i, undefined, 2, 0);
+    small.clear();
+    small.appendRun(ts, nums, 0, 40, 3, 0);
     expect(pool.made).toBe(made);
-    expect(view(h).nums).toEqual(Array.from({ length: 3000 }, (_, i) => -i));
   });
 
   it("give back the segments a sort's duplicates emptied, and keep the latest write of each timestamp", () => {
     const pool = new HeadSegments(1 << 20);
     const h = new SeriesHead(true, pool);
-    // 100 timestamps, each written three times, backwards: 300 points in 10 segments.
+    // 100 timestamps, each written three times, backwards: 300 points.
     for (let round = 0; round < 3; round++) for (let i = 99; i >= 0; i--) h.append(i, round * 1000 + i, undefined, round + 1, 0);
-    expect(h.segments).toBe(10);
+    expect(h.segmentCapacities).toEqual([32, 32, 32, 32, 32, 32, 32, 32, 256]);
     expect(view(h).ts).toEqual(Array.from({ length: 100 }, (_, i) => i));
     expect(view(h).nums).toEqual(Array.from({ length: 100 }, (_, i) => 2000 + i));
-    expect(h.segments).toBe(4);
-    expect(pool.bytes).toBe(6 * SEGMENT_POINTS * 16);
-    // Appends go on after the sort, in the last segment.
+    expect(h.segmentCapacities).toEqual([32, 32, 32, 32]);
+    expect(pool.bytes).toBe((4 * 32 + 256) * 16);
+    // Appends go on after the sort, in the last segment; a repeat of the last timestamp replaces it.
     h.append(100, 7, undefined, 4, 0);
+    h.append(100, 8, undefined, 4, 0);
     expect(h.length).toBe(101);
-    expect(view(h).nums.at(-1)).toBe(7);
+    expect(view(h).nums.at(-1)).toBe(8);
   });
 
   it("keep a string head's values, sorted with its timestamps", () => {

@@ -4,7 +4,7 @@
  * in later reads nor in answers given before the segment changed hands.
  */
 import { describe, expect, it } from "vitest";
-import { HeadSegments, POOL_IDLE_MS, SEGMENT_POINTS } from "../../../collector/store/metrics/head-segments.ts";
+import { HeadSegments, MIN_SEGMENT, POOL_IDLE_MS } from "../../../collector/store/metrics/head-segments.ts";
 import type { SqliteMetricsStore } from "../../../collector/store/metrics/sqlite/store.ts";
 import { sealAt } from "../../../collector/store/metrics/sqlite/writes.ts";
 import { sqliteMetricsStoresPerTest } from "../../helpers/temp-metrics-store.ts";
@@ -80,16 +80,16 @@ describe("the heads' reused segments", () => {
   });
 });
 
-const SEGMENT_BYTES = SEGMENT_POINTS * 16;
+const SEGMENT_BYTES = MIN_SEGMENT * 16;
 
 describe("the heads' pool", () => {
   it("holds at most its bytes of segments and hands them out again before making any", () => {
     const pool = new HeadSegments(8 * SEGMENT_BYTES);
-    const taken = Array.from({ length: 12 }, () => pool.take());
+    const taken = Array.from({ length: 12 }, () => pool.take(MIN_SEGMENT));
     expect(pool.made).toBe(12);
     for (const s of taken) pool.give(s);
     expect(pool.bytes).toBe(8 * SEGMENT_BYTES);
-    const again = Array.from({ length: 10 }, () => pool.take());
+    const again = Array.from({ length: 10 }, () => pool.take(MIN_SEGMENT));
     expect(pool.reused).toBe(8);
     expect(pool.made).toBe(14);
     // The segments handed out again are those given back.
@@ -97,14 +97,28 @@ describe("the heads' pool", () => {
     expect(pool.bytes).toBe(0);
   });
 
+  it("makes room for the capacity the heads ask for when it is full of another", () => {
+    // Room for 8 segments of 2,048 points; a round sealed heads whose segments were 4,096.
+    const pool = new HeadSegments(8 * 2048 * 16);
+    for (let i = 0; i < 4; i++) pool.give(new Float64Array(2 * 4096));
+    expect(pool.bytes).toBe(4 * 4096 * 16);
+    const taken = Array.from({ length: 8 }, () => pool.take(2048));
+    expect(taken.every((s) => s.length === 2 * 2048)).toBe(true);
+    for (const s of taken) pool.give(s);
+    expect(pool.bytes).toBe(8 * 2048 * 16);
+    const made = pool.made;
+    for (let i = 0; i < 8; i++) pool.take(2048);
+    expect(pool.made).toBe(made);
+  });
+
   it("lets its segments go once no head has taken one for a while, and keeps them while heads do", () => {
     const pool = new HeadSegments(16 * SEGMENT_BYTES);
     let now = 1_000_000;
     pool.idle(now);
-    for (let i = 0; i < 4; i++) pool.give(new Float64Array(2 * SEGMENT_POINTS));
+    for (let i = 0; i < 4; i++) pool.give(new Float64Array(2 * MIN_SEGMENT));
     // Steady ingest: a head takes one each round, for longer than the idle time.
     for (let round = 0; round < 3 * (POOL_IDLE_MS / 1000); round++) {
-      pool.give(pool.take());
+      pool.give(pool.take(MIN_SEGMENT));
       now += 1000;
       expect(pool.idle(now)).toBe(false);
     }
@@ -118,7 +132,7 @@ describe("the heads' pool", () => {
     now += POOL_IDLE_MS;
     expect(pool.idle(now)).toBe(false);
     const made = pool.made;
-    pool.take();
+    pool.take(MIN_SEGMENT);
     expect(pool.made).toBe(made + 1);
   });
 

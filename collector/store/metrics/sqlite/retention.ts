@@ -69,9 +69,9 @@ function boundsLeft(s: StoreState, m: SeriesMeta): Bounds {
   const row = s.st.seriesBounds.get(m.sid) as { lo: number | null; hi: number | null };
   let lo = row.lo ?? Number.POSITIVE_INFINITY;
   let hi = row.hi ?? Number.NEGATIVE_INFINITY;
-  const h = m.head;
-  for (let i = 0; h && i < h.length; i++) {
-    const t = h.tsAt(i);
+  const ts = m.head?.columns().ts;
+  for (let i = 0; ts && i < ts.length; i++) {
+    const t = ts[i]!;
     if (t < lo) lo = t;
     if (t > hi) hi = t;
   }

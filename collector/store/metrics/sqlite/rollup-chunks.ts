@@ -107,10 +107,10 @@ export function rawSpan(src: ChunkSource, series: RolledSeries, lo: number, hi: 
 export function headRanges(m: SeriesMeta, gap: number): number[] {
   const h = m.head;
   if (!h || h.length === 0) return [];
-  h.normalize();
-  const out: number[] = [h.tsAt(0), h.tsAt(0) + 1];
-  for (let i = 1; i < h.length; i++) {
-    const t = h.tsAt(i);
+  const { ts } = h.columns();
+  const out: number[] = [ts[0]!, ts[0]! + 1];
+  for (let i = 1; i < ts.length; i++) {
+    const t = ts[i]!;
     if (t - out[out.length - 1]! > gap) out.push(t, t + 1);
     else out[out.length - 1] = t + 1;
   }
