@@ -138,7 +138,7 @@ export class RemoteWriteColumns {
   warm(tenant: string, entries: readonly SeriesEntry[], version: number | undefined): number {
     let taken = 0;
     for (const e of entries) {
-      if (this.cache.size >= this.cache.maxEntries / 2) break;
+      if (!this.roomToWarm()) break;
       if (e.type !== "gauge" || !e.tags || !this.labelsOf(e.tags)) continue;
       const n = this.names.length;
       if (!isSeriesIdOf(e.id, e.tags[NAME_TAG]!, this.names, this.values, n) || metricIdProblem(e.id) || tagsProblem(e.tags, "metric")) continue;
@@ -156,6 +156,11 @@ export class RemoteWriteColumns {
       taken++;
     }
     return taken;
+  }
+
+  /** Whether warm() may fill more: half the cache at most, the rest left to series not stored yet. */
+  roomToWarm(): boolean {
+    return this.cache.size < this.cache.maxEntries / 2;
   }
 
   /** Reused by warm(): a series' labels without __name__ (sorted), and with it (in Prometheus' order). */

@@ -11,6 +11,8 @@ export async function warmRemoteWrite(cache: RemoteWriteColumns, store: MetricsS
   const started = performance.now();
   let taken = 0;
   for (const t of await store.listTenants()) {
+    // Past what warm() fills, no more tenants' series are listed for nothing.
+    if (!cache.roomToWarm()) break;
     taken += cache.warm(t.id, await store.listSeries(t.id), store.definitionsVersion?.());
   }
   if (taken > 0) log.info("remote write's series cache filled from the store", { series: taken, ms: Math.round(performance.now() - started) });
