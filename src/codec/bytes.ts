@@ -71,6 +71,16 @@ export class ByteWriter {
   }
 }
 
+/** Bytes ByteWriter.varuint writes for x in [0, 2^53]. */
+export function varuintSize(x: number): number {
+  let s = 1;
+  while (x >= 128) {
+    x = Math.floor(x / 128);
+    s++;
+  }
+  return s;
+}
+
 let aligned = new Uint32Array(1024);
 /** Its bytes (one view kept: making a view per call measured as much as the copy). */
 let alignedBytes = new Uint8Array(aligned.buffer);

@@ -4,7 +4,7 @@
  * byte by byte in docs/storage.md, "Point codec".
  */
 import type { Tags } from "../metrics/model.ts";
-import { ByteReader, ByteWriter } from "./bytes.ts";
+import { ByteReader, ByteWriter, varuintSize } from "./bytes.ts";
 import { planDecimal, readDecimal, writeDecimal } from "./decimal.ts";
 import { readDictionary, writeDictionary } from "./dictionary.ts";
 import { corrupt, PointCodecError } from "./errors.ts";
@@ -173,15 +173,6 @@ export function encodePoints(p: BlockPoints, opts: EncodeOptions = {}): Uint8Arr
  */
 let scratchBody = new ByteWriter(4096);
 const SCRATCH_KEEP_BYTES = 256 * 1024;
-
-function varuintSize(x: number): number {
-  let s = 1;
-  while (x >= 128) {
-    x = Math.floor(x / 128);
-    s++;
-  }
-  return s;
-}
 
 /** The header of a verified block: what it holds, without decoding the points. */
 export interface BlockInfo {

@@ -6,17 +6,9 @@
  * again. Written into one reused buffer: filling the cache for 50,000 series at start made no
  * garbage of its own (issue 28).
  */
+import { ByteWriter, varuintSize } from "../codec/bytes.ts";
 
 const utf8 = new TextEncoder();
-
-function varintSize(n: number): number {
-  let size = 1;
-  while (n >= 0x80) {
-    n = Math.floor(n / 128);
-    size++;
-  }
-  return size;
-}
 
 /** Bytes of `s` in UTF-8. */
 function utf8Length(s: string): number {
@@ -38,57 +30,48 @@ function utf8Length(s: string): number {
 
 /** Proto3 leaves empty strings out. */
 function stringFieldSize(bytes: number): number {
-  return bytes === 0 ? 0 : 1 + varintSize(bytes) + bytes;
+  return bytes === 0 ? 0 : 1 + varuintSize(bytes) + bytes;
 }
 
 export class LabelFieldWriter {
-  bytes = new Uint8Array(4096);
-  length = 0;
+  private readonly out = new ByteWriter(4096);
 
-  /**
-   * Writes the label fields of names[i] = values[i], i < n, in that order; the result is
-   * bytes[0, length), valid until the next write.
-   */
+  /** The last write's bytes: bytes[0, length), valid until the next write. */
+  get bytes(): Uint8Array {
+    return this.out.buf;
+  }
+
+  get length(): number {
+    return this.out.pos;
+  }
+
+  /** Writes the label fields of names[i] = values[i], i < n, in that order. */
   write(names: readonly string[], values: readonly string[], n: number): void {
-    let size = 0;
-    for (let i = 0; i < n; i++) {
-      const inner = stringFieldSize(utf8Length(names[i]!)) + stringFieldSize(utf8Length(values[i]!));
-      size += 1 + varintSize(inner) + inner;
-    }
-    if (size > this.bytes.length) this.bytes = new Uint8Array(Math.max(size, this.bytes.length * 2));
-    let at = 0;
+    const out = this.out;
+    out.pos = 0;
     for (let i = 0; i < n; i++) {
       const name = names[i]!;
       const value = values[i]!;
       const nl = utf8Length(name);
       const vl = utf8Length(value);
-      this.bytes[at++] = 0x0a;
-      at = this.varint(at, stringFieldSize(nl) + stringFieldSize(vl));
-      at = this.string(at, 0x0a, name, nl);
-      at = this.string(at, 0x12, value, vl);
+      out.byte(0x0a);
+      out.varuint(stringFieldSize(nl) + stringFieldSize(vl));
+      this.string(0x0a, name, nl);
+      this.string(0x12, value, vl);
     }
-    this.length = at;
   }
 
-  private varint(at: number, n: number): number {
-    const out = this.bytes;
-    while (n >= 0x80) {
-      out[at++] = (n & 0x7f) | 0x80;
-      n = Math.floor(n / 128);
-    }
-    out[at++] = n;
-    return at;
-  }
-
-  private string(at: number, key: number, s: string, bytes: number): number {
-    if (bytes === 0) return at;
-    const out = this.bytes;
-    out[at++] = key;
-    at = this.varint(at, bytes);
+  private string(key: number, s: string, bytes: number): void {
+    if (bytes === 0) return;
+    const out = this.out;
+    out.byte(key);
+    out.varuint(bytes);
+    out.ensure(bytes);
+    const at = out.pos;
     if (bytes === s.length) {
       // ASCII: one byte a character, without a view or an encoder's result.
-      for (let i = 0; i < s.length; i++) out[at + i] = s.charCodeAt(i);
-    } else utf8.encodeInto(s, out.subarray(at, at + bytes));
-    return at + bytes;
+      for (let i = 0; i < s.length; i++) out.buf[at + i] = s.charCodeAt(i);
+    } else utf8.encodeInto(s, out.buf.subarray(at, at + bytes));
+    out.pos = at + bytes;
   }
 }

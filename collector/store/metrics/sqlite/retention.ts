@@ -69,11 +69,11 @@ function boundsLeft(s: StoreState, m: SeriesMeta): Bounds {
   const row = s.st.seriesBounds.get(m.sid) as { lo: number | null; hi: number | null };
   let lo = row.lo ?? Number.POSITIVE_INFINITY;
   let hi = row.hi ?? Number.NEGATIVE_INFINITY;
+  // The head's columns are sorted: its first and last points are its bounds.
   const ts = m.head?.columns().ts;
-  for (let i = 0; ts && i < ts.length; i++) {
-    const t = ts[i]!;
-    if (t < lo) lo = t;
-    if (t > hi) hi = t;
+  if (ts && ts.length > 0) {
+    lo = Math.min(lo, ts[0]!);
+    hi = Math.max(hi, ts[ts.length - 1]!);
   }
   return { minTs: Number.isFinite(lo) ? lo : undefined, maxTs: Number.isFinite(hi) ? hi : undefined };
 }
