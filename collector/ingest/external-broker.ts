@@ -1,5 +1,4 @@
 import { parseBrokerUrl, portNote } from "../../src/protocol/broker-url.ts";
-import mqtt from "mqtt";
 import type { Logger } from "../../src/log/logger.ts";
 import type { IngestTransport } from "./transport.ts";
 
@@ -36,6 +35,9 @@ export function sharedFilters(filters: readonly string[], group: string | undefi
 export async function connectExternalBroker(o: ExternalBrokerOptions): Promise<IngestTransport> {
   const note = portNote(o.url);
   if (note) o.log.info(`--broker ${note}`);
+  // Loaded here, not at start: the embedded broker needs no client, and the client's modules
+  // cost an idle collector about 5 MB (issue 28, docs/storage.md).
+  const { default: mqtt } = await import("mqtt");
   const client = mqtt.connect(o.url, {
     port: parseBrokerUrl(o.url).port,
     clientId: `outpost-collector-${crypto.randomUUID().slice(0, 8)}`,
