@@ -40,7 +40,7 @@ export function flushDue(s: StoreState, force = false, sliced = false): void {
   if (remaining > s.opts.maxHeadPoints) {
     // A set: with tens of thousands of heads due and over budget at once, includes() was quadratic.
     const chosen = new Set(due);
-    const rest = [...s.dirty].filter((m) => !chosen.has(m) && m.head && m.head.length > 0);
+    const rest = s.dirty.toArray().filter((m) => !chosen.has(m) && m.head && m.head.length > 0);
     rest.sort((a, b) => b.head!.length - a.head!.length);
     for (const m of rest) {
       if (remaining <= s.opts.maxHeadPoints / 2) break;

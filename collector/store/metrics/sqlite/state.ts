@@ -14,6 +14,8 @@ import type { RollupTier } from "../../../../src/metrics/rollup/tiers.ts";
 import type { SqliteRollups } from "./rollups.ts";
 import type { RollupCompute } from "./rollup-remote.ts";
 import { HeadSegments } from "../head-segments.ts";
+import { DirtySet } from "../dirty-set.ts";
+import { SidIndex } from "../sid-index.ts";
 import { LogScratch } from "../log-body.ts";
 import { METRICS_DB } from "./schema.ts";
 import { IngestLog } from "./ingest-log.ts";
@@ -82,6 +84,8 @@ export interface SeriesMeta {
   head?: SeriesHead;
   /** Log sequence of the oldest batch whose points are still in the head. */
   headFirstSeq: number;
+  /** Its position in the store's dirty set, -1 when not in it (dirty-set.ts). */
+  dirtyAt: number;
   /**
    * True while registered: a handle kept outside the registry (a writer's SeriesSlot, a
    * committed group awaiting its apply) holds only while this does.
@@ -161,11 +165,11 @@ export class StoreState {
    * without building one key string per series (a few percent of ingest CPU).
    */
   readonly byKind = new Map<string, Map<string, SeriesMeta>>();
-  readonly bySid = new Map<number, SeriesMeta>();
+  readonly bySid = new SidIndex<SeriesMeta>();
   readonly byTenant = new Map<string, Set<SeriesMeta>>();
   readonly tenants = new Map<string, Tenant>();
   /** Series whose head holds points. */
-  readonly dirty = new Set<SeriesMeta>();
+  readonly dirty = new DirtySet<SeriesMeta>();
   headPoints = 0;
   isReady = false;
   flushScheduled = false;
@@ -286,7 +290,7 @@ export class StoreState {
     let ids = this.byKind.get(k);
     if (!ids) this.byKind.set(k, (ids = new Map()));
     ids.set(m.id, m);
-    this.bySid.set(m.sid, m);
+    this.bySid.set(m);
     let set = this.byTenant.get(m.tenant);
     if (!set) this.byTenant.set(m.tenant, (set = new Set()));
     set.add(m);
@@ -312,7 +316,7 @@ export class StoreState {
     const t = tags && Object.keys(tags).length ? (Object.isFrozen(tags) ? tags : { ...tags }) : undefined;
     const sid = this.nextSid++;
     this.st.insertSeries.run(sid, tenant, type, id, t ? JSON.stringify(t) : null, retention ?? null);
-    return { sid, tenant, type, id, tags: t, retention, flushedSeq: 0, headFirstSeq: 0, live: false };
+    return { sid, tenant, type, id, tags: t, retention, flushedSeq: 0, headFirstSeq: 0, dirtyAt: -1, live: false };
   }
 
   /** Retention in days: the metric's, else the tenant's for the type, else the default. */

@@ -68,6 +68,7 @@ export class SqliteMetricsStore implements MetricsStore {
         maxTs: r.max_ts ?? undefined,
         flushedSeq: r.flushed_seq,
         headFirstSeq: 0,
+        dirtyAt: -1,
         live: false,
       });
     }

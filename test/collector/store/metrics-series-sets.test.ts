@@ -1,0 +1,118 @@
+/**
+ * The store's series by sid (sid-index.ts) and its set of series with points in their heads
+ * (dirty-set.ts), which replaced a Map and a Set (issue 28): checked against those, operation by
+ * operation, over random sequences, and through a store whose series are sealed, deleted and
+ * written again.
+ */
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { DirtySet } from "../../../collector/store/metrics/dirty-set.ts";
+import { SidIndex } from "../../../collector/store/metrics/sid-index.ts";
+import { sqliteMetricsStoresPerTest } from "../../helpers/temp-metrics-store.ts";
+
+interface Item {
+  sid: number;
+  dirtyAt: number;
+}
+
+const op = fc.record({ kind: fc.constantFrom("add", "delete"), sid: fc.integer({ min: 0, max: 60 }) });
+
+describe("SidIndex", () => {
+  it("answers as a Map by sid would, after any sequence of sets and deletes", () => {
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 300 }), (ops) => {
+        const index = new SidIndex<Item>();
+        const model = new Map<number, Item>();
+        for (const o of ops) {
+          if (o.kind === "add") {
+            const item = { sid: o.sid, dirtyAt: -1 };
+            index.set(item);
+            model.set(o.sid, item);
+          } else {
+            index.delete(o.sid);
+            model.delete(o.sid);
+          }
+          expect(index.size).toBe(model.size);
+        }
+        for (let sid = 0; sid <= 61; sid++) {
+          expect(index.get(sid)).toBe(model.get(sid));
+          expect(index.has(sid)).toBe(model.has(sid));
+        }
+        expect([...index.values()].sort((a, b) => a.sid - b.sid)).toEqual([...model.values()].sort((a, b) => a.sid - b.sid));
+      }),
+    );
+  });
+
+  it("refuses a sid that cannot be an index", () => {
+    const index = new SidIndex<Item>();
+    expect(() => index.set({ sid: -1, dirtyAt: -1 })).toThrow(RangeError);
+    expect(() => index.set({ sid: 1.5, dirtyAt: -1 })).toThrow(RangeError);
+    expect(index.size).toBe(0);
+  });
+});
+
+describe("DirtySet", () => {
+  it("holds what a Set would, each member once, after any sequence of adds and deletes", () => {
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 300 }), (ops) => {
+        const items = Array.from({ length: 61 }, (_, sid) => ({ sid, dirtyAt: -1 }));
+        const set = new DirtySet<Item>();
+        const model = new Set<Item>();
+        for (const o of ops) {
+          const item = items[o.sid]!;
+          if (o.kind === "add") {
+            set.add(item);
+            model.add(item);
+          } else {
+            set.delete(item);
+            model.delete(item);
+          }
+          expect(set.size).toBe(model.size);
+        }
+        const members = [...set];
+        expect(new Set(members).size).toBe(members.length);
+        expect(new Set(members)).toEqual(model);
+        expect(set.toArray()).toEqual(members);
+        for (const item of items) {
+          expect(set.has(item)).toBe(model.has(item));
+          // Its own position is where it is, or -1.
+          expect(item.dirtyAt === -1 ? !model.has(item) : members[item.dirtyAt] === item).toBe(true);
+        }
+      }),
+    );
+  });
+});
+
+describe("a store with series sealed, deleted and written again", () => {
+  const stores = sqliteMetricsStoresPerTest("outpost-series-sets-");
+  const T0 = Date.now() - 3_600_000;
+
+  it("keeps every series' points, and seals only those with points in their heads", async () => {
+    const store = await stores.open({ synchronous: "NORMAL", maintenanceIntervalMs: 3_600_000 });
+    const ids = Array.from({ length: 40 }, (_, i) => `m${i}`);
+    const write = (from: number, to: number, which: string[]) =>
+      store.write(
+        "t",
+        which.map((id) => ({ type: "gauge" as const, id, points: Array.from({ length: to - from }, (_, k) => ({ timestamp: T0 + (from + k) * 1000, value: from + k })) })),
+      );
+    await write(0, 10, ids);
+    expect(store.stats().headPoints).toBe(400);
+    // Some series sealed, then some deleted, then all written again.
+    store.flushDue(true);
+    expect(store.stats().headPoints).toBe(0);
+    await write(10, 20, ids.slice(0, 20));
+    for (const id of ids.slice(10, 30)) expect(await store.deleteMetric("t", "gauge", id)).toBe(true);
+    expect(store.stats().series).toBe(20);
+    expect(store.stats().headPoints).toBe(100);
+    await write(20, 25, ids);
+    expect(store.stats().series).toBe(40);
+    store.flushDue(true);
+    expect(store.stats().headPoints).toBe(0);
+    for (const [i, id] of ids.entries()) {
+      const got = await store.readSeries("t", "gauge", id, 0, T0 + 60_000);
+      const expected = i < 10 ? 25 : i < 30 ? 5 : 15;
+      expect(got?.ts.length, id).toBe(expected);
+      expect(got?.ts[got.ts.length - 1]).toBe(T0 + 24_000);
+    }
+  });
+});
