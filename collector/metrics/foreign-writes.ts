@@ -78,12 +78,14 @@ export async function writeForeignSeries(deps: WriteDeps, tenant: string, series
 }
 
 /**
- * A remote-write series as it is stored: its metric id and the item ensureTags is given (tags
- * frozen, shared); the store keeps its handle of the series in it (a SeriesSlot: its id never changes).
+ * A remote-write series as it is stored: its metric id and tags (frozen, shared with the store),
+ * itself the item ensureTags is given (one object a series rather than two: issue 28); the store
+ * keeps its handle of the series in it (a SeriesSlot: its id never changes).
  */
 export interface RemoteSeries extends MappedSeries, SeriesSlot {
+  readonly type: "gauge";
   id: string;
-  item: { type: "gauge"; id: string; tags: Readonly<Tags> };
+  tags: Readonly<Tags>;
   /** The tenant and store definitions version with which ensureTags last had this series' tags stored. */
   ensuredTenant?: string;
   ensuredVersion?: number;
@@ -119,7 +121,7 @@ export class RemoteWriteColumns {
     let s = this.byId.get(id);
     if (!s) {
       if (this.byId.size >= this.cache.maxEntries) this.byId.clear();
-      this.byId.set(id, (s = { id, item: { type: "gauge", id, tags: Object.freeze(tags) }, lastRequest: 0, storeOwner: undefined, storeHandle: undefined }));
+      this.byId.set(id, (s = { type: "gauge", id, tags: Object.freeze(tags), lastRequest: 0, storeOwner: undefined, storeHandle: undefined }));
     }
     return s;
   };
@@ -147,7 +149,7 @@ export class RemoteWriteColumns {
       const end = this.fields.length;
       if (this.cache.get(bytes, 0, end)) continue;
       let s = this.byId.get(e.id);
-      if (!s) this.byId.set(e.id, (s = { id: e.id, item: { type: "gauge", id: e.id, tags: e.tags }, lastRequest: 0, storeOwner: undefined, storeHandle: undefined }));
+      if (!s) this.byId.set(e.id, (s = { type: "gauge", id: e.id, tags: e.tags, lastRequest: 0, storeOwner: undefined, storeHandle: undefined }));
       this.cache.set(bytes, 0, end, s);
       if (version !== undefined && s.ensuredVersion === undefined) {
         s.ensuredTenant = tenant;
@@ -235,10 +237,7 @@ export async function writeRemoteColumns(deps: WriteDeps, tenant: string, c: Sam
   const version = deps.store.definitionsVersion?.();
   const need = version === undefined ? c.series : c.series.filter((s) => s.ensuredVersion !== version || s.ensuredTenant !== tenant);
   if (need.length > 0) {
-    await deps.store.ensureTags(
-      tenant,
-      need.map((s) => s.item),
-    );
+    await deps.store.ensureTags(tenant, need);
     if (version !== undefined && deps.store.definitionsVersion?.() === version) {
       for (const s of need) {
         s.ensuredTenant = tenant;
