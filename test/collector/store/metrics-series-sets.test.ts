@@ -1,18 +1,20 @@
 /**
- * The store's series by sid (sid-index.ts) and its set of series with points in their heads
- * (dirty-set.ts), which replaced a Map and a Set (issue 28): checked against those, operation by
- * operation, over random sequences, and through a store whose series are sealed, deleted and
- * written again.
+ * The store's series by sid (sid-index.ts), its set of series with points in their heads
+ * (dirty-set.ts) and each tenant's list of series (listed-series.ts), which replaced a Map and
+ * two Sets (issue 28): checked against those, operation by operation, over random sequences, and
+ * through a store whose series are sealed, deleted and written again.
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { DirtySet } from "../../../collector/store/metrics/dirty-set.ts";
+import { ListedSeries } from "../../../collector/store/metrics/listed-series.ts";
 import { SidIndex } from "../../../collector/store/metrics/sid-index.ts";
 import { sqliteMetricsStoresPerTest } from "../../helpers/temp-metrics-store.ts";
 
 interface Item {
   sid: number;
   dirtyAt: number;
+  listedAt: number;
 }
 
 const op = fc.record({ kind: fc.constantFrom("add", "delete"), sid: fc.integer({ min: 0, max: 60 }) });
@@ -25,7 +27,7 @@ describe("SidIndex", () => {
         const model = new Map<number, Item>();
         for (const o of ops) {
           if (o.kind === "add") {
-            const item = { sid: o.sid, dirtyAt: -1 };
+            const item = { sid: o.sid, dirtyAt: -1, listedAt: -1 };
             index.set(item);
             model.set(o.sid, item);
           } else {
@@ -45,8 +47,8 @@ describe("SidIndex", () => {
 
   it("refuses a sid that cannot be an index", () => {
     const index = new SidIndex<Item>();
-    expect(() => index.set({ sid: -1, dirtyAt: -1 })).toThrow(RangeError);
-    expect(() => index.set({ sid: 1.5, dirtyAt: -1 })).toThrow(RangeError);
+    expect(() => index.set({ sid: -1, dirtyAt: -1, listedAt: -1 })).toThrow(RangeError);
+    expect(() => index.set({ sid: 1.5, dirtyAt: -1, listedAt: -1 })).toThrow(RangeError);
     expect(index.size).toBe(0);
   });
 });
@@ -55,7 +57,7 @@ describe("DirtySet", () => {
   it("holds what a Set would, each member once, after any sequence of adds and deletes", () => {
     fc.assert(
       fc.property(fc.array(op, { maxLength: 300 }), (ops) => {
-        const items = Array.from({ length: 61 }, (_, sid) => ({ sid, dirtyAt: -1 }));
+        const items = Array.from({ length: 61 }, (_, sid) => ({ sid, dirtyAt: -1, listedAt: -1 }));
         const set = new DirtySet<Item>();
         const model = new Set<Item>();
         for (const o of ops) {
@@ -80,6 +82,45 @@ describe("DirtySet", () => {
         }
       }),
     );
+  });
+});
+
+describe("ListedSeries", () => {
+  it("lists what a Set would, in the same order, after any sequence of adds and deletes", () => {
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 600 }), (ops) => {
+        const items = Array.from({ length: 61 }, (_, sid) => ({ sid, dirtyAt: -1, listedAt: -1 }));
+        const list = new ListedSeries<Item>();
+        const model = new Set<Item>();
+        for (const o of ops) {
+          const item = items[o.sid]!;
+          if (o.kind === "add") {
+            list.add(item);
+            model.add(item);
+          } else {
+            list.delete(item);
+            model.delete(item);
+          }
+          expect(list.size).toBe(model.size);
+        }
+        expect([...list]).toEqual([...model]);
+      }),
+    );
+  });
+
+  it("closes its holes once they are half the list, keeping the order", () => {
+    const items = Array.from({ length: 200 }, (_, sid) => ({ sid, dirtyAt: -1, listedAt: -1 }));
+    const list = new ListedSeries<Item>();
+    for (const it of items) list.add(it);
+    for (const it of items.slice(0, 150)) list.delete(it);
+    expect([...list]).toEqual(items.slice(150));
+    // Compacted once 101 were gone: the members moved down, in order; those removed are out.
+    expect(items[150]!.listedAt).toBe(49);
+    const at = items.slice(150).map((it) => it.listedAt);
+    expect(at).toEqual(at.map((_, k) => 49 + k));
+    expect(items.slice(0, 150).every((it) => it.listedAt === -1)).toBe(true);
+    list.add(items[0]!);
+    expect([...list]).toEqual([...items.slice(150), items[0]]);
   });
 });
 

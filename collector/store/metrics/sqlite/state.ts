@@ -15,6 +15,7 @@ import type { SqliteRollups } from "./rollups.ts";
 import type { RollupCompute } from "./rollup-remote.ts";
 import { HeadSegments } from "../head-segments.ts";
 import { DirtySet } from "../dirty-set.ts";
+import { ListedSeries } from "../listed-series.ts";
 import { SidIndex } from "../sid-index.ts";
 import { LogScratch } from "../log-body.ts";
 import { METRICS_DB } from "./schema.ts";
@@ -86,6 +87,8 @@ export interface SeriesMeta {
   headFirstSeq: number;
   /** Its position in the store's dirty set, -1 when not in it (dirty-set.ts). */
   dirtyAt: number;
+  /** Its position in its tenant's list, -1 when not in it (listed-series.ts). */
+  listedAt: number;
   /**
    * True while registered: a handle kept outside the registry (a writer's SeriesSlot, a
    * committed group awaiting its apply) holds only while this does.
@@ -166,7 +169,7 @@ export class StoreState {
    */
   readonly byKind = new Map<string, Map<string, SeriesMeta>>();
   readonly bySid = new SidIndex<SeriesMeta>();
-  readonly byTenant = new Map<string, Set<SeriesMeta>>();
+  readonly byTenant = new Map<string, ListedSeries<SeriesMeta>>();
   readonly tenants = new Map<string, Tenant>();
   /** Series whose head holds points. */
   readonly dirty = new DirtySet<SeriesMeta>();
@@ -292,7 +295,7 @@ export class StoreState {
     ids.set(m.id, m);
     this.bySid.set(m);
     let set = this.byTenant.get(m.tenant);
-    if (!set) this.byTenant.set(m.tenant, (set = new Set()));
+    if (!set) this.byTenant.set(m.tenant, (set = new ListedSeries()));
     set.add(m);
   }
 
@@ -316,7 +319,7 @@ export class StoreState {
     const t = tags && Object.keys(tags).length ? (Object.isFrozen(tags) ? tags : { ...tags }) : undefined;
     const sid = this.nextSid++;
     this.st.insertSeries.run(sid, tenant, type, id, t ? JSON.stringify(t) : null, retention ?? null);
-    return { sid, tenant, type, id, tags: t, retention, flushedSeq: 0, headFirstSeq: 0, dirtyAt: -1, live: false };
+    return { sid, tenant, type, id, tags: t, retention, flushedSeq: 0, headFirstSeq: 0, dirtyAt: -1, listedAt: -1, live: false };
   }
 
   /** Retention in days: the metric's, else the tenant's for the type, else the default. */

@@ -69,6 +69,7 @@ export class SqliteMetricsStore implements MetricsStore {
         flushedSeq: r.flushed_seq,
         headFirstSeq: 0,
         dirtyAt: -1,
+        listedAt: -1,
         live: false,
       });
     }
