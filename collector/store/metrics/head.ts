@@ -36,7 +36,11 @@ const COPY_LOOP = 64;
  * back to, the store's pool when one is given: readers copy what they keep of a head's columns().
  */
 export class SeriesHead {
-  private readonly segs: Float64Array[] = [];
+  /**
+   * Every segment, in order, once there are two or more; undefined while there is one (`last`)
+   * or none: most heads of slow series hold one, and the array cost 50–60 bytes a head (issue 28).
+   */
+  private segs: Float64Array[] | undefined;
   /** The last segment, its capacity and the index of its first point (read on every append). */
   private last: Float64Array = NONE;
   private lastCap = 0;
@@ -61,12 +65,22 @@ export class SeriesHead {
     if (!numeric) this.strs = [];
   }
 
+  /** Segments held. */
+  private get segCount(): number {
+    return this.segs ? this.segs.length : this.last === NONE ? 0 : 1;
+  }
+
+  /** Segment g (< segCount). */
+  private seg(g: number): Float64Array {
+    return this.segs ? this.segs[g]! : this.last;
+  }
+
   /** A new last segment. */
   private grow(): Float64Array {
     const total = this.lastStart + this.lastCap;
-    const cap = this.segs.length === 0 ? this.refill : total < DOUBLE_FROM ? MIN_SEGMENT : Math.min(MAX_SEGMENT, total);
+    const cap = this.last === NONE ? this.refill : total < DOUBLE_FROM ? MIN_SEGMENT : Math.min(MAX_SEGMENT, total);
     const s = this.pool ? this.pool.take(cap) : new Float64Array(2 * cap);
-    this.segs.push(s);
+    if (this.last !== NONE) (this.segs ??= [this.last]).push(s);
     this.last = s;
     this.lastStart = total;
     this.lastCap = cap;
@@ -147,10 +161,10 @@ export class SeriesHead {
     if (this.strs) this.strs[i] = v as string;
     else {
       // The point is in the last segment but for a repeat of the first point of it.
-      let g = this.segs.length - 1;
+      let g = this.segCount - 1;
       let start = this.lastStart;
-      while (i < start) start -= this.segs[--g]!.length >> 1;
-      const seg = this.segs[g]!;
+      while (i < start) start -= this.seg(--g).length >> 1;
+      const seg = this.seg(g);
       seg[(seg.length >> 1) + i - start] = v as number;
     }
     if (tags !== undefined || this.tags !== undefined) {
@@ -167,7 +181,7 @@ export class SeriesHead {
     const nums = numsScratch;
     const numeric = this.strs === undefined;
     for (let g = 0, at = 0; at < n; g++) {
-      const seg = this.segs[g]!;
+      const seg = this.seg(g);
       const cap = seg.length >> 1;
       const count = Math.min(cap, n - at);
       if (count < COPY_LOOP) {
@@ -189,7 +203,7 @@ export class SeriesHead {
   columns(): { ts: Float64Array; nums: Float64Array | undefined } {
     this.normalize();
     const n = this.length;
-    if (this.segs.length === 1) {
+    if (this.segs === undefined) {
       const seg = this.last;
       return { ts: seg.subarray(0, n), nums: this.strs ? undefined : seg.subarray(this.lastCap, this.lastCap + n) };
     }
@@ -215,7 +229,7 @@ export class SeriesHead {
     // Back into the same segments, in order (the scratch holds the points meanwhile); a later
     // write of a timestamp replaces the earlier one in its slot.
     let g = 0;
-    let seg = this.segs[0]!;
+    let seg = this.seg(0);
     let cap = seg.length >> 1;
     let off = 0;
     let start = 0;
@@ -233,7 +247,7 @@ export class SeriesHead {
       }
       if (off === cap) {
         start += cap;
-        seg = this.segs[++g]!;
+        seg = this.seg(++g);
         cap = seg.length >> 1;
         off = 0;
       }
@@ -247,9 +261,12 @@ export class SeriesHead {
       k++;
     }
     // Segments past the points left go back.
-    while (this.segs.length > g + 1) {
-      const s = this.segs.pop()!;
-      this.pool?.give(s);
+    if (this.segs) {
+      while (this.segs.length > g + 1) {
+        const s = this.segs.pop()!;
+        this.pool?.give(s);
+      }
+      if (this.segs.length === 1) this.segs = undefined;
     }
     this.last = seg;
     this.lastCap = cap;
@@ -269,8 +286,11 @@ export class SeriesHead {
     this.lastT = Number.NEGATIVE_INFINITY;
     this.tags = undefined;
     if (this.strs) this.strs = [];
-    if (this.pool) for (const s of this.segs) this.pool.give(s);
-    this.segs.length = 0;
+    if (this.pool) {
+      if (this.segs) for (const s of this.segs) this.pool.give(s);
+      else if (this.last !== NONE) this.pool.give(this.last);
+    }
+    this.segs = undefined;
     this.last = NONE;
     this.lastCap = 0;
     this.lastStart = 0;
@@ -281,6 +301,6 @@ export class SeriesHead {
 
   /** Segments held and their capacities (for tests). */
   get segmentCapacities(): number[] {
-    return this.segs.map((s) => s.length >> 1);
+    return this.segs ? this.segs.map((s) => s.length >> 1) : this.last === NONE ? [] : [this.last.length >> 1];
   }
 }
