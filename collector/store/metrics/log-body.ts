@@ -142,9 +142,91 @@ function typedArray(out: Uint8Array, o: number, tag: number, a: Uint8Array | Uin
   return o + n;
 }
 
-export function decodeLogBody(bytes: Uint8Array): LogBody {
+/**
+ * Decodes a log body. With `scratch`, a body in the form encodeLogBody writes by hand (numeric,
+ * no strings, no point tags: every remote-write and JSON body) is copied into the scratch's
+ * columns, and the result is valid until the scratch's next use; other bodies (and all without
+ * a scratch) are decoded by cbor-x into arrays of their own. Why: the replay at start decoded
+ * every body of the log into fresh arrays (cbor-x copies a typed array not aligned in its
+ * input), as many bytes of garbage as the log held (issue 28, docs/storage.md "Fewer bytes a series").
+ */
+export function decodeLogBody(bytes: Uint8Array, scratch?: LogBodyScratch): LogBody {
+  const fast = scratch?.decode(bytes);
+  if (fast) return fast;
   const v = decode(bytes) as [number, Uint32Array, Uint32Array, Float64Array, Float64Array, string[], [number, Tags][], Uint8Array?];
   if (v[0] === 2) return { sids: v[1], counts: v[2], ts: v[3], nums: v[4], strs: v[5], tags: v[6] };
   if (v[0] !== VERSION || !(v[7] instanceof Uint8Array) || v[7].length !== v[1].length) throw new Error(`unknown ingest log body version ${v[0]}`);
   return { sids: v[1], counts: v[2], ts: v[3], nums: v[4], strs: v[5], tags: v[6], strParts: v[7] };
 }
+
+/** The columns decodeLogBody copies bodies into, grown as needed and reused from body to body. */
+export class LogBodyScratch {
+  private bytes = new Uint8Array(64 * 1024);
+  private readonly noStrs: string[] = [];
+  private readonly noTags: [number, Tags][] = [];
+  /** Where decode() read up to (its parse of a tagged byte string). */
+  private at = 0;
+
+  /** The body's columns in the scratch, or undefined when it is not in encodeLogBody's hand-written form. */
+  decode(b: Uint8Array): LogBody | undefined {
+    if (b.length < 2 || b[0] !== 0x88 || b[1] !== VERSION) return undefined;
+    this.at = 2;
+    const sids = this.tagged(b, TAG_UINT32_LE);
+    const counts = sids && this.tagged(b, TAG_UINT32_LE);
+    const ts = counts && this.tagged(b, TAG_FLOAT64_LE);
+    const nums = ts && this.tagged(b, TAG_FLOAT64_LE);
+    if (!nums || b[this.at] !== 0x80 || b[this.at + 1] !== 0x80) return undefined;
+    this.at += 2;
+    const parts = this.tagged(b, TAG_UINT8);
+    if (!parts || this.at !== b.length) return undefined;
+    const n = sids[1] / 4;
+    const points = ts[1] / 8;
+    if (counts[1] !== sids[1] || nums[1] !== ts[1] || parts[1] !== n || n % 1 !== 0 || points % 1 !== 0) return undefined;
+    // One buffer, each column at an offset aligned for its type: sids, counts, ts, nums, parts.
+    const tsAt = align8(8 * n);
+    const numsAt = tsAt + 8 * points;
+    const partsAt = numsAt + 8 * points;
+    const size = partsAt + n;
+    if (this.bytes.length < size) this.bytes = new Uint8Array(Math.max(size, this.bytes.length * 2));
+    const out = this.bytes;
+    out.set(b.subarray(sids[0], sids[0] + 4 * n), 0);
+    out.set(b.subarray(counts[0], counts[0] + 4 * n), 4 * n);
+    out.set(b.subarray(ts[0], ts[0] + 8 * points), tsAt);
+    out.set(b.subarray(nums[0], nums[0] + 8 * points), numsAt);
+    out.set(b.subarray(parts[0], parts[0] + n), partsAt);
+    const buf = out.buffer;
+    return {
+      sids: new Uint32Array(buf, 0, n),
+      counts: new Uint32Array(buf, 4 * n, n),
+      ts: new Float64Array(buf, tsAt, points),
+      nums: new Float64Array(buf, numsAt, points),
+      strs: this.noStrs,
+      tags: this.noTags,
+      strParts: new Uint8Array(buf, partsAt, n),
+    };
+  }
+
+  /** [start, length] of the tagged byte string at `at` (its tag `tag`), or undefined. */
+  private tagged(b: Uint8Array, tag: number): [number, number] | undefined {
+    let o = this.at;
+    if (b[o] !== 0xd8 || b[o + 1] !== tag) return undefined;
+    o += 2;
+    const h = b[o++];
+    let n: number;
+    if (h === undefined || h < 0x40) return undefined;
+    if (h < 0x58) n = h - 0x40;
+    else if (h === 0x58) n = b[o++]!;
+    else if (h === 0x59) {
+      n = (b[o]! << 8) | b[o + 1]!;
+      o += 2;
+    } else if (h === 0x5a) {
+      n = b[o]! * 0x100_0000 + ((b[o + 1]! << 16) | (b[o + 2]! << 8) | b[o + 3]!);
+      o += 4;
+    } else return undefined;
+    if (o + n > b.length) return undefined;
+    this.at = o + n;
+    return [o, n];
+  }
+}
+
+const align8 = (n: number) => (n + 7) & ~7;

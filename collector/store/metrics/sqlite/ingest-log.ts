@@ -1,7 +1,8 @@
-import { closeSync, constants, fdatasyncSync, ftruncateSync, openSync, readdirSync, readFileSync, unlinkSync, writeSync, writevSync } from "node:fs";
+import { closeSync, constants, fdatasyncSync, ftruncateSync, openSync, readdirSync, unlinkSync, writeSync, writevSync } from "node:fs";
 import { join } from "node:path";
 import { makePrivateDir } from "../../../../src/fs/private-files.ts";
 import { syncPath } from "../../../../src/fs/sync-path.ts";
+import { HEADER, MAGIC, segmentRecords } from "./log-records.ts";
 
 /**
  * The metrics store's ingest log: the bodies of committed write groups, appended to segment
@@ -22,8 +23,6 @@ import { syncPath } from "../../../../src/fs/sync-path.ts";
 
 /** The log's folder in the data folder (backups copy it too). */
 export const INGEST_LOG_DIR = "metrics-log";
-const MAGIC = 0x4f50_4c31;
-const HEADER = 24;
 /** A segment is closed, and the next opened, past this size. */
 const SEGMENT_BYTES = 64 * 1024 * 1024;
 const NAME = /^(\d{16})\.log$/;
@@ -45,21 +44,6 @@ function appendError(e: unknown): Error {
   const err = new Error(`appending to the metrics ingest log failed: ${(e as Error)?.message ?? String(e)}`);
   (err as Error & { code: string }).code = code === "ENOSPC" || code === "EDQUOT" ? "SQLITE_FULL" : "SQLITE_IOERR_WRITE";
   return err;
-}
-
-/** The end of the whole record at `o` (its magic, length and check right), or −1. */
-function recordEnd(bytes: Uint8Array, view: DataView, o: number): number {
-  if (o + HEADER > bytes.length || view.getUint32(o, true) !== MAGIC) return -1;
-  const len = view.getUint32(o + 8, true);
-  const end = o + HEADER + len;
-  if (len === 0 || end > bytes.length) return -1;
-  return Bun.hash.crc32(bytes.subarray(o + HEADER, end), Bun.hash.crc32(bytes.subarray(o + 8, o + HEADER))) === view.getUint32(o + 4, true) ? end : -1;
-}
-
-/** The offset of the next whole record from `from` on, or −1. */
-function nextRecord(bytes: Uint8Array, view: DataView, from: number): number {
-  for (let o = bytes.indexOf(MAGIC & 0xff, from); o >= 0; o = bytes.indexOf(MAGIC & 0xff, o + 1)) if (recordEnd(bytes, view, o) >= 0) return o;
-  return -1;
 }
 
 /** What the store does for the log: make its flushes durable before segments go, close a segment's descriptor. */
@@ -109,26 +93,11 @@ export class IngestLog {
       const seg: Segment = { first: Number(m[1]), path: join(this.dir, m[0]), last: Number(m[1]) - 1 };
       this.segments.push(seg);
       if (seg.first > this.next) this.next = seg.first;
-      const bytes = readFileSync(seg.path);
-      const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-      for (let o = 0; o + HEADER <= bytes.length; ) {
-        const end = recordEnd(bytes, view, o);
-        if (end < 0) {
-          // A torn tail ends the segment; damage within it (a bad sector) is skipped up to the
-          // next whole record, so that one bad record does not take the acknowledged ones after it.
-          const at = nextRecord(bytes, view, o + 1);
-          if (at < 0) break;
-          this.damaged++;
-          o = at;
-          continue;
-        }
-        const seq = view.getFloat64(o + 16, true);
-        seg.last = seq;
-        if (seq >= this.next) this.next = seq + 1;
-        this.live.push(seq);
-        const arrived = view.getUint32(o + 12, true);
-        yield { seq, body: bytes.subarray(o + HEADER, end), arrivalMs: arrived > 0 ? arrived * 1000 : undefined };
-        o = end;
+      for (const r of segmentRecords(seg.path, () => this.damaged++)) {
+        seg.last = r.seq;
+        if (r.seq >= this.next) this.next = r.seq + 1;
+        this.live.push(r.seq);
+        yield { seq: r.seq, body: r.body, arrivalMs: r.arrived > 0 ? r.arrived * 1000 : undefined };
       }
     }
     // Appends never follow a torn record: a new segment takes them (an empty last one is reused).

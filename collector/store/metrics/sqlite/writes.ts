@@ -1,7 +1,7 @@
 import type { MetricType, MetricWrite } from "../../../../src/metrics/model.ts";
 import type { WriteColumns } from "../../../../src/metrics/write-columns.ts";
 import { SeriesHead } from "../head.ts";
-import { buildLogBody, columnsLogBody, decodeLogBody, encodeLogBody, type LogBody } from "../log-body.ts";
+import { buildLogBody, columnsLogBody, decodeLogBody, encodeLogBody, type LogBody, LogBodyScratch } from "../log-body.ts";
 import { releaseDecoderInput } from "../../../../src/cbor/cbor.ts";
 import { flushDue } from "./flush.ts";
 import { isNumeric, kindKey, type PendingWrite, type SeriesMeta, type StoreState } from "./state.ts";
@@ -301,6 +301,8 @@ export async function replayLog(s: StoreState, started: number): Promise<{ batch
   let batches = 0;
   let points = 0;
   let after = 0;
+  // Bodies are applied one at a time, each decoded into the same columns (log-body.ts).
+  const scratch = new LogBodyScratch();
   const page = s.db.prepare("SELECT seq, body FROM ingest_log WHERE seq > ? ORDER BY seq LIMIT 256");
   for (;;) {
     const rows = page.all(after) as { seq: number; body: Uint8Array }[];
@@ -308,7 +310,7 @@ export async function replayLog(s: StoreState, started: number): Promise<{ batch
     s.legacyLog = true;
     for (const row of rows) {
       batches++;
-      points += replayBody(s, decodeLogBody(row.body), row.seq, started);
+      points += replayBody(s, decodeLogBody(row.body, scratch), row.seq, started);
       after = row.seq;
     }
     await new Promise<void>((r) => setImmediate(r));
@@ -321,7 +323,7 @@ export async function replayLog(s: StoreState, started: number): Promise<{ batch
   for (const r of s.log.open(next)) {
     // A head rebuilt from the log is as old as its first point's arrival (a clean stop leaves
     // the heads in the log): sealed when it would have been had the collector run on.
-    points += replayBody(s, decodeLogBody(r.body), r.seq, r.arrivalMs !== undefined ? Math.min(r.arrivalMs, started) : started);
+    points += replayBody(s, decodeLogBody(r.body, scratch), r.seq, r.arrivalMs !== undefined ? Math.min(r.arrivalMs, started) : started);
     if (++batches % 256 === 0) await new Promise<void>((r) => setImmediate(r));
   }
   releaseDecoderInput();
