@@ -221,6 +221,7 @@ async function startServices(values: OptionValues, ctx: ProgramContext | undefin
   const maxBody = Number(values["max-request-body"] ?? 32 * 1024 ** 2);
   const bodies = { maxBytes: maxBody, budget: new BodyBudget(4 * maxBody), option: "--max-request-body", memory, pace: bodyPaceOf(values) };
   telemetry.counterFrom("outpost_collector_memory_collections_total", "garbage collections run because resident memory was above --memory-target", () => memory.collections);
+  telemetry.counterFrom("outpost_collector_memory_young_collections_total", "young-generation garbage collections run while input came (at most one per 100 ms; none with --memory-target 0)", () => memory.youngCollections);
   if (jsonOffload) {
     telemetry.counterFrom("outpost_collector_ingest_worker_bodies_total", "JSON write bodies parsed into columns by the ingest worker thread (--ingest-worker-min-body)", () => jsonOffload.parsed);
     telemetry.counterFrom("outpost_collector_ingest_worker_lost_total", "ingest worker threads that failed, died or hung (their bodies were parsed on the main thread)", () => jsonOffload.lost);

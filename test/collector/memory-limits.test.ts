@@ -72,6 +72,10 @@ describe("--memory-target", () => {
     }
     const after = await (await fetch(`${col.url}/metrics`)).text();
     expect(Number(/^outpost_collector_memory_collections_total (\d+)$/m.exec(after)?.[1])).toBeGreaterThanOrEqual(1);
+    // And young collections while they came (one within 100 ms of the first body).
+    await Bun.sleep(250);
+    const young = await (await fetch(`${col.url}/metrics`)).text();
+    expect(Number(/^outpost_collector_memory_young_collections_total (\d+)$/m.exec(young)?.[1])).toBeGreaterThanOrEqual(1);
     const back = (await body(await col.req("/svc/metrics/gauges/m.big/raw?start=0"))) as unknown[];
     expect(back.length).toBe(20_000);
   });

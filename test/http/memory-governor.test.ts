@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { ApiError } from "../../src/http/errors.ts";
-import { MEMORY_RETRY_AFTER_S, MemoryGovernor, READ_EVERY_MS } from "../../src/http/memory-governor.ts";
+import { MEMORY_RETRY_AFTER_S, MemoryGovernor, READ_EVERY_MS, YOUNG_EVERY_MS } from "../../src/http/memory-governor.ts";
 
 const MB = 1024 * 1024;
 
@@ -19,8 +19,9 @@ function sim(o: { target: number; limit?: number; spacing?: number; minIntervalM
     limitBytes: o.limit ?? 0,
     spacingBytes: o.spacing ?? 16 * MB,
     minIntervalMs: o.minIntervalMs ?? 0,
-    // The rules by bytes and intervals; the reads' own pace has its test below.
+    // The rules by bytes and intervals; the reads' own pace, and young collections, have their tests below.
     readEveryMs: 0,
+    youngEveryMs: 0,
     rss: () => state.rss,
     collect: () => {
       state.collections++;
@@ -491,4 +492,51 @@ describe("MemoryGovernor", () => {
     off.g.collectNow();
     expect(off.state.collections).toBe(0);
   });
+
+  it("while input comes, schedules one young collection at a time, and none while idle or disabled", () => {
+    const timers: { fn: () => void; ms: number }[] = [];
+    let young = 0;
+    const make = (o: { target: number; youngEveryMs?: number }) =>
+      new MemoryGovernor({
+        targetBytes: o.target,
+        limitBytes: 0,
+        youngEveryMs: o.youngEveryMs,
+        rss: () => 10 * MB,
+        collect: () => {},
+        heap: () => 10 * MB,
+        collectYoung: () => young++,
+        schedule: (fn, ms) => timers.push({ fn, ms }),
+      });
+    const g = make({ target: 200 * MB });
+    // Idle: nothing scheduled.
+    expect(timers).toHaveLength(0);
+    // Bodies, MQTT batches, sealing garbage and queries each ask; one is scheduled until it ran.
+    g.admit(MB);
+    g.collectIfDue(MB);
+    g.garbage(MB);
+    g.queryStarts();
+    g.received(MB);
+    expect(timers).toHaveLength(1);
+    expect(timers[0]!.ms).toBe(YOUNG_EVERY_MS);
+    expect(young).toBe(0);
+    timers.shift()!.fn();
+    expect(young).toBe(1);
+    expect(g.youngCollections).toBe(1);
+    expect(g.collections).toBe(0);
+    // Input after it schedules the next one; none comes without input.
+    expect(timers).toHaveLength(0);
+    g.admit(MB);
+    expect(timers).toHaveLength(1);
+    timers.shift()!.fn();
+    expect(young).toBe(2);
+    // Disabled with the target (--memory-target 0) or by its option.
+    for (const off of [make({ target: 0 }), make({ target: 200 * MB, youngEveryMs: 0 })]) {
+      off.admit(MB);
+      off.collectIfDue(MB);
+      off.garbage(MB);
+      off.queryStarts();
+    }
+    expect(timers).toHaveLength(0);
+  });
 });
+
