@@ -32,10 +32,12 @@ export interface MemoryGovernorOptions {
   /** After a read that ran no collection, ms before the next (default READ_EVERY_MS). */
   readEveryMs?: number;
   /**
-   * Input, sealing or a query schedules a young collection this many ms later, one at a time
-   * (default YOUNG_EVERY_MS; 0: none). See `young()`.
+   * Once `youngSpacingBytes` of input or garbage have been counted, a young collection runs this
+   * many ms later, one at a time (default YOUNG_EVERY_MS; 0: none). See `young()`.
    */
   youngEveryMs?: number;
+  /** Bytes counted (as for `spacingBytes`) that make a young collection due (default YOUNG_SPACING). */
+  youngSpacingBytes?: number;
   /** Runs a young (eden) collection (default: bun:jsc's edenGC). */
   collectYoung?: () => void;
   /** Runs `fn` after `ms` without keeping the process alive (default: an unref'd setTimeout). */
@@ -76,11 +78,14 @@ export const MEMORY_RETRY_AFTER_S = 1;
  */
 export const READ_EVERY_MS = 50;
 /**
- * While input comes, a young collection every this many ms (issue 28, docs/storage.md "Young
- * collections"): the garbage of requests, batches and seals dies young, and the engine let it
- * grow to tens of MB before collecting it, in fresh pages each time.
+ * While input comes, a young collection at most every this many ms, once YOUNG_SPACING bytes
+ * were counted (issue 28, docs/storage.md "Young collections"): the garbage of requests, batches
+ * and seals dies young, and the engine let it grow to tens of MB before collecting it, in fresh
+ * pages each time. A young collection costs about 2–3 ms whatever it frees: so by bytes, not only
+ * by time (by time alone, remote write's slow live stream paid 0.2 CPU-s per M samples for it).
  */
 export const YOUNG_EVERY_MS = 100;
+export const YOUNG_SPACING = 256 * 1024;
 
 export class MemoryGovernor {
   private readonly spacing: number;
@@ -124,7 +129,10 @@ export class MemoryGovernor {
   youngCollections = 0;
   refused = 0;
   private youngPending = false;
+  /** Bytes counted since the last young collection ran. */
+  private youngSince = 0;
   private readonly youngEveryMs: number;
+  private readonly youngSpacing: number;
   private readonly collectYoung: () => void;
   private readonly schedule: (fn: () => void, ms: number) => void;
 
@@ -137,6 +145,7 @@ export class MemoryGovernor {
     this.heap = o.heap ?? (() => heapSize());
     this.now = o.now ?? Date.now;
     this.youngEveryMs = o.youngEveryMs ?? YOUNG_EVERY_MS;
+    this.youngSpacing = o.youngSpacingBytes ?? YOUNG_SPACING;
     this.collectYoung = o.collectYoung ?? (() => edenGC());
     this.schedule =
       o.schedule ??
@@ -219,7 +228,6 @@ export class MemoryGovernor {
    * one query every QUERY_CHECK_MS), else undefined.
    */
   queryStarts(): number | undefined {
-    if (!this.youngPending) this.young();
     if (this.o.targetBytes <= 0 || this.now() - this.lastQueryCheck < QUERY_CHECK_MS) return undefined;
     this.lastQueryCheck = this.now();
     return this.heap();
@@ -265,24 +273,26 @@ export class MemoryGovernor {
   /** Counts a body whose size was known only once read (chunked). */
   received(bytes: number): void {
     this.since += bytes;
-    if (!this.youngPending) this.young();
+    this.youngSince += bytes;
+    if (!this.youngPending && this.youngSince >= this.youngSpacing) this.young();
   }
 
   /**
-   * Schedules a young collection `youngEveryMs` from now, unless one is pending: at most one
-   * per interval while input comes, none while idle. Why: the engine collects its young
-   * generation only once it has grown by an amount it sizes by the machine's memory, so the
-   * garbage of requests (bodies' objects, answers, promises) reached tens of MB between its
-   * collections, each time in pages the system had to fault in afresh. Collected every 100 ms,
-   * the same few MB are reused while still mapped and in cache: under remote write from 50,000
-   * series the page faults per sample fell by half to two thirds and the peak by 15–35 MB, under MQTT by
-   * 30 %, for no more CPU (issue 28). It runs from a timer, not inside a request, so that the
-   * objects of the request in hand are not promoted for having been on the stack.
+   * Schedules a young collection `youngEveryMs` from now (once `youngSpacing` bytes were
+   * counted): at most one per interval while input comes, none while idle. Why: the engine
+   * collects its young generation only once it has grown by an amount it sizes by the machine's
+   * memory, so the garbage of requests (bodies' objects, answers, promises) reached tens of MB
+   * between its collections, each time in pages the system had to fault in afresh; collected
+   * sooner, the same few MB are reused while still mapped and in cache (figures in
+   * docs/storage.md, "Young collections"). It runs from a timer, not inside a request, so that
+   * the objects of the request in hand are not promoted for having been on the stack.
    */
   private young(): void {
     if (this.youngEveryMs <= 0 || this.o.targetBytes <= 0) return;
     this.youngPending = true;
     this.schedule(() => {
+      // What came meanwhile is collected with the rest.
+      this.youngSince = 0;
       this.youngPending = false;
       this.collectYoung();
       this.youngCollections++;
