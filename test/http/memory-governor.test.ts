@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { ApiError } from "../../src/http/errors.ts";
-import { MEMORY_RETRY_AFTER_S, MemoryGovernor, READ_EVERY_MS, YOUNG_EVERY_MS, YOUNG_SPACING } from "../../src/http/memory-governor.ts";
+import { MEMORY_RETRY_AFTER_S, MemoryGovernor, READ_EVERY_MS } from "../../src/http/memory-governor.ts";
 
 const MB = 1024 * 1024;
 
@@ -19,7 +19,7 @@ function sim(o: { target: number; limit?: number; spacing?: number; minIntervalM
     limitBytes: o.limit ?? 0,
     spacingBytes: o.spacing ?? 16 * MB,
     minIntervalMs: o.minIntervalMs ?? 0,
-    // The rules by bytes and intervals; the reads' own pace, and young collections, have their tests below.
+    // The rules by bytes and intervals; the reads' own pace has its test below, young collections theirs in memory-governor-young.test.ts.
     readEveryMs: 0,
     youngEveryMs: 0,
     rss: () => state.rss,
@@ -491,54 +491,5 @@ describe("MemoryGovernor", () => {
     const off = sim({ target: 0 });
     off.g.collectNow();
     expect(off.state.collections).toBe(0);
-  });
-
-  it("schedules a young collection once a spacing of input was counted, one at a time, none while idle or disabled", () => {
-    const timers: { fn: () => void; ms: number }[] = [];
-    let young = 0;
-    const make = (o: { target: number; youngEveryMs?: number }) =>
-      new MemoryGovernor({
-        targetBytes: o.target,
-        limitBytes: 0,
-        youngEveryMs: o.youngEveryMs,
-        rss: () => 10 * MB,
-        collect: () => {},
-        heap: () => 10 * MB,
-        collectYoung: () => young++,
-        schedule: (fn, ms) => timers.push({ fn, ms }),
-      });
-    const g = make({ target: 200 * MB });
-    // Idle: nothing scheduled; under the spacing, nothing yet.
-    expect(timers).toHaveLength(0);
-    g.admit(YOUNG_SPACING / 4);
-    g.collectIfDue(YOUNG_SPACING / 4);
-    g.garbage(YOUNG_SPACING / 4);
-    expect(timers).toHaveLength(0);
-    // Bodies, MQTT batches, sealing garbage and chunked bodies all count; one is scheduled until it ran.
-    g.received(YOUNG_SPACING / 4);
-    expect(timers).toHaveLength(1);
-    expect(timers[0]!.ms).toBe(YOUNG_EVERY_MS);
-    g.admit(4 * YOUNG_SPACING);
-    expect(timers).toHaveLength(1);
-    expect(young).toBe(0);
-    timers.shift()!.fn();
-    expect(young).toBe(1);
-    expect(g.youngCollections).toBe(1);
-    expect(g.collections).toBe(0);
-    // What came while one was pending counts toward the next one no more: a spacing again.
-    expect(timers).toHaveLength(0);
-    g.admit(YOUNG_SPACING - 1);
-    expect(timers).toHaveLength(0);
-    g.admit(1);
-    expect(timers).toHaveLength(1);
-    timers.shift()!.fn();
-    expect(young).toBe(2);
-    // Disabled with the target (--memory-target 0) or by its option.
-    for (const off of [make({ target: 0 }), make({ target: 200 * MB, youngEveryMs: 0 })]) {
-      off.admit(4 * YOUNG_SPACING);
-      off.collectIfDue(4 * YOUNG_SPACING);
-      off.garbage(4 * YOUNG_SPACING);
-    }
-    expect(timers).toHaveLength(0);
   });
 });
