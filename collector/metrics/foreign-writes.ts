@@ -91,6 +91,11 @@ export interface RemoteSeries extends MappedSeries, SeriesSlot {
   ensuredVersion?: number;
 }
 
+/** A series not cached yet: no request has named it, no store holds a handle in it. */
+function remoteSeries(id: string, tags: Readonly<Tags>): RemoteSeries {
+  return { type: "gauge", id, tags, lastRequest: 0, storeOwner: undefined, storeHandle: undefined };
+}
+
 /**
  * What remote write's fast path (src/prometheus/remote-write-columns.ts) needs from the
  * collector: label sets mapped to metric ids and tags exactly as writeForeignSeries maps them
@@ -121,7 +126,7 @@ export class RemoteWriteColumns {
     let s = this.byId.get(id);
     if (!s) {
       if (this.byId.size >= this.cache.maxEntries) this.byId.clear();
-      this.byId.set(id, (s = { type: "gauge", id, tags: Object.freeze(tags), lastRequest: 0, storeOwner: undefined, storeHandle: undefined }));
+      this.byId.set(id, (s = remoteSeries(id, Object.freeze(tags))));
     }
     return s;
   };
@@ -149,7 +154,7 @@ export class RemoteWriteColumns {
       const end = this.fields.length;
       if (this.cache.get(bytes, 0, end)) continue;
       let s = this.byId.get(e.id);
-      if (!s) this.byId.set(e.id, (s = { type: "gauge", id: e.id, tags: e.tags, lastRequest: 0, storeOwner: undefined, storeHandle: undefined }));
+      if (!s) this.byId.set(e.id, (s = remoteSeries(e.id, e.tags)));
       this.cache.set(bytes, 0, end, s);
       if (version !== undefined && s.ensuredVersion === undefined) {
         s.ensuredTenant = tenant;

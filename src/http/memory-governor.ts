@@ -145,7 +145,8 @@ export class MemoryGovernor {
     this.heap = o.heap ?? (() => heapSize());
     this.now = o.now ?? Date.now;
     this.youngEveryMs = o.youngEveryMs ?? YOUNG_EVERY_MS;
-    this.youngSpacing = o.youngSpacingBytes ?? YOUNG_SPACING;
+    // Off (no interval, or --memory-target 0): no count ever makes one due.
+    this.youngSpacing = this.youngEveryMs > 0 && o.targetBytes > 0 ? (o.youngSpacingBytes ?? YOUNG_SPACING) : Number.POSITIVE_INFINITY;
     this.collectYoung = o.collectYoung ?? (() => edenGC());
     this.schedule =
       o.schedule ??
@@ -288,7 +289,6 @@ export class MemoryGovernor {
    * the objects of the request in hand are not promoted for having been on the stack.
    */
   private young(): void {
-    if (this.youngEveryMs <= 0 || this.o.targetBytes <= 0) return;
     this.youngPending = true;
     this.schedule(() => {
       // What came meanwhile is collected with the rest.

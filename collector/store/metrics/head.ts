@@ -41,9 +41,8 @@ export class SeriesHead {
    * or none: most heads of slow series hold one, and the array cost 50–60 bytes a head (issue 28).
    */
   private segs: Float64Array[] | undefined;
-  /** The last segment, its capacity and the index of its first point (read on every append). */
+  /** The last segment and the index of its first point (read on every append); its capacity is half its length. */
   private last: Float64Array = NONE;
-  private lastCap = 0;
   private lastStart = 0;
   /** Capacity of the first segment of the next fill. */
   private refill = MIN_SEGMENT;
@@ -77,13 +76,12 @@ export class SeriesHead {
 
   /** A new last segment. */
   private grow(): Float64Array {
-    const total = this.lastStart + this.lastCap;
+    const total = this.lastStart + (this.last.length >> 1);
     const cap = this.last === NONE ? this.refill : total < DOUBLE_FROM ? MIN_SEGMENT : Math.min(MAX_SEGMENT, total);
     const s = this.pool ? this.pool.take(cap) : new Float64Array(2 * cap);
     if (this.last !== NONE) (this.segs ??= [this.last]).push(s);
     this.last = s;
     this.lastStart = total;
-    this.lastCap = cap;
     return s;
   }
 
@@ -101,7 +99,7 @@ export class SeriesHead {
     }
     let off = i - this.lastStart;
     let seg = this.last;
-    if (off === this.lastCap) {
+    if (off === seg.length >> 1) {
       seg = this.grow();
       off = 0;
     }
@@ -132,11 +130,11 @@ export class SeriesHead {
     for (let k = from; k < end; ) {
       let off = i - this.lastStart;
       let seg = this.last;
-      if (off === this.lastCap) {
+      if (off === seg.length >> 1) {
         seg = this.grow();
         off = 0;
       }
-      const cap = this.lastCap;
+      const cap = seg.length >> 1;
       const take = Math.min(cap - off, end - k);
       if (take < COPY_LOOP) {
         for (let j = 0; j < take; j++) {
@@ -205,7 +203,8 @@ export class SeriesHead {
     const n = this.length;
     if (this.segs === undefined) {
       const seg = this.last;
-      return { ts: seg.subarray(0, n), nums: this.strs ? undefined : seg.subarray(this.lastCap, this.lastCap + n) };
+      const cap = seg.length >> 1;
+      return { ts: seg.subarray(0, n), nums: this.strs ? undefined : seg.subarray(cap, cap + n) };
     }
     this.flatten();
     return { ts: tsScratch.subarray(0, n), nums: this.strs ? undefined : numsScratch.subarray(0, n) };
@@ -269,7 +268,6 @@ export class SeriesHead {
       if (this.segs.length === 1) this.segs = undefined;
     }
     this.last = seg;
-    this.lastCap = cap;
     this.lastStart = start;
     this.strs = nstrs;
     this.tags = ntags;
@@ -292,7 +290,6 @@ export class SeriesHead {
     }
     this.segs = undefined;
     this.last = NONE;
-    this.lastCap = 0;
     this.lastStart = 0;
     let cap = MIN_SEGMENT;
     if (filled >= REFILL_FROM) while (cap < filled && cap < MAX_SEGMENT) cap *= 2;

@@ -53,24 +53,32 @@ describe("SidIndex", () => {
   });
 });
 
+const freshItems = (): Item[] => Array.from({ length: 61 }, (_, sid) => ({ sid, dirtyAt: -1, listedAt: -1 }));
+
+/** Applies the adds and deletes to `set` and to a Set, checking their sizes after each; returns the Set. */
+function applyOps(ops: { kind: string; sid: number }[], items: Item[], set: { add(i: Item): void; delete(i: Item): void; readonly size: number }): Set<Item> {
+  const model = new Set<Item>();
+  for (const o of ops) {
+    const item = items[o.sid]!;
+    if (o.kind === "add") {
+      set.add(item);
+      model.add(item);
+    } else {
+      set.delete(item);
+      model.delete(item);
+    }
+    expect(set.size).toBe(model.size);
+  }
+  return model;
+}
+
 describe("DirtySet", () => {
   it("holds what a Set would, each member once, after any sequence of adds and deletes", () => {
     fc.assert(
       fc.property(fc.array(op, { maxLength: 300 }), (ops) => {
-        const items = Array.from({ length: 61 }, (_, sid) => ({ sid, dirtyAt: -1, listedAt: -1 }));
+        const items = freshItems();
         const set = new DirtySet<Item>();
-        const model = new Set<Item>();
-        for (const o of ops) {
-          const item = items[o.sid]!;
-          if (o.kind === "add") {
-            set.add(item);
-            model.add(item);
-          } else {
-            set.delete(item);
-            model.delete(item);
-          }
-          expect(set.size).toBe(model.size);
-        }
+        const model = applyOps(ops, items, set);
         const members = [...set];
         expect(new Set(members).size).toBe(members.length);
         expect(new Set(members)).toEqual(model);
@@ -89,20 +97,8 @@ describe("ListedSeries", () => {
   it("lists what a Set would, in the same order, after any sequence of adds and deletes", () => {
     fc.assert(
       fc.property(fc.array(op, { maxLength: 600 }), (ops) => {
-        const items = Array.from({ length: 61 }, (_, sid) => ({ sid, dirtyAt: -1, listedAt: -1 }));
         const list = new ListedSeries<Item>();
-        const model = new Set<Item>();
-        for (const o of ops) {
-          const item = items[o.sid]!;
-          if (o.kind === "add") {
-            list.add(item);
-            model.add(item);
-          } else {
-            list.delete(item);
-            model.delete(item);
-          }
-          expect(list.size).toBe(model.size);
-        }
+        const model = applyOps(ops, freshItems(), list);
         expect([...list]).toEqual([...model]);
       }),
     );

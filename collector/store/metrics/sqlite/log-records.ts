@@ -34,6 +34,15 @@ function nextRecord(bytes: Uint8Array, view: DataView, from: number): number {
   return -1;
 }
 
+/** Reads `length` bytes of the file at `position` into buf from `at`; the file must hold them. */
+function readFully(fd: number, path: string, buf: Uint8Array, at: number, length: number, position: number): void {
+  for (let got = 0; got < length; ) {
+    const n = readSync(fd, buf, at + got, length - got, position + got);
+    if (n === 0) throw new Error(`${path} is shorter than its size`);
+    got += n;
+  }
+}
+
 const recordAt = (bytes: Uint8Array, view: DataView, o: number, end: number): LogRecord => ({
   seq: view.getFloat64(o + 16, true),
   arrived: view.getUint32(o + 12, true),
@@ -92,11 +101,10 @@ export function* segmentRecords(path: string, damaged: () => void, readBytes = R
         grown.set(buf.subarray(0, filled));
         buf = grown;
       }
-      while (filled < need) {
-        const n = readSync(fd, buf, filled, buf.length - filled, base + filled);
-        if (n === 0) throw new Error(`${path} is shorter than its size`);
-        filled += n;
-      }
+      // As much as fits (at least what is needed), within what the file holds.
+      const more = Math.min(buf.length, size - base) - filled;
+      readFully(fd, path, buf, filled, more, base + filled);
+      filled += more;
       view = new DataView(buf.buffer, buf.byteOffset, filled);
     };
     for (;;) {
@@ -115,11 +123,7 @@ export function* segmentRecords(path: string, damaged: () => void, readBytes = R
         }
       }
       const rest = new Uint8Array(left);
-      for (let got = 0; got < left; ) {
-        const n = readSync(fd, rest, got, left - got, base + o + got);
-        if (n === 0) throw new Error(`${path} is shorter than its size`);
-        got += n;
-      }
+      readFully(fd, path, rest, 0, left, base + o);
       // The record at 0 is not whole: scanRecords goes on from the next whole one, if any.
       yield* scanRecords(rest, 0, damaged);
       return;
