@@ -1,3 +1,4 @@
+import { decodePointsInto, encodePoints } from "../../../src/codec/index.ts";
 import type { Tags } from "../../../src/metrics/model.ts";
 import { type HeadSegments, MAX_SEGMENT, MIN_SEGMENT } from "./head-segments.ts";
 
@@ -26,6 +27,13 @@ const REFILL_FROM = 512;
 const COPY_LOOP = 64;
 
 /**
+ * A head whose oldest point arrived this long ago compresses its full segments as it grows
+ * (frozen blocks): it is a slow series' head, which would otherwise hold 16 bytes a point for
+ * up to an hour. A head filled faster is sealed before it is this old, and pays nothing.
+ */
+export const FREEZE_AFTER_MS = 10_000;
+
+/**
  * The unflushed points of one series, in memory, in segments (head-segments.ts): each holds the
  * timestamps of a run of points, then their values. A head grows by one segment, never copying
  * what it holds: 32 points at a time up to 256, then doubling up to segments of 4,096. A head
@@ -46,6 +54,11 @@ export class SeriesHead {
   private lastStart = 0;
   /** Capacity of the first segment of the next fill. */
   private refill = MIN_SEGMENT;
+  /** The head's first points, encoded (point codec), in order; undefined while none. */
+  private frozen: Uint8Array[] | undefined;
+  /** Points in the frozen blocks (the segments hold those from this index on), and their bytes. */
+  private frozenCount = 0;
+  private frozenBytes = 0;
   strs: string[] | undefined;
   tags: (Tags | undefined)[] | undefined;
   length = 0;
@@ -74,15 +87,75 @@ export class SeriesHead {
     return this.segs ? this.segs[g]! : this.last;
   }
 
-  /** A new last segment. */
-  private grow(): Float64Array {
+  /** Bytes the head holds for its points: its segments' capacity and its frozen blocks (for tests and figures). */
+  get bytes(): number {
+    return this.frozenBytes + (this.lastStart + (this.last.length >> 1) - this.frozenCount) * 16;
+  }
+
+  /** A new last segment; `now` decides whether the full ones are frozen first (−Infinity: never). */
+  private grow(now: number): Float64Array {
     const total = this.lastStart + (this.last.length >> 1);
-    const cap = this.last === NONE ? this.refill : total < DOUBLE_FROM ? MIN_SEGMENT : Math.min(MAX_SEGMENT, total);
+    const raw = total - this.frozenCount;
+    const fresh = this.last === NONE && this.frozenCount === 0;
+    const cap = fresh ? this.refill : raw < DOUBLE_FROM ? MIN_SEGMENT : Math.min(MAX_SEGMENT, raw);
+    if (!fresh && this.strs === undefined && this.tags === undefined && this.sorted && now - this.firstArrival >= FREEZE_AFTER_MS) this.freeze(total);
     const s = this.pool ? this.pool.take(cap) : new Float64Array(2 * cap);
     if (this.last !== NONE) (this.segs ??= [this.last]).push(s);
     this.last = s;
     this.lastStart = total;
     return s;
+  }
+
+  /**
+   * Encodes the segments' points (all full: `total` is the head's length) into one frozen block
+   * (of its exact size) and gives the segments back.
+   */
+  private freeze(total: number): void {
+    // Through the scratch: a view of a segment would move its storage out of the engine's heap
+    // into a separate buffer, about 600 bytes more a segment (measured).
+    ensureScratch(total);
+    this.copyRaw(tsScratch, numsScratch, this.frozenCount, total);
+    const encoded = encodePoints({ ts: tsScratch.subarray(this.frozenCount, total), nums: numsScratch.subarray(this.frozenCount, total) });
+    // Copied for the same reason: the encoder took a view of its block (the checksum's).
+    const block = new Uint8Array(encoded.length);
+    block.set(encoded);
+    (this.frozen ??= []).push(block);
+    this.frozenCount = total;
+    this.frozenBytes += block.byteLength;
+    this.releaseSegments();
+  }
+
+  /** Gives every segment back to the pool and holds none. */
+  private releaseSegments(): void {
+    if (this.pool) {
+      if (this.segs) for (const s of this.segs) this.pool.give(s);
+      else if (this.last !== NONE) this.pool.give(this.last);
+    }
+    this.segs = undefined;
+    this.last = NONE;
+  }
+
+  /**
+   * Turns the frozen blocks back into segments, before the points are rewritten in place (an
+   * out-of-order point to sort in, a repeated timestamp's new value): rare, as a frozen head is
+   * one written in order.
+   */
+  private thaw(): void {
+    const n = this.length;
+    this.flatten();
+    this.releaseSegments();
+    this.frozen = undefined;
+    this.frozenCount = 0;
+    this.frozenBytes = 0;
+    this.lastStart = 0;
+    for (let at = 0; at < n; ) {
+      const seg = this.grow(Number.NEGATIVE_INFINITY);
+      const cap = seg.length >> 1;
+      const take = Math.min(cap, n - at);
+      seg.set(tsScratch.subarray(at, at + take), 0);
+      seg.set(numsScratch.subarray(at, at + take), cap);
+      at += take;
+    }
   }
 
   append(t: number, v: number | string, tags: Tags | undefined, seq: number, now: number): void {
@@ -100,7 +173,7 @@ export class SeriesHead {
     let off = i - this.lastStart;
     let seg = this.last;
     if (off === seg.length >> 1) {
-      seg = this.grow();
+      seg = this.grow(now);
       off = 0;
     }
     seg[off] = t;
@@ -131,7 +204,7 @@ export class SeriesHead {
       let off = i - this.lastStart;
       let seg = this.last;
       if (off === seg.length >> 1) {
-        seg = this.grow();
+        seg = this.grow(now);
         off = 0;
       }
       const cap = seg.length >> 1;
@@ -156,6 +229,7 @@ export class SeriesHead {
 
   /** Sets point i's value (and tags); i < length. */
   private set(i: number, v: number | string, tags: Tags | undefined) {
+    if (i < this.frozenCount) this.thaw();
     if (this.strs) this.strs[i] = v as string;
     else {
       // The point is in the last segment but for a repeat of the first point of it.
@@ -175,10 +249,15 @@ export class SeriesHead {
   private flatten(): void {
     const n = this.length;
     ensureScratch(n);
-    const ts = tsScratch;
-    const nums = numsScratch;
+    let at = 0;
+    if (this.frozen) for (const block of this.frozen) at += decodePointsInto(block, tsScratch, numsScratch, at).points;
+    this.copyRaw(tsScratch, numsScratch, at, n);
+  }
+
+  /** The segments' points, from index `at` (the first not frozen) to `n`, into ts and nums at the same indexes. */
+  private copyRaw(ts: Float64Array, nums: Float64Array, at: number, n: number): void {
     const numeric = this.strs === undefined;
-    for (let g = 0, at = 0; at < n; g++) {
+    for (let g = 0; at < n; g++) {
       const seg = this.seg(g);
       const cap = seg.length >> 1;
       const count = Math.min(cap, n - at);
@@ -201,7 +280,7 @@ export class SeriesHead {
   columns(): { ts: Float64Array; nums: Float64Array | undefined } {
     this.normalize();
     const n = this.length;
-    if (this.segs === undefined) {
+    if (this.segs === undefined && this.frozen === undefined) {
       const seg = this.last;
       const cap = seg.length >> 1;
       return { ts: seg.subarray(0, n), nums: this.strs ? undefined : seg.subarray(cap, cap + n) };
@@ -213,6 +292,7 @@ export class SeriesHead {
   /** Sorts by timestamp and removes duplicates, keeping the latest write of each timestamp. */
   normalize(): void {
     if (this.sorted) return;
+    if (this.frozen) this.thaw();
     const n = this.length;
     this.flatten();
     const ts = tsScratch;
@@ -284,15 +364,15 @@ export class SeriesHead {
     this.lastT = Number.NEGATIVE_INFINITY;
     this.tags = undefined;
     if (this.strs) this.strs = [];
-    if (this.pool) {
-      if (this.segs) for (const s of this.segs) this.pool.give(s);
-      else if (this.last !== NONE) this.pool.give(this.last);
-    }
-    this.segs = undefined;
-    this.last = NONE;
+    this.releaseSegments();
     this.lastStart = 0;
+    // A head that froze is a slow series': it refills a small segment at a time.
+    const froze = this.frozen !== undefined;
+    this.frozen = undefined;
+    this.frozenCount = 0;
+    this.frozenBytes = 0;
     let cap = MIN_SEGMENT;
-    if (filled >= REFILL_FROM) while (cap < filled && cap < MAX_SEGMENT) cap *= 2;
+    if (filled >= REFILL_FROM && !froze) while (cap < filled && cap < MAX_SEGMENT) cap *= 2;
     this.refill = cap;
   }
 
