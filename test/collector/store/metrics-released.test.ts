@@ -4,6 +4,8 @@
  * to the heads' pool, not to the garbage collector); per read decoded into fresh arrays, their bytes (issue 16: a sealing
  * round of 1,000 heads was the collector's peak resident size, and reads alone never triggered
  * a collection). Reads into a caller's reused buffers make no garbage and report nothing.
+ * Registering series reports about a kilobyte each (the registration's strings, maps and rows
+ * die young; remote write's first round registers tens of thousands at once: issue 28).
  */
 import { join } from "node:path";
 import { Database } from "bun:sqlite";
@@ -71,5 +73,19 @@ describe("garbage reported to the memory governor", () => {
     expect(reused?.ts.length).toBe(n);
     expect(lent).toBe(16 * n);
     expect(released).toEqual([]);
+  });
+
+  it("reports a kilobyte per series that ensureTags registered, and nothing for series it already knew", async () => {
+    const released: number[] = [];
+    const s = await open(released);
+    const items = (from: number, to: number) =>
+      Array.from({ length: to - from }, (_, i) => ({ type: "gauge" as const, id: `up{i="${from + i}"}`, tags: Object.freeze({ __name__: "up", i: String(from + i) }) }));
+    await s.ensureTags("t", items(0, 5000));
+    expect(released).toEqual([5000 * 1024]);
+    // The same series again (unchanged tags): nothing registered, nothing reported.
+    await s.ensureTags("t", items(0, 5000));
+    expect(released).toEqual([5000 * 1024]);
+    await s.ensureTags("t", items(4990, 5010));
+    expect(released).toEqual([5000 * 1024, 10 * 1024]);
   });
 });

@@ -173,6 +173,10 @@ export function ensureTags(s: StoreState, tenant: string, items: { type: MetricT
   );
   if (newTenant) s.tenants.set(tenant, { id: tenant });
   for (const m of created.values()) s.register(m);
+  // About a kilobyte of garbage a new series (keys, tag JSON, the request's label strings), told to
+  // the memory governor: remote write's first round registers 50,000 at once, and its garbage was
+  // the live phase's peak (issue 28, docs/storage.md "Frozen heads").
+  if (created.size > 0) s.opts.released?.(created.size * 1024);
   for (const [m, tags] of updated) {
     m.tags = tags;
     m.tagsFrom = undefined;
