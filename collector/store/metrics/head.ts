@@ -56,9 +56,8 @@ export class SeriesHead {
   private refill = MIN_SEGMENT;
   /** The head's first points, encoded (point codec), in order; undefined while none. */
   private frozen: Uint8Array[] | undefined;
-  /** Points in the frozen blocks (the segments hold those from this index on), and their bytes. */
+  /** Points in the frozen blocks: the segments hold those from this index on. */
   private frozenCount = 0;
-  private frozenBytes = 0;
   strs: string[] | undefined;
   tags: (Tags | undefined)[] | undefined;
   length = 0;
@@ -89,7 +88,9 @@ export class SeriesHead {
 
   /** Bytes the head holds for its points: its segments' capacity and its frozen blocks (for tests and figures). */
   get bytes(): number {
-    return this.frozenBytes + (this.lastStart + (this.last.length >> 1) - this.frozenCount) * 16;
+    let frozen = 0;
+    for (const block of this.frozen ?? []) frozen += block.byteLength;
+    return frozen + (this.lastStart + (this.last.length >> 1) - this.frozenCount) * 16;
   }
 
   /** A new last segment; `now` decides whether the full ones are frozen first (−Infinity: never). */
@@ -111,8 +112,9 @@ export class SeriesHead {
    * (of its exact size) and gives the segments back.
    */
   private freeze(total: number): void {
-    // Through the scratch: a view of a segment would move its storage out of the engine's heap
-    // into a separate buffer, about 600 bytes more a segment (measured).
+    // Through the scratch, copied by a loop for a slow head's short segments (copyRaw): a view of
+    // a small segment would move its storage out of the engine's heap into a separate buffer,
+    // about 600 bytes more a segment (measured).
     ensureScratch(total);
     this.copyRaw(tsScratch, numsScratch, this.frozenCount, total);
     const encoded = encodePoints({ ts: tsScratch.subarray(this.frozenCount, total), nums: numsScratch.subarray(this.frozenCount, total) });
@@ -121,7 +123,6 @@ export class SeriesHead {
     block.set(encoded);
     (this.frozen ??= []).push(block);
     this.frozenCount = total;
-    this.frozenBytes += block.byteLength;
     this.releaseSegments();
   }
 
@@ -135,6 +136,12 @@ export class SeriesHead {
     this.last = NONE;
   }
 
+  /** Drops the frozen blocks (their points are elsewhere now, or cleared). */
+  private dropFrozen(): void {
+    this.frozen = undefined;
+    this.frozenCount = 0;
+  }
+
   /**
    * Turns the frozen blocks back into segments, before the points are rewritten in place (an
    * out-of-order point to sort in, a repeated timestamp's new value): rare, as a frozen head is
@@ -144,9 +151,7 @@ export class SeriesHead {
     const n = this.length;
     this.flatten();
     this.releaseSegments();
-    this.frozen = undefined;
-    this.frozenCount = 0;
-    this.frozenBytes = 0;
+    this.dropFrozen();
     this.lastStart = 0;
     for (let at = 0; at < n; ) {
       const seg = this.grow(Number.NEGATIVE_INFINITY);
@@ -368,9 +373,7 @@ export class SeriesHead {
     this.lastStart = 0;
     // A head that froze is a slow series': it refills a small segment at a time.
     const froze = this.frozen !== undefined;
-    this.frozen = undefined;
-    this.frozenCount = 0;
-    this.frozenBytes = 0;
+    this.dropFrozen();
     let cap = MIN_SEGMENT;
     if (filled >= REFILL_FROM && !froze) while (cap < filled && cap < MAX_SEGMENT) cap *= 2;
     this.refill = cap;
