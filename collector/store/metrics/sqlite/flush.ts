@@ -87,6 +87,7 @@ function flush(s: StoreState, due: SeriesMeta[]): void {
   s.chunkEpoch++;
   /** The chunks written, for the kept chunk lists once committed: sid, cid, start_ts, end_ts, expires_at. */
   const added: number[] = [];
+  let sealedPoints = 0;
   let dropBefore = 0;
   s.db.transaction(() => {
     for (const m of due) {
@@ -107,6 +108,7 @@ function flush(s: StoreState, due: SeriesMeta[]): void {
         const block = encodeChunkBlock(part);
         const r = s.st.insertChunk.run(m.sid, run.ts[a]!, run.ts[b - 1]!, b - a, expiresAt, block);
         added.push(m.sid, Number(r.lastInsertRowid), run.ts[a]!, run.ts[b - 1]!, expiresAt);
+        sealedPoints += b - a;
         // Garbage from here on: the block (SQLite has copied it; the head's segments go back to
         // the pool). Told per chunk, so that a round of 1,000 heads is collected as it goes
         // rather than after it (issue 16: the round itself was the peak).
@@ -125,7 +127,7 @@ function flush(s: StoreState, due: SeriesMeta[]): void {
   // Once this commit is on disk, the log's segments it emptied go (ingest-log.ts).
   s.log.dropBefore(dropBefore);
   for (let k = 0; k < added.length; k += 5) s.lists.added(added[k]!, added[k + 1]!, added[k + 2]!, added[k + 3]!, added[k + 4]!);
-  s.rollups?.sealed(added);
+  s.rollups?.sealed(added, sealedPoints);
   for (const m of due) {
     m.flushedSeq = m.head!.lastSeq;
     s.headPoints -= m.head!.length;

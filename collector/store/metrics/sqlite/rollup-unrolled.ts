@@ -36,6 +36,11 @@ export class UnrolledChunks {
     if (u && u.cid <= end) this.map.delete(sid);
   }
 
+  /** Series with chunks not rolled up. */
+  get series(): number {
+    return this.map.size;
+  }
+
   /** The range [lo, hi + 1) of the series' chunks not rolled up, flat; empty when none. */
   range(sid: number): number[] {
     const u = this.map.get(sid);

@@ -21,6 +21,16 @@ import type { StoreState } from "./state.ts";
 const ROLL_PERIOD_MS = 30_000;
 /** and this often once the heads stopped growing. */
 const QUIET_PERIOD_MS = 2000;
+/**
+ * While points keep coming in, a window also waits until the chunks sealed since the last one
+ * hold this many points per series with chunks to roll up, or MAX_ROLL_PERIOD_MS has passed. Why:
+ * a series' step costs about the same whatever it brings (it rewrites the blocks its points fall
+ * in, up to a day of 5-minute buckets, about 10 KB), and slow series sealed by the heads' budget
+ * brought 80 points a step: 0.3 ms a chunk at midnight, 0.85 ms by evening (issue 28, docs/storage.md
+ * "The roller's windows"). Queries read raw points where chunks are not rolled up yet.
+ */
+const STEP_POINTS = 1024;
+const MAX_ROLL_PERIOD_MS = 600_000;
 
 /** The chunks being rolled up: (low, high] of the tiers `updating`, series by series. */
 interface Window extends RemoteWindow {
@@ -52,9 +62,11 @@ export class SqliteRollups implements RollupReads {
   private readonly cache: RollupBlockCache;
   private caughtUpAt: number;
   private window: Window | undefined;
-  /** When the last window opened, and the heads' points at the last round (ingest going on). */
+  /** When the last window opened, and the points appended at the last round (ingest going on). */
   private windowOpened = 0;
-  private lastHeadPoints = 0;
+  private lastAppended = 0;
+  /** Points in the chunks sealed since the last window opened. */
+  private sealedPoints = 0;
   /** The last count of pending chunks (pendingChunks). */
   private pendingCount: { mark: number; at: number; n: number } | undefined;
   /** Chunks not rolled up yet, per series (rollup-unrolled.ts). */
@@ -98,10 +110,11 @@ export class SqliteRollups implements RollupReads {
     this.unrolled.load(this.readMark());
   }
 
-  /** Chunks a flush committed (sid, cid, start, end, expiry, five numbers each): pending until rolled up. */
-  sealed(added: readonly number[]): void {
+  /** Chunks a flush committed (sid, cid, start, end, expiry, five numbers each; `points` in all): pending until rolled up. */
+  sealed(added: readonly number[], points: number): void {
     if (this.configured.length === 0) return;
     this.unrolled.sealed(added);
+    this.sealedPoints += points;
     this.pendingCount = undefined;
   }
 
@@ -252,14 +265,23 @@ export class SqliteRollups implements RollupReads {
   private currentWindow(force: boolean): Window | undefined {
     if (!this.window) {
       const now = this.s.now();
-      const quiet = this.s.headPoints <= this.lastHeadPoints;
-      this.lastHeadPoints = this.s.headPoints;
-      if (!force && now - this.windowOpened < (quiet ? QUIET_PERIOD_MS : ROLL_PERIOD_MS)) return undefined;
+      // Heads that shrank (sealed) but took no point since the last round are quiet too.
+      const quiet = this.s.appended === this.lastAppended;
+      this.lastAppended = this.s.appended;
+      if (!force && !this.windowDue(now - this.windowOpened, quiet)) return undefined;
       this.window = this.openWindow();
       if (!this.window) return undefined;
       this.windowOpened = now;
+      this.sealedPoints = 0;
     }
     return this.window;
+  }
+
+  /** Whether a window is due `since` ms after the last opened (the periods above). */
+  private windowDue(since: number, quiet: boolean): boolean {
+    if (quiet) return since >= QUIET_PERIOD_MS;
+    if (since < ROLL_PERIOD_MS) return false;
+    return since >= MAX_ROLL_PERIOD_MS || this.sealedPoints >= STEP_POINTS * Math.max(1, this.unrolled.series);
   }
 
   /** Every series of the window is rolled up: the tiers' marks move to its end. */

@@ -174,6 +174,8 @@ export class StoreState {
   /** Series whose head holds points. */
   readonly dirty = new DirtySet<SeriesMeta>();
   headPoints = 0;
+  /** Points appended to heads since the store opened (never decreases: the roller's sign that ingest goes on). */
+  appended = 0;
   isReady = false;
   flushScheduled = false;
   readonly pending: PendingWrite[] = [];

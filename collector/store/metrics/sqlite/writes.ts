@@ -276,6 +276,7 @@ function applyBody(s: StoreState, b: LogBody, seq: number, now: number, metas?: 
     meta.minTs = min;
     meta.maxTs = max;
     s.headPoints += head.length - before;
+    s.appended += count;
     // A head with points is in `dirty` from its first point until it is sealed (or its series
     // deleted): only the first is added. Asking the set for every entry was a random access into
     // a table of 50,000 under remote write, per series and request (issue 28).

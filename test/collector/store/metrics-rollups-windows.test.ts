@@ -1,0 +1,98 @@
+/**
+ * When the SQLite store's roller opens a window of sealed chunks (collector/store/metrics/sqlite/rollups.ts):
+ * while points keep coming in, once 30 s have passed and the chunks sealed since the last window
+ * hold 1,024 points per series with chunks to roll up, or 10 minutes have passed; once ingest has
+ * stopped, at the first round that saw no point come in, 2 s or more after the last window. A window rolls up every chunk sealed before it opened, and
+ * queries read raw points where chunks are not rolled up yet, so stats are the same either way.
+ */
+import { describe, expect, it } from "vitest";
+import type { SqliteRollups } from "../../../collector/store/metrics/sqlite/rollups.ts";
+import { readNumericStats } from "../../../src/metrics/queries.ts";
+import { DAY_MS } from "../../../src/metrics/model.ts";
+import { DEFAULT_ROLLUP_TIERS, parseRollupTiers } from "../../../src/metrics/rollup/tiers.ts";
+import { sqliteMetricsStoresPerTest } from "../../helpers/temp-metrics-store.ts";
+
+const SERIES = 20;
+const T0 = Math.floor(Date.now() / DAY_MS) * DAY_MS - 2 * DAY_MS;
+const stores = sqliteMetricsStoresPerTest("outpost-rollup-windows-");
+
+async function setup() {
+  let clock = Date.now();
+  const store = await stores.open({ synchronous: "NORMAL", maintenanceIntervalMs: 3_600_000, rollupTiers: parseRollupTiers(DEFAULT_ROLLUP_TIERS), now: () => clock });
+  const roller = store.rollups as unknown as SqliteRollups;
+  let next = 0;
+  /** `n` points more of every series, one a second of their time (values i % 7), sealed at once when `seal`. */
+  const write = async (n: number, seal: boolean) => {
+    const at = next;
+    next += n;
+    await store.write(
+      "t",
+      Array.from({ length: SERIES }, (_, s) => ({ type: "gauge" as const, id: `g${s}`, points: Array.from({ length: n }, (_, k) => ({ timestamp: T0 + (at + k) * 1000, value: (at + k) % 7 })) })),
+    );
+    if (seal) store.flushDue(true);
+  };
+  const pending = () => roller.stats().pendingChunks;
+  return { store, roller, write, pending, tick: (ms: number) => (clock += ms), written: () => next };
+}
+
+describe("the SQLite roller's windows", () => {
+  it("waits for a step's worth of points per series while ingest goes on, then rolls up every chunk sealed", async () => {
+    const { store, roller, write, pending, tick, written } = await setup();
+    // The first window opens at once (none opened since the store did).
+    await write(100, true);
+    roller.round(10_000);
+    expect(pending()).toBe(0);
+    // 100 points a series a seal: ten seals are under 1,024 a series, whatever the time (under 10 minutes).
+    for (let k = 1; k <= 10; k++) {
+      await write(100, true);
+      await write(1, false);
+      tick(40_000);
+      roller.round(10_000);
+      expect(pending()).toBe(k * SERIES);
+    }
+    // The eleventh brings the chunks sealed since the last window to 1,100 points a series.
+    await write(100, true);
+    await write(1, false);
+    tick(40_000);
+    roller.round(10_000);
+    expect(pending()).toBe(0);
+    // Every point is in the tiers: a day's stats read from the daily tier equal those of the raw points.
+    store.flushDue(true);
+    roller.round(10_000, true);
+    const buckets = { start: T0, step: DAY_MS, count: 1 };
+    const stats = await readNumericStats(store, "t", "gauge", "g3", { buckets });
+    expect(stats[0]).toMatchObject({ samples: written(), min: 0, max: 6 });
+  });
+
+  it("opens a window after 10 minutes of slow ingest, and 2 s after ingest stopped", async () => {
+    const { roller, write, pending, tick } = await setup();
+    await write(10, true);
+    roller.round(10_000);
+    expect(pending()).toBe(0);
+    // A seal of 10 points a series every 80 s: far under 1,024 a series before 10 minutes.
+    for (let k = 1; k <= 7; k++) {
+      await write(10, true);
+      await write(1, false);
+      tick(80_000);
+      roller.round(10_000);
+      expect(pending()).toBe(k * SERIES);
+    }
+    await write(10, true);
+    await write(1, false);
+    tick(80_000);
+    // 640 s since the last window.
+    roller.round(10_000);
+    expect(pending()).toBe(0);
+    // Ingest stops: the last seal is rolled up by the first round that saw no point come in,
+    // 2 s or more after the last window opened.
+    await write(10, true);
+    tick(1000);
+    roller.round(10_000);
+    expect(pending()).toBe(SERIES);
+    roller.round(10_000);
+    expect(pending()).toBe(SERIES);
+    tick(1500);
+    roller.round(10_000);
+    expect(pending()).toBe(0);
+  });
+});
