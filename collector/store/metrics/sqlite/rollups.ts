@@ -31,6 +31,8 @@ const QUIET_PERIOD_MS = 2000;
  */
 const STEP_POINTS = 1024;
 const MAX_ROLL_PERIOD_MS = 600_000;
+/** How long a count of the chunks pending is reused (pendingChunks). */
+const RECOUNT_MS = 10_000;
 
 /** The chunks being rolled up: (low, high] of the tiers `updating`, series by series. */
 interface Window extends RemoteWindow {
@@ -115,7 +117,7 @@ export class SqliteRollups implements RollupReads {
     if (this.configured.length === 0) return;
     this.unrolled.sealed(added);
     this.sealedPoints += points;
-    this.pendingCount = undefined;
+    if (this.pendingCount) this.pendingCount.n += added.length / 5;
   }
 
   /** Compares the configured tiers with those stored: new ones are computed, dropped ones deleted. */
@@ -137,15 +139,17 @@ export class SqliteRollups implements RollupReads {
 
   /**
    * Sealed chunks not in every tier read. Counting scans them (tens of milliseconds with 100,000
-   * pending), and each of the rollup self-metrics asked on its own at every scrape: a count is
-   * reused while no chunk was sealed and the marks did not move, for up to a second.
+   * pending; windows ten minutes apart leave several times that), and each of the rollup
+   * self-metrics asked on its own at every scrape: while the marks do not move, a count is
+   * reused for up to RECOUNT_MS with the chunks sealed since added (a series deleted meanwhile
+   * is counted again at the next count).
    */
   private pendingChunks(): number {
     if (this.configured.length === 0) return 0;
     const mark = this.readMark();
     const at = performance.now();
     const last = this.pendingCount;
-    if (last && last.mark === mark && at - last.at < 1000) return last.n;
+    if (last && last.mark === mark && at - last.at < RECOUNT_MS) return last.n;
     const n = (this.st.pendingChunks!.get(mark) as { c: number }).c;
     this.pendingCount = { mark, at, n };
     return n;
@@ -178,7 +182,8 @@ export class SqliteRollups implements RollupReads {
         more = this.inOneTransaction(() => {
           do {
             if (!this.step(force)) {
-              if (!this.window && this.pendingChunks() === 0) this.caughtUpAt = this.s.now();
+              // No window and no series with chunks left: caught up (without counting them, every round).
+              if (!this.window && this.unrolled.series === 0) this.caughtUpAt = this.s.now();
               return false;
             }
           } while (performance.now() - started < budgetMs);
