@@ -5,7 +5,10 @@
  * stopped, at the first round that saw no point come in, 2 s or more after the last window. A window rolls up every chunk sealed before it opened, and
  * queries read raw points where chunks are not rolled up yet, so stats are the same either way.
  */
+import { join } from "node:path";
+import { Database } from "bun:sqlite";
 import { describe, expect, it } from "vitest";
+import { UNROLLED_SQL } from "../../../collector/store/metrics/sqlite/rollup-statements.ts";
 import type { SqliteRollups } from "../../../collector/store/metrics/sqlite/rollups.ts";
 import { readNumericStats } from "../../../src/metrics/queries.ts";
 import { DAY_MS } from "../../../src/metrics/model.ts";
@@ -94,5 +97,26 @@ describe("the SQLite roller's windows", () => {
     tick(1500);
     roller.round(10_000);
     expect(pending()).toBe(0);
+  });
+
+  it("finds the series with chunks to roll up by the chunks' ids after the mark, not by scanning every chunk stored", async () => {
+    const { store, roller, write, pending } = await setup();
+    for (let k = 0; k < 5; k++) await write(100, true);
+    roller.round(10_000);
+    await write(100, true);
+    expect(pending()).toBe(SERIES);
+    const db = new Database(join(stores.dir, "metrics.db"), { readonly: true });
+    try {
+      const plan = (db.query(`EXPLAIN QUERY PLAN ${UNROLLED_SQL}`).all() as { detail: string }[]).map((r) => r.detail);
+      expect(plan[0]).toMatch(/^SEARCH c USING INTEGER PRIMARY KEY \(rowid>\?\)/);
+      // What it finds: every series, its last seal's chunk.
+      const mark = (db.query("SELECT min(mark) AS m FROM rollup_progress").get() as { m: number }).m;
+      const rows = db.query(UNROLLED_SQL).values(mark) as number[][];
+      expect(rows.length).toBe(SERIES);
+      expect(rows.every((r) => r[3]! > mark)).toBe(true);
+    } finally {
+      db.close();
+    }
+    expect(store.ready()).toBe(true);
   });
 });

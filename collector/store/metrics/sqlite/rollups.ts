@@ -270,7 +270,7 @@ export class SqliteRollups implements RollupReads {
   private currentWindow(force: boolean): Window | undefined {
     if (!this.window) {
       const now = this.s.now();
-      // Heads that shrank (sealed) but took no point since the last round are quiet too.
+      // Quiet: no point appended since the last round (a seal shrinks the heads while points still come).
       const quiet = this.s.appended === this.lastAppended;
       this.lastAppended = this.s.appended;
       if (!force && !this.windowDue(now - this.windowOpened, quiet)) return undefined;
