@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { Database } from "bun:sqlite";
 import { describe, expect, it } from "vitest";
 import { UNROLLED_SQL } from "../../../collector/store/metrics/sqlite/rollup-statements.ts";
+import { WindowStarts } from "../../../collector/store/metrics/sqlite/rollup-window-starts.ts";
 import type { SqliteRollups } from "../../../collector/store/metrics/sqlite/rollups.ts";
 import { readNumericStats } from "../../../src/metrics/queries.ts";
 import { DAY_MS } from "../../../src/metrics/model.ts";
@@ -118,5 +119,18 @@ describe("the SQLite roller's windows", () => {
       db.close();
     }
     expect(store.ready()).toBe(true);
+  });
+
+  it("looks up each series' earliest chunk start in the window by sid", () => {
+    const rows: [number, number][] = [
+      [2, 1000],
+      [5, -30],
+      [9, 7e12],
+      [40, 0],
+    ];
+    const starts = new WindowStarts(rows);
+    for (const [sid, from] of rows) expect(starts.of(sid)).toBe(from);
+    for (const sid of [0, 1, 3, 10, 41]) expect(starts.of(sid)).toBeUndefined();
+    expect(new WindowStarts([]).of(1)).toBeUndefined();
   });
 });

@@ -17,6 +17,8 @@ export interface StepRequest {
   /** The window's chunks (low, high]; those up to the series' own mark are done already. */
   low: number;
   high: number;
+  /** The earliest start of the series' chunks in the window (undefined: not known, every chunk of the series is looked at). */
+  from?: number;
   /** Indexes of the tiers the window updates. */
   updating: number[];
   batchPoints?: number;
@@ -68,7 +70,7 @@ export function rollSeriesChunks(
  * store writes the result with the mark in one transaction.
  */
 export function computeSeriesStep(src: ChunkSource, configured: readonly RollupTier[], scratch: RollScratch, q: StepRequest): StepResult {
-  const rows = src.seriesChunks(q.sid, Math.max(q.low, src.seriesMark(q.sid)), q.high);
+  const rows = src.seriesChunks(q.sid, Math.max(q.low, src.seriesMark(q.sid)), q.high, q.from);
   const now = src.now();
   const cids: number[] = [];
   let points = 0;

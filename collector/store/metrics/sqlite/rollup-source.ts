@@ -38,6 +38,7 @@ export class ChunkSource {
   private readonly blockSt: Statement;
   private readonly markSt: Statement;
   private readonly chunksSt: Statement;
+  private readonly chunksFromSt: Statement;
 
   constructor(
     db: Database,
@@ -50,6 +51,7 @@ export class ChunkSource {
     this.blockSt = db.prepare("SELECT body FROM rollups WHERE sid = ? AND step = ? AND block_start = ?");
     this.markSt = db.prepare("SELECT mark FROM rollup_series_marks WHERE sid = ?");
     this.chunksSt = db.prepare("SELECT cid, n, coalesce(expires_at, 0) FROM chunks WHERE sid = ? AND cid > ? AND cid <= ? ORDER BY cid");
+    this.chunksFromSt = db.prepare("SELECT cid, n, coalesce(expires_at, 0) FROM chunks WHERE sid = ? AND start_ts >= ? AND cid > ? AND cid <= ? ORDER BY cid");
   }
 
   now(): number {
@@ -83,8 +85,12 @@ export class ChunkSource {
     return (this.markSt.get(sid) as { mark: number } | null)?.mark ?? 0;
   }
 
-  /** [cid, n, expires] of the series' chunks in (after, upTo], in id order. */
-  seriesChunks(sid: number, after: number, upTo: number): [number, number, number][] {
-    return this.chunksSt.values(sid, after, upTo) as [number, number, number][];
+  /**
+   * [cid, n, expires] of the series' chunks in (after, upTo], in id order; `from`, when known, is
+   * a start no such chunk is before (the series index is read from there, not from its first chunk).
+   */
+  seriesChunks(sid: number, after: number, upTo: number, from?: number): [number, number, number][] {
+    if (from === undefined) return this.chunksSt.values(sid, after, upTo) as [number, number, number][];
+    return this.chunksFromSt.values(sid, from, after, upTo) as [number, number, number][];
   }
 }

@@ -14,6 +14,7 @@ import { TierChanges } from "./rollup-tier-changes.ts";
 import type { RemoteSteps, RemoteWindow, RollupCompute } from "./rollup-remote.ts";
 import { computeSeriesStep, type StepRequest } from "./rollup-series.ts";
 import { ChunkSource } from "./rollup-source.ts";
+import { WindowStarts } from "./rollup-window-starts.ts";
 import { prepareRollupStatements, storedMarks } from "./rollup-statements.ts";
 import type { StoreState } from "./state.ts";
 
@@ -41,6 +42,8 @@ interface Window extends RemoteWindow {
   updating: number[];
   /** Series with chunks left in the window, ascending; the first is being rolled up. */
   todo: number[];
+  /** Each series' earliest chunk start in the window (where its steps read from). */
+  starts: WindowStarts;
 }
 
 /**
@@ -310,14 +313,12 @@ export class SqliteRollups implements RollupReads {
       const newest = (this.s.db.query("SELECT max(cid) AS m FROM chunks").get() as { m: number | null }).m ?? 0;
       const high = above.length > 0 ? Math.min(...above) : newest;
       if (high <= low) return undefined;
-      const todo = (
-        this.s.db
-          .query(
-            "SELECT c.sid FROM chunks c LEFT JOIN rollup_series_marks m ON m.sid = c.sid WHERE c.cid > ? AND c.cid <= ? AND c.cid > coalesce(m.mark, 0) GROUP BY c.sid ORDER BY c.sid",
-          )
-          .values(low, high) as [number][]
-      ).map((r) => r[0]);
-      if (todo.length > 0) return { low, high, updating, todo };
+      const rows = this.s.db
+        .query(
+          "SELECT c.sid, min(c.start_ts) FROM chunks c LEFT JOIN rollup_series_marks m ON m.sid = c.sid WHERE c.cid > ? AND c.cid <= ? AND c.cid > coalesce(m.mark, 0) GROUP BY c.sid ORDER BY c.sid",
+        )
+        .values(low, high) as [number, number][];
+      if (rows.length > 0) return { low, high, updating, todo: rows.map((r) => r[0]), starts: new WindowStarts(rows) };
       // Nothing between this mark and the next: the lower tiers catch up at once.
       this.s.writing(() => this.s.db.transaction(() => this.setMarks(updating, high))());
     }
@@ -332,6 +333,7 @@ export class SqliteRollups implements RollupReads {
       retentionMs: m ? this.s.retentionMs(m) : 0,
       low: w.low,
       high: w.high,
+      from: w.starts.of(sid),
       updating: w.updating,
       batchPoints: this.s.opts.rollupBatchPoints,
     };
