@@ -1,5 +1,5 @@
 /**
- * When the SQLite store's roller opens a window of sealed chunks (collector/store/metrics/sqlite/rollups.ts):
+ * When the SQLite store's roller opens a window of sealed chunks (collector/store/metrics/sqlite/rollup-window-timing.ts):
  * while points keep coming in, once 30 s have passed and the chunks sealed since the last window
  * hold 1,024 points per series with chunks to roll up, or 10 minutes have passed; once ingest has
  * stopped, at the first round that saw no point come in, 2 s or more after the last window. A window rolls up every chunk sealed before it opened, and

@@ -15,23 +15,10 @@ import type { RemoteSteps, RemoteWindow, RollupCompute } from "./rollup-remote.t
 import { computeSeriesStep, type StepRequest } from "./rollup-series.ts";
 import { ChunkSource } from "./rollup-source.ts";
 import { WindowStarts } from "./rollup-window-starts.ts";
+import { WindowTiming } from "./rollup-window-timing.ts";
 import { prepareRollupStatements, storedMarks } from "./rollup-statements.ts";
 import type { StoreState } from "./state.ts";
 
-/** A window of chunks to roll up opens at most this often while points keep coming in, */
-const ROLL_PERIOD_MS = 30_000;
-/** and this often once the heads stopped growing. */
-const QUIET_PERIOD_MS = 2000;
-/**
- * While points keep coming in, a window also waits until the chunks sealed since the last one
- * hold this many points per series with chunks to roll up, or MAX_ROLL_PERIOD_MS has passed. Why:
- * a series' step costs about the same whatever it brings (it rewrites the blocks its points fall
- * in, up to a day of 5-minute buckets, about 10 KB), and slow series sealed by the heads' budget
- * brought 80 points a step: 0.3 ms a chunk at midnight, 0.85 ms by evening (issue 28, docs/storage.md
- * "The roller's windows"). Queries read raw points where chunks are not rolled up yet.
- */
-const STEP_POINTS = 1024;
-const MAX_ROLL_PERIOD_MS = 600_000;
 /** How long a count of the chunks pending is reused (pendingChunks). */
 const RECOUNT_MS = 10_000;
 
@@ -67,11 +54,8 @@ export class SqliteRollups implements RollupReads {
   private readonly cache: RollupBlockCache;
   private caughtUpAt: number;
   private window: Window | undefined;
-  /** When the last window opened, and the points appended at the last round (ingest going on). */
-  private windowOpened = 0;
-  private lastAppended = 0;
-  /** Points in the chunks sealed since the last window opened. */
-  private sealedPoints = 0;
+  /** When the next window opens (rollup-window-timing.ts). */
+  private readonly timing = new WindowTiming();
   /** The last count of pending chunks (pendingChunks). */
   private pendingCount: { mark: number; at: number; n: number } | undefined;
   /** Chunks not rolled up yet, per series (rollup-unrolled.ts). */
@@ -119,7 +103,7 @@ export class SqliteRollups implements RollupReads {
   sealed(added: readonly number[], points: number): void {
     if (this.configured.length === 0) return;
     this.unrolled.sealed(added);
-    this.sealedPoints += points;
+    this.timing.sealed(points);
     if (this.pendingCount) this.pendingCount.n += added.length / 5;
   }
 
@@ -273,23 +257,13 @@ export class SqliteRollups implements RollupReads {
   private currentWindow(force: boolean): Window | undefined {
     if (!this.window) {
       const now = this.s.now();
-      // Quiet: no point appended since the last round (a seal shrinks the heads while points still come).
-      const quiet = this.s.appended === this.lastAppended;
-      this.lastAppended = this.s.appended;
-      if (!force && !this.windowDue(now - this.windowOpened, quiet)) return undefined;
+      const due = this.timing.due(now, this.s.appended, this.unrolled.series);
+      if (!force && !due) return undefined;
       this.window = this.openWindow();
       if (!this.window) return undefined;
-      this.windowOpened = now;
-      this.sealedPoints = 0;
+      this.timing.opened(now);
     }
     return this.window;
-  }
-
-  /** Whether a window is due `since` ms after the last opened (the periods above). */
-  private windowDue(since: number, quiet: boolean): boolean {
-    if (quiet) return since >= QUIET_PERIOD_MS;
-    if (since < ROLL_PERIOD_MS) return false;
-    return since >= MAX_ROLL_PERIOD_MS || this.sealedPoints >= STEP_POINTS * Math.max(1, this.unrolled.series);
   }
 
   /** Every series of the window is rolled up: the tiers' marks move to its end. */

@@ -1,0 +1,49 @@
+/** A window of chunks to roll up opens at most this often while points keep coming in, */
+const ROLL_PERIOD_MS = 30_000;
+/** and this often once no point has come in since the roller's last round. */
+const QUIET_PERIOD_MS = 2000;
+/**
+ * While points keep coming in, a window also waits until the chunks sealed since the last one
+ * hold this many points per series with chunks to roll up, or MAX_ROLL_PERIOD_MS has passed. Why:
+ * a series' step costs about the same whatever it brings (it rewrites the blocks its points fall
+ * in, up to a day of 5-minute buckets, about 10 KB), and slow series sealed by the heads' budget
+ * brought 80 points a step: 0.3 ms a chunk at midnight, 0.85 ms by evening (issue 28,
+ * docs/storage.md "The roller's windows"). Queries read raw points where chunks are not rolled up yet.
+ */
+const STEP_POINTS = 1024;
+const MAX_ROLL_PERIOD_MS = 600_000;
+
+/** When the SQLite roller opens its next window (rollups.ts). */
+export class WindowTiming {
+  /** When the last window opened (the store's clock). */
+  private openedAt = 0;
+  /** Points appended to heads at the last round: unchanged means quiet. */
+  private lastAppended = 0;
+  /** Points in the chunks sealed since the last window opened. */
+  private sealedPoints = 0;
+
+  /** A flush sealed chunks of `points` points in all. */
+  sealed(points: number): void {
+    this.sealedPoints += points;
+  }
+
+  /**
+   * Whether a window is due at `now`, asked once a round: `appended` is the store's count of
+   * points appended (a seal shrinks the heads while points still come, so their size would not
+   * tell), `series` those with chunks to roll up.
+   */
+  due(now: number, appended: number, series: number): boolean {
+    const quiet = appended === this.lastAppended;
+    this.lastAppended = appended;
+    const since = now - this.openedAt;
+    if (quiet) return since >= QUIET_PERIOD_MS;
+    if (since < ROLL_PERIOD_MS) return false;
+    return since >= MAX_ROLL_PERIOD_MS || this.sealedPoints >= STEP_POINTS * Math.max(1, series);
+  }
+
+  /** A window opened at `now`. */
+  opened(now: number): void {
+    this.openedAt = now;
+    this.sealedPoints = 0;
+  }
+}
