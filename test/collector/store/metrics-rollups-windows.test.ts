@@ -36,29 +36,31 @@ async function setup() {
     if (seal) store.flushDue(true);
   };
   const pending = () => roller.stats().pendingChunks;
-  return { store, roller, write, pending, tick: (ms: number) => (clock += ms), written: () => next };
+  const tick = (ms: number) => (clock += ms);
+  /** A seal of `n` points a series, one point more still coming in, `ms` later a round of the roller. */
+  const sealThenRound = async (n: number, ms: number) => {
+    await write(n, true);
+    await write(1, false);
+    tick(ms);
+    roller.round(10_000);
+  };
+  return { store, roller, write, pending, tick, sealThenRound, written: () => next };
 }
 
 describe("the SQLite roller's windows", () => {
   it("waits for a step's worth of points per series while ingest goes on, then rolls up every chunk sealed", async () => {
-    const { store, roller, write, pending, tick, written } = await setup();
+    const { store, roller, write, pending, sealThenRound, written } = await setup();
     // The first window opens at once (none opened since the store did).
     await write(100, true);
     roller.round(10_000);
     expect(pending()).toBe(0);
     // 100 points a series a seal: ten seals are under 1,024 a series, whatever the time (under 10 minutes).
     for (let k = 1; k <= 10; k++) {
-      await write(100, true);
-      await write(1, false);
-      tick(40_000);
-      roller.round(10_000);
+      await sealThenRound(100, 40_000);
       expect(pending()).toBe(k * SERIES);
     }
     // The eleventh brings the chunks sealed since the last window to 1,100 points a series.
-    await write(100, true);
-    await write(1, false);
-    tick(40_000);
-    roller.round(10_000);
+    await sealThenRound(100, 40_000);
     expect(pending()).toBe(0);
     // Every point is in the tiers: a day's stats read from the daily tier equal those of the raw points.
     store.flushDue(true);
@@ -69,23 +71,17 @@ describe("the SQLite roller's windows", () => {
   });
 
   it("opens a window after 10 minutes of slow ingest, and 2 s after ingest stopped", async () => {
-    const { roller, write, pending, tick } = await setup();
+    const { roller, write, pending, tick, sealThenRound } = await setup();
     await write(10, true);
     roller.round(10_000);
     expect(pending()).toBe(0);
     // A seal of 10 points a series every 80 s: far under 1,024 a series before 10 minutes.
     for (let k = 1; k <= 7; k++) {
-      await write(10, true);
-      await write(1, false);
-      tick(80_000);
-      roller.round(10_000);
+      await sealThenRound(10, 80_000);
       expect(pending()).toBe(k * SERIES);
     }
-    await write(10, true);
-    await write(1, false);
-    tick(80_000);
     // 640 s since the last window.
-    roller.round(10_000);
+    await sealThenRound(10, 80_000);
     expect(pending()).toBe(0);
     // Ingest stops: the last seal is rolled up by the first round that saw no point come in,
     // 2 s or more after the last window opened.

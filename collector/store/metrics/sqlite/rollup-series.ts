@@ -17,8 +17,8 @@ export interface StepRequest {
   /** The window's chunks (low, high]; those up to the series' own mark are done already. */
   low: number;
   high: number;
-  /** The earliest start of the series' chunks in the window (undefined: not known, every chunk of the series is looked at). */
-  from?: number;
+  /** The earliest start of the series' chunks in the window (−Infinity: not known, every chunk of the series is looked at). */
+  from: number;
   /** Indexes of the tiers the window updates. */
   updating: number[];
   batchPoints?: number;

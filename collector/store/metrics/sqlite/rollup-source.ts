@@ -38,7 +38,6 @@ export class ChunkSource {
   private readonly blockSt: Statement;
   private readonly markSt: Statement;
   private readonly chunksSt: Statement;
-  private readonly chunksFromSt: Statement;
 
   constructor(
     db: Database,
@@ -50,8 +49,7 @@ export class ChunkSource {
     );
     this.blockSt = db.prepare("SELECT body FROM rollups WHERE sid = ? AND step = ? AND block_start = ?");
     this.markSt = db.prepare("SELECT mark FROM rollup_series_marks WHERE sid = ?");
-    this.chunksSt = db.prepare("SELECT cid, n, coalesce(expires_at, 0) FROM chunks WHERE sid = ? AND cid > ? AND cid <= ? ORDER BY cid");
-    this.chunksFromSt = db.prepare("SELECT cid, n, coalesce(expires_at, 0) FROM chunks WHERE sid = ? AND start_ts >= ? AND cid > ? AND cid <= ? ORDER BY cid");
+    this.chunksSt = db.prepare("SELECT cid, n, coalesce(expires_at, 0) FROM chunks WHERE sid = ? AND start_ts >= ? AND cid > ? AND cid <= ? ORDER BY cid");
   }
 
   now(): number {
@@ -86,11 +84,10 @@ export class ChunkSource {
   }
 
   /**
-   * [cid, n, expires] of the series' chunks in (after, upTo], in id order; `from`, when known, is
-   * a start no such chunk is before (the series index is read from there, not from its first chunk).
+   * [cid, n, expires] of the series' chunks in (after, upTo], in id order; `from` is a start no
+   * such chunk is before (the series index is read from there, not from its first chunk).
    */
-  seriesChunks(sid: number, after: number, upTo: number, from?: number): [number, number, number][] {
-    if (from === undefined) return this.chunksSt.values(sid, after, upTo) as [number, number, number][];
-    return this.chunksFromSt.values(sid, from, after, upTo) as [number, number, number][];
+  seriesChunks(sid: number, after: number, upTo: number, from: number): [number, number, number][] {
+    return this.chunksSt.values(sid, from, after, upTo) as [number, number, number][];
   }
 }

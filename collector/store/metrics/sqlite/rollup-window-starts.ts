@@ -1,3 +1,5 @@
+import { lowerBound } from "../../../../src/metrics/series.ts";
+
 /**
  * The earliest start of each series' chunks in a rollup window, from the query that opens it
  * (rows [sid, min start_ts], ascending by sid). A step reads the series' chunks from there on
@@ -20,13 +22,7 @@ export class WindowStarts {
 
   /** The series' earliest chunk start in the window; undefined for a series not in it. */
   of(sid: number): number | undefined {
-    let lo = 0;
-    let hi = this.sids.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (this.sids[mid]! < sid) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo < this.sids.length && this.sids[lo] === sid ? this.starts[lo] : undefined;
+    const i = lowerBound(this.sids, sid);
+    return i < this.sids.length && this.sids[i] === sid ? this.starts[i] : undefined;
   }
 }

@@ -307,7 +307,8 @@ export class SqliteRollups implements RollupReads {
       retentionMs: m ? this.s.retentionMs(m) : 0,
       low: w.low,
       high: w.high,
-      from: w.starts.of(sid),
+      // Every series of the window has its start; without one, the series' chunks from its first.
+      from: w.starts.of(sid) ?? Number.NEGATIVE_INFINITY,
       updating: w.updating,
       batchPoints: this.s.opts.rollupBatchPoints,
     };
