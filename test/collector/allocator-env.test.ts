@@ -1,13 +1,14 @@
 /**
- * The collector starts itself again, once, with the allocator's purge delay set (collector/
+ * The collector starts itself again, once, with the allocator's settings (collector/
  * allocator-env.ts, issue 28): the same process, arguments and environment plus
- * MIMALLOC_PURGE_DELAY; a value set by the operator is kept, and then nothing is started again.
+ * MIMALLOC_PURGE_DELAY and MIMALLOC_PURGE_HOLES; a value set by the operator is kept, and when
+ * both are set nothing is started again.
  */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { PURGE_DELAY_MS } from "../../collector/allocator-env.ts";
+import { ALLOCATOR_ENV } from "../../collector/allocator-env.ts";
 import { run, Running } from "../helpers/program.ts";
 import { freePort, waitFor } from "../helpers/ports.ts";
 
@@ -41,14 +42,20 @@ describe("the allocator's setting", () => {
   it("is in the collector's environment, with its own variables and arguments, in the process that was started", async () => {
     const { p } = await start();
     const env = environ(p.pid);
-    expect(env.MIMALLOC_PURGE_DELAY).toBe(PURGE_DELAY_MS);
+    expect(env.MIMALLOC_PURGE_DELAY).toBe("1000");
+    expect(env.MIMALLOC_PURGE_HOLES).toBe("0");
+    expect(Object.keys(ALLOCATOR_ENV).sort()).toEqual(["MIMALLOC_PURGE_DELAY", "MIMALLOC_PURGE_HOLES"]);
     expect(env.MARKER_FOR_TEST).toBe("kept");
     expect(readFileSync(`/proc/${p.pid}/cmdline`, "utf8").split("\0")).toContain("--mqtt-port");
   });
 
-  it("keeps a value the operator set", async () => {
+  it("keeps a value the operator set, and adds the other", async () => {
     const { p } = await start({ MIMALLOC_PURGE_DELAY: "100" });
     expect(environ(p.pid).MIMALLOC_PURGE_DELAY).toBe("100");
+    expect(environ(p.pid).MIMALLOC_PURGE_HOLES).toBe("0");
+    const other = await start({ MIMALLOC_PURGE_HOLES: "1" });
+    expect(environ(other.p.pid).MIMALLOC_PURGE_HOLES).toBe("1");
+    expect(environ(other.p.pid).MIMALLOC_PURGE_DELAY).toBe("1000");
   });
 
   it("leaves the exit code and output of a command as they were", async () => {
