@@ -124,8 +124,9 @@ export class EngineRelay {
     const taken = new Set(leases.filter((l) => this.adopted.get(l.partition) !== l.generation).map((l) => l.partition));
     if (taken.size > 0) {
       const n = this.o.keeper.partitions;
-      await this.o.feed.adopt((tenant) => taken.has(partitionOf(tenant, n)));
+      const loaded = await this.o.feed.adopt((tenant) => taken.has(partitionOf(tenant, n)));
       this.adopted = new Map(leases.map((l) => [l.partition, l.generation]));
+      this.o.log.info("triggers of the partitions taken reloaded as stored", { partitions: [...taken].join(","), triggers: Number(loaded) });
     }
     const rows = (await this.o.sql.unsafe(
       `SELECT id, partition, tenant, data FROM outpost_engine_inbox WHERE partition IN (${leases.map((l) => l.partition).join(",")}) ORDER BY id LIMIT $1`,
