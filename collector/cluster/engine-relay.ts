@@ -30,7 +30,7 @@ export interface RelayFeed {
   /** Evaluates; what fires is stored only while `leaseOf`'s lease of its tenant is still held. */
   evaluate(data: readonly EngineData[], leaseOf: (tenantId: string) => Lease | undefined): Promise<void>;
   /** Reloads the stored triggers of the tenants `owns` accepts. */
-  adopt(owns: (tenantId: string) => boolean): Promise<unknown>;
+  adopt(owns: (tenantId: string) => boolean): Promise<number>;
 }
 
 export interface EngineRelayOptions {
@@ -126,7 +126,7 @@ export class EngineRelay {
       const n = this.o.keeper.partitions;
       const loaded = await this.o.feed.adopt((tenant) => taken.has(partitionOf(tenant, n)));
       this.adopted = new Map(leases.map((l) => [l.partition, l.generation]));
-      this.o.log.info("triggers of the partitions taken reloaded as stored", { partitions: [...taken].join(","), triggers: Number(loaded) });
+      this.o.log.info("triggers of the partitions taken reloaded as stored", { partitions: [...taken].join(","), triggers: loaded });
     }
     const rows = (await this.o.sql.unsafe(
       `SELECT id, partition, tenant, data FROM outpost_engine_inbox WHERE partition IN (${leases.map((l) => l.partition).join(",")}) ORDER BY id LIMIT $1`,
