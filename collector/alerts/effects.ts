@@ -25,7 +25,9 @@ const MAX_HELD = 100_000;
  * reports synchronously, during evaluation; effects are collected and applied by one serial
  * task, in order, so evaluation never waits for storage. When the storage refuses a write
  * (a full disk), that effect and those after it are kept, in order, and tried again every
- * second until they are stored: what fired is never dropped for want of space.
+ * second until they are stored: what fired is never dropped for want of space. Among collectors
+ * sharing a database, what an evaluation under a lease fired is written fenced by that lease
+ * (fenced-effects.ts), and dropped if another collector took it over meanwhile.
  */
 export class EffectApplier {
   private pending: Stamped[] = [];
