@@ -185,7 +185,7 @@ async function startServices(values: OptionValues, ctx: ProgramContext | undefin
     dataDir,
     bus,
     log: alertsLog,
-    store: pg && new PostgresAlertsStore({ sql: pg.sql, log: alertsLog, health }),
+    store: pg && new PostgresAlertsStore({ sql: pg.sql, log: alertsLog, health, fence: keeper && ((tx, lease) => keeper.fenceGeneration(tx, lease)) }),
     cluster: pg && keeper ? { sql: pg.sql, keeper } : undefined,
     synchronous,
     health,

@@ -1,5 +1,6 @@
 import type { ActionDefinition, Alert, Event } from "../../src/alerts/model.ts";
-import type { StoredAction } from "../store/alerts/types.ts";
+import type { Lease } from "../../src/partitions.ts";
+import type { StoredAction, TriggerState } from "../store/alerts/types.ts";
 import { actionsToRun } from "../../src/alerts/actions/select.ts";
 import type { AlertingContext } from "./context.ts";
 
@@ -35,6 +36,8 @@ export interface Announced {
   changedAlerts?: readonly Alert[];
   /** Events stored for the first time (ids checked new). */
   newEvents?: readonly Event[];
+  /** Trigger flags the engine changed with them (autoDisable...); announced by the caller. */
+  triggerStates?: readonly TriggerState[];
 }
 
 /**
@@ -42,12 +45,13 @@ export interface Announced {
  * then, and only then, watchers hear of them and the actions are queued. Runs inside a serial
  * task. If the commit fails (a full disk) nothing happened and the caller may try again.
  */
-export async function commitAndAnnounce(ctx: AlertingContext, w: Announced, opts: { runActions?: boolean } = {}): Promise<void> {
+export async function commitAndAnnounce(ctx: AlertingContext, w: Announced, opts: { runActions?: boolean; lease?: Lease } = {}): Promise<void> {
   const alerts = [...(w.newAlerts ?? []), ...(w.changedAlerts ?? [])];
   const events = w.newEvents ?? [];
-  if (alerts.length === 0 && events.length === 0) return;
+  if (alerts.length === 0 && events.length === 0 && !w.triggerStates?.length) return;
   const actions = opts.runActions === false ? [] : await plannedActions(ctx, [...alerts, ...events]);
-  await ctx.store.commit({ insertAlerts: w.newAlerts, updateAlerts: w.changedAlerts, insertEvents: w.newEvents, actions });
+  const { lease } = opts;
+  await ctx.store.commit({ insertAlerts: w.newAlerts, updateAlerts: w.changedAlerts, insertEvents: w.newEvents, actions, triggerStates: w.triggerStates, lease });
   for (const alert of alerts) ctx.hub.publish({ kind: "alert", alert });
   for (const event of events) ctx.hub.publish({ kind: "event", event });
   if (actions.length > 0) ctx.runner.enqueue(actions);

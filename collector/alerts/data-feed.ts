@@ -82,10 +82,4 @@ export class DataFeed {
     const engine = this.ctx.engine;
     return pointsToData(p, (id) => engine.watches(p.tenant, id));
   }
-
-  /** Engine data relayed by another collector (collector/cluster/engine-relay.ts): resolves once what it fired is stored. */
-  async evaluate(data: readonly EngineData[]): Promise<void> {
-    if (data.length > 0) this.ctx.engine.sendData(data);
-    await this.ctx.serial.idle();
-  }
 }

@@ -1,9 +1,19 @@
 import type { EngineEffect } from "../../src/alerts/engine/engine.ts";
 import { resolveAlert } from "../../src/alerts/lifecycle.ts";
 import type { Alert } from "../../src/alerts/model.ts";
+import type { Lease } from "../../src/partitions.ts";
 import { storageFailure } from "../../src/sqlite/storage-failure.ts";
 import { announceDefinitions, commitAndAnnounce, unstored } from "./announce.ts";
 import type { AlertingContext } from "./context.ts";
+import { applyFenced, type EffectFencing, effectTenant, type LeaseOf } from "./fenced-effects.ts";
+
+/** An effect, with the lease its evaluation ran under when it is fenced by one. */
+interface Stamped {
+  effect: EngineEffect;
+  lease: Lease | undefined;
+}
+
+const sameLease = (a: Lease | undefined, b: Lease) => a !== undefined && a.partition === b.partition && a.generation === b.generation;
 
 /** How long effects the storage refused wait before they are tried again. */
 const RETRY_MS = 1000;
@@ -15,21 +25,41 @@ const MAX_HELD = 100_000;
  * reports synchronously, during evaluation; effects are collected and applied by one serial
  * task, in order, so evaluation never waits for storage. When the storage refuses a write
  * (a full disk), that effect and those after it are kept, in order, and tried again every
- * second until they are stored: what fired is never dropped for want of space.
+ * second until they are stored: what fired is never dropped for want of space. Among collectors
+ * sharing a database, what an evaluation under a lease fired is written fenced by that lease
+ * (fenced-effects.ts), and dropped if another collector took it over meanwhile.
  */
 export class EffectApplier {
-  private pending: EngineEffect[] = [];
+  private pending: Stamped[] = [];
   private scheduled = false;
   private retry: ReturnType<typeof setTimeout> | undefined;
   private closed = false;
+  /** Set while the engine evaluates data under known leases (`under`). */
+  private scope: LeaseOf | undefined;
 
-  constructor(private readonly ctx: AlertingContext) {}
+  /** `fencing`: collectors sharing a database, where what fires is written under a lease. */
+  constructor(
+    private readonly ctx: AlertingContext,
+    private readonly fencing?: EffectFencing,
+  ) {}
 
-  /** The engine's listener. */
+  /** The engine's listener. The engine reports during evaluation, so the lease is the one it evaluated under. */
   readonly onEffect = (effect: EngineEffect): void => {
-    this.pending.push(effect);
+    const lease = this.fencing && (this.scope ?? this.fencing.leaseOf)(effectTenant(effect));
+    this.pending.push({ effect, lease });
     this.schedule();
   };
+
+  /** Runs `fn` (an engine evaluation) with what it fires fenced by the leases `leaseOf` names. */
+  under(leaseOf: LeaseOf, fn: () => void): void {
+    const outer = this.scope;
+    this.scope = leaseOf;
+    try {
+      fn();
+    } finally {
+      this.scope = outer;
+    }
+  }
 
   /** Effects waiting to be stored (held while the storage refuses them). */
   get held(): number {
@@ -49,12 +79,20 @@ export class EffectApplier {
     let i = 0;
     while (i < effects.length) {
       const first = i;
-      const e = effects[i]!;
+      const { effect: e, lease } = effects[i]!;
       let step: () => Promise<void>;
-      if (e.kind === "alert") {
+      if (lease && this.fencing) {
+        // What one evaluation fired (an alert and its autoDisable) commits together or not at all.
+        // A resolveAlerts reads the stored alerts, so it starts a group of its own.
+        const group = [e];
+        i++;
+        while (i < effects.length && sameLease(effects[i]!.lease, lease) && effects[i]!.effect.kind !== "resolveAlerts") group.push(effects[i++]!.effect);
+        const fencing = this.fencing;
+        step = () => applyFenced(this.ctx, fencing, lease, group);
+      } else if (e.kind === "alert") {
         // consecutive alerts go to the store in one transaction
         const batch: Alert[] = [];
-        while (i < effects.length && effects[i]!.kind === "alert") batch.push((effects[i++] as { alert: Alert }).alert);
+        while (i < effects.length && effects[i]!.effect.kind === "alert" && !effects[i]!.lease) batch.push((effects[i++]!.effect as { alert: Alert }).alert);
         step = () => this.storeAlerts(batch);
       } else {
         i++;
@@ -73,7 +111,7 @@ export class EffectApplier {
   }
 
   /** Puts refused effects back in front of any that came meanwhile, and tries again later. */
-  private hold(effects: EngineEffect[]): void {
+  private hold(effects: Stamped[]): void {
     this.pending = [...effects, ...this.pending];
     if (this.pending.length > MAX_HELD) {
       const dropped = this.pending.splice(0, this.pending.length - MAX_HELD);

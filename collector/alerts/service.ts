@@ -1,4 +1,5 @@
 import { createAlertsEngine } from "../../src/alerts/engine/engine.ts";
+import type { EngineData } from "../../src/alerts/engine/evaluate.ts";
 import { isGroupTrigger } from "../../src/alerts/groups.ts";
 import { type Action, type ActionDefinition, type Alert, type Event, type FullTrigger, SOURCE_NONE } from "../../src/alerts/model.ts";
 import { agentActionKey } from "../../src/alerts/actions/agent-record.ts";
@@ -16,6 +17,7 @@ import type { AlertCriteria, EventCriteria } from "./criteria.ts";
 import { DataDrivenMembers } from "./data-driven.ts";
 import { DataFeed } from "./data-feed.ts";
 import { EffectApplier } from "./effects.ts";
+import type { EffectFencing, LeaseOf } from "./fenced-effects.ts";
 import { EventRecords } from "./events.ts";
 import { GroupDefinitions } from "./groups.ts";
 import { Serial } from "./serial.ts";
@@ -33,6 +35,8 @@ export interface AlertingServiceOptions {
   newId?: () => string;
   /** Actions carried out at the same time. */
   actionConcurrency?: number;
+  /** Collectors sharing a database: what fires is written under the tenant's lease. */
+  fencing?: EffectFencing;
 }
 
 export interface IngestResult {
@@ -92,7 +96,7 @@ export class AlertingService {
       newId: opts.newId ?? (() => crypto.randomUUID()),
       definitionListeners: new Set(),
     };
-    applier = new EffectApplier(this.ctx);
+    applier = new EffectApplier(this.ctx, opts.fencing);
     this.applier = applier;
     this.groups = new GroupDefinitions(this.ctx);
     this.triggers = new TriggerDefinitions(this.ctx, this.groups);
@@ -138,6 +142,16 @@ export class AlertingService {
       loaded++;
     }
     return loaded;
+  }
+
+  /**
+   * Engine data of tenants whose leases this collector holds (collector/cluster/engine-relay.ts):
+   * what it fires is stored only while `leaseOf`'s lease of its tenant is still this
+   * collector's. Resolves once that is done.
+   */
+  async evaluateUnder(data: readonly EngineData[], leaseOf: LeaseOf): Promise<void> {
+    if (data.length > 0) this.applier.under(leaseOf, () => this.ctx.engine.sendData(data));
+    await this.ctx.serial.idle();
   }
 
   /**

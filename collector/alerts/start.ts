@@ -1,4 +1,5 @@
 import type { SQL } from "bun";
+import type { Lease } from "../../src/partitions.ts";
 import type { LeaseKeeper } from "../../src/postgres/leases.ts";
 import { DefinitionSync } from "../cluster/definition-sync.ts";
 import { WatchSync } from "../cluster/watch-sync.ts";
@@ -34,7 +35,9 @@ export interface Alerting {
 /** The alerting service of the collector: its store (alerts.db unless given), its engine, its bus subscription. */
 export function createAlerting(opts: AlertingOptions): Alerting {
   const store = opts.store ?? new SqliteAlertsStore({ dataDir: opts.dataDir, synchronous: opts.synchronous, log: opts.log, health: opts.health });
-  const service = new AlertingService({ store, plugins: defaultPlugins(opts.plugins), log: opts.log });
+  const keeper = opts.cluster?.keeper;
+  const fencing = keeper && { leaseOf: (t: string) => keeper.owns(t), lost: (l: Lease) => keeper.lost(l) };
+  const service = new AlertingService({ store, plugins: defaultPlugins(opts.plugins), log: opts.log, fencing });
   let unsubscribe: (() => void) | undefined;
   let relay: EngineRelay | undefined;
   let sync: DefinitionSync | undefined;
@@ -42,12 +45,12 @@ export function createAlerting(opts: AlertingOptions): Alerting {
   return {
     service,
     async open() {
-      const keeper = opts.cluster?.keeper;
+      const loadedUnder = keeper?.leases() ?? [];
       await service.open(keeper && { owns: (t) => keeper.owns(t) !== undefined, ownsEverything: keeper.leases().length === keeper.partitions });
       if (opts.cluster) {
-        const feed = { watchedData: service.data.watchedData.bind(service.data), evaluate: service.data.evaluate.bind(service.data), adopt: service.adoptTenants.bind(service) };
+        const feed = { watchedData: service.data.watchedData.bind(service.data), evaluate: service.evaluateUnder.bind(service), adopt: service.adoptTenants.bind(service) };
         relay = new EngineRelay({ ...opts.cluster, feed, log: opts.log.child("relay") });
-        await relay.start();
+        await relay.start(loadedUnder);
         sync = new DefinitionSync({ sql: opts.cluster.sql, owner: opts.cluster.keeper.owner, definitions: service, log: opts.log.child("definitions") });
         await sync.start();
         watchSync = new WatchSync({ sql: opts.cluster.sql, owner: opts.cluster.keeper.owner, watches: service, log: opts.log.child("watches") });

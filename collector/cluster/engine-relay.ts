@@ -1,7 +1,7 @@
 import type { SQL } from "bun";
 import type { EngineData } from "../../src/alerts/engine/evaluate.ts";
 import type { Logger } from "../../src/log/logger.ts";
-import { partitionOf } from "../../src/partitions.ts";
+import { type Lease, partitionOf } from "../../src/partitions.ts";
 import type { LeaseKeeper } from "../../src/postgres/leases.ts";
 import { migratePostgres, type PgSchema, pgBaseline } from "../../src/postgres/migrations.ts";
 import type { WrittenPoints } from "../events/points-bus.ts";
@@ -27,9 +27,10 @@ export const ENGINE_RELAY_SCHEMA: PgSchema = {
 /** What the relay needs of the alerting service's data feed (collector/alerts/data-feed.ts). */
 export interface RelayFeed {
   watchedData(p: WrittenPoints): EngineData[];
-  evaluate(data: readonly EngineData[]): Promise<void>;
+  /** Evaluates; what fires is stored only while `leaseOf`'s lease of its tenant is still held. */
+  evaluate(data: readonly EngineData[], leaseOf: (tenantId: string) => Lease | undefined): Promise<void>;
   /** Reloads the stored triggers of the tenants `owns` accepts. */
-  adopt(owns: (tenantId: string) => boolean): Promise<unknown>;
+  adopt(owns: (tenantId: string) => boolean): Promise<number>;
 }
 
 export interface EngineRelayOptions {
@@ -60,10 +61,13 @@ export class EngineRelay {
 
   constructor(private readonly o: EngineRelayOptions) {}
 
-  async start(): Promise<void> {
+  /**
+   * `loadedUnder`: the leases held before the engine loaded every trigger, whose triggers it
+   * therefore has as stored. A lease taken later is adopted at the first round.
+   */
+  async start(loadedUnder: readonly Lease[]): Promise<void> {
     await migratePostgres(this.o.sql, ENGINE_RELAY_SCHEMA);
-    // The engine has just loaded every trigger: the partitions held now are up to date.
-    for (const l of this.o.keeper.leases()) this.adopted.set(l.partition, l.generation);
+    for (const l of loadedUnder) this.adopted.set(l.partition, l.generation);
     this.timer = setInterval(() => void this.poll(), this.o.pollMs ?? 200);
     this.timer.unref?.();
   }
@@ -72,8 +76,12 @@ export class EngineRelay {
   readonly onPoints = (p: WrittenPoints): void => {
     const data = this.o.feed.watchedData(p);
     if (data.length === 0) return;
-    if (this.o.keeper.owns(p.tenant)) {
-      this.o.feed.evaluate(data).catch((e) => this.o.log.error("trigger evaluation failed", { tenant: p.tenant, err: String(e) }));
+    const lease = this.o.keeper.owns(p.tenant);
+    // A lease just taken waits for its adoption (drainInbox): until then the engine may have the
+    // triggers as they were before the previous holder's last changes (an autoDisable), so the
+    // data waits in the inbox as another collector's would.
+    if (lease && this.adopted.get(lease.partition) === lease.generation) {
+      this.o.feed.evaluate(data, () => lease).catch((e) => this.o.log.error("trigger evaluation failed", { tenant: p.tenant, err: String(e) }));
       return;
     }
     const sent = this.o.sql
@@ -116,15 +124,21 @@ export class EngineRelay {
     const taken = new Set(leases.filter((l) => this.adopted.get(l.partition) !== l.generation).map((l) => l.partition));
     if (taken.size > 0) {
       const n = this.o.keeper.partitions;
-      await this.o.feed.adopt((tenant) => taken.has(partitionOf(tenant, n)));
+      const loaded = await this.o.feed.adopt((tenant) => taken.has(partitionOf(tenant, n)));
       this.adopted = new Map(leases.map((l) => [l.partition, l.generation]));
+      this.o.log.info("triggers of the partitions taken reloaded as stored", { partitions: [...taken].join(","), triggers: loaded });
     }
     const rows = (await this.o.sql.unsafe(
       `SELECT id, partition, tenant, data FROM outpost_engine_inbox WHERE partition IN (${leases.map((l) => l.partition).join(",")}) ORDER BY id LIMIT $1`,
       [this.o.batch ?? 1000],
     )) as InboxRow[];
     if (rows.length === 0) return;
-    await this.o.feed.evaluate(rows.flatMap((r) => JSON.parse(r.data) as EngineData[]));
+    const n = this.o.keeper.partitions;
+    const byPartition = new Map(leases.map((l) => [l.partition, l]));
+    await this.o.feed.evaluate(
+      rows.flatMap((r) => JSON.parse(r.data) as EngineData[]),
+      (tenant) => byPartition.get(partitionOf(tenant, n)),
+    );
     const ids = rows.map((r) => String(r.id));
     if (!ids.every((id) => /^\d+$/.test(id))) throw new Error("unexpected inbox ids");
     const used = new Set(rows.map((r) => r.partition));

@@ -148,6 +148,32 @@ export class LeaseKeeper implements Ownership {
     if (rows.length === 0) throw new StaleLeaseError(lease.partition, lease.generation);
   }
 
+  /**
+   * Like `fence`, but a lease that lapsed while nobody took it still passes: the row names this
+   * collector at that generation, so no other collector has done the partition's work since
+   * (taking it increments the generation), and the next round renews it at the same generation.
+   * For writes that must happen once whoever does them (what a trigger fired), where a refusal
+   * loses the write rather than delaying it.
+   */
+  async fenceGeneration(tx: SQL, lease: Lease): Promise<void> {
+    const rows = await tx.unsafe("SELECT 1 FROM outpost_leases WHERE partition = $1 AND owner = $2 AND generation = $3 FOR SHARE", [
+      lease.partition,
+      this.owner,
+      lease.generation,
+    ]);
+    if (rows.length === 0) throw new StaleLeaseError(lease.partition, lease.generation);
+  }
+
+  /**
+   * A fence refused this lease: another collector took the partition. Forgotten now rather than
+   * at the next round, so that this collector stops doing its work at once.
+   */
+  lost(lease: Lease): void {
+    if (this.held.get(lease.partition) !== lease.generation) return;
+    this.held.delete(lease.partition);
+    this.opts.onChange?.(this.leases());
+  }
+
   /** One round: say we are alive, renew, then give back or take partitions towards our share. */
   tick(): Promise<void> {
     this.round ??= this.runRound().finally(() => {

@@ -21,6 +21,8 @@ export class DatabaseCluster {
   mosquitto?: PrivateMosquitto;
   urlFile!: string;
   readonly procs: Running[] = [];
+  /** What each process is, for the names of its kept log (keepLogs). */
+  readonly labels = new Map<Running, string>();
   private readonly dirs: string[] = [];
 
   constructor(private readonly prefix: string) {}
@@ -61,9 +63,27 @@ export class DatabaseCluster {
       ...(options.args ?? []),
     ]);
     this.procs.push(p);
+    this.labels.set(p, "collector");
     const line = await p.waitForLine(/HTTP listening/, 30_000);
     await p.waitForLine(/collector ready/, 30_000);
     return { p, url: `http://127.0.0.1:${portOf(line)}`, dataDir };
+  }
+
+  /**
+   * For a failed test: every process's stderr, killed ones included, written to a folder that
+   * tearDown leaves, one file each. Answers its path with the collectors' lines on leases, the
+   * relay and alerts, for a CI log that keeps no files.
+   */
+  keepLogs(): string {
+    const dir = mkdtempSync(join(tmpdir(), `outpost-${this.prefix}-logs-`));
+    const out = [`logs of the ${this.procs.length} processes kept in ${dir}`];
+    this.procs.forEach((p, i) => {
+      const label = this.labels.get(p) ?? "process";
+      const name = `${i}-${label}-${p.pid}`;
+      writeFileSync(join(dir, `${name}.log`), `${p.lines.join("\n")}\n`);
+      if (label === "collector") out.push(`--- ${name}`, ...p.lines.filter((l) => /lease|partition|relay|alert|trigger/i.test(l)).slice(-150));
+    });
+    return out.join("\n");
   }
 
   /** Live leases: partition → owner (host:pid:random). */

@@ -102,6 +102,29 @@ describe("leases in PostgreSQL", () => {
     await b.stop();
   });
 
+  it("fenceGeneration passes a lapsed lease nobody took, and refuses it once taken; lost() forgets it at once", async () => {
+    await reset();
+    const aSql = pool();
+    const slow = { partitions: 2, ttlMs: 60_000, renewMs: 30_000 };
+    const a = new LeaseKeeper(aSql, { owner: "a", ...slow });
+    await a.start();
+    const lease = a.leases()[0]!;
+    await db.sql.unsafe("UPDATE outpost_leases SET expires_at = clock_timestamp() - interval '1 second'");
+    await expect(aSql.begin((tx) => a.fence(tx, lease))).rejects.toBeInstanceOf(StaleLeaseError);
+    // Nobody else can have worked under it: its work still counts.
+    await aSql.begin((tx) => a.fenceGeneration(tx, lease));
+    const b = new LeaseKeeper(pool(), { owner: "b", ...slow });
+    await b.start();
+    expect(parts(b.leases())).toContain(lease.partition);
+    await expect(aSql.begin((tx) => a.fenceGeneration(tx, lease))).rejects.toBeInstanceOf(StaleLeaseError);
+    // a's next round is 30 s away; told by the refused fence, it stops counting the lease now.
+    expect(parts(a.leases())).toContain(lease.partition);
+    a.lost(lease);
+    expect(parts(a.leases())).not.toContain(lease.partition);
+    await b.stop();
+    await a.stop();
+  });
+
   it("a clean stop hands the leases back at once", async () => {
     await reset();
     const a = new LeaseKeeper(pool(), { owner: "a", ...fast, ttlMs: 60_000, renewMs: 250 });

@@ -1,11 +1,12 @@
 import type { SQL } from "bun";
 import type { Action, ActionDefinition, Alert, Event, FullTrigger, TriggerMode } from "../../../src/alerts/model.ts";
 import type { Logger } from "../../../src/log/logger.ts";
+import type { Lease } from "../../../src/partitions.ts";
 import { numbered } from "../../../src/postgres/connect.ts";
 import { postgresProbe } from "../../../src/postgres/probe.ts";
 import { reportingFailuresAsync, type StorageHealth } from "../../../src/sqlite/storage-health.ts";
 import { alertColumns, type BodyRow, chunks, parseBodies } from "./rows.ts";
-import type { ActionRows, AlertingWrites, AlertRows, AlertsStore, EventRows, StoredAction, TriggerChanges } from "./types.ts";
+import type { ActionRows, AlertingWrites, AlertRows, AlertsStore, EventRows, StoredAction, TriggerChanges, TriggerState } from "./types.ts";
 import { actionsWhere, alertsWhere, eventsWhere } from "./where.ts";
 
 export interface PostgresAlertsStoreOptions {
@@ -14,6 +15,11 @@ export interface PostgresAlertsStoreOptions {
   log: Logger;
   /** Told of failed writes (server down, disk full), and probes the database until it takes writes again. */
   health?: StorageHealth;
+  /**
+   * Collectors sharing the database: inside a commit's transaction, refuses (StaleLeaseError)
+   * unless this collector still holds the lease (LeaseKeeper.fenceGeneration).
+   */
+  fence?: (tx: SQL, lease: Lease) => Promise<void>;
 }
 
 type Param = string | number | null;
@@ -29,9 +35,11 @@ export class PostgresAlertsStore implements AlertsStore {
   private readonly sql: SQL;
   private readonly log: Logger;
   private readonly health: StorageHealth | undefined;
+  private readonly fence: PostgresAlertsStoreOptions["fence"];
 
   constructor(opts: PostgresAlertsStoreOptions) {
     this.sql = opts.sql;
+    this.fence = opts.fence;
     this.log = opts.log;
     this.health = opts.health;
     this.health?.registerTarget("alerts", postgresProbe(this.sql, "alerts"));
@@ -161,11 +169,27 @@ export class PostgresAlertsStore implements AlertsStore {
 
   async commit(w: AlertingWrites): Promise<void> {
     await this.tx(async (t) => {
+      if (w.lease) {
+        if (!this.fence) throw new Error("writes fenced by a lease, but this store was given no fence");
+        // First: the row lock it takes makes a takeover wait until these writes are committed.
+        await this.fence(t, w.lease);
+      }
       for (const a of w.insertAlerts ?? []) await this.insertAlert(t, a);
       for (const a of w.updateAlerts ?? []) await this.updateAlert(t, a);
       for (const e of w.insertEvents ?? []) await this.insertEvent(t, e);
       for (const a of w.actions ?? []) await this.insertAction(t, a);
+      for (const s of w.triggerStates ?? []) await this.setTriggerState(t, s);
     });
+  }
+
+  private async setTriggerState(t: SQL, s: TriggerState): Promise<void> {
+    if (s.mode !== undefined) await this.run(t, "UPDATE triggers SET mode = ? WHERE tenant = ? AND id = ?", [s.mode, s.tenantId, s.id]);
+    if (s.enabled === undefined) return;
+    const rows = await this.rows<BodyRow>(t, "SELECT body FROM triggers WHERE tenant = ? AND id = ? FOR UPDATE", [s.tenantId, s.id]);
+    const full = this.parse<FullTrigger>(rows, "trigger")[0];
+    if (!full) return;
+    full.trigger.enabled = s.enabled;
+    await this.run(t, "UPDATE triggers SET enabled = ?, body = ? WHERE tenant = ? AND id = ?", [s.enabled ? 1 : 0, JSON.stringify(full), s.tenantId, s.id]);
   }
 
   insertAlerts(alerts: readonly Alert[]): Promise<Alert[]> {

@@ -7,7 +7,7 @@ import { migrate } from "../../../src/sqlite/migrations.ts";
 import { reportingFailures, type StorageHealth } from "../../../src/sqlite/storage-health.ts";
 import { alertColumns, type BodyRow, chunks, parseBodies } from "./rows.ts";
 import { ALERTS_DB } from "./schema.ts";
-import type { ActionRows, AlertingWrites, AlertRows, AlertsStore, EventRows, StoredAction, TriggerChanges } from "./types.ts";
+import type { ActionRows, AlertingWrites, AlertRows, AlertsStore, EventRows, StoredAction, TriggerChanges, TriggerState } from "./types.ts";
 import { actionsWhere, alertsWhere, eventsWhere, type Where } from "./where.ts";
 
 export interface SqliteAlertsStoreOptions {
@@ -136,12 +136,25 @@ export class SqliteAlertsStore implements AlertsStore {
   }
 
   async commit(w: AlertingWrites): Promise<void> {
+    // Leases exist only among collectors sharing PostgreSQL: one here is a wiring mistake.
+    if (w.lease) throw new Error("alerts.db has no leases to fence writes with");
     this.tx(() => {
       for (const a of w.insertAlerts ?? []) this.insertAlert(a);
       for (const a of w.updateAlerts ?? []) this.updateAlert(a);
       for (const e of w.insertEvents ?? []) this.insertEvent(e);
       for (const a of w.actions ?? []) this.insertAction(a);
+      for (const t of w.triggerStates ?? []) this.setTriggerState(t);
     });
+  }
+
+  private setTriggerState(s: TriggerState): void {
+    if (s.mode !== undefined) this.db.query("UPDATE triggers SET mode = ? WHERE tenant = ? AND id = ?").run(s.mode, s.tenantId, s.id);
+    if (s.enabled === undefined) return;
+    const row = this.db.query<BodyRow, [string, string]>("SELECT body FROM triggers WHERE tenant = ? AND id = ?").get(s.tenantId, s.id);
+    const full = row && this.parse<FullTrigger>([row], "trigger")[0];
+    if (!full) return;
+    full.trigger.enabled = s.enabled;
+    this.db.query("UPDATE triggers SET enabled = ?, body = ? WHERE tenant = ? AND id = ?").run(s.enabled ? 1 : 0, JSON.stringify(full), s.tenantId, s.id);
   }
 
   async insertAlerts(alerts: readonly Alert[]): Promise<Alert[]> {

@@ -8,6 +8,7 @@ import type {
   Severity,
   TriggerMode,
 } from "../../../src/alerts/model.ts";
+import type { Lease } from "../../../src/partitions.ts";
 
 /**
  * Criteria the store can answer with its indexes. Everything else (tag queries, lifecycle times
@@ -75,6 +76,21 @@ export interface AlertingWrites {
   /** Ids already present are skipped. */
   insertEvents?: readonly Event[];
   actions?: readonly StoredAction[];
+  /** Trigger flags the engine changed (autoDisable, autoEnable, modes), with what fired them. */
+  triggerStates?: readonly TriggerState[];
+  /**
+   * Collectors sharing a database: the lease of the tenants' partition the engine fired under.
+   * Everything commits only if this collector still holds it at that generation; otherwise
+   * nothing does and StaleLeaseError is thrown. A store of one collector (SQLite) has no leases.
+   */
+  lease?: Lease;
+}
+
+export interface TriggerState {
+  tenantId: string;
+  id: string;
+  enabled?: boolean;
+  mode?: TriggerMode;
 }
 
 /**
