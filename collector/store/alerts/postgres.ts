@@ -107,12 +107,7 @@ export class PostgresAlertsStore implements AlertsStore {
   }
 
   async setTriggerEnabled(tenantId: string, id: string, enabled: boolean): Promise<void> {
-    const full = await this.trigger(tenantId, id);
-    if (!full) return;
-    full.trigger.enabled = enabled;
-    await this.write(() =>
-      this.run(this.sql, "UPDATE triggers SET enabled = ?, body = ? WHERE tenant = ? AND id = ?", [enabled ? 1 : 0, JSON.stringify(full), tenantId, id]),
-    );
+    await this.tx((t) => this.setTriggerState(t, { tenantId, id, enabled }));
   }
 
   async setTriggerMode(tenantId: string, id: string, mode: TriggerMode): Promise<void> {

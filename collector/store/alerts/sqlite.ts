@@ -85,12 +85,7 @@ export class SqliteAlertsStore implements AlertsStore {
   }
 
   async setTriggerEnabled(tenantId: string, id: string, enabled: boolean): Promise<void> {
-    const full = await this.trigger(tenantId, id);
-    if (!full) return;
-    full.trigger.enabled = enabled;
-    this.write(() =>
-      this.db.query("UPDATE triggers SET enabled = ?, body = ? WHERE tenant = ? AND id = ?").run(enabled ? 1 : 0, JSON.stringify(full), tenantId, id),
-    );
+    this.tx(() => this.setTriggerState({ tenantId, id, enabled }));
   }
 
   async setTriggerMode(tenantId: string, id: string, mode: TriggerMode): Promise<void> {
