@@ -20,6 +20,11 @@ export interface Lease {
   generation: number;
 }
 
+/** The same partition at the same generation. */
+export function sameLease(a: Lease | undefined, b: Lease | undefined): boolean {
+  return a !== undefined && b !== undefined && a.partition === b.partition && a.generation === b.generation;
+}
+
 /** Who does the work of a key here: the lease that makes this collector its owner, or none. */
 export interface Ownership {
   owns(key: string): Lease | undefined;

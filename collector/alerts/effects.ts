@@ -1,19 +1,16 @@
 import type { EngineEffect } from "../../src/alerts/engine/engine.ts";
-import { resolveAlert } from "../../src/alerts/lifecycle.ts";
 import type { Alert } from "../../src/alerts/model.ts";
-import type { Lease } from "../../src/partitions.ts";
+import { type Lease, sameLease } from "../../src/partitions.ts";
 import { storageFailure } from "../../src/sqlite/storage-failure.ts";
 import { announceDefinitions, commitAndAnnounce, unstored } from "./announce.ts";
 import type { AlertingContext } from "./context.ts";
-import { applyFenced, type EffectFencing, effectTenant, type LeaseOf } from "./fenced-effects.ts";
+import { applyFenced, type EffectFencing, effectTenant, type LeaseOf, resolvedAlerts } from "./fenced-effects.ts";
 
 /** An effect, with the lease its evaluation ran under when it is fenced by one. */
 interface Stamped {
   effect: EngineEffect;
   lease: Lease | undefined;
 }
-
-const sameLease = (a: Lease | undefined, b: Lease) => a !== undefined && a.partition === b.partition && a.generation === b.generation;
 
 /** How long effects the storage refused wait before they are tried again. */
 const RETRY_MS = 1000;
@@ -150,12 +147,9 @@ export class EffectApplier {
         await store.setTriggerEnabled(e.tenantId, e.triggerId, e.enabled);
         announceDefinitions(this.ctx, e.tenantId, [e.triggerId]);
         return;
-      case "resolveAlerts": {
-        const open = await store.findAlerts({ tenants: [e.tenantId], triggerIds: [e.triggerId], statuses: ["OPEN", "ACKNOWLEDGED"] });
-        const resolved = open.map((a) => resolveAlert(a, e.user, e.time, e.notes, e.resolvedEvalSets));
-        await commitAndAnnounce(this.ctx, { changedAlerts: resolved });
+      case "resolveAlerts":
+        await commitAndAnnounce(this.ctx, { changedAlerts: await resolvedAlerts(this.ctx, e) });
         return;
-      }
     }
   }
 }

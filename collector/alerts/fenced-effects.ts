@@ -22,6 +22,12 @@ export interface EffectFencing {
   lost(lease: Lease): void;
 }
 
+/** A resolveAlerts effect's alerts: the trigger's open and acknowledged ones, resolved (not stored yet). */
+export async function resolvedAlerts(ctx: AlertingContext, e: Extract<EngineEffect, { kind: "resolveAlerts" }>): Promise<Alert[]> {
+  const open = await ctx.store.findAlerts({ tenants: [e.tenantId], triggerIds: [e.triggerId], statuses: ["OPEN", "ACKNOWLEDGED"] });
+  return open.map((a) => resolveAlert(a, e.user, e.time, e.notes, e.resolvedEvalSets));
+}
+
 export function effectTenant(e: EngineEffect): string {
   if (e.kind === "alert") return e.alert.tenantId;
   if (e.kind === "event") return e.event.tenantId;
@@ -55,12 +61,10 @@ export async function applyFenced(ctx: AlertingContext, fencing: EffectFencing, 
       case "enablement":
         triggerStates.push({ tenantId: e.tenantId, id: e.triggerId, enabled: e.enabled });
         break;
-      case "resolveAlerts": {
+      case "resolveAlerts":
         // Only ever first in a group (EffectApplier): nothing earlier in it is left unstored.
-        const open = await store.findAlerts({ tenants: [e.tenantId], triggerIds: [e.triggerId], statuses: ["OPEN", "ACKNOWLEDGED"] });
-        resolved.push(...open.map((a) => resolveAlert(a, e.user, e.time, e.notes, e.resolvedEvalSets)));
+        resolved.push(...(await resolvedAlerts(ctx, e)));
         break;
-      }
     }
   }
   const newAlerts = await unstored(alerts, (t, id) => store.alert(t, id));

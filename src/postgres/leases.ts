@@ -1,5 +1,5 @@
 import type { SQL } from "bun";
-import { type Lease, type Ownership, partitionOf } from "../partitions.ts";
+import { type Lease, type Ownership, partitionOf, sameLease } from "../partitions.ts";
 import { migratePostgres, type PgSchema, pgBaseline } from "./migrations.ts";
 
 /**
@@ -140,12 +140,8 @@ export class LeaseKeeper implements Ownership {
    * still this collector's at that generation, and holds it (a row lock) until the transaction
    * ends, so a takeover waits for the work to commit rather than overlapping it.
    */
-  async fence(tx: SQL, lease: Lease): Promise<void> {
-    const rows = await tx.unsafe(
-      "SELECT 1 FROM outpost_leases WHERE partition = $1 AND owner = $2 AND generation = $3 AND expires_at > clock_timestamp() FOR SHARE",
-      [lease.partition, this.owner, lease.generation],
-    );
-    if (rows.length === 0) throw new StaleLeaseError(lease.partition, lease.generation);
+  fence(tx: SQL, lease: Lease): Promise<void> {
+    return this.lock(tx, lease, true);
   }
 
   /**
@@ -155,12 +151,16 @@ export class LeaseKeeper implements Ownership {
    * For writes that must happen once whoever does them (what a trigger fired), where a refusal
    * loses the write rather than delaying it.
    */
-  async fenceGeneration(tx: SQL, lease: Lease): Promise<void> {
-    const rows = await tx.unsafe("SELECT 1 FROM outpost_leases WHERE partition = $1 AND owner = $2 AND generation = $3 FOR SHARE", [
-      lease.partition,
-      this.owner,
-      lease.generation,
-    ]);
+  fenceGeneration(tx: SQL, lease: Lease): Promise<void> {
+    return this.lock(tx, lease, false);
+  }
+
+  /** The lease's row, locked until the transaction ends, or StaleLeaseError (`unexpired`: lapsed ones too). */
+  private async lock(tx: SQL, lease: Lease, unexpired: boolean): Promise<void> {
+    const rows = await tx.unsafe(
+      `SELECT 1 FROM outpost_leases WHERE partition = $1 AND owner = $2 AND generation = $3${unexpired ? " AND expires_at > clock_timestamp()" : ""} FOR SHARE`,
+      [lease.partition, this.owner, lease.generation],
+    );
     if (rows.length === 0) throw new StaleLeaseError(lease.partition, lease.generation);
   }
 
@@ -233,5 +233,5 @@ export class LeaseKeeper implements Ownership {
 }
 
 function sameLeases(a: readonly Lease[], b: readonly Lease[]): boolean {
-  return a.length === b.length && a.every((l, i) => l.partition === b[i]?.partition && l.generation === b[i]?.generation);
+  return a.length === b.length && a.every((l, i) => sameLease(l, b[i]));
 }

@@ -111,7 +111,7 @@ export class PostgresAlertsStore implements AlertsStore {
   }
 
   async setTriggerMode(tenantId: string, id: string, mode: TriggerMode): Promise<void> {
-    await this.write(() => this.run(this.sql, "UPDATE triggers SET mode = ? WHERE tenant = ? AND id = ?", [mode, tenantId, id]));
+    await this.write(() => this.setTriggerState(this.sql, { tenantId, id, mode }));
   }
 
   async resetModes(): Promise<void> {

@@ -89,7 +89,7 @@ export class SqliteAlertsStore implements AlertsStore {
   }
 
   async setTriggerMode(tenantId: string, id: string, mode: TriggerMode): Promise<void> {
-    this.write(() => this.db.query("UPDATE triggers SET mode = ? WHERE tenant = ? AND id = ?").run(mode, tenantId, id));
+    this.write(() => this.setTriggerState({ tenantId, id, mode }));
   }
 
   async resetModes(): Promise<void> {
