@@ -123,6 +123,30 @@ describe("metrics store: a commit that fails changes nothing in memory", () => {
 });
 
 describe("metrics store on a full disk", () => {
+  it("keeps the heads when a flush due at once finds the disk full, and says so: no crash", async () => {
+    const disk = new SmallDisk(8);
+    cleanups.push(() => disk.dispose());
+    const { lines, log } = logLines();
+    const health = new StorageHealth({ log, probeIntervalMs: 100 });
+    cleanups.push(() => health.close());
+    const s = await openSqliteMetricsStore({ dataDir: disk.dir, synchronous: "FULL", maintenanceIntervalMs: 3_600_000, maxHeadPoints: 1000, health });
+    cleanups.push(async () => {
+      if (s.ready()) await s.close().catch(() => {});
+    });
+    await s.write("t", [gauge("a", 0, 10), gauge("b", 0, 10)]);
+    disk.fill();
+    // Acknowledged into the log's prepared space; the heads are over their budget, so a flush
+    // runs after this turn and cannot commit (it threw out of a timer: the process stopped).
+    await s.write("t", [gauge("a", 10, 1500)]);
+    await waitFor("the flush's failure reported", () => (health.failing === "full" ? true : undefined), 5000);
+    expect(lines.filter((l) => l.includes("storage is full"))).toHaveLength(1);
+    expect((await s.readRaw("t", "gauge", "a", all)).values).toHaveLength(1510);
+    disk.free();
+    s.flushDue(true);
+    expect(s.stats()).toMatchObject({ headPoints: 0 });
+    expect((await s.readRaw("t", "gauge", "a", all)).values).toHaveLength(1510);
+  });
+
   it("refuses writes with SQLITE_FULL, keeps reading, logs once, and takes writes again once space returns", async () => {
     const disk = new SmallDisk(8);
     cleanups.push(() => disk.dispose());

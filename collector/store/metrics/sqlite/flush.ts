@@ -63,19 +63,26 @@ export function flushDue(s: StoreState, force = false, sliced = false): void {
   let k = 0;
   for (let n = 0; k < due.length && (k === 0 || n + due[k]!.head!.length <= slice); k++) n += due[k]!.head!.length;
   flush(s, k === due.length ? due : due.slice(0, k));
-  if (k < due.length && !s.flushScheduled) {
-    s.flushScheduled = true;
-    setImmediate(() => {
-      s.flushScheduled = false;
-      if (!s.isReady) return;
-      try {
-        flushDue(s, false, true);
-      } catch (e) {
-        // As in the maintenance round: the heads keep their points, and a later flush retries.
-        if (s.opts.health?.report(e, "metrics") === undefined) s.opts.log?.error("metrics flush failed", { err: String(e) });
-      }
-    });
-  }
+  if (k < due.length) scheduleFlush(s);
+}
+
+/**
+ * A sliced flush due soon, after the current turn of the event loop (once however often asked).
+ * A failure (a full disk) is reported as the maintenance round's is: the heads keep their
+ * points, and a later flush retries.
+ */
+export function scheduleFlush(s: StoreState): void {
+  if (s.flushScheduled) return;
+  s.flushScheduled = true;
+  setImmediate(() => {
+    s.flushScheduled = false;
+    if (!s.isReady) return;
+    try {
+      flushDue(s, false, true);
+    } catch (e) {
+      if (s.opts.health?.report(e, "metrics") === undefined) s.opts.log?.error("metrics flush failed", { err: String(e) });
+    }
+  });
 }
 
 /**

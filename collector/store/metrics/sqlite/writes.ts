@@ -3,7 +3,7 @@ import type { WriteColumns } from "../../../../src/metrics/write-columns.ts";
 import { SeriesHead } from "../head.ts";
 import { buildLogBody, columnsLogBody, decodeLogBody, encodeLogBody, type LogBody, LogBodyScratch } from "../log-body.ts";
 import { releaseDecoderInput } from "../../../../src/cbor/cbor.ts";
-import { flushDue } from "./flush.ts";
+import { scheduleFlush } from "./flush.ts";
 import { isNumeric, kindKey, type PendingWrite, type SeriesMeta, type StoreState } from "./state.ts";
 
 /** The write path of the SQLite metrics store: group commit into the log, then the heads. */
@@ -210,13 +210,7 @@ function applyGroup(s: StoreState, group: PendingWrite[], rows: LogBody[], rowMe
   }
   // A head about to outgrow the largest chunk is sealed now rather than at the next maintenance
   // round: under fast ingest a second's points would double its arrays again (issue 16's peak RSS).
-  if ((s.headPoints > s.opts.maxHeadPoints || full) && !s.flushScheduled) {
-    s.flushScheduled = true;
-    setImmediate(() => {
-      s.flushScheduled = false;
-      flushDue(s, false, true);
-    });
-  }
+  if (s.headPoints > s.opts.maxHeadPoints || full) scheduleFlush(s);
 }
 
 /**
