@@ -116,29 +116,49 @@ describe("the ingest log's segment files", () => {
     log.close();
   });
 
-  it("refuses an append on a full disk as a storage failure and leaves the segment as it was", () => {
+  it("writes zeros ahead of the appends, and reads up to them, not into them", () => {
+    const dir = tempDir();
+    const log = new IngestLog(dir, "FULL", HOOKS);
+    readAll(log);
+    log.appendGroup(2, (k) => body(k));
+    const path = join(dir, "metrics-log", "0000000000000001.log");
+    // Two records of 124 bytes, in a megabyte written ahead: the space they go into is allocated.
+    const bytes = readFileSync(path);
+    expect(bytes.length).toBe(1024 * 1024);
+    expect(bytes.subarray(248).every((b) => b === 0)).toBe(true);
+    log.close();
+    const again = new IngestLog(dir, "FULL", HOOKS);
+    expect(readAll(again).map((r) => r.seq)).toEqual([1, 2]);
+    expect(again.damaged).toBe(0);
+    again.close();
+  });
+
+  it("takes appends into its prepared space on a full disk, refuses one beyond it as a storage failure, and leaves nothing of it", () => {
     const disk = new SmallDisk(4);
     disks.push(disk);
     const log = new IngestLog(disk.dir, "FULL", HOOKS);
     readAll(log);
     log.appendGroup(1, () => body(1, 1000));
     const path = join(disk.dir, "metrics-log", "0000000000000001.log");
-    const size = statSync(path).size;
     disk.fill();
+    // Within the megabyte written ahead: no new space needed.
+    expect(log.appendGroup(1, () => body(2, 200_000))).toEqual([2]);
+    const records = 24 + 1000 + 24 + 200_000;
     let err: unknown;
     try {
-      log.appendGroup(3, (k) => body(k, 200_000));
+      log.appendGroup(3, (k) => body(k, 400_000));
     } catch (e) {
       err = e;
     }
     expect(storageFailure(err)).toBe("full");
-    expect(statSync(path).size).toBe(size);
-    expect(log.records).toBe(1);
+    // Cut off after the records kept, the zeros too: no part of the refused group is left.
+    expect(statSync(path).size).toBe(records);
+    expect(log.records).toBe(2);
     disk.free();
-    expect(log.appendGroup(1, () => body(2, 1000))).toEqual([2]);
+    expect(log.appendGroup(1, () => body(3, 1000))).toEqual([3]);
     log.close();
     const again = new IngestLog(disk.dir, "FULL", HOOKS);
-    expect(readAll(again).map((r) => r.seq)).toEqual([1, 2]);
+    expect(readAll(again).map((r) => r.seq)).toEqual([1, 2, 3]);
     again.close();
   });
 });
@@ -265,7 +285,8 @@ describe("the metrics store on its ingest log", () => {
     // The series exist before: the refused write is refused by the log's append, not by SQLite.
     await s.write("t", [gauge("g", 0, 10), ...Array.from({ length: 20 }, (_, k) => gauge(`m${k}`, 0, 1))]);
     disk.fill();
-    const big = Array.from({ length: 20 }, (_, k) => gauge(`m${k}`, 1, 2000));
+    // More than the log's prepared megabyte (zeros written ahead take appends on a full disk).
+    const big = Array.from({ length: 20 }, (_, k) => gauge(`m${k}`, 1, 20_000));
     const err = await s.write("t", [gauge("g", 10, 5), ...big]).catch((e) => e);
     expect(storageFailure(err)).toBe("full");
     expect((await s.readRaw("t", "gauge", "g", all)).values).toHaveLength(10);

@@ -19,12 +19,23 @@ import { HEADER, MAGIC, segmentRecords } from "./log-records.ts";
  * it (a write torn by a crash or a full disk): nothing after it was acknowledged, since appends
  * go in order and each is answered only once synced. A damaged record followed by whole ones is
  * skipped (and counted). Segments are named by their first sequence.
+ *
+ * The active segment is written ahead with zeros, a megabyte at a time, and records go into
+ * that prepared space at their offset. Why: each acknowledged group waits for a sync of the
+ * segment, and a sync of a file that grew also writes its inode and the new blocks' allocation
+ * (three device requests instead of one; on the test VM each request is a costly exit to the
+ * hypervisor). Into space already written, a data-only sync (fdatasync) writes just the data:
+ * the process' system time under remote write fell by a quarter. A read stops at the zeros as
+ * at any unwritten end. Once the disk is full, the prepared space still takes appends.
  */
 
 /** The log's folder in the data folder (backups copy it too). */
 export const INGEST_LOG_DIR = "metrics-log";
 /** A segment is closed, and the next opened, past this size. */
 const SEGMENT_BYTES = 64 * 1024 * 1024;
+/** Zeros written ahead of the appends at a time (at most a segment's size). */
+const PREPARE_BYTES = 1024 * 1024;
+let zeros: Uint8Array | undefined;
 const NAME = /^(\d{16})\.log$/;
 
 interface Segment {
@@ -58,6 +69,8 @@ export class IngestLog {
   readonly dir: string;
   private segments: Segment[] = [];
   private size = 0;
+  /** Bytes of the active segment written (as zeros, or as records) so far: appends below it need no allocation. */
+  private prepared = 0;
   private next = 1;
   /** Sequences of the records not yet dropped, in order (from `liveHead` on). */
   private live: number[] = [];
@@ -149,7 +162,9 @@ export class IngestLog {
       this.live.length = start.live;
       // A partial record would stop every later read of this segment: cut it off again.
       try {
+        // The prepared zeros go too: a whole record of this group left in them would be read back.
         ftruncateSync(seg.fd!, start.size);
+        this.prepared = start.size;
       } catch {
         // Cannot cut it: the next group goes to a new segment (reading stops at the torn record).
         this.size = this.segmentBytes;
@@ -168,18 +183,45 @@ export class IngestLog {
     h.setFloat64(16, seq, true);
     h.setUint32(4, Bun.hash.crc32(body, Bun.hash.crc32(this.header.subarray(8))), true);
     const total = HEADER + body.length;
-    let n = writevSync(seg.fd!, [this.header, body]);
+    const at = this.size;
+    if (at + total > this.prepared) this.prepare(seg.fd!, at + total);
+    let n = writevSync(seg.fd!, [this.header, body], at);
     // A short write (a disk filling up): the rest is tried, which then says why it fails.
     while (n < total) {
-      const w = n < HEADER ? writeSync(seg.fd!, this.header, n, HEADER - n) : writeSync(seg.fd!, body, n - HEADER, total - n);
+      const w = n < HEADER ? writeSync(seg.fd!, this.header, n, HEADER - n, at + n) : writeSync(seg.fd!, body, n - HEADER, total - n, at + n);
       if (w <= 0) throw Object.assign(new Error(`short write (${n} of ${total} bytes)`), { code: "EIO" });
       n += w;
     }
     this.size += total;
+    if (this.size > this.prepared) this.prepared = this.size;
     seg.last = seq;
     this.next = seq + 1;
     this.live.push(seq);
     return seq;
+  }
+
+  /**
+   * Writes zeros from the prepared end to at least `end` (a step ahead). Not done on a full
+   * disk: what was written of them is cut off again, and the append goes on without them.
+   */
+  private prepare(fd: number, end: number): void {
+    const step = Math.min(PREPARE_BYTES, this.segmentBytes);
+    const to = Math.max(end, this.prepared + step);
+    const z = (zeros ??= new Uint8Array(PREPARE_BYTES));
+    let at = this.prepared;
+    try {
+      while (at < to) {
+        const w = writeSync(fd, z, 0, Math.min(z.length, to - at), at);
+        if (w <= 0) throw new Error("short write");
+        at += w;
+      }
+      this.prepared = to;
+    } catch {
+      try {
+        ftruncateSync(fd, this.size);
+      } catch {}
+      this.prepared = this.size;
+    }
   }
 
   /**
@@ -236,8 +278,8 @@ export class IngestLog {
 
   private openSegment(): void {
     const path = join(this.dir, `${String(this.next).padStart(16, "0")}.log`);
-    // Appending (a record cut off again leaves no hole), created empty.
-    const fd = openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_APPEND, 0o600);
+    // Created empty; records are written at their offsets, into zeros written ahead (prepare).
+    const fd = openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC, 0o600);
     try {
       // The new file's name must be on disk before anything appended to it is acknowledged.
       syncPath(this.dir);
@@ -247,6 +289,7 @@ export class IngestLog {
     }
     this.segments.push({ first: this.next, path, last: this.next - 1, fd });
     this.size = 0;
+    this.prepared = 0;
   }
 
   close(): void {

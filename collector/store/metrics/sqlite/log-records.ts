@@ -43,6 +43,19 @@ function readFully(fd: number, path: string, buf: Uint8Array, at: number, length
   }
 }
 
+/** Whether the file holds only zeros from `position` to `size` (read a piece at a time). */
+function zerosTo(fd: number, path: string, position: number, size: number): boolean {
+  // Not the records' buffer: the last body yielded may still be in use.
+  const buf = new Uint8Array(Math.min(64 * 1024, size - position));
+  for (let p = position; p < size; ) {
+    const n = Math.min(buf.length, size - p);
+    readFully(fd, path, buf, 0, n, p);
+    for (let i = 0; i < n; i++) if (buf[i] !== 0) return false;
+    p += n;
+  }
+  return true;
+}
+
 const recordAt = (bytes: Uint8Array, view: DataView, o: number, end: number): LogRecord => ({
   seq: view.getFloat64(o + 16, true),
   arrived: view.getUint32(o + 12, true),
@@ -74,8 +87,9 @@ export function* scanRecords(bytes: Uint8Array, from: number, damaged: () => voi
  * The whole records of a segment file, oldest first, read `readBytes` at a time into one buffer
  * (the bodies are views of it). Why not the file whole: a segment is up to 64 MB, and the
  * restart of a collector under remote write from 50,000 series held the file and every body
- * decoded from it at once, its peak (issue 28). From the first record that is not whole on,
- * the rest is read whole and scanned as scanRecords does (after a crash only).
+ * decoded from it at once, its peak (issue 28). The zeros written ahead of the appends end the
+ * records. Otherwise, from the first record that is not whole on, the rest (at most about the
+ * zeros written ahead, after a crash only) is read whole and scanned as scanRecords does.
  */
 export function* segmentRecords(path: string, damaged: () => void, readBytes = READ_BYTES): Generator<LogRecord> {
   const fd = openSync(path, "r");
@@ -122,6 +136,8 @@ export function* segmentRecords(path: string, damaged: () => void, readBytes = R
           continue;
         }
       }
+      // The unwritten end: the zeros written ahead (ingest-log.ts).
+      if (zerosTo(fd, path, base + o, size)) return;
       const rest = new Uint8Array(left);
       readFully(fd, path, rest, 0, left, base + o);
       // The record at 0 is not whole: scanRecords goes on from the next whole one, if any.

@@ -59,7 +59,7 @@ export interface SqliteMetricsStoreOptions {
   rollupCompute?: RollupCompute;
   /** Size past which the ingest log starts a new segment file (ingest-log.ts; small in tests). */
   logSegmentBytes?: number;
-  /** Syncs the ingest log after appends with synchronous FULL (default fs.fsync; tests hold it back). */
+  /** Syncs the ingest log after appends with synchronous FULL (default fs.fdatasync; tests hold it back). */
   syncLog?: (fd: number, done: (e: Error | null) => void) => void;
   now?: () => number;
 }
