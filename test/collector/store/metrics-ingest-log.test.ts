@@ -4,7 +4,7 @@
  * record, a failed append leaves nothing behind, segments are deleted only once the flush that
  * made them useless is on disk, and sequences go on across restarts.
  */
-import { appendFileSync, closeSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { closeSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fullGC } from "bun:jsc";
@@ -68,14 +68,24 @@ describe("the ingest log's segment files", () => {
     log.close();
     const [name] = segments(dir);
     const path = join(dir, "metrics-log", name!);
-    // A crash in the middle of the fourth record: its header and half its body reached the disk.
+    // A crash in the middle of the fourth record: its header and half its body reached the
+    // disk, into the zeros written ahead; and the same torn record at the end of a file.
     const whole = readFileSync(path);
-    appendFileSync(path, whole.subarray(0, 24 + 50));
+    const torn = Buffer.concat([whole.subarray(0, 3 * 124), whole.subarray(0, 24 + 50)]);
+    writeFileSync(path, Buffer.concat([torn, whole.subarray(torn.length)]));
+    expect(statSync(path).size).toBe(whole.length);
     const a = new IngestLog(dir, "FULL", HOOKS);
     expect(readAll(a).map((r) => r.seq)).toEqual([1, 2, 3]);
     expect(a.appendGroup(1, () => body(9))).toEqual([4]);
     a.close();
     expect(segments(dir)).toEqual([name, "0000000000000004.log"]);
+    // The torn fourth record was no damage: nothing whole follows it.
+    expect(a.damaged).toBe(0);
+    writeFileSync(path, torn);
+    const a2 = new IngestLog(dir, "FULL", HOOKS);
+    expect(readAll(a2).map((r) => r.seq)).toEqual([1, 2, 3, 4]);
+    expect(a2.damaged).toBe(0);
+    a2.close();
     // One bit flipped in the second record's body (a bad sector): that record is skipped, the
     // third, acknowledged after it, is still read.
     const bytes = readFileSync(path);
@@ -85,8 +95,6 @@ describe("the ingest log's segment files", () => {
     expect(readAll(b).map((r) => r.seq)).toEqual([1, 3, 4]);
     expect(b.damaged).toBe(1);
     b.close();
-    // The torn fourth record at the end was no damage: nothing whole follows it.
-    expect(a.damaged).toBe(0);
   });
 
   it("deletes a segment only once the flush that emptied it is on disk, and never the active one", async () => {

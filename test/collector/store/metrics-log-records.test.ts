@@ -42,18 +42,25 @@ const read = (path: string, readBytes?: number) => collect((d) => segmentRecords
 const readWhole = (path: string) => collect((d) => scanRecords(readFileSync(path), 0, d));
 
 describe("reading a segment a piece at a time", () => {
-  it("gives the records reading it whole gives, for any piece size, with damage and torn tails", () => {
+  it("gives the records reading it whole gives, for any piece size, with damage and torn tails, before the zeros written ahead or without them", () => {
     fc.assert(
       fc.property(
         fc.array(fc.integer({ min: 1, max: 300 }), { minLength: 1, maxLength: 12 }),
         fc.integer({ min: 1, max: 700 }),
         fc.option(fc.nat(), { nil: undefined }),
         fc.option(fc.nat(), { nil: undefined }),
-        (sizes, readBytes, flip, cut) => {
+        fc.boolean(),
+        (sizes, readBytes, flip, cut, zerosKept) => {
           const path = segmentOf(sizes);
           const bytes = readFileSync(path);
-          if (flip !== undefined) bytes[flip % bytes.length]! ^= 0x10;
-          const damagedBytes = cut !== undefined ? bytes.subarray(0, cut % (bytes.length + 1)) : bytes;
+          // The records, then the zeros the log wrote ahead of them.
+          const used = sizes.reduce((a, n) => a + HEADER + n, 0);
+          expect(bytes.length).toBeGreaterThan(used);
+          expect(bytes.subarray(used).every((b) => b === 0)).toBe(true);
+          if (flip !== undefined) bytes[flip % used]! ^= 0x10;
+          // Torn at `cut`: what follows never reached the disk (zeros where they were written ahead).
+          const at = cut !== undefined ? cut % (used + 1) : used;
+          const damagedBytes = zerosKept ? bytes.fill(0, at, used) : bytes.subarray(0, at);
           writeFileSync(path, damagedBytes);
           // In small pieces, in one, and the file read whole: the same records.
           const whole = readWhole(path);
@@ -68,7 +75,7 @@ describe("reading a segment a piece at a time", () => {
           // A cut file keeps the records before the cut.
           if (flip === undefined && cut !== undefined) {
             let end = 0;
-            const kept = sizes.filter((n) => (end += HEADER + n) <= damagedBytes.length).length;
+            const kept = sizes.filter((n) => (end += HEADER + n) <= at).length;
             expect(whole.records.map((r) => r.seq)).toEqual(sizes.slice(0, kept).map((_, k) => k + 1));
           }
         },
