@@ -25,7 +25,7 @@ import { HEADER, MAGIC, segmentRecords } from "./log-records.ts";
  * segment, and a sync of a file that grew also writes its inode and the new blocks' allocation
  * (three device requests instead of one; on the test VM each request is a costly exit to the
  * hypervisor). Into space already written, a data-only sync (fdatasync) writes just the data:
- * the process' system time under remote write fell by a quarter. A read stops at the zeros as
+ * the process' system time under remote write fell by a fifth. A read stops at the zeros as
  * at any unwritten end. Once the disk is full, the prepared space still takes appends.
  */
 
