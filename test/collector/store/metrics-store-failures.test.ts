@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { openSqliteMetricsStore, type SqliteMetricsStore } from "../../../collector/store/metrics/sqlite/store.ts";
+import { openSqliteMetricsStore, type SqliteMetricsStore, type SqliteMetricsStoreOptions } from "../../../collector/store/metrics/sqlite/store.ts";
 import { createLogger } from "../../../src/log/logger.ts";
 import { storageFailure } from "../../../src/sqlite/storage-failure.ts";
 import { StorageHealth } from "../../../src/sqlite/storage-health.ts";
@@ -20,8 +20,8 @@ function logLines() {
   return { lines, log: createLogger("info", "test", (l) => lines.push(l)) };
 }
 
-async function open(dir: string, health?: StorageHealth): Promise<SqliteMetricsStore> {
-  const s = await openSqliteMetricsStore({ dataDir: dir, synchronous: "NORMAL", maintenanceIntervalMs: 3_600_000, health });
+async function open(dir: string, health?: StorageHealth, more: Partial<SqliteMetricsStoreOptions> = {}): Promise<SqliteMetricsStore> {
+  const s = await openSqliteMetricsStore({ dataDir: dir, synchronous: "NORMAL", maintenanceIntervalMs: 3_600_000, health, ...more });
   cleanups.push(async () => {
     if (s.ready()) await s.close();
   });
@@ -32,6 +32,16 @@ function tempDir(): string {
   const d = mkdtempSync(join(tmpdir(), "outpost-store-fail-"));
   cleanups.push(() => rmSync(d, { recursive: true, force: true }));
   return d;
+}
+
+/** A small disk to fill, and the storage health watching it, with the lines it logs. */
+function fullDiskSetup() {
+  const disk = new SmallDisk(8);
+  cleanups.push(() => disk.dispose());
+  const { lines, log } = logLines();
+  const health = new StorageHealth({ log, probeIntervalMs: 100 });
+  cleanups.push(() => health.close());
+  return { disk, lines, health };
 }
 
 const T0 = Date.now() - 3_600_000;
@@ -124,15 +134,8 @@ describe("metrics store: a commit that fails changes nothing in memory", () => {
 
 describe("metrics store on a full disk", () => {
   it("keeps the heads when a flush due at once finds the disk full, and says so: no crash", async () => {
-    const disk = new SmallDisk(8);
-    cleanups.push(() => disk.dispose());
-    const { lines, log } = logLines();
-    const health = new StorageHealth({ log, probeIntervalMs: 100 });
-    cleanups.push(() => health.close());
-    const s = await openSqliteMetricsStore({ dataDir: disk.dir, synchronous: "FULL", maintenanceIntervalMs: 3_600_000, maxHeadPoints: 1000, health });
-    cleanups.push(async () => {
-      if (s.ready()) await s.close().catch(() => {});
-    });
+    const { disk, lines, health } = fullDiskSetup();
+    const s = await open(disk.dir, health, { synchronous: "FULL", maxHeadPoints: 1000 });
     await s.write("t", [gauge("a", 0, 10), gauge("b", 0, 10)]);
     disk.fill();
     // Acknowledged into the log's prepared space; the heads are over their budget, so a flush
@@ -148,11 +151,7 @@ describe("metrics store on a full disk", () => {
   });
 
   it("refuses writes with SQLITE_FULL, keeps reading, logs once, and takes writes again once space returns", async () => {
-    const disk = new SmallDisk(8);
-    cleanups.push(() => disk.dispose());
-    const { lines, log } = logLines();
-    const health = new StorageHealth({ log, probeIntervalMs: 100 });
-    cleanups.push(() => health.close());
+    const { disk, lines, health } = fullDiskSetup();
     const s = await open(disk.dir, health);
     const acknowledged: ReturnType<typeof gauge>[] = [];
     let next = 0;
