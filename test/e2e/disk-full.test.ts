@@ -29,12 +29,13 @@ function logOf(s: System, name: "collector" | "agent"): string {
 }
 
 /**
- * A write may still fit in pages SQLite already holds (a reused WAL, free pages), so keep
- * writing, to a metric outside the checked ones, until one needs new space: 507 it must be.
+ * A write may still fit in pages SQLite already holds (a reused WAL, free pages), or in the
+ * space the metrics log wrote ahead, so keep writing, to a metric outside the checked ones,
+ * until one needs new space: 507 it must be.
  */
 async function writeUntilRefused(url: string, points: (probe: number) => unknown[]): Promise<Response> {
   for (let probe = 0; probe < 100; probe++) {
-    const w = await fetch(url, { method: "POST", body: JSON.stringify(points(probe)), headers: { "Content-Type": "application/json", "Svc-Tenant": "e2e" } });
+    const w = await post(url, points(probe));
     if (w.status !== 200) {
       expect(w.status).toBe(507);
       return w;
@@ -43,6 +44,9 @@ async function writeUntilRefused(url: string, points: (probe: number) => unknown
   }
   throw new Error("100 writes on a full disk were all accepted");
 }
+
+const post = (url: string, points: unknown[]) =>
+  fetch(url, { method: "POST", body: JSON.stringify(points), headers: { "Content-Type": "application/json", "Svc-Tenant": "e2e" } });
 
 describe("full disks, with real processes", () => {
   it("collector disk full during ingest and back: writes 507, no acks, reads go on, logged once, resumes alone", async () => {
@@ -56,12 +60,19 @@ describe("full disks, with real processes", () => {
     const started = performance.now();
     await pushAll(s.agentUrl, base, 50, async (i) => {
       if (i === 30) {
+        const direct = `${s.collectorUrl}/svc/metrics/gauges/direct/raw`;
+        // The series exists before: its writes go to the metrics log alone, as the agent's do.
+        expect((await post(direct, [{ timestamp: base, value: 1 }])).status).toBe(200);
         d.fill();
+        // A write over HTTP is refused with 507 and says why, once the log's space written ahead
+        // is used up too (in writes ever smaller, down to one point: then no batch fits).
+        let w: Response | undefined;
+        let at = base;
+        for (const size of [20_000, 2_000, 200, 20, 1]) w = await writeUntilRefused(direct, () => Array.from({ length: size }, () => ({ timestamp: ++at, value: 1 })));
+        expect(((await w!.json()) as { errorMsg: string }).errorMsg).toMatch(/Storage is full/);
         await waitFor("the collector to report its disk full", async () => ((await scrape(s.collectorUrl, "outpost_collector_storage_full")) === 1 ? true : undefined), 30_000, 200);
-        // Reads go on; a write over HTTP is refused with 507 and says why.
+        // Reads go on.
         expect((await readRaw(s.collectorUrl, "e2e", 0, base)).length).toBeGreaterThan(0);
-        const w = await writeUntilRefused(`${s.collectorUrl}/svc/metrics/gauges/direct/raw`, (probe) => [{ timestamp: base + probe, value: 1 }]);
-        expect(((await w.json()) as { errorMsg: string }).errorMsg).toMatch(/Storage is full/);
       }
       if (i === 60) {
         // Batches the collector could not store were not acked: the agent kept them.
