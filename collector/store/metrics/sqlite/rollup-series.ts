@@ -70,16 +70,22 @@ export function rollSeriesChunks(
  * store writes the result with the mark in one transaction.
  */
 export function computeSeriesStep(src: ChunkSource, configured: readonly RollupTier[], scratch: RollScratch, q: StepRequest): StepResult {
+  src.releaseRows();
   const rows = src.seriesChunks(q.sid, Math.max(q.low, src.seriesMark(q.sid)), q.high, q.from);
   const now = src.now();
   const cids: number[] = [];
   let points = 0;
   let end = 0;
-  for (const [cid, n, expires] of rows) {
+  for (const [cid, expires] of rows) {
+    // Expired (chunks of version 1 expire by time, checked on reading): not worth a rollup.
+    if (expires !== 0 && expires <= now) {
+      end = cid;
+      continue;
+    }
+    // The row is read here once, and kept for the decode (a chunk deleted meanwhile counts none).
+    const n = src.pointsOf(cid) ?? 0;
     if (cids.length > 0 && points + n > (q.batchPoints ?? BATCH_POINTS)) break;
     end = cid;
-    // Expired (chunks of version 1 expire by time, checked on reading): not worth a rollup.
-    if (expires !== 0 && expires <= now) continue;
     points += n;
     cids.push(cid);
   }
