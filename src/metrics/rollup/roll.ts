@@ -45,6 +45,8 @@ export interface BlockRef {
 export interface BlockChange extends BlockRef {
   /** The block's rows; n = 0 when no bucket is left (delete the block). */
   rows: Rows;
+  /** The first bucket index the batch touched: the rows before it are the block's as loaded (block-segments.ts appends the rest). */
+  from: number;
 }
 
 const key = (tier: number, start: number) => `${tier}:${start}`;
@@ -144,6 +146,7 @@ export class SeriesRoll {
       for (let i = 0; i < touched.length; ) {
         const start = blockOf(t, touched[i]!);
         const first = start / t.step;
+        const from = touched[i]! - first;
         const old = this.old.get(key(k, start));
         const out = this.scratch ? this.scratch.builder(this.kind) : new RowsBuilder(this.kind);
         let j = 0;
@@ -151,7 +154,11 @@ export class SeriesRoll {
         for (; i < touched.length && blockOf(t, touched[i]!) === start; i++) {
           const b = touched[i]!;
           const idx = b - first;
-          for (; old && j < old.n && old.idx[j]! < idx; j++) out.copy(old, j);
+          if (old) {
+            const until = lowerBound(old.idx, idx, j, old.n);
+            out.copyRange(old, j, until);
+            j = until;
+          }
           if (old && j < old.n && old.idx[j] === idx) j++;
           const bucket = k === 0 ? this.finest(b, raw) : this.coarse(k, b, fresh);
           if (bucket) {
@@ -161,10 +168,10 @@ export class SeriesRoll {
           }
           segs.release();
         }
-        for (; old && j < old.n; j++) out.copy(old, j);
+        if (old) out.copyRange(old, j, old.n);
         const rows = out.finish();
         fresh.set(key(k, start), rows);
-        changes.push({ tier: k, start, rows });
+        changes.push({ tier: k, start, rows, from });
       }
     }
     return changes;
