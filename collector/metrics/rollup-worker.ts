@@ -5,7 +5,7 @@
  */
 import { Database } from "bun:sqlite";
 import { ByteWriter } from "../../src/codec/bytes.ts";
-import { encodeRows } from "../../src/metrics/rollup/block.ts";
+import { storedBody } from "../../src/metrics/rollup/block-segments.ts";
 import { RollScratch } from "../../src/metrics/rollup/rows-builder.ts";
 import type { RemoteSteps } from "../store/metrics/sqlite/rollup-remote.ts";
 import { computeSeriesStep } from "../store/metrics/sqlite/rollup-series.ts";
@@ -46,7 +46,7 @@ function compute(q: RollupRequest): RemoteSteps {
       done: r.done,
       chunks: r.chunks,
       // Copied out of the encoder (reused block after block) and of the scratch (reset next step).
-      blocks: r.changes.map((c) => ({ tier: c.tier, start: c.start, body: c.rows.n === 0 ? undefined : encodeRows(c.rows, c.start, q.tiers[c.tier]!.step, encoder).slice() })),
+      blocks: r.changes.map((c) => ({ tier: c.tier, start: c.start, body: c.rows.n === 0 ? undefined : storedBody(c.rows, c.from, c.old, c.start, q.tiers[c.tier]!.step, encoder).slice() })),
     };
   });
   return { steps, corrupt, seconds: (performance.now() - started) / 1000 };

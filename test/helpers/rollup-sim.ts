@@ -3,8 +3,8 @@
  * with the chunks and blocks kept in memory: the pure arithmetic of the tiers checked against
  * raw points without a database (test/metrics/rollup/).
  */
-import type { ByteWriter } from "../../src/codec/bytes.ts";
-import { decodeRows, encodeRows } from "../../src/metrics/rollup/block.ts";
+import { decodeRows, storedBody } from "../../src/metrics/rollup/block-segments.ts";
+import { ByteWriter } from "../../src/codec/bytes.ts";
 import type { RowLookup } from "../../src/metrics/rollup/cover.ts";
 import { lowerBound, type RawSpan, SeriesRoll } from "../../src/metrics/rollup/roll.ts";
 import type { RollScratch } from "../../src/metrics/rollup/rows-builder.ts";
@@ -92,7 +92,8 @@ export class RollupSim implements RowLookup {
         } else {
           // Through the block codec, as a store keeps them.
           const t = this.tiers[ch.tier]!;
-          const bytes = encodeRows(ch.rows, ch.start, t.step, reuse?.writer).slice();
+          // Appended to the stored bytes as a store does (block-segments.ts).
+          const bytes = storedBody(ch.rows, ch.from, this.bytes.get(key), ch.start, t.step, reuse?.writer ?? new ByteWriter()).slice();
           this.bytes.set(key, bytes);
           this.blocks.set(key, decodeRows(bytes, ch.start, t.step));
         }

@@ -8,7 +8,8 @@
  *
  * Columns appear in the order of rows.ts's lists; the sketch columns follow (a counter's rate
  * sketch after the values' sketch). A block that fails its checksum or does not parse throws
- * PointCodecError, as a corrupt chunk does.
+ * PointCodecError, as a corrupt chunk does. A block stored in segments (version 2) is read by
+ * block-segments.ts, which holds version 1 blocks.
  */
 import { ByteReader, ByteWriter } from "../../codec/bytes.ts";
 import { corrupt, PointCodecError } from "../../codec/errors.ts";
@@ -37,7 +38,7 @@ const FLOAT_COLUMNS = new Set(["edgeV", "min", "max", "sum", "firstV", "lastV", 
 const OFFSET_COLUMNS = new Set(["firstT", "lastT"]);
 const OPTIONAL_OFFSET_COLUMNS = new Set(["lastDT", "lastNUT"]);
 
-function columnsOf(kind: number): readonly string[] {
+export function columnsOf(kind: number): readonly string[] {
   if (kind === KIND_AVAILABILITY) return AVAILABILITY_COLUMNS;
   return kind === KIND_COUNTER ? [...NUMERIC_COLUMNS, ...RATE_COLUMNS] : NUMERIC_COLUMNS;
 }
@@ -128,7 +129,7 @@ function readSketch(r: ByteReader, n: number, alloc: (n: number) => Float64Array
  * The rows of a block stored for buckets from blockStart on; throws PointCodecError when it is
  * corrupt. Columns are made by `alloc` (the roller's arena: views valid until its next reset).
  */
-export function decodeRows(bytes: Uint8Array, blockStart: number, step: number, alloc: FloatAlloc = freshFloats): Rows {
+export function decodeBlockRows(bytes: Uint8Array, blockStart: number, step: number, alloc: FloatAlloc = freshFloats): Rows {
   if (bytes.length < 7) corrupt(`${bytes.length} bytes is too short for a rollup block`);
   const version = bytes[0]!;
   if (version !== ROLLUP_BLOCK_VERSION) throw new PointCodecError(`unsupported rollup block version ${version} (this program reads version ${ROLLUP_BLOCK_VERSION})`);

@@ -1,7 +1,8 @@
 /**
  * A collector killed (SIGKILL) in the middle of rolling up recomputes nothing twice and misses
  * nothing: after several kills at random points of a catch-up, and a restart that finishes it,
- * the tiers are bit for bit those of a catch-up that was never interrupted.
+ * the tiers hold, row for row, those of a catch-up that was never interrupted (bit for bit once
+ * each block is written whole: the segments a block is kept in follow the steps that wrote it).
  */
 import { Database } from "bun:sqlite";
 import { cpSync, mkdtempSync, rmSync } from "node:fs";
@@ -10,6 +11,8 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { openSqliteMetricsStore } from "../../../collector/store/metrics/sqlite/store.ts";
 import { DAY_MS } from "../../../src/metrics/model.ts";
+import { encodeRows } from "../../../src/metrics/rollup/block.ts";
+import { decodeRows } from "../../../src/metrics/rollup/block-segments.ts";
 import { DEFAULT_ROLLUP_TIERS, parseRollupTiers } from "../../../src/metrics/rollup/tiers.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "outpost-rollup-kill-"));
@@ -17,11 +20,12 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const TIERS = parseRollupTiers(DEFAULT_ROLLUP_TIERS);
 const T0 = Math.floor(Date.now() / DAY_MS) * DAY_MS - 30 * DAY_MS;
 
-/** Every block (series, tier, start, bytes) and every tier's mark. */
+/** Every block (series, tier, start, its rows encoded whole) and every tier's mark. */
 function tiers(d: string): { blocks: string[]; marks: unknown[] } {
   const db = new Database(join(d, "metrics.db"), { readonly: true });
   try {
-    const blocks = (db.query("SELECT sid, step, block_start, hex(body) AS b FROM rollups ORDER BY sid, step, block_start").all() as { sid: number; step: number; block_start: number; b: string }[]).map((r) => `${r.sid}:${r.step}:${r.block_start}:${r.b}`);
+    const rows = db.query("SELECT sid, step, block_start, body FROM rollups ORDER BY sid, step, block_start").all() as { sid: number; step: number; block_start: number; body: Uint8Array }[];
+    const blocks = rows.map((r) => `${r.sid}:${r.step}:${r.block_start}:${Buffer.from(encodeRows(decodeRows(r.body, r.block_start, r.step), r.block_start, r.step)).toString("hex")}`);
     return { blocks, marks: db.query("SELECT step, mark FROM rollup_progress ORDER BY step").all() };
   } finally {
     db.close();

@@ -1,7 +1,8 @@
 import type { SQL } from "bun";
 import { decodePoints } from "../../../../src/codec/index.ts";
 import { DAY_MS, type MetricType } from "../../../../src/metrics/model.ts";
-import { decodeRows, encodeRows } from "../../../../src/metrics/rollup/block.ts";
+import { encodeRows } from "../../../../src/metrics/rollup/block.ts";
+import { decodeRows } from "../../../../src/metrics/rollup/block-segments.ts";
 import { type RawSpan, SeriesRoll } from "../../../../src/metrics/rollup/roll.ts";
 import type { RollupKind, Rows } from "../../../../src/metrics/rollup/rows.ts";
 import { type RollupTier, tiersText } from "../../../../src/metrics/rollup/tiers.ts";

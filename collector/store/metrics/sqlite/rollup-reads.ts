@@ -1,5 +1,5 @@
 import type { MetricType } from "../../../../src/metrics/model.ts";
-import { decodeRows } from "../../../../src/metrics/rollup/block.ts";
+import { decodeRows } from "../../../../src/metrics/rollup/block-segments.ts";
 import { type BlockRequest, type RollupSeriesInfo, rollupKind } from "../../../../src/metrics/rollup/reads.ts";
 import type { Rows } from "../../../../src/metrics/rollup/rows.ts";
 import type { RollupBlockCache } from "../rollup-cache.ts";

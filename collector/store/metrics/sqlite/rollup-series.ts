@@ -1,4 +1,4 @@
-import { decodeRows } from "../../../../src/metrics/rollup/block.ts";
+import { decodeRows } from "../../../../src/metrics/rollup/block-segments.ts";
 import { type BlockChange, SeriesRoll } from "../../../../src/metrics/rollup/roll.ts";
 import type { RollScratch } from "../../../../src/metrics/rollup/rows-builder.ts";
 import type { RollupTier } from "../../../../src/metrics/rollup/tiers.ts";
@@ -32,7 +32,12 @@ export interface StepResult {
   /** No chunk of the series is left in the window after `end`. */
   done: boolean;
   chunks: number;
-  changes: BlockChange[];
+  changes: StoredChange[];
+}
+
+/** A block's change with the body it was computed from (undefined: a new block), to append to (block-segments.ts). */
+export interface StoredChange extends BlockChange {
+  old: Uint8Array | undefined;
 }
 
 /**
@@ -48,20 +53,22 @@ export function rollSeriesChunks(
   cids: number[],
   updating: number[],
   upTo: number,
-): BlockChange[] {
+): StoredChange[] {
   scratch.reset();
   const alloc = scratch.floats.take;
   const points = chunkPoints(src, series.sid, cids, Number.NEGATIVE_INFINITY, Number.POSITIVE_INFINITY, alloc);
   if (points.ts.length === 0) return [];
   const roll = new SeriesRoll(series.kind, configured, updating, { ts: points.ts, vals: points.nums! }, src.now(), scratch);
+  const bodies = new Map<string, Uint8Array>();
   for (const ref of roll.blocksNeeded()) {
     const step = configured[ref.tier]!.step;
     const body = src.block(series.sid, step, ref.start);
+    if (body) bodies.set(`${ref.tier}:${ref.start}`, body);
     roll.loaded(ref, body ? decodeRows(body, ref.start, step, alloc) : undefined);
   }
   const batch = { cids: new Set(cids), points };
   const raw = roll.planRaw().map(([lo, hi]) => rawSpan(src, series, lo, hi, upTo, batch, alloc));
-  return roll.compute(raw);
+  return roll.compute(raw).map((c) => ({ ...c, old: bodies.get(`${c.tier}:${c.start}`) }));
 }
 
 /**

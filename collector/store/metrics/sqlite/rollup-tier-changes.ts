@@ -1,5 +1,5 @@
 import type { Statement } from "bun:sqlite";
-import { decodeRows } from "../../../../src/metrics/rollup/block.ts";
+import { decodeRows } from "../../../../src/metrics/rollup/block-segments.ts";
 import { rollupKind } from "../../../../src/metrics/rollup/reads.ts";
 import { deriveBlocks } from "../../../../src/metrics/rollup/roll.ts";
 import type { Rows } from "../../../../src/metrics/rollup/rows.ts";

@@ -1,6 +1,7 @@
 import type { Statement } from "bun:sqlite";
 import type { MetricType } from "../../../../src/metrics/model.ts";
 import { encodeRows } from "../../../../src/metrics/rollup/block.ts";
+import { storedBody } from "../../../../src/metrics/rollup/block-segments.ts";
 import type { Rows } from "../../../../src/metrics/rollup/rows.ts";
 import { RollScratch } from "../../../../src/metrics/rollup/rows-builder.ts";
 import { type RollupTier, tiersText } from "../../../../src/metrics/rollup/tiers.ts";
@@ -12,7 +13,7 @@ import { UnrolledChunks } from "./rollup-unrolled.ts";
 import { readBlocks, rolledSeries } from "./rollup-reads.ts";
 import { TierChanges } from "./rollup-tier-changes.ts";
 import type { RemoteSteps, RemoteWindow, RollupCompute } from "./rollup-remote.ts";
-import { computeSeriesStep, type StepRequest } from "./rollup-series.ts";
+import { computeSeriesStep, type StepRequest, type StoredChange } from "./rollup-series.ts";
 import { ChunkSource } from "./rollup-source.ts";
 import { WindowStarts } from "./rollup-window-starts.ts";
 import { WindowTiming } from "./rollup-window-timing.ts";
@@ -219,9 +220,11 @@ export class SqliteRollups implements RollupReads {
     if (pending > 1000) this.s.opts.log?.info("computing rollup tiers", { pendingChunks: pending, rolledChunks: this.counters.chunksRolled });
   }
 
-  private write(sid: number, t: RollupTier, start: number, rows: Rows): void {
+  /** Stores a block's rows: whole, or (`change`: a step's, with the body it was computed from) the rows it changed appended. */
+  private write(sid: number, t: RollupTier, start: number, rows: Rows, change?: StoredChange): void {
     // The encoder's bytes are copied by the statement.
-    this.writeEncoded(sid, t, start, rows.n === 0 ? undefined : encodeRows(rows, start, t.step, this.encoder));
+    const body = rows.n === 0 ? undefined : change ? storedBody(rows, change.from, change.old, start, t.step, this.encoder) : encodeRows(rows, start, t.step, this.encoder);
+    this.writeEncoded(sid, t, start, body);
   }
 
   /** Stores a block's bytes (undefined: deletes it, no bucket is left). */
@@ -320,7 +323,7 @@ export class SqliteRollups implements RollupReads {
     if (r.done) w.todo.shift();
     if (r.end === 0) return;
     const write = () => {
-      for (const ch of r.changes) this.write(sid, this.configured[ch.tier]!, ch.start, ch.rows);
+      for (const ch of r.changes) this.write(sid, this.configured[ch.tier]!, ch.start, ch.rows, ch);
     };
     this.s.writing(() => this.s.db.transaction(() => this.writeStep(sid, r.end, write))());
     this.stepDone(sid, r.end, r.chunks);
