@@ -2,8 +2,10 @@
  * When the SQLite store's roller opens a window of sealed chunks (collector/store/metrics/sqlite/rollup-window-timing.ts):
  * while points keep coming in, once 30 s have passed and the chunks sealed since the last window
  * hold 1,024 points per series with chunks to roll up, or 10 minutes have passed; once ingest has
- * stopped, at the first round that saw no point come in, 2 s or more after the last window. A window rolls up every chunk sealed before it opened, and
- * queries read raw points where chunks are not rolled up yet, so stats are the same either way.
+ * stopped, at the first round that saw no point come in, 2 s or more after the last window. The
+ * store's open counts as a window opened (chunks a restart finds wait for the next one). A window
+ * rolls up every chunk sealed before it opened, and queries read raw points where chunks are not
+ * rolled up yet, so stats are the same either way.
  */
 import { join } from "node:path";
 import { Database } from "bun:sqlite";
@@ -49,9 +51,17 @@ async function setup() {
 
 describe("the SQLite roller's windows", () => {
   it("waits for a step's worth of points per series while ingest goes on, then rolls up every chunk sealed", async () => {
-    const { store, roller, write, pending, sealThenRound, written } = await setup();
-    // The first window opens at once (none opened since the store did).
+    const { store, roller, write, pending, tick, sealThenRound, written } = await setup();
+    // The store's open counts as a window: a seal right after it waits, as ingest goes on ...
     await write(100, true);
+    roller.round(10_000);
+    expect(pending()).toBe(SERIES);
+    tick(20_000);
+    await write(1, false);
+    roller.round(10_000);
+    expect(pending()).toBe(SERIES);
+    // ... until a round sees no point come in.
+    tick(2000);
     roller.round(10_000);
     expect(pending()).toBe(0);
     // 100 points a series a seal: ten seals are under 1,024 a series, whatever the time (under 10 minutes).
@@ -73,6 +83,7 @@ describe("the SQLite roller's windows", () => {
   it("opens a window after 10 minutes of slow ingest, and 2 s after ingest stopped", async () => {
     const { roller, write, pending, tick, sealThenRound } = await setup();
     await write(10, true);
+    tick(600_000);
     roller.round(10_000);
     expect(pending()).toBe(0);
     // A seal of 10 points a series every 80 s: far under 1,024 a series before 10 minutes.
@@ -97,8 +108,9 @@ describe("the SQLite roller's windows", () => {
   });
 
   it("finds the series with chunks to roll up by the chunks' ids after the mark, not by scanning every chunk stored", async () => {
-    const { store, roller, write, pending } = await setup();
+    const { store, roller, write, pending, tick } = await setup();
     for (let k = 0; k < 5; k++) await write(100, true);
+    tick(600_000);
     roller.round(10_000);
     await write(100, true);
     expect(pending()).toBe(SERIES);

@@ -15,13 +15,19 @@ const MAX_ROLL_PERIOD_MS = 600_000;
 
 /** When the SQLite roller opens its next window (rollups.ts). */
 export class WindowTiming {
-  /** When the last window opened (the store's clock). */
-  private openedAt = 0;
   /** Points appended to heads at the last round: unchanged means quiet. */
   private lastAppended = 0;
   /** Points in the chunks sealed since the last window opened. */
   private sealedPoints = 0;
 
+  /**
+   * `openedAt`: the store's open counts as a window opened. Why: the chunks a restart finds
+   * then wait for the next window, as they would have had the collector run on, rather than
+   * being rolled up at once beside the replay and the backlog that follows a restart (the
+   * roller's thread took a third of a restarted collector's CPU while it caught up with a
+   * remote-write backlog; issue 28, docs/storage.md "Blocks in segments").
+   */
+  constructor(private openedAt = 0) {}
   /** A flush sealed chunks of `points` points in all. */
   sealed(points: number): void {
     this.sealedPoints += points;

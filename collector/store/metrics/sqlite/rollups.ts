@@ -56,7 +56,7 @@ export class SqliteRollups implements RollupReads {
   private caughtUpAt: number;
   private window: Window | undefined;
   /** When the next window opens (rollup-window-timing.ts). */
-  private readonly timing = new WindowTiming();
+  private readonly timing: WindowTiming;
   /** The last count of pending chunks (pendingChunks). */
   private pendingCount: { mark: number; at: number; n: number } | undefined;
   /** Chunks not rolled up yet, per series (rollup-unrolled.ts). */
@@ -81,6 +81,7 @@ export class SqliteRollups implements RollupReads {
     remote?: RollupCompute,
   ) {
     this.driver = new RollupDriver(this, s, remote);
+    this.timing = new WindowTiming(s.now());
     this.st = prepareRollupStatements(s.db);
     this.unrolled = new UnrolledChunks(this.st.unrolled!);
     this.source = new ChunkSource(s.db, {
