@@ -2,8 +2,8 @@
  * A rollup block kept in segments (issue 28, docs/storage.md "Blocks in segments"): the block
  * as it was once written whole, then the rows a later step changed, appended. Why: a step
  * rewrote the whole block its points fall in, a day of 5-minute buckets (and twelve days of
- * hourly ones), so its cost grew with the hour of the day (91 µs a series at midnight, 880 by
- * evening); appending costs what the step changed.
+ * hourly ones), so its cost grew with the hour of the day (about 200 µs a series' step in the
+ * day's first hours, 900 by evening: bench/rollup-day.ts); appending costs what the step changed.
  *
  * Layout (version 2): the byte 2, then segments, each `varuint from · varuint length · a
  * version 1 block` (block.ts) of the rows from bucket index `from` on. The first segment's

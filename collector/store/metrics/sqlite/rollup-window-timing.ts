@@ -28,6 +28,7 @@ export class WindowTiming {
    * remote-write backlog; issue 28, docs/storage.md "Blocks in segments").
    */
   constructor(private openedAt = 0) {}
+
   /** A flush sealed chunks of `points` points in all. */
   sealed(points: number): void {
     this.sealedPoints += points;
