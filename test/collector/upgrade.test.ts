@@ -119,7 +119,7 @@ describe("databases of a newer collector", () => {
     const r = await run("collector", ["--data-dir", data, "--http-host", "127.0.0.1", "--http-port", "0", "--mqtt-port", "0"]);
     expect(r.code).toBe(2);
     expect(r.stderr.trim().split("\n").at(-1)).toBe(
-      "error: metrics.db has schema version 99, newer than this program knows (4): it was written by a newer Outpost; run that version, or restore a backup made by this one",
+      "error: metrics.db has schema version 99, newer than this program knows (5): it was written by a newer Outpost; run that version, or restore a backup made by this one",
     );
     expect(r.stderr).not.toMatch(/\n\s+at /);
     expect(versionOf(join(data, "metrics.db"))).toBe(99);

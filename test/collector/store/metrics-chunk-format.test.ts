@@ -96,7 +96,7 @@ describe("compressed chunks (metrics.db schema 3)", () => {
     writeVersion2Database(join(d, "metrics.db"));
     const s = await open(d);
     const db = new Database(join(d, "metrics.db"), { readonly: true });
-    expect(schemaVersion(db)).toBe(4);
+    expect(schemaVersion(db)).toBe(5);
     db.close();
     expect(formats(d)).toEqual({ 0: 6 });
 

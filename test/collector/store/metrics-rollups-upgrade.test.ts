@@ -82,7 +82,7 @@ describe("metrics.db schema 3 → 4 (SQLite)", () => {
       await s.close();
     }
     const after = new Database(join(dir, "metrics.db"), { readonly: true });
-    expect(schemaVersion(after)).toBe(4);
+    expect(schemaVersion(after)).toBe(5);
     after.close();
   });
 });

@@ -254,7 +254,7 @@ describe("SQLite metrics store", () => {
     const reopened = (await open(d, { now: () => clock })).s;
     expect((await reopened.readRaw("t", "gauge", "old", all)).values).toEqual([4, 3]);
     const version = new Database(join(d, "metrics.db"), { readonly: true });
-    expect((version.query("PRAGMA user_version").get() as { user_version: number }).user_version).toBe(4);
+    expect((version.query("PRAGMA user_version").get() as { user_version: number }).user_version).toBe(5);
     version.close();
   });
 

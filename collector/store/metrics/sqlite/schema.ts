@@ -94,6 +94,14 @@ function rollupTables(db: Database): void {
   db.exec("CREATE TRIGGER IF NOT EXISTS rollups_of_deleted_series AFTER DELETE ON series BEGIN DELETE FROM rollups WHERE sid = old.sid; DELETE FROM rollup_series_marks WHERE sid = old.sid; END");
 }
 
+/**
+ * 5: rollup blocks may be kept in segments (src/metrics/rollup/block-segments.ts: a block of
+ * version 2 in `rollups.body`). Nothing to change in the rows: blocks already stored are read as
+ * they are, and a step writes the new form. The step is there so that a program that knows only
+ * version 4, which would read such a block as corrupt, refuses the database at start in one line.
+ */
+function segmentedRollupBlocks(): void {}
+
 /** Versions of metrics.db (src/sqlite/migrations.ts); a change of layout or chunk format adds a step. */
 export const METRICS_DB: DatabaseSchema = {
   name: "metrics.db",
@@ -102,5 +110,6 @@ export const METRICS_DB: DatabaseSchema = {
     { version: 2, description: "chunks carry their expiry time (retention counts from the write)", up: chunkExpiry },
     { version: 3, description: "chunk format 1: one compressed, checksummed point block per chunk", up: chunkBlocks },
     { version: 4, description: "rollup tiers: aggregates per series and bucket beside the chunks", up: rollupTables },
+    { version: 5, description: "rollup blocks kept in segments: a step appends the rows it changed", up: segmentedRollupBlocks },
   ],
 };
