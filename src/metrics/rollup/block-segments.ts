@@ -42,15 +42,24 @@ export function blockSegments(body: Uint8Array): [number, Uint8Array][] {
 export function decodeRows(body: Uint8Array, blockStart: number, step: number, alloc: FloatAlloc = freshFloats): Rows {
   if (body.length > 0 && body[0] === ROLLUP_BLOCK_VERSION) return decodeBlockRows(body, blockStart, step, alloc);
   const segments = blockSegments(body);
-  let rows = decodeBlockRows(segments[0]![1], blockStart, step, alloc);
-  for (let s = 1; s < segments.length; s++) {
-    const [from, bytes] = segments[s]!;
-    const next = decodeBlockRows(bytes, blockStart, step, alloc);
-    if (next.kind !== rows.kind) corrupt(`a rollup block's segments are of kinds ${rows.kind} and ${next.kind}`);
-    if (next.n > 0 && next.idx[0]! < from) corrupt(`a segment from bucket ${from} holds bucket ${next.idx[0]}`);
-    rows = joinRows(rows, lowerBound(rows.idx, from, 0, rows.n), next, alloc);
+  const parts: Rows[] = [];
+  for (const [from, bytes] of segments) {
+    const rows = decodeBlockRows(bytes, blockStart, step, alloc);
+    if (parts.length > 0 && rows.kind !== parts[0]!.kind) corrupt(`a rollup block's segments are of kinds ${parts[0]!.kind} and ${rows.kind}`);
+    if (rows.n > 0 && rows.idx[0]! < from) corrupt(`a segment from bucket ${from} holds bucket ${rows.idx[0]}`);
+    parts.push(rows);
   }
-  return rows;
+  if (parts.length === 1) return parts[0]!;
+  // A segment keeps its rows before the first bucket a later one replaces from on: a prefix of
+  // its rows, and the prefixes, in order, are the block's rows in order (a later segment's rows
+  // are at or after its `from`). Joined at once, a column at a time.
+  const keep: number[] = new Array(parts.length);
+  let bound = Number.POSITIVE_INFINITY;
+  for (let k = parts.length - 1; k >= 0; k--) {
+    keep[k] = lowerBound(parts[k]!.idx, bound, 0, parts[k]!.n);
+    bound = Math.min(bound, segments[k]![0]);
+  }
+  return joinRows(parts, keep, alloc);
 }
 
 /**
@@ -116,41 +125,51 @@ function sketchFrom(s: SketchColumns, j0: number, n: number): SketchColumns {
   return out;
 }
 
-/** a's rows before `cut` followed by b's (each column joined once; the sketches when first read). */
-function joinRows(a: Rows, cut: number, b: Rows, alloc: FloatAlloc): Rows {
-  const ra = a as unknown as Record<string, Float64Array>;
-  const rb = b as unknown as Record<string, Float64Array>;
-  const out: Record<string, unknown> = { kind: a.kind, n: cut + b.n };
-  for (const c of columnsOf(a.kind)) out[c] = join(ra[c]!, cut, rb[c]!, b.n, alloc);
-  if (a.kind !== KIND_AVAILABILITY) {
-    const na = a as NumericRows;
-    const nb = b as NumericRows;
+/** The first keep[k] rows of each of `parts`, in order (each column joined once; the sketches when first read). */
+function joinRows(parts: readonly Rows[], keep: readonly number[], alloc: FloatAlloc): Rows {
+  const kind = parts[0]!.kind;
+  let n = 0;
+  for (const k of keep) n += k;
+  const out: Record<string, unknown> = { kind, n };
+  const recs = parts as unknown as readonly Record<string, Float64Array>[];
+  for (const c of columnsOf(kind)) out[c] = join(recs.map((r) => r[c]!), keep, n, alloc);
+  if (kind !== KIND_AVAILABILITY) {
+    const num = parts as readonly NumericRows[];
     let sketch: SketchColumns | undefined;
     let rates: SketchColumns | undefined;
     // Read lazily, as a single segment's are: a rate or a sum over a year needs none.
-    Object.defineProperty(out, "sketch", { get: () => (sketch ??= joinSketch(na.sketch, cut, nb.sketch, nb.n, alloc)), enumerable: true });
-    if (a.kind === KIND_COUNTER) Object.defineProperty(out, "rateSketch", { get: () => (rates ??= joinSketch(na.rateSketch!, cut, nb.rateSketch!, nb.n, alloc)), enumerable: true });
+    Object.defineProperty(out, "sketch", { get: () => (sketch ??= joinSketches(num.map((r) => r.sketch), keep, n, alloc)), enumerable: true });
+    if (kind === KIND_COUNTER) Object.defineProperty(out, "rateSketch", { get: () => (rates ??= joinSketches(num.map((r) => r.rateSketch!), keep, n, alloc)), enumerable: true });
   }
   return out as unknown as Rows;
 }
 
-function join(a: Float64Array, cut: number, b: Float64Array, bn: number, alloc: FloatAlloc): Float64Array {
-  const v = alloc(cut + bn);
-  v.set(a.subarray(0, cut));
-  v.set(b.subarray(0, bn), cut);
+/** The first counts[k] values of each column, one after the other, into one column of `n`. */
+function join(cols: readonly Float64Array[], counts: readonly number[], n: number, alloc: FloatAlloc): Float64Array {
+  const v = alloc(n);
+  let at = 0;
+  for (let k = 0; k < cols.length; k++) {
+    const c = cols[k]!;
+    const m = counts[k]!;
+    // A short prefix by a loop: a view of it costs more than copying a few numbers.
+    if (m === c.length) v.set(c, at);
+    else if (m < 32) for (let j = 0; j < m; j++) v[at + j] = c[j]!;
+    else v.set(c.subarray(0, m), at);
+    at += m;
+  }
   return v;
 }
 
-function joinSketch(a: SketchColumns, cut: number, b: SketchColumns, bn: number, alloc: FloatAlloc): SketchColumns {
+function joinSketches(parts: readonly SketchColumns[], keep: readonly number[], n: number, alloc: FloatAlloc): SketchColumns {
   const out = {} as SketchColumns;
-  for (const c of SKETCH_COLUMNS) out[c] = join(a[c], cut, b[c], bn, alloc);
-  const aBins = a.at[cut]!;
-  const bBins = b.at[bn]!;
-  out.gaps = join(a.gaps, aBins, b.gaps, bBins, alloc);
-  out.counts = join(a.counts, aBins, b.counts, bBins, alloc);
-  const at = alloc(cut + bn + 1);
-  at.set(a.at.subarray(0, cut + 1));
-  for (let j = 1; j <= bn; j++) at[cut + j] = aBins + b.at[j]!;
+  for (const c of SKETCH_COLUMNS) out[c] = join(parts.map((p) => p[c]), keep, n, alloc);
+  const bins = parts.map((p, k) => p.at[keep[k]!]!);
+  let total = 0;
+  for (const b of bins) total += b;
+  out.gaps = join(parts.map((p) => p.gaps), bins, total, alloc);
+  out.counts = join(parts.map((p) => p.counts), bins, total, alloc);
+  const at = alloc(n + 1);
+  for (let j = 0; j < n; j++) at[j + 1] = at[j]! + out.pn[j]! + out.nn[j]!;
   out.at = at;
   return out;
 }
