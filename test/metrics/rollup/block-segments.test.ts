@@ -2,14 +2,15 @@
  * Rollup blocks kept in segments (src/metrics/rollup/block-segments.ts): a series rolled up
  * batch after batch through a day appends the rows each batch changed, and its blocks read back
  * row for row as those of the same points rolled up at once (written whole); a block holds at
- * most MAX_SEGMENTS segments; a damaged segmented block is refused as corrupt.
+ * most MAX_SEGMENTS segments; a segment may hold no rows; availability blocks are kept so too;
+ * a damaged segmented block is refused as corrupt.
  */
 import { describe, expect, it } from "vitest";
 import { ByteWriter } from "../../../src/codec/bytes.ts";
 import { PointCodecError } from "../../../src/codec/errors.ts";
 import { encodeRows } from "../../../src/metrics/rollup/block.ts";
 import { blockSegments, decodeRows, MAX_SEGMENTS, SEGMENTED_BLOCK_VERSION, storedBody } from "../../../src/metrics/rollup/block-segments.ts";
-import { KIND_COUNTER, KIND_NUMERIC, type RollupKind } from "../../../src/metrics/rollup/rows.ts";
+import { KIND_AVAILABILITY, KIND_COUNTER, KIND_NUMERIC, type RollupKind } from "../../../src/metrics/rollup/rows.ts";
 import { RollupSim, TEST_TIERS } from "../../helpers/rollup-sim.ts";
 
 const T0 = 1_767_225_600_000; // 2026-01-01, on every tier's grid
@@ -81,6 +82,25 @@ describe("rollup blocks in segments", () => {
     expect(appended[0]).toBe(SEGMENTED_BLOCK_VERSION);
     expect(blockSegments(appended).map(([from]) => from)).toEqual([0, 4]);
     expect(Buffer.from(encodeRows(decodeRows(appended, T0, TEST_TIERS[0]!.step), T0, TEST_TIERS[0]!.step))).toEqual(Buffer.from(bytes));
+    // Changed from after its last row (the buckets touched came out empty): a segment of no rows.
+    const none = storedBody(rows, 50, bytes, T0, TEST_TIERS[0]!.step, w).slice();
+    expect(blockSegments(none).map(([from]) => from)).toEqual([0, 50]);
+    expect(Buffer.from(encodeRows(decodeRows(none, T0, TEST_TIERS[0]!.step), T0, TEST_TIERS[0]!.step))).toEqual(Buffer.from(bytes));
+  });
+
+  it("keeps availability blocks in segments too", () => {
+    const sim = new RollupSim(KIND_AVAILABILITY);
+    for (let k = 0; k < 12; k++) {
+      sim.seal(Array.from({ length: 10 }, (_, i): [number, number] => [T0 + (k * 10 + i) * MIN + 1000, (k + i) % 3]));
+      sim.roll();
+    }
+    const bytes = sim.bytes.get(`0:${T0}`)!;
+    expect(blockSegments(bytes).length).toBeGreaterThan(1);
+    const whole = new RollupSim(KIND_AVAILABILITY);
+    for (let k = 0; k < 12; k++) whole.seal(Array.from({ length: 10 }, (_, i): [number, number] => [T0 + (k * 10 + i) * MIN + 1000, (k + i) % 3]));
+    whole.roll(12);
+    const step = TEST_TIERS[0]!.step;
+    expect(Buffer.from(encodeRows(decodeRows(bytes, T0, step), T0, step))).toEqual(Buffer.from(whole.bytes.get(`0:${T0}`)!));
   });
 
   it("refuses a damaged segmented block as corrupt", () => {
