@@ -109,18 +109,13 @@ function rowsFrom(rows: Rows, j0: number): Rows {
   return out as unknown as Rows;
 }
 
-function binsBefore(s: SketchColumns, j: number): number {
-  let b = 0;
-  for (let i = 0; i < j; i++) b += s.pn[i]! + s.nn[i]!;
-  return b;
-}
-
+/** Rows j0…n − 1 of a sketch: its columns as views, its bins from the first of row j0 (`at` says where). */
 function sketchFrom(s: SketchColumns, j0: number, n: number): SketchColumns {
-  const b0 = binsBefore(s, j0);
+  const b0 = s.at[j0]!;
   const out = { gaps: s.gaps.subarray(b0), counts: s.counts.subarray(b0) } as SketchColumns;
   for (const c of SKETCH_COLUMNS) out[c] = s[c].subarray(j0, n);
   const at = new Float64Array(n - j0 + 1);
-  for (let j = j0; j < n; j++) at[j - j0 + 1] = at[j - j0]! + s.pn[j]! + s.nn[j]!;
+  for (let j = 1; j <= n - j0; j++) at[j] = s.at[j0 + j]! - b0;
   out.at = at;
   return out;
 }

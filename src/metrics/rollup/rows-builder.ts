@@ -42,26 +42,25 @@ class Col {
   n = 0;
 
   push(v: number): void {
-    if (this.n === this.a.length) {
-      const next = new Float64Array(this.a.length * 2);
-      next.set(this.a);
-      this.a = next;
-    }
+    if (this.n === this.a.length) this.grow(this.n + 1);
     this.a[this.n++] = v;
   }
 
   /** Appends src[from..to). */
   pushRange(src: Float64Array, from: number, to: number): void {
     const need = this.n + to - from;
-    if (need > this.a.length) {
-      let size = this.a.length * 2;
-      while (size < need) size *= 2;
-      const next = new Float64Array(size);
-      next.set(this.a.subarray(0, this.n));
-      this.a = next;
-    }
+    if (need > this.a.length) this.grow(need);
     this.a.set(src.subarray(from, to), this.n);
     this.n = need;
+  }
+
+  /** Room for `need` numbers at least, by doubling, what is held kept. */
+  private grow(need: number): void {
+    let size = this.a.length * 2;
+    while (size < need) size *= 2;
+    const next = new Float64Array(size);
+    next.set(this.a.subarray(0, this.n));
+    this.a = next;
   }
 
   /** The column: a view of this memory (`view`), valid until the next reset, or a copy. */

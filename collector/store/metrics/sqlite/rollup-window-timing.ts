@@ -27,7 +27,7 @@ export class WindowTiming {
    * roller's thread took a third of a restarted collector's CPU while it caught up with a
    * remote-write backlog; issue 28, docs/storage.md "Blocks in segments").
    */
-  constructor(private openedAt = 0) {}
+  constructor(private openedAt: number) {}
 
   /** A flush sealed chunks of `points` points in all. */
   sealed(points: number): void {
