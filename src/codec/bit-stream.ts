@@ -19,11 +19,7 @@ export class BitWriter {
   /** Writes the low `n` bits of `v`, 1 <= n <= 32. */
   write(v: number, n: number): void {
     let w = this.words;
-    if (this.k + 2 > w.length) {
-      const g = new Uint32Array(w.length * 2);
-      g.set(w);
-      this.words = w = g;
-    }
+    if (this.k + 2 > w.length) w = this.grow();
     const s = this.s;
     const masked = n === 32 ? v : v & ((1 << n) - 1);
     w[this.k]! |= masked << s;
@@ -32,6 +28,14 @@ export class BitWriter {
       this.s = s + n - 32;
       if (this.s > 0) w[this.k] = masked >>> (32 - s);
     } else this.s = s + n;
+  }
+
+  /** Room for more words: twice as many. */
+  protected grow(): Uint32Array {
+    const g = new Uint32Array(this.words.length * 2);
+    g.set(this.words);
+    this.words = g;
+    return g;
   }
 
   get bitLength(): number {

@@ -14,14 +14,15 @@ import { corrupt } from "./errors.ts";
  * The stream ends at the next byte boundary.
  */
 
-const ctz = (x: number) => 31 - Math.clz32(x & -x);
+/** Trailing zero bits of a non-zero 32-bit word. */
+export const ctz = (x: number) => 31 - Math.clz32(x & -x);
 
 function words(v: Float64Array): Uint32Array {
   return new Uint32Array(v.buffer, v.byteOffset, v.length * 2);
 }
 
 /** Writes `m` bits of the 64-bit value hi:lo shifted right by `tz`. */
-function writeWindow(b: BitWriter, hi: number, lo: number, tz: number, m: number): void {
+export function writeWindow(b: BitWriter, hi: number, lo: number, tz: number, m: number): void {
   let l: number;
   let h: number;
   if (tz >= 32) {

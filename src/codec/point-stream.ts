@@ -1,0 +1,279 @@
+import { get } from "./bit-pack.ts";
+import { BitWriter } from "./bit-stream.ts";
+import { corrupt } from "./errors.ts";
+import { ctz, writeWindow } from "./xor.ts";
+
+/**
+ * One series' points compressed as they come, in timestamp order: the form a slow series'
+ * head keeps them in (collector/store/metrics/head.ts), at a few bytes a point instead of 16,
+ * without holding raw points until a block is full. Not a storage format: it lives in memory
+ * only, and the head's points are sealed into point-codec blocks as before.
+ *
+ * Bits are LSB-first. The first point: its timestamp and value as raw float64s, then 3 bits:
+ * the decimal exponent e (0–6), the smallest that makes the first value an exact decimal
+ * (0 when none does). Each later point:
+ * - its timestamp as the change of its step (a difference of differences), a change c written
+ *   `0` (c = 0), `01` + 4 bits, `011` + 8 bits, `0111` + 13 bits (c plus 7, 127 or 4,095), or
+ *   `1111` + 32 bits (c as int32);
+ * - its value: `0` the same float64 bits as the last; `01` + a change as above: an exact
+ *   decimal (value × 10^e an integer m), m's difference from the last m changed by c (the
+ *   point codec's decimal idea, a point at a time: counters and short gauges take a few bits);
+ *   `11` + Gorilla XOR with the last value's bits (xor.ts): `0` + the differing bits inside
+ *   the last window, or `1` + 5 bits leading zeros + 6 bits window length − 1 + the window.
+ * A timestamp that is not an integer (milliseconds), not after the last, or whose step's change
+ * does not fit 32 bits, is refused (append returns false): the caller keeps such points raw.
+ */
+
+/** Words a new stream starts with. */
+const FIRST_WORDS = 8;
+/** A stream cleared with more words than this gives them up (a series written fast once holds no more for good). */
+const KEEP_WORDS = 64;
+const POW10 = [1, 10, 100, 1_000, 10_000, 100_000, 1_000_000];
+/** Largest decimal mantissa taken: sums of three stay exact integers. */
+const MANTISSA_LIMIT = 2 ** 50;
+const CHANGE_LIMIT = 0x7fffffff;
+
+const f64 = new Float64Array(1);
+const u32 = new Uint32Array(f64.buffer);
+
+/** v × p as an exact integer mantissa, or NaN when v is not such a decimal (−0 is not: its sign would be lost). */
+function mantissa(v: number, p: number): number {
+  const m = Math.round(v * p);
+  return m / p === v && m < MANTISSA_LIMIT && m > -MANTISSA_LIMIT && (m !== 0 || 1 / v > 0) ? m : Number.NaN;
+}
+
+/** Writes a change within ±CHANGE_LIMIT in the fewest bits of the five widths. */
+function writeChange(b: BitWriter, c: number): void {
+  if (c === 0) b.write(0, 1);
+  else if (c >= -7 && c <= 8) b.write(1 | ((c + 7) << 2), 6);
+  else if (c >= -127 && c <= 128) b.write(3 | ((c + 127) << 3), 11);
+  else if (c >= -4095 && c <= 4096) b.write(7 | ((c + 4095) << 4), 17);
+  else {
+    b.write(15, 4);
+    b.write(c | 0, 32);
+  }
+}
+
+/** Where readChange left off. */
+let readAt = 0;
+
+/** Reads a change written by writeChange at bit o of w; the bit after it is left in readAt. */
+function readChange(w: Uint32Array, o: number): number {
+  const c = get(w, o, 4);
+  if ((c & 1) === 0) {
+    readAt = o + 1;
+    return 0;
+  }
+  if ((c & 2) === 0) {
+    readAt = o + 6;
+    return get(w, o + 2, 4) - 7;
+  }
+  if ((c & 4) === 0) {
+    readAt = o + 11;
+    return get(w, o + 3, 8) - 127;
+  }
+  if ((c & 8) === 0) {
+    readAt = o + 17;
+    return get(w, o + 4, 13) - 4095;
+  }
+  readAt = o + 36;
+  return get(w, o + 4, 32) | 0;
+}
+
+export class PointStream extends BitWriter {
+  private n = 0;
+  /** The last point's timestamp and the step from the one before it. */
+  private lastT = 0;
+  private step = 0;
+  /** The last value's words, and the XOR window last set (plz < 0: none yet). */
+  private pl = 0;
+  private ph = 0;
+  private plz = -1;
+  private ptz = 0;
+  /** 10^e, the last value's mantissa (NaN when it was not an exact decimal) and its difference from the one before. */
+  private p = 1;
+  private m = Number.NaN;
+  private d = 0;
+
+  constructor() {
+    super(FIRST_WORDS);
+  }
+
+  /** Half again as many words (a slow head's stream grows a little at a time: less room unused than doubling). */
+  protected override grow(): Uint32Array {
+    const g = new Uint32Array(this.words.length + (this.words.length >> 1));
+    g.set(this.words);
+    this.words = g;
+    return g;
+  }
+
+  /** Points held. */
+  get count(): number {
+    return this.n;
+  }
+
+  /** Bytes the stream holds (its words' capacity). */
+  get byteLength(): number {
+    return this.words.byteLength;
+  }
+
+  /** Empties the stream for the next points. */
+  clear(): void {
+    if (this.words.length > KEEP_WORDS) this.words = new Uint32Array(FIRST_WORDS);
+    this.reset(FIRST_WORDS);
+    this.n = 0;
+    this.plz = -1;
+    this.ptz = 0;
+  }
+
+  /**
+   * Appends a point whose timestamp follows the last one's; false, having written nothing,
+   * when its timestamp cannot be encoded (see above).
+   */
+  append(t: number, v: number): boolean {
+    f64[0] = v;
+    const l = u32[0]!;
+    const h = u32[1]!;
+    if (this.n === 0) {
+      if (!Number.isSafeInteger(t)) return false;
+      let e = 0;
+      while (e < POW10.length - 1 && Number.isNaN(mantissa(v, POW10[e]!))) e++;
+      if (Number.isNaN(mantissa(v, POW10[e]!))) e = 0;
+      f64[0] = t;
+      this.write(u32[0]!, 32);
+      this.write(u32[1]!, 32);
+      this.write(l, 32);
+      this.write(h, 32);
+      this.write(e, 3);
+      this.lastT = t;
+      this.step = 0;
+      this.pl = l;
+      this.ph = h;
+      this.p = POW10[e]!;
+      this.m = mantissa(v, this.p);
+      this.d = 0;
+      this.n = 1;
+      return true;
+    }
+    const step = t - this.lastT;
+    const change = step - this.step;
+    if (!(step > 0) || !Number.isSafeInteger(t) || change > CHANGE_LIMIT || change < -CHANGE_LIMIT) return false;
+    writeChange(this, change);
+    this.lastT = t;
+    this.step = step;
+    this.n++;
+    const xl = l ^ this.pl;
+    const xh = h ^ this.ph;
+    this.pl = l;
+    this.ph = h;
+    if ((xl | xh) === 0) {
+      this.write(0, 1);
+      this.d = 0;
+      return true;
+    }
+    const m = mantissa(v, this.p);
+    const last = this.m;
+    if (m === m && last === last) {
+      const c = m - last - this.d;
+      if (c <= CHANGE_LIMIT && c >= -CHANGE_LIMIT) {
+        this.write(1, 2);
+        writeChange(this, c);
+        this.d = m - last;
+        this.m = m;
+        return true;
+      }
+    }
+    this.d = m === m && last === last ? m - last : 0;
+    this.m = m;
+    let lz = xh !== 0 ? Math.clz32(xh) : 32 + Math.clz32(xl);
+    const tz = xl !== 0 ? ctz(xl) : 32 + ctz(xh);
+    if (this.plz >= 0 && lz >= this.plz && tz >= this.ptz) {
+      this.write(3, 3);
+      writeWindow(this, xh, xl, this.ptz, 64 - this.plz - this.ptz);
+    } else {
+      if (lz > 31) lz = 31;
+      const w = 64 - lz - tz;
+      this.write(7 | (lz << 3) | ((w - 1) << 8), 14);
+      writeWindow(this, xh, xl, tz, w);
+      this.plz = lz;
+      this.ptz = tz;
+    }
+    return true;
+  }
+
+  /** Decodes every point into ts and nums from index `at`; returns the number of points. */
+  decodeInto(ts: Float64Array, nums: Float64Array, at: number): number {
+    const n = this.n;
+    if (n === 0) return 0;
+    const w = this.words;
+    u32[0] = get(w, 0, 32);
+    u32[1] = get(w, 32, 32);
+    let t = f64[0]!;
+    let pl = get(w, 64, 32);
+    let ph = get(w, 96, 32);
+    u32[0] = pl;
+    u32[1] = ph;
+    let v = f64[0]!;
+    const p = POW10[get(w, 128, 3)]!;
+    let m = mantissa(v, p);
+    let d = 0;
+    let lz = -1;
+    let tz = 0;
+    let width = 0;
+    let o = 131;
+    ts[at] = t;
+    nums[at] = v;
+    let step = 0;
+    for (let i = 1; i < n; i++) {
+      step += readChange(w, o);
+      t += step;
+      o = readAt;
+      const c = get(w, o, 14);
+      if ((c & 1) === 0) {
+        o += 1;
+        d = 0;
+      } else if ((c & 2) === 0) {
+        d += readChange(w, o + 2);
+        o = readAt;
+        m += d;
+        v = m / p;
+        f64[0] = v;
+        pl = u32[0]!;
+        ph = u32[1]!;
+      } else {
+        if (c & 4) {
+          lz = (c >>> 3) & 31;
+          width = (c >>> 8) + 1;
+          tz = 64 - lz - width;
+          o += 14;
+        } else o += 3;
+        let lo: number;
+        let hi = 0;
+        if (width > 32) {
+          lo = get(w, o, 32);
+          hi = get(w, o + 32, width - 32);
+        } else lo = get(w, o, width);
+        o += width;
+        // Shift the window back into place.
+        if (tz >= 32) ph ^= lo << (tz - 32);
+        else if (tz === 0) {
+          pl ^= lo;
+          ph ^= hi;
+        } else {
+          pl ^= lo << tz;
+          ph ^= (hi << tz) | (lo >>> (32 - tz));
+        }
+        u32[0] = pl;
+        u32[1] = ph;
+        v = f64[0]!;
+        const next = mantissa(v, p);
+        d = next === next && m === m ? next - m : 0;
+        m = next;
+      }
+      ts[at + i] = t;
+      nums[at + i] = v;
+    }
+    if (o > this.bitLength) corrupt("point stream read past its end");
+    return n;
+  }
+}
