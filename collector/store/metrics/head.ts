@@ -1,4 +1,4 @@
-import { decodePointsInto, encodePoints } from "../../../src/codec/index.ts";
+import { PointStream } from "../../../src/codec/point-stream.ts";
 import type { Tags } from "../../../src/metrics/model.ts";
 import { type HeadSegments, MAX_SEGMENT, MIN_SEGMENT } from "./head-segments.ts";
 
@@ -27,11 +27,15 @@ const REFILL_FROM = 512;
 const COPY_LOOP = 64;
 
 /**
- * A head whose oldest point arrived this long ago compresses its full segments as it grows
- * (frozen blocks): it is a slow series' head, which would otherwise hold 16 bytes a point for
- * up to an hour. A head filled faster is sealed before it is this old, and pays nothing.
+ * A head whose oldest point arrived this long ago when its segment is full moves its points
+ * into a point stream (src/codec/point-stream.ts) and appends the next ones there, compressed
+ * as they come: it is a slow series' head, which would otherwise hold 16 bytes a point for up
+ * to an hour. Its next fills start in the stream. A head filled faster is sealed before it is
+ * this old, and pays nothing.
  */
 export const FREEZE_AFTER_MS = 10_000;
+/** Points a head in the stream may take within FREEZE_AFTER_MS before it is taken for a fast series' (see inStream). */
+export const FAST_POINTS = 128;
 
 /**
  * The unflushed points of one series, in memory, in segments (head-segments.ts): each holds the
@@ -54,10 +58,14 @@ export class SeriesHead {
   private lastStart = 0;
   /** Capacity of the first segment of the next fill. */
   private refill = MIN_SEGMENT;
-  /** The head's first points, encoded (point codec), in order; undefined while none. */
-  private frozen: Uint8Array[] | undefined;
-  /** Points in the frozen blocks: the segments hold those from this index on. */
-  private frozenCount = 0;
+  /** The stream a slow head's points are in while `inStream` (see FREEZE_AFTER_MS); made when first needed, kept between fills. */
+  private stream: PointStream | undefined;
+  /**
+   * Every point is in the stream, and no segment is held. A new numeric head starts so: a
+   * series is presumed slow until a run of several points starts a fill, or it fills
+   * FAST_POINTS within FREEZE_AFTER_MS (then its points go to segments).
+   */
+  private inStream: boolean;
   strs: string[] | undefined;
   tags: (Tags | undefined)[] | undefined;
   length = 0;
@@ -74,6 +82,12 @@ export class SeriesHead {
     private readonly pool?: HeadSegments,
   ) {
     if (!numeric) this.strs = [];
+    this.inStream = numeric;
+  }
+
+  /** The head's stream. */
+  private get s(): PointStream {
+    return (this.stream ??= new PointStream());
   }
 
   /** Segments held. */
@@ -86,20 +100,15 @@ export class SeriesHead {
     return this.segs ? this.segs[g]! : this.last;
   }
 
-  /** Bytes the head holds for its points: its segments' capacity and its frozen blocks (for tests and figures). */
+  /** Bytes the head holds for its points: its segments' capacity, or its stream's (for tests and figures). */
   get bytes(): number {
-    let frozen = 0;
-    for (const block of this.frozen ?? []) frozen += block.byteLength;
-    return frozen + (this.lastStart + (this.last.length >> 1) - this.frozenCount) * 16;
+    return this.inStream ? (this.stream?.byteLength ?? 0) : (this.lastStart + (this.last.length >> 1)) * 16;
   }
 
-  /** A new last segment; `now` decides whether the full ones are frozen first (−Infinity: never). */
-  private grow(now: number): Float64Array {
+  /** A new last segment. */
+  private grow(): Float64Array {
     const total = this.lastStart + (this.last.length >> 1);
-    const raw = total - this.frozenCount;
-    const fresh = this.last === NONE && this.frozenCount === 0;
-    const cap = fresh ? this.refill : raw < DOUBLE_FROM ? MIN_SEGMENT : Math.min(MAX_SEGMENT, raw);
-    if (!fresh && this.strs === undefined && this.tags === undefined && this.sorted && now - this.firstArrival >= FREEZE_AFTER_MS) this.freeze(total);
+    const cap = this.last === NONE ? this.refill : total < DOUBLE_FROM ? MIN_SEGMENT : Math.min(MAX_SEGMENT, total);
     const s = this.pool ? this.pool.take(cap) : new Float64Array(2 * cap);
     if (this.last !== NONE) (this.segs ??= [this.last]).push(s);
     this.last = s;
@@ -107,23 +116,35 @@ export class SeriesHead {
     return s;
   }
 
+  /** Whether a head whose segments are full goes into the stream now (a numeric head without tags, in order, old enough). */
+  private streamable(tags: Tags | undefined, now: number): boolean {
+    return this.strs === undefined && this.tags === undefined && tags === undefined && this.sorted && now - this.firstArrival >= FREEZE_AFTER_MS;
+  }
+
   /**
-   * Encodes the segments' points (all full: `total` is the head's length) into one frozen block
-   * (of its exact size) and gives the segments back.
+   * Moves every point from the segments into the stream and gives the segments back; false,
+   * leaving them where they were, when their timestamps cannot be streamed.
    */
-  private freeze(total: number): void {
-    // Through the scratch, copied by a loop for a slow head's short segments (copyRaw): a view of
-    // a small segment would move its storage out of the engine's heap into a separate buffer,
-    // about 600 bytes more a segment (measured).
-    ensureScratch(total);
-    this.copyRaw(tsScratch, numsScratch, this.frozenCount, total);
-    const encoded = encodePoints({ ts: tsScratch.subarray(this.frozenCount, total), nums: numsScratch.subarray(this.frozenCount, total) });
-    // Copied for the same reason: the encoder took a view of its block (the checksum's).
-    const block = new Uint8Array(encoded.length);
-    block.set(encoded);
-    (this.frozen ??= []).push(block);
-    this.frozenCount = total;
+  private toStream(): boolean {
+    const s = this.s;
+    s.clear();
+    const n = this.length;
+    for (let g = 0, at = 0; at < n; g++) {
+      const seg = this.seg(g);
+      const cap = seg.length >> 1;
+      const count = Math.min(cap, n - at);
+      for (let j = 0; j < count; j++) {
+        if (!s.append(seg[j]!, seg[cap + j]!)) {
+          s.clear();
+          return false;
+        }
+      }
+      at += count;
+    }
     this.releaseSegments();
+    this.lastStart = 0;
+    this.inStream = true;
+    return true;
   }
 
   /** Gives every segment back to the pool and holds none. */
@@ -136,25 +157,20 @@ export class SeriesHead {
     this.last = NONE;
   }
 
-  /** Drops the frozen blocks (their points are elsewhere now, or cleared). */
-  private dropFrozen(): void {
-    this.frozen = undefined;
-    this.frozenCount = 0;
-  }
-
   /**
-   * Turns the frozen blocks back into segments, before the points are rewritten in place (an
-   * out-of-order point to sort in, a repeated timestamp's new value): rare, as a frozen head is
-   * one written in order.
+   * Moves the points from the stream back into segments, before they are rewritten in place
+   * (an out-of-order point to sort in, a repeated timestamp's new value, tags) or when one
+   * cannot be streamed: rare, as a streamed head is one written in order.
    */
   private thaw(): void {
     const n = this.length;
-    this.flatten();
-    this.releaseSegments();
-    this.dropFrozen();
+    ensureScratch(n);
+    if (n > 0) this.s.decodeInto(tsScratch, numsScratch, 0);
+    this.stream?.clear();
+    this.inStream = false;
     this.lastStart = 0;
     for (let at = 0; at < n; ) {
-      const seg = this.grow(Number.NEGATIVE_INFINITY);
+      const seg = this.grow();
       const cap = seg.length >> 1;
       const take = Math.min(cap, n - at);
       seg.set(tsScratch.subarray(at, at + take), 0);
@@ -175,17 +191,48 @@ export class SeriesHead {
       }
       if (t < last) this.sorted = false;
     }
+    if (this.inStream) {
+      if (this.sorted && tags === undefined && this.s.append(t, v as number)) {
+        this.streamed(t, i, seq, now);
+        return;
+      }
+      this.thaw();
+    }
     let off = i - this.lastStart;
     let seg = this.last;
     if (off === seg.length >> 1) {
-      seg = this.grow(now);
-      off = 0;
+      if (i > 0 && this.streamable(tags, now) && this.toStream()) {
+        if (this.s.append(t, v as number)) {
+          this.streamed(t, i, seq, now);
+          return;
+        }
+        this.thaw();
+        off = i - this.lastStart;
+        seg = this.last;
+      }
+      if (off === seg.length >> 1) {
+        seg = this.grow();
+        off = 0;
+      }
     }
     seg[off] = t;
     this.lastT = t;
     this.length = i + 1;
     this.set(i, v, tags);
     this.lastSeq = seq;
+  }
+
+  /** Records point i, at t, appended to the stream. */
+  private streamed(t: number, i: number, seq: number, now: number): void {
+    this.lastT = t;
+    this.length = i + 1;
+    this.lastSeq = seq;
+    if (this.fast(now)) this.thaw();
+  }
+
+  /** Whether a head in the stream is filling too fast for it: its points then go to segments. */
+  private fast(now: number): boolean {
+    return this.length >= FAST_POINTS && now - this.firstArrival < FREEZE_AFTER_MS;
   }
 
   /**
@@ -204,12 +251,36 @@ export class SeriesHead {
       if (!(t > prev)) return false;
       prev = t;
     }
-    if (i === 0) this.firstArrival = now;
+    if (i === 0) {
+      this.firstArrival = now;
+      // A fill that starts with a run of points is a fast series': into segments.
+      if (n > 1) this.inStream = false;
+    }
+    // Once a point could not be streamed, the rest of the run stays in segments.
+    let streamOk = true;
     for (let k = from; k < end; ) {
+      if (this.inStream) {
+        const s = this.s;
+        while (k < end && s.append(ts[k]!, nums[k]!)) {
+          k++;
+          i++;
+        }
+        this.length = i;
+        if (k === end) {
+          if (this.fast(now)) this.thaw();
+          break;
+        }
+        this.thaw();
+        streamOk = false;
+      }
       let off = i - this.lastStart;
       let seg = this.last;
       if (off === seg.length >> 1) {
-        seg = this.grow(now);
+        if (streamOk && i > 0 && this.streamable(undefined, now)) {
+          this.length = i;
+          if (this.toStream()) continue;
+        }
+        seg = this.grow();
         off = 0;
       }
       const cap = seg.length >> 1;
@@ -234,7 +305,7 @@ export class SeriesHead {
 
   /** Sets point i's value (and tags); i < length. */
   private set(i: number, v: number | string, tags: Tags | undefined) {
-    if (i < this.frozenCount) this.thaw();
+    if (this.inStream) this.thaw();
     if (this.strs) this.strs[i] = v as string;
     else {
       // The point is in the last segment but for a repeat of the first point of it.
@@ -254,15 +325,14 @@ export class SeriesHead {
   private flatten(): void {
     const n = this.length;
     ensureScratch(n);
-    let at = 0;
-    if (this.frozen) for (const block of this.frozen) at += decodePointsInto(block, tsScratch, numsScratch, at).points;
-    this.copyRaw(tsScratch, numsScratch, at, n);
-  }
-
-  /** The segments' points, from index `at` (the first not frozen) to `n`, into ts and nums at the same indexes. */
-  private copyRaw(ts: Float64Array, nums: Float64Array, at: number, n: number): void {
+    if (this.inStream) {
+      if (n > 0) this.s.decodeInto(tsScratch, numsScratch, 0);
+      return;
+    }
     const numeric = this.strs === undefined;
-    for (let g = 0; at < n; g++) {
+    const ts = tsScratch;
+    const nums = numsScratch;
+    for (let g = 0, at = 0; at < n; g++) {
       const seg = this.seg(g);
       const cap = seg.length >> 1;
       const count = Math.min(cap, n - at);
@@ -285,7 +355,7 @@ export class SeriesHead {
   columns(): { ts: Float64Array; nums: Float64Array | undefined } {
     this.normalize();
     const n = this.length;
-    if (this.segs === undefined && this.frozen === undefined) {
+    if (this.segs === undefined && !this.inStream) {
       const seg = this.last;
       const cap = seg.length >> 1;
       return { ts: seg.subarray(0, n), nums: this.strs ? undefined : seg.subarray(cap, cap + n) };
@@ -297,7 +367,7 @@ export class SeriesHead {
   /** Sorts by timestamp and removes duplicates, keeping the latest write of each timestamp. */
   normalize(): void {
     if (this.sorted) return;
-    if (this.frozen) this.thaw();
+    if (this.inStream) this.thaw();
     const n = this.length;
     this.flatten();
     const ts = tsScratch;
@@ -371,11 +441,10 @@ export class SeriesHead {
     if (this.strs) this.strs = [];
     this.releaseSegments();
     this.lastStart = 0;
-    // A head that froze is a slow series': it refills a small segment at a time.
-    const froze = this.frozen !== undefined;
-    this.dropFrozen();
+    // A streamed head is a slow series': its next points go to the stream from the first.
+    if (this.inStream) this.stream?.clear();
     let cap = MIN_SEGMENT;
-    if (filled >= REFILL_FROM && !froze) while (cap < filled && cap < MAX_SEGMENT) cap *= 2;
+    if (filled >= REFILL_FROM && !this.inStream) while (cap < filled && cap < MAX_SEGMENT) cap *= 2;
     this.refill = cap;
   }
 

@@ -1,12 +1,13 @@
 /**
- * Frozen heads (issue 28): a head older than FREEZE_AFTER_MS encodes its full segments as it
- * grows. Whatever is frozen, the head answers exactly what a plain list of its writes (sorted,
- * last write of a timestamp wins) holds: in-order runs, repeats, steps back after a freeze,
- * clears and reuse of pooled segments between heads; and it holds fewer bytes for it.
+ * Streamed heads (issue 28): a head older than FREEZE_AFTER_MS when its segment is full moves
+ * its points into a point stream and appends there. Whatever is streamed, the head answers
+ * exactly what a plain list of its writes (sorted, last write of a timestamp wins) holds:
+ * in-order runs, repeats, steps back after streaming, timestamps the stream refuses, clears and
+ * reuse of pooled segments between heads; and it holds fewer bytes for it.
  */
 import { describe, expect, it } from "vitest";
 import { HeadSegments } from "../../../collector/store/metrics/head-segments.ts";
-import { FREEZE_AFTER_MS, SeriesHead } from "../../../collector/store/metrics/head.ts";
+import { FAST_POINTS, FREEZE_AFTER_MS, SeriesHead } from "../../../collector/store/metrics/head.ts";
 import { openSqliteMetricsStore } from "../../../collector/store/metrics/sqlite/store.ts";
 import { uniform } from "../../helpers/series.ts";
 import { sqliteMetricsStoresPerTest } from "../../helpers/temp-metrics-store.ts";
@@ -34,9 +35,9 @@ const view = (h: SeriesHead) => {
 /** Values compared bit for bit (NaN equals NaN, -0 differs from 0), as the codec keeps them. */
 const bits = (xs: number[]) => xs.map((x) => Buffer.from(Float64Array.of(x).buffer).toString("hex"));
 
-describe("SeriesHead frozen blocks", () => {
-  it("answers what its writes hold, frozen or not, on random slow and rough series", () => {
-    let frozeSome = 0;
+describe("SeriesHead streamed points", () => {
+  it("answers what its writes hold, streamed or not, on random slow and rough series", () => {
+    let streamedSome = 0;
     for (let seed = 1; seed <= 120; seed++) {
       const r = uniform(seed);
       const pool = new HeadSegments(1 << 20);
@@ -49,11 +50,14 @@ describe("SeriesHead frozen blocks", () => {
         const k = r() < 0.5 ? 0 : 1;
         const h = heads[k]!;
         const x = r();
-        // Mostly a point a second in order; now and then a repeat, a step back, a burst of many.
+        // Mostly a point a second in order; now and then a repeat, a step back, a timestamp the
+        // stream refuses (not an integer, or a step whose change is past 32 bits).
         let t = times[k]!;
-        if (x < 0.01) t -= Math.floor(r() * 40_000);
-        else if (x < 0.03) t = times[k]!;
-        else t += 1000;
+        if (x < 0.003) t -= Math.floor(r() * 40_000);
+        else if (x < 0.006) t = times[k]!;
+        else if (x < 0.007) t += 0.5;
+        else if (x < 0.008) t += 2 ** 32;
+        else t += 1000 + (r() < 0.2 ? Math.floor(r() * 1000) - 500 : 0);
         if (t > times[k]!) times[k] = t;
         const v = r() < 0.02 ? Number.NaN : Math.floor(r() * 1000) / (r() < 0.5 ? 1 : 8);
         clocks[k]! += 1000;
@@ -71,7 +75,7 @@ describe("SeriesHead frozen blocks", () => {
           expect(got.ts).toEqual(want.ts);
           expect(bits(got.nums)).toEqual(bits(want.nums));
         }
-        if (h.bytes < h.length * 8) frozeSome++;
+        if (h.length > 0 && h.segmentCapacities.length === 0) streamedSome++;
       }
       for (let k = 0; k < 2; k++) {
         const got = view(heads[k]!);
@@ -81,33 +85,33 @@ describe("SeriesHead frozen blocks", () => {
         expect(heads[k]!.length).toBe(want.ts.length);
       }
     }
-    // Heads did freeze (bytes well under 16 a point) during the runs.
-    expect(frozeSome).toBeGreaterThan(10_000);
+    // Heads did stream (no segment held) during much of the runs.
+    expect(streamedSome).toBeGreaterThan(50_000);
   });
 
-  it("freezes only a head older than FREEZE_AFTER_MS, and holds a slow gauge in few bytes", () => {
+  it("streams only a head older than FREEZE_AFTER_MS, and holds a slow gauge in few bytes", () => {
     const pool = new HeadSegments(1 << 20);
     const young = new SeriesHead(true, pool);
     const slow = new SeriesHead(true, pool);
     for (let i = 0; i < 1000; i++) {
-      // 1,000 points within a second: never old enough to freeze.
+      // 1,000 points within a second: never old enough to stream.
       young.append(1000 + i, i % 7, undefined, 1, 500 + i / 2);
       // A point a second, as a scraped gauge.
       slow.append(1_700_000_000_000 + i * 1000 + (i % 3), (i * 13) % 1000, undefined, i + 1, i * 1000);
     }
     expect(young.bytes).toBeGreaterThanOrEqual(1000 * 16);
-    // The newest segment raw (32 points), the rest frozen at a few bytes a point.
-    expect(slow.bytes).toBeLessThan(32 * 16 + 1000 * 4);
-    expect(slow.segmentCapacities).toEqual([32]);
+    // Every point in the stream at a few bytes a point, no segment held.
+    expect(slow.bytes).toBeLessThan(1000 * 4);
+    expect(slow.segmentCapacities).toEqual([]);
     const { ts, nums } = slow.columns();
     expect(ts.length).toBe(1000);
     expect(ts[999]).toBe(1_700_000_000_000 + 999 * 1000);
     expect(nums![500]).toBe((500 * 13) % 1000);
-    // Frozen before FREEZE_AFTER_MS had passed? The first freeze is at the first full segment after it.
+    // Streamed before FREEZE_AFTER_MS had passed? The stream starts at the first full segment after it.
     expect(FREEZE_AFTER_MS).toBeLessThan(32 * 1000);
   });
 
-  it("takes a step back after freezing: sorted in, the last write of a timestamp wins", () => {
+  it("takes a step back after streaming: sorted in, the last write of a timestamp wins", () => {
     const h = new SeriesHead(true, new HeadSegments(1 << 20));
     for (let i = 0; i < 100; i++) h.append(i * 1000, i, undefined, 1, i * 1000);
     expect(h.bytes).toBeLessThan(100 * 16);
@@ -122,20 +126,59 @@ describe("SeriesHead frozen blocks", () => {
     expect(h.columns().ts[101]).toBe(100_000);
   });
 
-  it("a cleared frozen head refills a small segment, not one sized for its last fill", () => {
+  it("a cleared streamed head fills its stream again from the first point; a point it refuses goes to a small segment", () => {
     const h = new SeriesHead(true, new HeadSegments(1 << 20));
     for (let i = 0; i < 2048; i++) h.append(i * 1000, i, undefined, 1, i * 1000);
+    expect(h.segmentCapacities).toEqual([]);
     h.clear();
     h.append(1, 1, undefined, 2, 3_000_000);
+    expect(h.segmentCapacities).toEqual([]);
+    expect(h.bytes).toBeLessThan(64);
+    h.append(2.5, 2, undefined, 3, 3_000_000);
     expect(h.segmentCapacities).toEqual([32]);
+    expect([...h.columns().ts]).toEqual([1, 2.5]);
+    // Tags are kept by segments as well.
+    h.clear();
+    h.append(10, 1, undefined, 4, 4_000_000);
+    h.append(11, 2, { a: "b" }, 4, 4_000_000);
+    expect(h.segmentCapacities).toEqual([32]);
+    expect([...h.columns().nums!]).toEqual([1, 2]);
   });
 });
 
-describe("frozen heads in the store", () => {
+describe("where a new head starts", () => {
+  it("one point at a time: in the stream; a run of points: in segments; too fast for the stream: into segments, and the next fill too", () => {
+    const pool = new HeadSegments(1 << 20);
+    const single = new SeriesHead(true, pool);
+    single.appendRun(Float64Array.of(1000), Float64Array.of(1), 0, 1, 1, 0);
+    expect(single.segmentCapacities).toEqual([]);
+    expect(single.bytes).toBeGreaterThan(0);
+    expect(single.bytes).toBeLessThan(64);
+
+    const run = new SeriesHead(true, pool);
+    run.appendRun(Float64Array.of(1000, 2000, 3000), Float64Array.of(1, 2, 3), 0, 3, 1, 0);
+    expect(run.segmentCapacities).toEqual([32]);
+
+    const fast = new SeriesHead(true, pool);
+    const ref = new Reference();
+    // FAST_POINTS points, one per call, within a second.
+    for (let i = 0; i < FAST_POINTS; i++) {
+      fast.appendRun(Float64Array.of(1000 + i), Float64Array.of(i / 4), 0, 1, 1, i);
+      ref.add(1000 + i, i / 4);
+      expect(fast.segmentCapacities.length === 0).toBe(i < FAST_POINTS - 1);
+    }
+    expect(view(fast)).toEqual(ref.view());
+    fast.clear();
+    fast.append(5000, 1, undefined, 2, 60_000);
+    expect(fast.segmentCapacities).toEqual([32]);
+  });
+});
+
+describe("streamed heads in the store", () => {
   const stores = sqliteMetricsStoresPerTest("outpost-head-frozen-");
   const T0 = Date.now() - 3_600_000;
 
-  it("read, seal and replay after a reopen the points of slow series whose heads froze", async () => {
+  it("read, seal and replay after a reopen the points of slow series whose heads streamed", async () => {
     let clock = Date.now();
     const opts = { synchronous: "NORMAL" as const, maintenanceIntervalMs: 3_600_000, now: () => clock };
     let store = await stores.open(opts);
