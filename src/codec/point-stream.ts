@@ -173,7 +173,7 @@ export class PointStream extends BitWriter {
     }
     const m = mantissa(v, this.p);
     const last = this.m;
-    if (m === m && last === last) {
+    if (!Number.isNaN(m) && !Number.isNaN(last)) {
       const c = m - last - this.d;
       if (c <= CHANGE_LIMIT && c >= -CHANGE_LIMIT) {
         this.write(1, 2);
@@ -183,7 +183,7 @@ export class PointStream extends BitWriter {
         return true;
       }
     }
-    this.d = m === m && last === last ? m - last : 0;
+    this.d = Number.isNaN(m) || Number.isNaN(last) ? 0 : m - last;
     this.m = m;
     let lz = xh !== 0 ? Math.clz32(xh) : 32 + Math.clz32(xl);
     const tz = xl !== 0 ? ctz(xl) : 32 + ctz(xh);
@@ -267,7 +267,7 @@ export class PointStream extends BitWriter {
         u32[1] = ph;
         v = f64[0]!;
         const next = mantissa(v, p);
-        d = next === next && m === m ? next - m : 0;
+        d = Number.isNaN(next) || Number.isNaN(m) ? 0 : next - m;
         m = next;
       }
       ts[at + i] = t;
