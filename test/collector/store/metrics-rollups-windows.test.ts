@@ -3,7 +3,9 @@
  * while points keep coming in, once 30 s have passed and the chunks sealed since the last window
  * hold 1,024 points per series with chunks to roll up, or 10 minutes have passed; once ingest has
  * stopped, at the first round that saw no point come in, 2 s or more after the last window. The
- * store's open counts as a window opened (chunks a restart finds wait for the next one). A window
+ * store's open counts as a window opened (chunks a restart finds wait for the next one), and
+ * before any point has come in since, quiet waits 30 s (a restart's senders may not be back
+ * yet). A window
  * rolls up every chunk sealed before it opened, and queries read raw points where chunks are not
  * rolled up yet, so stats are the same either way.
  */
@@ -11,6 +13,7 @@ import { join } from "node:path";
 import { Database } from "bun:sqlite";
 import { describe, expect, it } from "vitest";
 import { UNROLLED_SQL } from "../../../collector/store/metrics/sqlite/rollup-statements.ts";
+import { openSqliteMetricsStore } from "../../../collector/store/metrics/sqlite/store.ts";
 import { WindowStarts } from "../../../collector/store/metrics/sqlite/rollup-window-starts.ts";
 import type { SqliteRollups } from "../../../collector/store/metrics/sqlite/rollups.ts";
 import { readNumericStats } from "../../../src/metrics/queries.ts";
@@ -105,6 +108,64 @@ describe("the SQLite roller's windows", () => {
     tick(1500);
     roller.round(10_000);
     expect(pending()).toBe(0);
+  });
+
+  it("after a restart, waits 30 s for ingest to come back before a quiet window: a backlog that starts seconds later is not joined by the roller", async () => {
+    const { store } = await setup();
+    let clock = Date.now();
+    const opts = { synchronous: "NORMAL" as const, maintenanceIntervalMs: 3_600_000, rollupTiers: parseRollupTiers(DEFAULT_ROLLUP_TIERS), now: () => clock };
+    let current = store;
+    let at = 0;
+    /** `n` points a second more of every series (of `count` series), sealed when `seal`. */
+    const write = async (n: number, seal: boolean, count = SERIES) => {
+      await current.write(
+        "t",
+        Array.from({ length: count }, (_, s) => ({ type: "gauge" as const, id: `g${s}`, points: Array.from({ length: n }, (_, k) => ({ timestamp: T0 + (at + k) * 1000, value: k })) })),
+      );
+      at += n;
+      if (seal) current.flushDue(true);
+    };
+    try {
+      for (const backlog of [true, false]) {
+        await write(10, true);
+        // Points left in the heads: the open's replay brings them back.
+        await write(3, false);
+        await current.close();
+        current = await openSqliteMetricsStore({ dataDir: stores.dir, ...opts });
+        const roller = current.rollups as unknown as SqliteRollups;
+        expect(current.stats().headPoints).toBe(3 * SERIES);
+        expect(roller.stats().pendingChunks).toBe(SERIES);
+        // Quiet for 5 s after the open (the replay is not ingest): the code before rolled up at 2 s.
+        for (let k = 1; k <= 5; k++) {
+          clock += 1000;
+          roller.round(10_000);
+          expect(roller.stats().pendingChunks).toBe(SERIES);
+        }
+        if (backlog) {
+          // The senders are back: while their points come, the window waits as it does under ingest.
+          for (let k = 0; k < 40; k++) {
+            await write(1, false, 1);
+            clock += 1000;
+            roller.round(10_000);
+            expect(roller.stats().pendingChunks).toBe(SERIES);
+          }
+          // They stop: the first quiet round rolls up.
+          clock += 1000;
+          roller.round(10_000);
+          expect(roller.stats().pendingChunks).toBe(0);
+        } else {
+          // Nobody came: the window opens 30 s after the open.
+          clock += 24_000;
+          roller.round(10_000);
+          expect(roller.stats().pendingChunks).toBe(SERIES);
+          clock += 1000;
+          roller.round(10_000);
+          expect(roller.stats().pendingChunks).toBe(0);
+        }
+      }
+    } finally {
+      await current.close();
+    }
   });
 
   it("finds the series with chunks to roll up by the chunks' ids after the mark, not by scanning every chunk stored", async () => {

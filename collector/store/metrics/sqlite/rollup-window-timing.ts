@@ -15,8 +15,8 @@ const MAX_ROLL_PERIOD_MS = 600_000;
 
 /** When the SQLite roller opens its next window (rollups.ts). */
 export class WindowTiming {
-  /** Points appended to heads at the last round: unchanged means quiet. */
-  private lastAppended = 0;
+  /** Whether points have been appended since the store opened (its replay not counted). */
+  private fed = false;
   /** Points in the chunks sealed since the last window opened. */
   private sealedPoints = 0;
 
@@ -26,8 +26,17 @@ export class WindowTiming {
    * being rolled up at once beside the replay and the backlog that follows a restart (the
    * roller's thread took a third of a restarted collector's CPU while it caught up with a
    * remote-write backlog; issue 28, docs/storage.md "Blocks in segments").
+   * `lastAppended`: the store's count of points appended at the open (those of its replay);
+   * unchanged at a round means quiet. Quiet before any point came since the open waits
+   * ROLL_PERIOD_MS, not QUIET_PERIOD_MS: the senders may not be back yet, and their backlog
+   * follows (a restarted collector's roller took a third of its CPU beside a remote-write
+   * backlog whose first request came 2–4 s after the start; issue 28, docs/storage.md "Point
+   * streams").
    */
-  constructor(private openedAt: number) {}
+  constructor(
+    private openedAt: number,
+    private lastAppended: number,
+  ) {}
 
   /** A flush sealed chunks of `points` points in all. */
   sealed(points: number): void {
@@ -41,9 +50,10 @@ export class WindowTiming {
    */
   due(now: number, appended: number, series: number): boolean {
     const quiet = appended === this.lastAppended;
+    if (!quiet) this.fed = true;
     this.lastAppended = appended;
     const since = now - this.openedAt;
-    if (quiet) return since >= QUIET_PERIOD_MS;
+    if (quiet) return since >= (this.fed ? QUIET_PERIOD_MS : ROLL_PERIOD_MS);
     if (since < ROLL_PERIOD_MS) return false;
     return since >= MAX_ROLL_PERIOD_MS || this.sealedPoints >= STEP_POINTS * Math.max(1, series);
   }

@@ -81,7 +81,7 @@ export class SqliteRollups implements RollupReads {
     remote?: RollupCompute,
   ) {
     this.driver = new RollupDriver(this, s, remote);
-    this.timing = new WindowTiming(s.now());
+    this.timing = new WindowTiming(s.now(), s.appended);
     this.st = prepareRollupStatements(s.db);
     this.unrolled = new UnrolledChunks(this.st.unrolled!);
     this.source = new ChunkSource(s.db, {
