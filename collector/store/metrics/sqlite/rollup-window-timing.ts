@@ -15,8 +15,8 @@ const MAX_ROLL_PERIOD_MS = 600_000;
 
 /** When the SQLite roller opens its next window (rollups.ts). */
 export class WindowTiming {
-  /** Whether points have been appended since the store opened (its replay not counted). */
-  private fed = false;
+  /** The store's open replayed points (a restart) and no window has opened since. */
+  private restarted: boolean;
   /** Points in the chunks sealed since the last window opened. */
   private sealedPoints = 0;
 
@@ -27,16 +27,18 @@ export class WindowTiming {
    * roller's thread took a third of a restarted collector's CPU while it caught up with a
    * remote-write backlog; issue 28, docs/storage.md "Blocks in segments").
    * `lastAppended`: the store's count of points appended at the open (those of its replay);
-   * unchanged at a round means quiet. Quiet before any point came since the open waits
-   * ROLL_PERIOD_MS, not QUIET_PERIOD_MS: the senders may not be back yet, and their backlog
-   * follows (a restarted collector's roller took a third of its CPU beside a remote-write
-   * backlog whose first request came 2–4 s after the start; issue 28, docs/storage.md "Point
-   * streams").
+   * unchanged at a round means quiet. After an open that replayed points (a restart), the first
+   * window waits ROLL_PERIOD_MS even when quiet: the senders come back over the first seconds,
+   * their backlog in bursts with pauses between (a restarted collector's roller took a third
+   * of its CPU beside a remote-write backlog, opened by a pause of a second after Prometheus'
+   * first request; issue 28, docs/storage.md "Point streams").
    */
   constructor(
     private openedAt: number,
     private lastAppended: number,
-  ) {}
+  ) {
+    this.restarted = lastAppended > 0;
+  }
 
   /** A flush sealed chunks of `points` points in all. */
   sealed(points: number): void {
@@ -50,10 +52,9 @@ export class WindowTiming {
    */
   due(now: number, appended: number, series: number): boolean {
     const quiet = appended === this.lastAppended;
-    if (!quiet) this.fed = true;
     this.lastAppended = appended;
     const since = now - this.openedAt;
-    if (quiet) return since >= (this.fed ? QUIET_PERIOD_MS : ROLL_PERIOD_MS);
+    if (quiet) return since >= (this.restarted ? ROLL_PERIOD_MS : QUIET_PERIOD_MS);
     if (since < ROLL_PERIOD_MS) return false;
     return since >= MAX_ROLL_PERIOD_MS || this.sealedPoints >= STEP_POINTS * Math.max(1, series);
   }
@@ -62,5 +63,6 @@ export class WindowTiming {
   opened(now: number): void {
     this.openedAt = now;
     this.sealedPoints = 0;
+    this.restarted = false;
   }
 }
