@@ -38,9 +38,11 @@ export const FREEZE_AFTER_MS = 10_000;
 export const FAST_POINTS = 128;
 
 /**
- * The unflushed points of one series, in memory, in segments (head-segments.ts): each holds the
- * timestamps of a run of points, then their values. A head grows by one segment, never copying
- * what it holds: 32 points at a time up to 256, then doubling up to segments of 4,096. A head
+ * The unflushed points of one series, in memory: a slow series' in a point stream, compressed
+ * as they come (see FREEZE_AFTER_MS and inStream), a fast one's in segments (head-segments.ts),
+ * each holding the timestamps of a run of points, then their values. A head grows by one
+ * segment, never copying what it holds: 32 points at a time up to 256, then doubling up to
+ * segments of 4,096. A head
  * sealed at 512 points or more refills into one segment of that size (a steadily written series
  * fills its head again in one piece, which reads and seals take without a copy). Appends in
  * timestamp order are O(1); an out-of-order or repeated timestamp marks the head unsorted and is
