@@ -88,17 +88,22 @@ describe("upgrading the collector's databases of release 0.1.0", () => {
   it("computes the rollup tiers of the old chunks in the background, and long ranges read them", async () => {
     expect(collector.lines.some((l) => /upgraded metrics\.db to schema 4 step=rollup tiers/.test(l))).toBe(true);
     // temp's first two hours are in a chunk of release 0.1.0's layout (format 0); its last hour is in the log.
-    const res = await waitFor("the old chunks rolled up", async () => {
-      const r = await fetch(`${url}/svc/metrics/gauges/temp/stats?start=${T0}&end=${T0 + 2 * 3_600_000}&bucketDuration=1h`, { headers: { "Svc-Tenant": "acme" } });
-      return r.headers.get("Outpost-Resolution") === "1h" ? r : undefined;
-    });
+    // The open replays that hour, so the first window waits 30 s, as after any restart, for senders to come back.
+    const res = await waitFor(
+      "the old chunks rolled up",
+      async () => {
+        const r = await fetch(`${url}/svc/metrics/gauges/temp/stats?start=${T0}&end=${T0 + 2 * 3_600_000}&bucketDuration=1h`, { headers: { "Svc-Tenant": "acme" } });
+        return r.headers.get("Outpost-Resolution") === "1h" ? r : undefined;
+      },
+      60_000,
+    );
     // The raw points' numbers.
     const raw = (await get(`/svc/metrics/gauges/temp/raw?start=${T0}&end=${T0 + 2 * 3_600_000}&order=ASC&limit=1000`)) as { timestamp: number; value: number }[];
     const hour = (h: number) => raw.filter((p) => p.timestamp >= T0 + h * 3_600_000 && p.timestamp < T0 + (h + 1) * 3_600_000).map((p) => p.value);
     expect(await res.json()).toMatchObject(
       [0, 1].map((h) => ({ start: T0 + h * 3_600_000, samples: 60, min: Math.min(...hour(h)), max: Math.max(...hour(h)), sum: hour(h).reduce((a, b) => a + b, 0) })),
     );
-  });
+  }, 90_000);
 
   it("keeps the triggers and alerts, the inventory and the forecast subscriptions", async () => {
     expect(await get("/svc/alerts/triggers/temp-high")).toMatchObject({ id: "temp-high", name: "temperature high", tags: { room: "a" } });
