@@ -1,19 +1,7 @@
 import { PointStream } from "../../../src/codec/point-stream.ts";
 import type { Tags } from "../../../src/metrics/model.ts";
+import { ensureScratch, orderScratch, scratch } from "./head-scratch.ts";
 import { type HeadSegments, MAX_SEGMENT, MIN_SEGMENT } from "./head-segments.ts";
-
-/** The sort order of normalize(), reused (normalize runs to completion before the next one). */
-let orderScratch = new Uint32Array(4096);
-/** The contiguous copy columns() and normalize() make, reused: valid until the next call of either. */
-let tsScratch = new Float64Array(4096);
-let numsScratch = new Float64Array(4096);
-
-function ensureScratch(n: number): void {
-  if (tsScratch.length >= n) return;
-  const size = Math.max(n, tsScratch.length * 2);
-  tsScratch = new Float64Array(size);
-  numsScratch = new Float64Array(size);
-}
 
 /** No segment yet (a head that stays empty holds none). */
 const NONE = new Float64Array(0);
@@ -167,7 +155,8 @@ export class SeriesHead {
   private thaw(): void {
     const n = this.length;
     ensureScratch(n);
-    if (n > 0) this.s.decodeInto(tsScratch, numsScratch, 0);
+    const { ts, nums } = scratch;
+    if (n > 0) this.s.decodeInto(ts, nums, 0);
     this.stream?.clear();
     this.inStream = false;
     this.lastStart = 0;
@@ -175,8 +164,8 @@ export class SeriesHead {
       const seg = this.grow();
       const cap = seg.length >> 1;
       const take = Math.min(cap, n - at);
-      seg.set(tsScratch.subarray(at, at + take), 0);
-      seg.set(numsScratch.subarray(at, at + take), cap);
+      seg.set(ts.subarray(at, at + take), 0);
+      seg.set(nums.subarray(at, at + take), cap);
       at += take;
     }
   }
@@ -327,13 +316,12 @@ export class SeriesHead {
   private flatten(): void {
     const n = this.length;
     ensureScratch(n);
+    const { ts, nums } = scratch;
     if (this.inStream) {
-      if (n > 0) this.s.decodeInto(tsScratch, numsScratch, 0);
+      if (n > 0) this.s.decodeInto(ts, nums, 0);
       return;
     }
     const numeric = this.strs === undefined;
-    const ts = tsScratch;
-    const nums = numsScratch;
     for (let g = 0, at = 0; at < n; g++) {
       const seg = this.seg(g);
       const cap = seg.length >> 1;
@@ -363,7 +351,7 @@ export class SeriesHead {
       return { ts: seg.subarray(0, n), nums: this.strs ? undefined : seg.subarray(cap, cap + n) };
     }
     this.flatten();
-    return { ts: tsScratch.subarray(0, n), nums: this.strs ? undefined : numsScratch.subarray(0, n) };
+    return { ts: scratch.ts.subarray(0, n), nums: this.strs ? undefined : scratch.nums.subarray(0, n) };
   }
 
   /** Sorts by timestamp and removes duplicates, keeping the latest write of each timestamp. */
@@ -372,10 +360,8 @@ export class SeriesHead {
     if (this.inStream) this.thaw();
     const n = this.length;
     this.flatten();
-    const ts = tsScratch;
-    const nums = numsScratch;
-    if (orderScratch.length < n) orderScratch = new Uint32Array(n * 2);
-    const order = orderScratch.subarray(0, n);
+    const { ts, nums } = scratch;
+    const order = orderScratch(n);
     for (let i = 0; i < n; i++) order[i] = i;
     // Stable by insertion index, so that among equal timestamps the last write sorts last.
     order.sort((a, b) => ts[a]! - ts[b]! || a - b);

@@ -142,16 +142,10 @@ describe("the SQLite roller's windows", () => {
           expect(roller.stats().pendingChunks).toBe(SERIES);
         }
         if (backlog) {
-          // The senders are back, in bursts with pauses of a few seconds between: the window
-          // waits as it does under ingest.
-          for (let k = 0; k < 20; k++) {
-            if (k % 5 < 2) await write(1, false, 1);
-            clock += 1000;
-            roller.round(10_000);
-            expect(roller.stats().pendingChunks).toBe(SERIES);
-          }
-          for (let k = 0; k < 20; k++) {
-            await write(1, false, 1);
+          // The senders are back, for 20 s in bursts with pauses of a few seconds between, then
+          // steadily for 20 s: the window waits as it does under ingest.
+          for (let k = 0; k < 40; k++) {
+            if (k >= 20 || k % 5 < 2) await write(1, false, 1);
             clock += 1000;
             roller.round(10_000);
             expect(roller.stats().pendingChunks).toBe(SERIES);
