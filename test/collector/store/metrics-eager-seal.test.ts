@@ -1,12 +1,13 @@
 /**
  * Heads about to outgrow the largest chunk are sealed right after the commit that filled them,
  * without waiting for the maintenance round (issue 16: under fast ingest a second of points
- * doubled the heads' arrays again); smaller heads stay in memory until then.
+ * doubled the heads' arrays again); smaller heads stay in memory until then. Over the heads'
+ * budget, the longest are sealed in slices, chosen once for all of them, each sealed once.
  */
 import { join } from "node:path";
 import { Database } from "bun:sqlite";
 import { describe, expect, it } from "vitest";
-import type { SqliteMetricsStore } from "../../../collector/store/metrics/sqlite/store.ts";
+import { openSqliteMetricsStore, type SqliteMetricsStore } from "../../../collector/store/metrics/sqlite/store.ts";
 import { sealAt } from "../../../collector/store/metrics/sqlite/writes.ts";
 import { sqliteMetricsStoresPerTest } from "../../helpers/temp-metrics-store.ts";
 
@@ -73,6 +74,58 @@ describe("eager sealing of full heads", () => {
     expect(most).toBeLessThanOrEqual(budget + 8 * 100_000);
     const back = await store.readRaw("t", "gauge", "s1999", { start: 0, end: Number.MAX_SAFE_INTEGER, order: "asc" });
     expect(back.ts.length).toBe(40 * 50);
+  });
+
+  it("seals the largest heads over the budget in slices, each once, down to half the budget; a restart finds every point once", async () => {
+    const budget = 90_000;
+    // A log segment a batch: the log is cut at the first batch a head still needs, a segment at a time.
+    const opts = { synchronous: "NORMAL" as const, maintenanceIntervalMs: 3_600_000, maxHeadPoints: budget, logSegmentBytes: 1 };
+    store = await stores.open(opts);
+    const series = 2000;
+    // Four batches of 500 series: heads start in different batches.
+    const write = async (from: number, n: number) => {
+      for (let b = 0; b < 4; b++) {
+        await store.write(
+          "t",
+          Array.from({ length: series / 4 }, (_, j) => {
+            const k = b * (series / 4) + j;
+            return { type: "gauge" as const, id: `s${k}`, points: Array.from({ length: n }, (_, i) => ({ timestamp: T0 + (from + i) * 1000, value: k * 1000 + from + i })) };
+          }),
+        );
+        // The slices run in the turns after the write, FLUSH_SLICE_POINTS (64 K) points each.
+        for (let i = 0; i < 10; i++) await tick();
+      }
+    };
+    // 100,000 points (50 a series), over the budget at the fourth batch: heads are sealed until
+    // half the budget is left, each once.
+    await write(0, 50);
+    expect(store.memory().headPoints).toBe(budget / 2);
+    let rows = chunkRows();
+    expect(rows.length).toBe(1100);
+    expect(new Set(rows.map((r) => r.sid)).size).toBe(1100);
+    expect(rows.every((r) => r.n === 50)).toBe(true);
+    // 40 more each: over the budget again; nothing lost, nothing sealed twice.
+    await write(50, 40);
+    const held = store.memory().headPoints;
+    expect(held).toBeLessThanOrEqual(budget);
+    rows = chunkRows();
+    expect(rows.reduce((a, r) => a + r.n, 0) + held).toBe(series * 90);
+    // The log was cut before the first batch an unsealed head needs, no further: reopened, the
+    // heads hold the same points, and every series reads its 90 once.
+    const dataDir = stores.dir;
+    // The emptied segments go once the database's log is synced, a moment after the flush.
+    await new Promise((r) => setTimeout(r, 100));
+    await store.close();
+    store = await openSqliteMetricsStore({ dataDir, ...opts });
+    try {
+      expect(store.memory().headPoints).toBe(held);
+      for (let k = 0; k < series; k++) {
+        const back = await store.readRaw("t", "gauge", `s${k}`, { start: 0, end: Number.MAX_SAFE_INTEGER, order: "asc" });
+        expect(back.values).toEqual(Array.from({ length: 90 }, (_, i) => k * 1000 + i));
+      }
+    } finally {
+      await store.close();
+    }
   });
 
   it("leaves heads below the mark, of other series too, in memory", async () => {

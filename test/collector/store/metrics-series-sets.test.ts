@@ -2,11 +2,14 @@
  * The store's series by sid (sid-index.ts), its set of series with points in their heads
  * (dirty-set.ts) and each tenant's list of series (listed-series.ts), which replaced a Map and
  * two Sets (issue 28): checked against those, operation by operation, over random sequences, and
- * through a store whose series are sealed, deleted and written again.
+ * through a store whose series are sealed, deleted and written again. The heads' first log
+ * batches (first-seqs.ts), which replaced a walk over every dirty head at each flush, against a
+ * plain list of the batches held.
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { DirtySet } from "../../../collector/store/metrics/dirty-set.ts";
+import { FirstSeqs } from "../../../collector/store/metrics/first-seqs.ts";
 import { ListedSeries } from "../../../collector/store/metrics/listed-series.ts";
 import { SidIndex } from "../../../collector/store/metrics/sid-index.ts";
 import { sqliteMetricsStoresPerTest } from "../../helpers/temp-metrics-store.ts";
@@ -90,6 +93,60 @@ describe("DirtySet", () => {
         }
       }),
     );
+  });
+});
+
+describe("FirstSeqs", () => {
+  // Heads start filling in log order: mostly the newest batch again or a later one, now and then an older one.
+  const seqOp = fc.record({ kind: fc.constantFrom("add", "add", "remove"), step: fc.integer({ min: -3, max: 4 }), pick: fc.nat() });
+  const exceptOf = (held: number[], picks: number[]) => {
+    const except = new Map<number, number>();
+    for (const p of picks) {
+      if (held.length === 0) break;
+      const seq = held[p % held.length]!;
+      // Never more than are held of that batch: those about to be sealed are among the heads.
+      if ((except.get(seq) ?? 0) < held.filter((h) => h === seq).length) except.set(seq, (except.get(seq) ?? 0) + 1);
+    }
+    return except;
+  };
+
+  it("gives the least batch held, apart from those about to be sealed, after any sequence of adds and removes", () => {
+    fc.assert(
+      fc.property(fc.array(seqOp, { maxLength: 400 }), fc.array(fc.nat(), { maxLength: 6 }), (ops, picks) => {
+        const seqs = new FirstSeqs();
+        const held: number[] = [];
+        let newest = 100;
+        for (const o of ops) {
+          if (o.kind === "add") {
+            newest = Math.max(1, newest + o.step);
+            seqs.add(newest);
+            held.push(newest);
+          } else if (held.length > 0) {
+            const [seq] = held.splice(o.pick % held.length, 1);
+            seqs.remove(seq!);
+          } else seqs.remove(o.pick);
+          expect(seqs.least()).toBe(held.length ? Math.min(...held) : undefined);
+        }
+        const except = exceptOf(held, picks);
+        const left = [...held];
+        for (const [seq, n] of except) for (let i = 0; i < n; i++) left.splice(left.indexOf(seq), 1);
+        expect(seqs.least(except)).toBe(left.length ? Math.min(...left) : undefined);
+      }),
+    );
+  });
+
+  it("keeps few entries for the batches it no longer holds", () => {
+    const seqs = new FirstSeqs();
+    for (let seq = 1; seq <= 20_000; seq++) seqs.add(seq);
+    // Three heads of four sealed, newest first: the emptied entries are dropped as they pile up.
+    for (let seq = 20_000; seq >= 1; seq--) if (seq % 4 !== 1) seqs.remove(seq);
+    expect(seqs.least()).toBe(1);
+    expect(seqs.entries).toBeLessThanOrEqual(2 * 5_000 + 1024);
+    seqs.remove(1);
+    expect(seqs.least()).toBe(5);
+    for (let seq = 5; seq <= 19_997; seq += 4) seqs.remove(seq);
+    expect(seqs.least()).toBeUndefined();
+    expect(seqs.entries).toBe(0);
   });
 });
 

@@ -215,6 +215,7 @@ function deleteSeriesRows(s: StoreState, m: SeriesMeta): void {
 function forget(s: StoreState, m: SeriesMeta): void {
   s.definitionsVersion++;
   if (m.head) s.headPoints -= m.head.length;
+  if (s.dirty.has(m)) s.firstSeqs.remove(m.headFirstSeq);
   s.dirty.delete(m);
   s.unregister(m);
 }

@@ -24,22 +24,97 @@ function agedOut(s: StoreState, h: SeriesHead, now: number): boolean {
 /**
  * Flushes heads that are big or old enough, and the largest ones while memory is over budget.
  * `sliced`: at most about FLUSH_SLICE_POINTS points now, the rest of what is due in the next
- * turns of the event loop (each turn chooses again: a head flushed meanwhile is not sealed twice).
+ * turns of the event loop. The heads are chosen once for all the slices (the plan): choosing
+ * again at each slice walked and sorted every dirty head each time, 50,000 under remote write,
+ * dozens of times in a backlog (issue 28). A head sealed meanwhile is not sealed twice; one
+ * that becomes due meanwhile waits for the next plan, a few turns later.
  */
 export function flushDue(s: StoreState, force = false, sliced = false): void {
   if (s.dirty.size === 0) return;
+  if (!sliced) {
+    const due = chooseDue(s, force);
+    if (due.length > 0) flush(s, due);
+    return;
+  }
+  // Over the heads' budget, a slice seals at least the excess: ingest faster than slices of
+  // FLUSH_SLICE_POINTS between its batches grew the heads without bound (MQTT at 4 M points/s:
+  // 4 M → 52 M points held in 30 s, 1.5 GB resident). A slice then takes as long as the points
+  // that came in since the last one, no longer.
+  const slice = Math.max(FLUSH_SLICE_POINTS, s.headPoints - s.opts.maxHeadPoints);
+  const take: SeriesMeta[] = [];
+  let points = 0;
+  let planned = false;
+  while (points < slice) {
+    if (s.flushPlanAt >= s.flushPlan.length) {
+      // A new plan at most once a slice: when the last one ran out before the slice's points
+      // (writes came in faster than it sealed), or there was none.
+      if (planned) break;
+      planned = true;
+      if (!plan(s, take)) break;
+    }
+    const got = takeFromPlan(s, take, slice - points);
+    points += got;
+    // The plan's next head does not fit in what is left of the slice: it waits for the next one.
+    if (got === 0 && s.flushPlanAt < s.flushPlan.length) break;
+  }
+  if (s.flushPlanAt >= s.flushPlan.length) {
+    s.flushPlan = [];
+    s.flushPlanSeqs = [];
+    s.flushPlanAt = 0;
+  }
+  if (take.length > 0) flush(s, take);
+  if (s.flushPlanAt < s.flushPlan.length) scheduleFlush(s);
+}
+
+/** Chooses the heads the next slices seal, longest first, apart from `taken`; false when none is due. */
+function plan(s: StoreState, taken: SeriesMeta[]): boolean {
+  const due = chooseDue(s, false, taken);
+  if (due.length === 0) return false;
+  // Longest first: a head near the largest chunk is sealed before it doubles its arrays.
+  due.sort((a, b) => b.head!.length - a.head!.length);
+  s.flushPlan = due;
+  s.flushPlanSeqs = due.map((m) => m.flushedSeq);
+  s.flushPlanAt = 0;
+  return true;
+}
+
+/** Moves heads from the plan into `take` up to `room` points (at least one); returns their points. */
+function takeFromPlan(s: StoreState, take: SeriesMeta[], room: number): number {
+  const plan = s.flushPlan;
+  let points = 0;
+  let k = s.flushPlanAt;
+  for (; k < plan.length; k++) {
+    const m = plan[k]!;
+    // Sealed since it was chosen (its flushedSeq moved), or its series deleted: skipped.
+    if (m.flushedSeq !== s.flushPlanSeqs[k] || !s.dirty.has(m)) continue;
+    const n = m.head!.length;
+    if ((take.length > 0 || points > 0) && points + n > room) break;
+    take.push(m);
+    points += n;
+  }
+  s.flushPlanAt = k;
+  return points;
+}
+
+/**
+ * The heads due now: big or old enough (all of them with `force`), and the largest ones while
+ * memory is over budget; `taken` are already chosen (counted as sealed, not chosen again).
+ */
+function chooseDue(s: StoreState, force: boolean, taken: SeriesMeta[] = []): SeriesMeta[] {
   const now = s.now();
   const due: SeriesMeta[] = [];
+  const skip = taken.length > 0 ? new Set(taken) : undefined;
   for (const m of s.dirty) {
     const h = m.head;
-    if (!h || h.length === 0) continue;
+    if (!h || h.length === 0 || skip?.has(m)) continue;
     if (force || h.length >= s.opts.chunkPoints || agedOut(s, h, now)) due.push(m);
   }
   let remaining = s.headPoints;
   for (const m of due) remaining -= m.head!.length;
+  for (const m of taken) remaining -= m.head!.length;
   if (remaining > s.opts.maxHeadPoints) {
     // A set: with tens of thousands of heads due and over budget at once, includes() was quadratic.
-    const chosen = new Set(due);
+    const chosen = new Set([...due, ...taken]);
     const rest = s.dirty.toArray().filter((m) => !chosen.has(m) && m.head && m.head.length > 0);
     rest.sort((a, b) => b.head!.length - a.head!.length);
     for (const m of rest) {
@@ -48,22 +123,7 @@ export function flushDue(s: StoreState, force = false, sliced = false): void {
       remaining -= m.head!.length;
     }
   }
-  if (due.length === 0) return;
-  if (!sliced) {
-    flush(s, due);
-    return;
-  }
-  // Longest first: a head near the largest chunk is sealed before it doubles its arrays.
-  due.sort((a, b) => b.head!.length - a.head!.length);
-  // Over the heads' budget, a slice seals at least the excess: ingest faster than slices of
-  // FLUSH_SLICE_POINTS between its batches grew the heads without bound (MQTT at 4 M points/s:
-  // 4 M → 52 M points held in 30 s, 1.5 GB resident). A slice then takes as long as the points
-  // that came in since the last one, no longer.
-  const slice = Math.max(FLUSH_SLICE_POINTS, s.headPoints - s.opts.maxHeadPoints);
-  let k = 0;
-  for (let n = 0; k < due.length && (k === 0 || n + due[k]!.head!.length <= slice); k++) n += due[k]!.head!.length;
-  flush(s, k === due.length ? due : due.slice(0, k));
-  if (k < due.length) scheduleFlush(s);
+  return due;
 }
 
 /**
@@ -129,7 +189,7 @@ function flush(s: StoreState, due: SeriesMeta[]): void {
       if (m.chunkMaxTs !== undefined && run.ts.length > 0) m.chunkMaxTs = Math.max(m.chunkMaxTs ?? Number.NEGATIVE_INFINITY, run.ts[run.ts.length - 1]!);
       s.st.updateSeriesFlush.run(m.minTs ?? null, m.maxTs ?? null, h.lastSeq, m.sid);
     }
-    dropBefore = truncateLog(s, new Set(due));
+    dropBefore = truncateLog(s, due);
   })();
   // Once this commit is on disk, the log's segments it emptied go (ingest-log.ts).
   s.log.dropBefore(dropBefore);
@@ -139,6 +199,7 @@ function flush(s: StoreState, due: SeriesMeta[]): void {
     m.flushedSeq = m.head!.lastSeq;
     s.headPoints -= m.head!.length;
     m.head!.clear();
+    s.firstSeqs.remove(m.headFirstSeq);
     s.dirty.delete(m);
   }
 }
@@ -147,12 +208,13 @@ function flush(s: StoreState, due: SeriesMeta[]): void {
  * The first log batch a head still needs once `flushing` is written (the log's next sequence
  * when none); the old log table's rows before it are deleted in the flush's transaction.
  */
-function truncateLog(s: StoreState, flushing: Set<SeriesMeta>): number {
+function truncateLog(s: StoreState, flushing: SeriesMeta[]): number {
   // Batches committed but not yet applied (awaiting the log's sync) are in no head yet: kept.
   let minSeq = s.unapplied[0] ?? s.log.nextSeq;
-  for (const m of s.dirty) {
-    if (!flushing.has(m) && m.head && m.head.length > 0 && m.headFirstSeq < minSeq) minSeq = m.headFirstSeq;
-  }
+  const sealed = new Map<number, number>();
+  for (const m of flushing) sealed.set(m.headFirstSeq, (sealed.get(m.headFirstSeq) ?? 0) + 1);
+  const least = s.firstSeqs.least(sealed);
+  if (least !== undefined && least < minSeq) minSeq = least;
   if (s.legacyLog) {
     s.st.deleteLogBefore.run(minSeq);
     s.legacyLog = s.db.query("SELECT 1 FROM ingest_log LIMIT 1").get() !== null;

@@ -15,6 +15,7 @@ import type { SqliteRollups } from "./rollups.ts";
 import type { RollupCompute } from "./rollup-remote.ts";
 import { HeadSegments } from "../head-segments.ts";
 import { DirtySet } from "../dirty-set.ts";
+import { FirstSeqs } from "../first-seqs.ts";
 import { ListedSeries } from "../listed-series.ts";
 import { SidIndex } from "../sid-index.ts";
 import { LogScratch } from "../log-body.ts";
@@ -173,6 +174,15 @@ export class StoreState {
   readonly tenants = new Map<string, Tenant>();
   /** Series whose head holds points. */
   readonly dirty = new DirtySet<SeriesMeta>();
+  /** The first log batch of each head in `dirty`, counted (first-seqs.ts): where the log may be cut. */
+  readonly firstSeqs = new FirstSeqs();
+  /**
+   * A sliced flush's heads not sealed yet, longest first, from `flushPlanAt` on, each with its
+   * series' flushedSeq when chosen: a head sealed meanwhile has another (flush.ts).
+   */
+  flushPlan: SeriesMeta[] = [];
+  flushPlanSeqs: number[] = [];
+  flushPlanAt = 0;
   headPoints = 0;
   /** Points appended to heads since the store opened (never decreases: the roller's sign that ingest goes on). */
   appended = 0;
