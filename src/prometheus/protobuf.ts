@@ -31,6 +31,20 @@ export class ProtoReader {
 
   /** A varint as a number (exact up to 2^53; timestamps in ms fit). */
   varint(): number {
+    // One byte (field keys, most lengths) in a function small enough for the JIT to inline into
+    // the decoders' loops; the longer form apart (a third of remote write's decoding, issue 28).
+    const p = this.pos;
+    if (p < this.end) {
+      const b = this.buf[p]!;
+      if (b < 0x80) {
+        this.pos = p + 1;
+        return b;
+      }
+    }
+    return this.longVarint();
+  }
+
+  private longVarint(): number {
     let result = 0;
     let mul = 1;
     for (let i = 0; i < 10; i++) {

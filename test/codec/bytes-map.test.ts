@@ -31,6 +31,30 @@ describe("the byte-string map", () => {
     expect(cache.get(k, 0, k.length)).toBeUndefined();
   });
 
+  it("tells keys apart by any one byte, in views at any offset of larger buffers", () => {
+    // Eight bytes a step, then the rest one by one: every length up to 40 and every position.
+    const cache = new BytesMap<{ n: number }>(100_000);
+    const backing = new Uint8Array(4096);
+    for (let len = 0; len <= 40; len++) {
+      const key = Uint8Array.from({ length: len }, (_, i) => (len * 31 + i * 7) & 0xff);
+      cache.set(key, 0, len, { n: len });
+      for (const offset of [0, 1, 3, 5]) {
+        const view = backing.subarray(offset + 17, offset + 17 + len + 8);
+        view.set(key, 3);
+        expect(cache.get(view, 3, 3 + len)?.n).toBe(len);
+        for (let i = 0; i < len; i++) {
+          view[3 + i]! ^= 0x80;
+          expect(cache.get(view, 3, 3 + len)).toBeUndefined();
+          view[3 + i]! ^= 0x80;
+        }
+        expect(cache.get(view, 3, 3 + len)?.n).toBe(len);
+      }
+    }
+    // The same bytes in another buffer after one looked up in: found the same.
+    const again = Uint8Array.from({ length: 40 }, (_, i) => (40 * 31 + i * 7) & 0xff);
+    expect(cache.get(again, 0, 40)?.n).toBe(40);
+  });
+
   it("starts again empty past its bound, and finds what is set after", () => {
     const cache = new BytesMap<{ n: number }>(100);
     for (let i = 0; i < 150; i++) {
