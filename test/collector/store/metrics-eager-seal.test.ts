@@ -128,6 +128,40 @@ describe("eager sealing of full heads", () => {
     }
   });
 
+  it("seals a head once its first point is headMaxAgeMs old or it holds chunkPoints, however few rounds walked the heads before", async () => {
+    let clock = Date.now();
+    const maxAge = 60_000;
+    store = await stores.open({ synchronous: "NORMAL", maintenanceIntervalMs: 3_600_000, chunkPoints: CHUNK, headMaxAgeMs: maxAge, now: () => clock });
+    const point = (id: string, k: number) => ({ type: "gauge" as const, id, points: [{ timestamp: T0 + k * 1000, value: k }] });
+    await store.write("t", [point("old", 0)]);
+    // Rounds with nothing due, the store's clock moving on.
+    for (let i = 0; i < 5; i++) {
+      clock += 10_000;
+      store.flushDue();
+    }
+    await store.write("t", [point("young", 0)]);
+    expect(chunkRows()).toEqual([]);
+    clock += maxAge - 50_000 - 1;
+    store.flushDue();
+    expect(chunkRows()).toEqual([]);
+    // The old head's first point is maxAge old now; the young one's is not.
+    clock += 1;
+    store.flushDue();
+    expect(chunkRows().map((r) => r.n)).toEqual([1]);
+    expect(store.memory().headPoints).toBe(1);
+    clock += 1000;
+    store.flushDue();
+    expect(store.memory().headPoints).toBe(1);
+    // A head at chunkPoints (below sealAt: not sealed at once) goes at the next round.
+    await store.write("t", [{ type: "gauge", id: "big", points: Array.from({ length: CHUNK }, (_, k) => ({ timestamp: T0 + k * 1000, value: k })) }]);
+    await tick();
+    await tick();
+    expect(store.memory().headPoints).toBe(1 + CHUNK);
+    store.flushDue();
+    expect(chunkRows().map((r) => r.n).sort((a, b) => a - b)).toEqual([1, CHUNK]);
+    expect(store.memory().headPoints).toBe(1);
+  });
+
   it("leaves heads below the mark, of other series too, in memory", async () => {
     store = await stores.open({ synchronous: "NORMAL", maintenanceIntervalMs: 3_600_000, chunkPoints: CHUNK });
     const n = sealAt(CHUNK) - 1;

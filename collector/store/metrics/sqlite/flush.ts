@@ -102,13 +102,22 @@ function takeFromPlan(s: StoreState, take: SeriesMeta[], room: number): number {
  */
 function chooseDue(s: StoreState, force: boolean, taken: SeriesMeta[] = []): SeriesMeta[] {
   const now = s.now();
+  // Nothing can be due: no walk over every head (the maintenance round's, each second: 50,000
+  // heads under remote write, a million at a larger site).
+  if (!force && !s.sizeDue && now - s.arrivalFloor < s.opts.headMaxAgeMs && s.headPoints <= s.opts.maxHeadPoints && taken.length === 0) return [];
   const due: SeriesMeta[] = [];
   const skip = taken.length > 0 ? new Set(taken) : undefined;
+  let floor = now;
   for (const m of s.dirty) {
     const h = m.head;
-    if (!h || h.length === 0 || skip?.has(m)) continue;
+    if (!h || h.length === 0) continue;
+    if (h.firstArrival < floor) floor = h.firstArrival;
+    if (skip?.has(m)) continue;
     if (force || h.length >= s.opts.chunkPoints || agedOut(s, h, now)) due.push(m);
   }
+  // Heads that start filling from now on arrive later; every head due for its size is chosen.
+  s.arrivalFloor = floor;
+  s.sizeDue = false;
   let remaining = s.headPoints;
   for (const m of due) remaining -= m.head!.length;
   for (const m of taken) remaining -= m.head!.length;
@@ -156,7 +165,7 @@ function flush(s: StoreState, due: SeriesMeta[]): void {
   const added: number[] = [];
   let sealedPoints = 0;
   let dropBefore = 0;
-  s.db.transaction(() => {
+  const sealing = s.db.transaction(() => {
     for (const m of due) {
       const h = m.head!;
       // The shared scratch's columns: used up before the next head's are taken.
@@ -190,7 +199,15 @@ function flush(s: StoreState, due: SeriesMeta[]): void {
       s.st.updateSeriesFlush.run(m.minTs ?? null, m.maxTs ?? null, h.lastSeq, m.sid);
     }
     dropBefore = truncateLog(s, due);
-  })();
+  });
+  try {
+    sealing();
+  } catch (e) {
+    // The heads keep their points: the next round walks them all again, whatever made them due.
+    s.arrivalFloor = Number.NEGATIVE_INFINITY;
+    s.sizeDue = true;
+    throw e;
+  }
   // Once this commit is on disk, the log's segments it emptied go (ingest-log.ts).
   s.log.dropBefore(dropBefore);
   for (let k = 0; k < added.length; k += 5) s.lists.added(added[k]!, added[k + 1]!, added[k + 2]!, added[k + 3]!, added[k + 4]!);

@@ -180,6 +180,13 @@ export class StoreState {
    * A sliced flush's heads not sealed yet, longest first, from `flushPlanAt` on, each with its
    * series' flushedSeq when chosen: a head sealed meanwhile has another (flush.ts).
    */
+  /**
+   * No head in `dirty` had its first point arrive before this (a lower bound, set by the flush's
+   * walk over the heads), and whether a head has reached chunkPoints since that walk: while
+   * neither age nor size nor the budget makes a head due, the flush need not walk them (flush.ts).
+   */
+  arrivalFloor = Number.NEGATIVE_INFINITY;
+  sizeDue = false;
   flushPlan: SeriesMeta[] = [];
   flushPlanSeqs: number[] = [];
   flushPlanAt = 0;

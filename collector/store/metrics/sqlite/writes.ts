@@ -278,7 +278,10 @@ function applyBody(s: StoreState, b: LogBody, seq: number, now: number, metas?: 
       s.dirty.add(meta);
       s.firstSeqs.add(meta.headFirstSeq);
     }
-    if (head.length >= sealAt(s.opts.chunkPoints)) full = true;
+    if (head.length >= s.opts.chunkPoints) {
+      s.sizeDue = true;
+      if (head.length >= sealAt(s.opts.chunkPoints)) full = true;
+    }
     applied += count;
   }
   return { applied, full };
