@@ -156,6 +156,41 @@ describe("remote write into columns", () => {
     expect(fast.cache.size).toBeLessThan(valid);
   });
 
+  it("takes a request that names series again and again, as a backlog's does, merging them as the general path does", async () => {
+    // Prometheus sends each sample as a series of its own: a shard's batch spanning three
+    // scrapes names each of its series three times, between the others; one series' first
+    // sample is skipped (+Inf), another has no finite sample at all.
+    const labels = (k: number) => lenField(0x0a, [...lenField(0x0a, utf8("__name__")), ...lenField(0x12, utf8("bench_value"))]).concat(lenField(0x0a, [...lenField(0x0a, utf8("series")), ...lenField(0x12, utf8(`s${k}`))]));
+    const sample = (t: number, v: number) => lenField(0x12, [0x09, ...double(v), 0x10, ...varint(BigInt(t))]);
+    const parts: number[][] = [];
+    for (let scrape = 0; scrape < 3; scrape++) {
+      for (let k = 0; k < 5; k++) {
+        const v = k === 1 && scrape === 0 ? Number.POSITIVE_INFINITY : k === 3 ? Number.NaN : scrape * 10 + k;
+        parts.push(lenField(0x0a, [...labels(k), ...sample(1_700_000_000_000 + scrape * 1000, v)]));
+      }
+    }
+    const raw = new Uint8Array(parts.flat());
+    const general = await generalPath(raw);
+    expect(general.error).toBeUndefined();
+    const fast = new RemoteWriteColumns();
+    for (let round = 0; round < 2; round++) {
+      const cols = fast.take();
+      try {
+        expect(decodeWriteColumns(Buffer.from(raw), fast.cache, fast.map, fast.validTimestamp, cols)).toBe(true);
+        // One entry a series with points, in the order first met, its points in request order.
+        expect(cols.series.map((s) => s.id)).toEqual([0, 1, 2, 4].map((k) => `bench_value{series="s${k}"}`));
+        expect(Array.from(cols.counts.subarray(0, 4))).toEqual([3, 2, 3, 3]);
+        expect(Array.from(cols.values.subarray(0, cols.points))).toEqual([0, 10, 20, 11, 21, 2, 12, 22, 4, 14, 24]);
+        const { deps, calls } = recordingDeps();
+        const r = await writeRemoteColumns(deps, "t", cols, "rw");
+        expect(r.skipped).toBe(general.skipped);
+        expect(calls).toEqual(general.calls);
+      } finally {
+        fast.give(cols);
+      }
+    }
+  });
+
   it("gives every series its own labels' values while sharing repeated ones, past the bound of values kept", () => {
     const fast = new RemoteWriteColumns();
     // 40,000 series: more distinct values than the shared ones kept (so they are let go and kept again).
