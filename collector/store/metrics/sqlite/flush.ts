@@ -88,7 +88,7 @@ function takeFromPlan(s: StoreState, take: SeriesMeta[], room: number): number {
     // Sealed since it was chosen (its flushedSeq moved), or its series deleted: skipped.
     if (m.flushedSeq !== s.flushPlanSeqs[k] || !s.dirty.has(m)) continue;
     const n = m.head!.length;
-    if ((take.length > 0 || points > 0) && points + n > room) break;
+    if (take.length > 0 && points + n > room) break;
     take.push(m);
     points += n;
   }
