@@ -177,16 +177,16 @@ export class StoreState {
   /** The first log batch of each head in `dirty`, counted (first-seqs.ts): where the log may be cut. */
   readonly firstSeqs = new FirstSeqs();
   /**
-   * A sliced flush's heads not sealed yet, longest first, from `flushPlanAt` on, each with its
-   * series' flushedSeq when chosen: a head sealed meanwhile has another (flush.ts).
-   */
-  /**
    * No head in `dirty` had its first point arrive before this (a lower bound, set by the flush's
    * walk over the heads), and whether a head has reached chunkPoints since that walk: while
    * neither age nor size nor the budget makes a head due, the flush need not walk them (flush.ts).
    */
   arrivalFloor = Number.NEGATIVE_INFINITY;
   sizeDue = false;
+  /**
+   * A sliced flush's heads not sealed yet, longest first, from `flushPlanAt` on, each with its
+   * series' flushedSeq when chosen: a head sealed meanwhile has another (flush.ts).
+   */
   flushPlan: SeriesMeta[] = [];
   flushPlanSeqs: number[] = [];
   flushPlanAt = 0;
