@@ -30,12 +30,12 @@ export const FAST_POINTS = 128;
  * as they come (see FREEZE_AFTER_MS and inStream), a fast one's in segments (head-segments.ts),
  * each holding the timestamps of a run of points, then their values. A head grows by one
  * segment, never copying what it holds: 32 points at a time up to 256, then doubling up to
- * segments of 4,096. A head
- * sealed at 512 points or more refills into one segment of that size (a steadily written series
- * fills its head again in one piece, which reads and seals take without a copy). Appends in
- * timestamp order are O(1); an out-of-order or repeated timestamp marks the head unsorted and is
- * resolved (stable sort, last write wins) lazily on read or flush. Segments come from, and go
- * back to, the store's pool when one is given: readers copy what they keep of a head's columns().
+ * segments of 4,096. A head sealed at 512 points or more refills into one segment of that
+ * size (a steadily written series fills its head again in one piece, which reads and seals take
+ * without a copy). Appends in timestamp order are O(1); an out-of-order or repeated timestamp
+ * marks the head unsorted and is resolved (stable sort, last write wins) lazily on read or
+ * flush. Segments come from, and go back to, the store's pool when one is given: readers copy
+ * what they keep of a head's columns().
  */
 export class SeriesHead {
   /**

@@ -215,7 +215,6 @@ function deleteSeriesRows(s: StoreState, m: SeriesMeta): void {
 function forget(s: StoreState, m: SeriesMeta): void {
   s.definitionsVersion++;
   if (m.head) s.headPoints -= m.head.length;
-  if (s.dirty.has(m)) s.firstSeqs.remove(m.headFirstSeq);
-  s.dirty.delete(m);
+  s.markClean(m);
   s.unregister(m);
 }

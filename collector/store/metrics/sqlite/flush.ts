@@ -45,25 +45,20 @@ export function flushDue(s: StoreState, force = false, sliced = false): void {
   let points = 0;
   let planned = false;
   while (points < slice) {
-    if (s.flushPlanAt >= s.flushPlan.length) {
+    if (!s.flushPlan.pending) {
       // A new plan at most once a slice: when the last one ran out before the slice's points
       // (writes came in faster than it sealed), or there was none.
       if (planned) break;
       planned = true;
       if (!plan(s, take)) break;
     }
-    const got = takeFromPlan(s, take, slice - points);
+    const got = s.flushPlan.takeInto(take, slice - points, (m) => s.dirty.has(m));
     points += got;
     // The plan's next head does not fit in what is left of the slice: it waits for the next one.
-    if (got === 0 && s.flushPlanAt < s.flushPlan.length) break;
-  }
-  if (s.flushPlanAt >= s.flushPlan.length) {
-    s.flushPlan = [];
-    s.flushPlanSeqs = [];
-    s.flushPlanAt = 0;
+    if (got === 0 && s.flushPlan.pending) break;
   }
   if (take.length > 0) flush(s, take);
-  if (s.flushPlanAt < s.flushPlan.length) scheduleFlush(s);
+  if (s.flushPlan.pending) scheduleFlush(s);
 }
 
 /** Chooses the heads the next slices seal, longest first, apart from `taken`; false when none is due. */
@@ -72,28 +67,8 @@ function plan(s: StoreState, taken: SeriesMeta[]): boolean {
   if (due.length === 0) return false;
   // Longest first: a head near the largest chunk is sealed before it doubles its arrays.
   due.sort((a, b) => b.head!.length - a.head!.length);
-  s.flushPlan = due;
-  s.flushPlanSeqs = due.map((m) => m.flushedSeq);
-  s.flushPlanAt = 0;
+  s.flushPlan.start(due);
   return true;
-}
-
-/** Moves heads from the plan into `take` up to `room` points (at least one); returns their points. */
-function takeFromPlan(s: StoreState, take: SeriesMeta[], room: number): number {
-  const plan = s.flushPlan;
-  let points = 0;
-  let k = s.flushPlanAt;
-  for (; k < plan.length; k++) {
-    const m = plan[k]!;
-    // Sealed since it was chosen (its flushedSeq moved), or its series deleted: skipped.
-    if (m.flushedSeq !== s.flushPlanSeqs[k] || !s.dirty.has(m)) continue;
-    const n = m.head!.length;
-    if (take.length > 0 && points + n > room) break;
-    take.push(m);
-    points += n;
-  }
-  s.flushPlanAt = k;
-  return points;
 }
 
 /**
@@ -216,8 +191,7 @@ function flush(s: StoreState, due: SeriesMeta[]): void {
     m.flushedSeq = m.head!.lastSeq;
     s.headPoints -= m.head!.length;
     m.head!.clear();
-    s.firstSeqs.remove(m.headFirstSeq);
-    s.dirty.delete(m);
+    s.markClean(m);
   }
 }
 

@@ -16,6 +16,7 @@ import type { RollupCompute } from "./rollup-remote.ts";
 import { HeadSegments } from "../head-segments.ts";
 import { DirtySet } from "../dirty-set.ts";
 import { FirstSeqs } from "../first-seqs.ts";
+import { FlushPlan } from "./flush-plan.ts";
 import { ListedSeries } from "../listed-series.ts";
 import { SidIndex } from "../sid-index.ts";
 import { LogScratch } from "../log-body.ts";
@@ -172,7 +173,7 @@ export class StoreState {
   readonly bySid = new SidIndex<SeriesMeta>();
   readonly byTenant = new Map<string, ListedSeries<SeriesMeta>>();
   readonly tenants = new Map<string, Tenant>();
-  /** Series whose head holds points. */
+  /** Series whose head holds points (markDirty, markClean). */
   readonly dirty = new DirtySet<SeriesMeta>();
   /** The first log batch of each head in `dirty`, counted (first-seqs.ts): where the log may be cut. */
   readonly firstSeqs = new FirstSeqs();
@@ -183,13 +184,8 @@ export class StoreState {
    */
   arrivalFloor = Number.NEGATIVE_INFINITY;
   sizeDue = false;
-  /**
-   * A sliced flush's heads not sealed yet, longest first, from `flushPlanAt` on, each with its
-   * series' flushedSeq when chosen: a head sealed meanwhile has another (flush.ts).
-   */
-  flushPlan: SeriesMeta[] = [];
-  flushPlanSeqs: number[] = [];
-  flushPlanAt = 0;
+  /** A sliced flush's heads not sealed yet (flush-plan.ts). */
+  readonly flushPlan = new FlushPlan<SeriesMeta>();
   headPoints = 0;
   /** Points appended to heads since the store opened (never decreases: the roller's sign that ingest goes on). */
   appended = 0;
@@ -303,6 +299,19 @@ export class StoreState {
   /** The series of that tenant, type and id, if it exists. */
   find(tenant: string, type: MetricType, id: string): SeriesMeta | undefined {
     return this.byKind.get(kindKey(tenant, type))?.get(id);
+  }
+
+  /** A head that got its first points (at log batch `m.headFirstSeq`). */
+  markDirty(m: SeriesMeta): void {
+    this.dirty.add(m);
+    this.firstSeqs.add(m.headFirstSeq);
+  }
+
+  /** A head emptied (sealed) or its series deleted; nothing when it held no points. */
+  markClean(m: SeriesMeta): void {
+    if (!this.dirty.has(m)) return;
+    this.firstSeqs.remove(m.headFirstSeq);
+    this.dirty.delete(m);
   }
 
   register(m: SeriesMeta): void {

@@ -274,10 +274,7 @@ function applyBody(s: StoreState, b: LogBody, seq: number, now: number, metas?: 
     // A head with points is in `dirty` from its first point until it is sealed (or its series
     // deleted): only the first is added. Asking the set for every entry was a random access into
     // a table of 50,000 under remote write, per series and request (issue 28).
-    if (before === 0 && head.length > 0) {
-      s.dirty.add(meta);
-      s.firstSeqs.add(meta.headFirstSeq);
-    }
+    if (before === 0 && head.length > 0) s.markDirty(meta);
     if (head.length >= s.opts.chunkPoints) {
       s.sizeDue = true;
       if (head.length >= sealAt(s.opts.chunkPoints)) full = true;
