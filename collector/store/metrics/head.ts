@@ -24,6 +24,14 @@ const COPY_LOOP = 64;
 export const FREEZE_AFTER_MS = 10_000;
 /** Points a head in the stream may take within FREEZE_AFTER_MS before it is taken for a fast series' (see inStream). */
 export const FAST_POINTS = 128;
+/**
+ * A fill of a streamed head that starts with a run of more points than this goes to segments
+ * (a fast series': an HTTP JSON batch, a bulk load); a shorter run stays in the stream, as single
+ * points do, until FAST_POINTS says otherwise. Why: a Prometheus backlog sent over 200 shards
+ * brings two or three points of every series a request, and each head took a 32-point segment
+ * (512 bytes) for them: 48 MB of segments live for 50,000 series (issue 28).
+ */
+export const STREAM_RUN_MAX = 32;
 
 /**
  * The unflushed points of one series, in memory: a slow series' in a point stream, compressed
@@ -244,8 +252,8 @@ export class SeriesHead {
     }
     if (i === 0) {
       this.firstArrival = now;
-      // A fill that starts with a run of points is a fast series': into segments.
-      if (n > 1) this.inStream = false;
+      // A fill that starts with a long run of points is a fast series': into segments.
+      if (n > STREAM_RUN_MAX) this.inStream = false;
     }
     // Once a point could not be streamed, the rest of the run stays in segments.
     let streamOk = true;

@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { HeadSegments } from "../../../collector/store/metrics/head-segments.ts";
-import { FAST_POINTS, FREEZE_AFTER_MS, SeriesHead } from "../../../collector/store/metrics/head.ts";
+import { FAST_POINTS, FREEZE_AFTER_MS, STREAM_RUN_MAX, SeriesHead } from "../../../collector/store/metrics/head.ts";
 import { openSqliteMetricsStore } from "../../../collector/store/metrics/sqlite/store.ts";
 import { uniform } from "../../helpers/series.ts";
 import { sqliteMetricsStoresPerTest } from "../../helpers/temp-metrics-store.ts";
@@ -147,7 +147,7 @@ describe("SeriesHead streamed points", () => {
 });
 
 describe("where a new head starts", () => {
-  it("one point at a time: in the stream; a run of points: in segments; too fast for the stream: into segments, and the next fill too", () => {
+  it("one point at a time or a short run: in the stream; a long run: in segments; too fast for the stream: into segments, and the next fill too", () => {
     const pool = new HeadSegments(1 << 20);
     const single = new SeriesHead(true, pool);
     single.appendRun(Float64Array.of(1000), Float64Array.of(1), 0, 1, 1, 0);
@@ -155,9 +155,19 @@ describe("where a new head starts", () => {
     expect(single.bytes).toBeGreaterThan(0);
     expect(single.bytes).toBeLessThan(64);
 
-    const run = new SeriesHead(true, pool);
-    run.appendRun(Float64Array.of(1000, 2000, 3000), Float64Array.of(1, 2, 3), 0, 3, 1, 0);
-    expect(run.segmentCapacities).toEqual([32]);
+    // A backlog's request over many shards: a few points of the series at once.
+    const short = new SeriesHead(true, pool);
+    short.appendRun(Float64Array.of(1000, 2000, 3000), Float64Array.of(1, 2, 3), 0, 3, 1, 0);
+    expect(short.segmentCapacities).toEqual([]);
+    expect(view(short)).toEqual({ ts: [1000, 2000, 3000], nums: [1, 2, 3] });
+
+    const long = new SeriesHead(true, pool);
+    const n = STREAM_RUN_MAX + 1;
+    const ts = Float64Array.from({ length: n }, (_, i) => 1000 * (i + 1));
+    const nums = Float64Array.from({ length: n }, (_, i) => i / 2);
+    long.appendRun(ts, nums, 0, n, 1, 0);
+    expect(long.segmentCapacities.length).toBeGreaterThan(0);
+    expect(view(long)).toEqual({ ts: [...ts], nums: [...nums] });
 
     const fast = new SeriesHead(true, pool);
     const ref = new Reference();
@@ -171,6 +181,38 @@ describe("where a new head starts", () => {
     fast.clear();
     fast.append(5000, 1, undefined, 2, 60_000);
     expect(fast.segmentCapacities).toEqual([32]);
+  });
+});
+
+describe("a backlog sent over many shards", () => {
+  it("keeps the few points a request brings of each series in the stream: a few bytes a point, not 16", () => {
+    // Prometheus catching up over 200 shards: every request carries 2 or 3 points of each series
+    // it names, a 1 s scrape caught up about nine times as fast as it was taken (FAST_POINTS
+    // within FREEZE_AFTER_MS is faster still).
+    const pool = new HeadSegments(1 << 22);
+    const heads = Array.from({ length: 500 }, () => new SeriesHead(true, pool));
+    const refs = heads.map(() => new Reference());
+    let t = 1_700_000_000_000;
+    let now = 0;
+    for (let req = 0; req < 60; req++) {
+      const k = req % 2 === 0 ? 3 : 2;
+      const ts = Float64Array.from({ length: k }, (_, i) => t + i * 1000);
+      heads.forEach((h, s) => {
+        const nums = Float64Array.from({ length: k }, (_, i) => s * 100 + req * 3 + i);
+        h.appendRun(ts, nums, 0, k, req + 1, now);
+        for (let i = 0; i < k; i++) refs[s]!.add(ts[i]!, nums[i]!);
+      });
+      t += k * 1000;
+      now += 280;
+      // Every head, all along (not only once its segments would have been old enough to stream).
+      if (req % 10 === 9) {
+        expect(heads.every((h) => h.segmentCapacities.length === 0)).toBe(true);
+        const points = heads.reduce((n, h) => n + h.length, 0);
+        expect(points).toBe(500 * (req + 1) * 2.5);
+        expect(heads.reduce((n, h) => n + h.bytes, 0) / points).toBeLessThan(4);
+      }
+    }
+    for (const [s, h] of heads.entries()) expect(view(h)).toEqual(refs[s]!.view());
   });
 });
 
