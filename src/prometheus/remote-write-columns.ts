@@ -31,8 +31,9 @@ export interface MappedSeries {
 /** Columns a decode writes into; grown as needed and kept for the next request. */
 export class SampleColumns<V> {
   counts = new Uint32Array(256);
-  ts = new Float64Array(4096);
-  values = new Float64Array(4096);
+  // Grown by doubling when a request brings more: a backlog over many shards sends a few hundred samples a request.
+  ts = new Float64Array(1024);
+  values = new Float64Array(1024);
   series: V[] = [];
   points = 0;
   /** Samples left out: NaN that is not a staleness marker, ±Inf, as the general path skips them. */
@@ -41,6 +42,11 @@ export class SampleColumns<V> {
   private uneven = false;
   private spareTs = new Float64Array(0);
   private spareValues = new Float64Array(0);
+
+  /** Bytes the columns hold (their capacity, with regroup's spare pair). */
+  get byteLength(): number {
+    return this.counts.byteLength + this.ts.byteLength + this.values.byteLength + this.spareTs.byteLength + this.spareValues.byteLength;
+  }
 
   reset(): void {
     this.series.length = 0;
