@@ -1,5 +1,6 @@
 import { PointStream } from "../../../src/codec/point-stream.ts";
 import type { Tags } from "../../../src/metrics/model.ts";
+import { copyRun } from "./copy-run.ts";
 import { ensureScratch, orderScratch, scratch } from "./head-scratch.ts";
 import { type HeadSegments, MAX_SEGMENT, MIN_SEGMENT } from "./head-segments.ts";
 
@@ -10,9 +11,6 @@ const NONE = new Float64Array(0);
 const DOUBLE_FROM = 256;
 /** Points a head held when sealed from which it refills into one segment of about that size. */
 const REFILL_FROM = 512;
-
-/** Copies below this many points go by a loop rather than two views and a copy. */
-const COPY_LOOP = 64;
 
 /**
  * A head whose oldest point arrived this long ago when its segment is full moves its points
@@ -172,8 +170,8 @@ export class SeriesHead {
       const seg = this.grow();
       const cap = seg.length >> 1;
       const take = Math.min(cap, n - at);
-      seg.set(ts.subarray(at, at + take), 0);
-      seg.set(nums.subarray(at, at + take), cap);
+      copyRun(seg, 0, ts, at, take);
+      copyRun(seg, cap, nums, at, take);
       at += take;
     }
   }
@@ -284,15 +282,8 @@ export class SeriesHead {
       }
       const cap = seg.length >> 1;
       const take = Math.min(cap - off, end - k);
-      if (take < COPY_LOOP) {
-        for (let j = 0; j < take; j++) {
-          seg[off + j] = ts[k + j]!;
-          seg[cap + off + j] = nums[k + j]!;
-        }
-      } else {
-        seg.set(ts.subarray(k, k + take), off);
-        seg.set(nums.subarray(k, k + take), cap + off);
-      }
+      copyRun(seg, off, ts, k, take);
+      copyRun(seg, cap + off, nums, k, take);
       i += take;
       k += take;
     }
@@ -334,13 +325,8 @@ export class SeriesHead {
       const seg = this.seg(g);
       const cap = seg.length >> 1;
       const count = Math.min(cap, n - at);
-      if (count < COPY_LOOP) {
-        for (let j = 0; j < count; j++) ts[at + j] = seg[j]!;
-        if (numeric) for (let j = 0; j < count; j++) nums[at + j] = seg[cap + j]!;
-      } else {
-        ts.set(seg.subarray(0, count), at);
-        if (numeric) nums.set(seg.subarray(cap, cap + count), at);
-      }
+      copyRun(ts, at, seg, 0, count);
+      if (numeric) copyRun(nums, at, seg, cap, count);
       at += cap;
     }
   }
