@@ -98,4 +98,44 @@ describe("the byte-string map", () => {
     for (const i of inOrder.slice(0, 50)) expect(cache.get(keys[i]!, 0, keys[i]!.length)).toBeUndefined();
     for (let i = 1_000; i < 1_500; i++) expect(cache.get(bytes(`other${i}`), 0, `other${i}`.length)?.n).toBe(-i);
   });
+
+  it("keeps every key through many epochs of senders that change their order, its arena bounded", () => {
+    // Keys move to the arena's end as they are read in a new order, and the arena is compacted
+    // and the entries numbered anew: every answer checked against a Map, over many epochs.
+    const cache = new BytesMap<{ n: number }>(100_000);
+    const reference = new Map<string, number>();
+    const key = (i: number) => `__name__=bench_value,group=g${i % 50},instance=127.0.0.1:${40_000 + (i % 10)},series=s${i}`;
+    let seed = 11;
+    const random = () => (seed = (seed * 48271) % 2147483647) / 2147483647;
+    let keyBytes = 0;
+    for (let round = 0; round < 40; round++) {
+      // A few new keys each round, set in the middle of a buffer that is overwritten after.
+      for (let j = 0; j < 150; j++) {
+        const i = reference.size;
+        const b = bytes(`..${key(i)}`);
+        cache.set(b, 2, b.length, { n: i });
+        b.fill(0);
+        reference.set(key(i), i);
+        keyBytes += b.length - 2;
+      }
+      // Senders: shards of the keys in a order of their own, each read twice in a row, one
+      // request's keys in a buffer of their own (as remote write's requests).
+      const shards = 1 + Math.floor(random() * 40);
+      const all = [...reference.keys()];
+      for (let s = 0; s < shards; s++) {
+        const mine = all.filter((_, i) => (i * 7 + round) % shards === s);
+        const request = bytes(mine.join("") + mine.join(""));
+        let o = 0;
+        for (const k of [...mine, ...mine]) {
+          expect(cache.get(request, o, o + k.length)?.n).toBe(reference.get(k));
+          o += k.length;
+        }
+      }
+      // An unknown key is not found, whatever was read before it.
+      const unknown = bytes(`${key(1)}x`);
+      expect(cache.get(unknown, 0, unknown.length)).toBeUndefined();
+    }
+    expect(cache.size).toBe(reference.size);
+    expect(cache.byteLength).toBeLessThan(8 * keyBytes);
+  });
 });
