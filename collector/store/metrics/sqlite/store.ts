@@ -8,7 +8,7 @@ import type { SeriesParts } from "../parts.ts";
 import { seriesReader } from "./batch-reads.ts";
 import { readParts, readRaw, readSeries } from "./reads.ts";
 import { enforceRetention, maintain } from "./retention.ts";
-import { type SqliteMetricsStoreOptions, StoreState } from "./state.ts";
+import { seriesMeta, type SqliteMetricsStoreOptions, StoreState } from "./state.ts";
 import { replayLog, write, writeColumns } from "./writes.ts";
 import { SqliteRollups } from "./rollups.ts";
 import { Interner } from "../../../../src/tags/interner.ts";
@@ -57,21 +57,8 @@ export class SqliteMetricsStore implements MetricsStore {
     const one = new Interner();
     for (const r of rows) {
       if (r.sid >= s.nextSid) s.nextSid = r.sid + 1;
-      s.register({
-        sid: r.sid,
-        tenant: one.of(r.tenant),
-        type: one.of(r.type) as MetricType,
-        id: r.metric,
-        tags: r.tags ? one.values(JSON.parse(r.tags) as Tags) : undefined,
-        retention: r.retention ?? undefined,
-        minTs: r.min_ts ?? undefined,
-        maxTs: r.max_ts ?? undefined,
-        flushedSeq: r.flushed_seq,
-        headFirstSeq: 0,
-        dirtyAt: -1,
-        listedAt: -1,
-        live: false,
-      });
+      const tags = r.tags ? one.values(JSON.parse(r.tags) as Tags) : undefined;
+      s.register(seriesMeta(r.sid, one.of(r.tenant), one.of(r.type) as MetricType, r.metric, tags, r.retention ?? undefined, r.min_ts ?? undefined, r.max_ts ?? undefined, r.flushed_seq));
     }
     s.legacyChunks = s.db.query("SELECT 1 FROM chunks WHERE expires_at IS NULL LIMIT 1").get() !== null;
     const replayed = await replayLog(s, started);

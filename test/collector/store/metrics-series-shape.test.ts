@@ -1,0 +1,44 @@
+/**
+ * The store's series objects (collector/store/metrics/sqlite/state.ts, seriesMeta): every one has
+ * the same fields in the same order, whether the series was created by a write, loaded when the
+ * store opened, written to since or given a head — so the engine gives them one shape and keeps
+ * every field in the object (issue 28: fields added later went to a second allocation, read by
+ * every remote-write request).
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import type { SeriesMeta, StoreState } from "../../../collector/store/metrics/sqlite/state.ts";
+import { openSqliteMetricsStore, type SqliteMetricsStore } from "../../../collector/store/metrics/sqlite/store.ts";
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+const metas = (store: SqliteMetricsStore): SeriesMeta[] => [...(store as unknown as { s: StoreState }).s.bySid.values()];
+
+describe("the store's series objects", () => {
+  it("have one set of fields in one order, created, loaded, written to and tagged", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "outpost-series-shape-"));
+    dirs.push(dataDir);
+    const open = () => openSqliteMetricsStore({ dataDir, synchronous: "NORMAL", maintenanceIntervalMs: 3_600_000 });
+    let store = await open();
+    await store.write("t1", [{ type: "gauge", id: "created", points: [{ timestamp: 1_000, value: 1 }] }]);
+    await store.updateTags("t1", "gauge", "tagged", { host: "a" });
+    await store.close();
+    store = await open();
+    // Loaded at the open; one written to since (a head), one new, one of another tenant.
+    await store.write("t1", [{ type: "gauge", id: "created", points: [{ timestamp: 2_000, value: 2 }] }]);
+    await store.write("t2", [{ type: "counter", id: "fresh", points: [{ timestamp: 1_000, value: 3 }] }]);
+    const all = metas(store);
+    expect(all.map((m) => m.id).sort()).toEqual(["created", "fresh", "tagged"]);
+    expect(all.find((m) => m.id === "created")!.head).toBeDefined();
+    const fields = Object.keys(all[0]!);
+    // The fields a write reads first, the head among them from the start.
+    expect(fields.slice(0, 6)).toEqual(["live", "sid", "tenant", "type", "id", "head"]);
+    for (const m of all) expect(Object.keys(m)).toEqual(fields);
+    await store.close();
+  });
+});
