@@ -16,6 +16,11 @@ export class BitWriter {
     this.s = 0;
   }
 
+  /** The word the next write goes into (read ahead of the writes: see collector/store/metrics/sqlite/read-ahead.ts). */
+  next(): number {
+    return this.words[this.k] ?? 0;
+  }
+
   /** Writes the low `n` bits of `v`, 1 <= n <= 32. */
   write(v: number, n: number): void {
     let w = this.words;

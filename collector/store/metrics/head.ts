@@ -81,6 +81,11 @@ export class SeriesHead {
     this.inStream = numeric;
   }
 
+  /** Reads what the next append writes to (a number only so that the reads are kept): see read-ahead.ts. */
+  readAhead(): number {
+    return this.length + (this.inStream ? (this.stream?.next() ?? 0) : this.last.length);
+  }
+
   /** The head's stream. */
   private get s(): PointStream {
     return (this.stream ??= new PointStream());

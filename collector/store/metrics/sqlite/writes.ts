@@ -5,6 +5,7 @@ import { buildLogBody, columnsLogBody, decodeLogBody, encodeLogBody, type LogBod
 import { releaseDecoderInput } from "../../../../src/cbor/cbor.ts";
 import { scheduleFlush } from "./flush.ts";
 import { isNumeric, kindKey, type PendingWrite, type SeriesMeta, type StoreState } from "./state.ts";
+import { readHeadsAhead, readMetasAhead } from "./read-ahead.ts";
 
 /** The write path of the SQLite metrics store: group commit into the log, then the heads. */
 
@@ -166,6 +167,7 @@ function columnMetas(
   addedOf: (k: string) => Map<string, SeriesMeta>,
 ): SeriesMeta[] {
   const { type, ids, slots } = cols;
+  readMetasAhead(slots);
   const k = kindKey(tenant, type);
   let known: Map<string, SeriesMeta> | undefined;
   let added: Map<string, SeriesMeta> | undefined;
@@ -201,6 +203,7 @@ function columnMetas(
  */
 function applyGroup(s: StoreState, group: PendingWrite[], rows: LogBody[], rowMetas: SeriesMeta[][], seqs: number[], failed?: unknown): void {
   if (s.walSync) s.unapplied.shift();
+  readHeadsAhead(rowMetas);
   const now = s.now();
   let full = false;
   for (let i = 0; i < rows.length; i++) full = applyBody(s, rows[i]!, seqs[i]!, now, rowMetas[i]).full || full;
