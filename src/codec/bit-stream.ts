@@ -16,7 +16,7 @@ export class BitWriter {
     this.s = 0;
   }
 
-  /** The word the next write goes into (read ahead of the writes: see collector/store/metrics/sqlite/read-ahead.ts). */
+  /** The word the next write goes into (for a caller that reads it ahead of the writes, to have it in the cache). */
   next(): number {
     return this.words[this.k] ?? 0;
   }

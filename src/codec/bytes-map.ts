@@ -96,12 +96,8 @@ export class BytesMap<V> {
     this.makeRoom(end - start, -1);
     const e = this.values.length;
     if ((e + 1) * F > this.fields.length) {
-      const fields = new Int32Array(this.fields.length * 2);
-      fields.set(this.fields);
-      this.fields = fields;
-      const moved = new Int32Array(this.moved.length * 2);
-      moved.set(this.moved);
-      this.moved = moved;
+      this.fields = grown(this.fields);
+      this.moved = grown(this.moved);
     }
     this.values.push(value);
     this.fields[e * F] = hashBytes(buf, start, end);
@@ -136,12 +132,8 @@ export class BytesMap<V> {
     const at = this.used;
     this.heads[at >> 2] = e;
     this.heads[(at >> 2) + 1] = len;
-    // A loop for a short key rather than a view of it (one object per new key: 50,000 for a
-    // remote write's new series).
-    const a = this.arena;
     const o = at + HEAD;
-    if (len < 256) for (let i = 0; i < len; i++) a[o + i] = buf[start + i]!;
-    else a.set(buf.subarray(start, start + len), o);
+    copyBytes(this.arena, o, buf, start, len);
     this.fields[e * F + 1] = o;
     this.fields[e * F + 2] = len;
     this.moved[e] = this.epoch;
@@ -201,9 +193,7 @@ export class BytesMap<V> {
         // Ahead of the reads (w <= r): in the same arena a copy never overwrites a key not yet read.
         toHeads[w >> 2] = k;
         toHeads[(w >> 2) + 1] = len;
-        if (len < 256) for (let i = 0; i < len; i++) to[w + HEAD + i] = from[r + HEAD + i]!;
-        else if (to === from) to.copyWithin(w + HEAD, r + HEAD, r + HEAD + len);
-        else to.set(from.subarray(r + HEAD, r + HEAD + len), w + HEAD);
+        copyBytes(to, w + HEAD, from, r + HEAD, len);
         renumbered[e] = k;
         fields[k * F] = f[e * F]!;
         fields[k * F + 1] = w + HEAD;
@@ -259,6 +249,27 @@ export class BytesMap<V> {
   }
 }
 
+function grown(a: Int32Array): Int32Array<ArrayBuffer> {
+  const b = new Int32Array(a.length * 2);
+  b.set(a);
+  return b;
+}
+
+/**
+ * Copies `len` bytes of `src` from `from` to `dst` at `at` (the same buffer too, `at` <= `from`):
+ * a loop for a short key rather than views of it (one object per new key: 50,000 for a remote
+ * write's new series); `set` copies an overlapping range of one buffer as if through a copy.
+ */
+function copyBytes(dst: Uint8Array, at: number, src: Uint8Array, from: number, len: number): void {
+  if (len < 256) for (let i = 0; i < len; i++) dst[at + i] = src[from + i]!;
+  else dst.set(src.subarray(from, from + len), at);
+}
+
+/** The four bytes of `buf` from `i` as a little-endian int32 (as the arena's words read them). */
+function int32At(buf: Uint8Array, i: number): number {
+  return buf[i]! | (buf[i + 1]! << 8) | (buf[i + 2]! << 16) | (buf[i + 3]! << 24);
+}
+
 /** `n` rounded up to a multiple of 4 (the arena's heads are int32s). */
 function align(n: number): number {
   return (n + 3) & ~3;
@@ -274,9 +285,7 @@ function sameBytes(words: Int32Array, bytes: Uint8Array, at: number, buf: Uint8A
   let i = 0;
   let w = at >> 2;
   for (const last = len - 7; i < last; i += 8, w += 2) {
-    const j = start + i;
-    if (words[w] !== (buf[j]! | (buf[j + 1]! << 8) | (buf[j + 2]! << 16) | (buf[j + 3]! << 24))) return false;
-    if (words[w + 1] !== (buf[j + 4]! | (buf[j + 5]! << 8) | (buf[j + 6]! << 16) | (buf[j + 7]! << 24))) return false;
+    if (words[w] !== int32At(buf, start + i) || words[w + 1] !== int32At(buf, start + i + 4)) return false;
   }
   for (; i < len; i++) if (bytes[at + i] !== buf[start + i]) return false;
   return true;
@@ -286,7 +295,7 @@ function sameBytes(words: Int32Array, bytes: Uint8Array, at: number, buf: Uint8A
 function hashBytes(buf: Uint8Array, start: number, end: number): number {
   let h = 0x811c9dc5 ^ (end - start);
   let i = start;
-  for (const last = end - 3; i < last; i += 4) h = Math.imul(h ^ (buf[i]! | (buf[i + 1]! << 8) | (buf[i + 2]! << 16) | (buf[i + 3]! << 24)), 0x01000193);
+  for (const last = end - 3; i < last; i += 4) h = Math.imul(h ^ int32At(buf, i), 0x01000193);
   for (; i < end; i++) h = Math.imul(h ^ buf[i]!, 0x01000193);
   return (h ^ (h >>> 15)) | 0;
 }
