@@ -28,6 +28,28 @@ export interface MappedSeries {
   lastRequest: number;
 }
 
+/**
+ * Points regroup() copies aside while it writes them back grouped: one pair for every set of
+ * columns, since a regroup runs within one synchronous decode. It was a spare pair in each set,
+ * which doubled the memory of each request waiting for its commit (200 of them while Prometheus
+ * catches up over 200 shards: issue 28). Kept up to SCRATCH_KEPT points; a larger request's
+ * pair is its own, left to the collector.
+ */
+const SCRATCH_KEPT = 64 * 1024;
+let scratchTs = new Float64Array(0);
+let scratchValues = new Float64Array(0);
+
+/** A pair of at least `n` points for regroup (the shared one unless `n` is past SCRATCH_KEPT). */
+function regroupScratch(n: number): { ts: Float64Array; values: Float64Array } {
+  if (n > SCRATCH_KEPT) return { ts: new Float64Array(n), values: new Float64Array(n) };
+  if (scratchTs.length < n) {
+    const size = Math.min(SCRATCH_KEPT, Math.max(1024, 2 ** Math.ceil(Math.log2(n))));
+    scratchTs = new Float64Array(size);
+    scratchValues = new Float64Array(size);
+  }
+  return { ts: scratchTs, values: scratchValues };
+}
+
 /** Columns a decode writes into; grown as needed and kept for the next request. */
 export class SampleColumns<V> {
   counts = new Uint32Array(256);
@@ -40,12 +62,10 @@ export class SampleColumns<V> {
   skipped = 0;
   /** A series has more than one entry, or an entry has no points: see regroup. */
   private uneven = false;
-  private spareTs = new Float64Array(0);
-  private spareValues = new Float64Array(0);
 
-  /** Bytes the columns hold (their capacity, with regroup's spare pair). */
+  /** Bytes the columns hold (their capacity). */
   get byteLength(): number {
-    return this.counts.byteLength + this.ts.byteLength + this.values.byteLength + this.spareTs.byteLength + this.spareValues.byteLength;
+    return this.counts.byteLength + this.ts.byteLength + this.values.byteLength;
   }
 
   reset(): void {
@@ -116,26 +136,22 @@ export class SampleColumns<V> {
       at[g] = o;
       o += sizes[g]!;
     }
-    if (this.spareTs.length < this.ts.length) {
-      this.spareTs = new Float64Array(this.ts.length);
-      this.spareValues = new Float64Array(this.values.length);
-    }
-    const ts = this.spareTs;
-    const values = this.spareValues;
+    // The points as decoded go to the shared scratch, and come back grouped.
+    const { ts: fromTs, values: fromValues } = regroupScratch(this.points);
+    fromTs.set(this.ts.subarray(0, this.points));
+    fromValues.set(this.values.subarray(0, this.points));
+    const ts = this.ts;
+    const values = this.values;
     for (let k = 0, src = 0; k < n; k++) {
       const g = groupOf[k]!;
       const end = src + this.counts[k]!;
       let d = at[g]!;
       for (; src < end; src++, d++) {
-        ts[d] = this.ts[src]!;
-        values[d] = this.values[src]!;
+        ts[d] = fromTs[src]!;
+        values[d] = fromValues[src]!;
       }
       at[g] = d;
     }
-    this.spareTs = this.ts;
-    this.spareValues = this.values;
-    this.ts = ts;
-    this.values = values;
     this.series.length = 0;
     for (let g = 0; g < firsts.length; g++) {
       if (sizes[g] === 0) continue;

@@ -53,4 +53,31 @@ describe("remote write's spare columns", () => {
     expect(kept.length).toBe(Math.floor(SPARE_BYTES / each));
     expect(kept.length * each).toBeLessThanOrEqual(SPARE_BYTES);
   });
+
+  it("regroups a request that names its series again within the columns it has, with no second pair of arrays", () => {
+    const rw = new RemoteWriteColumns();
+    const c = rw.take();
+    // Sized by a request of 1,500 points, each series once.
+    expect(decodeWriteColumns(request(500, 3, 0), rw.cache, rw.map, rw.validTimestamp, c)).toBe(true);
+    const { ts, values } = c;
+    // As a backlog sends: the same 500 series three times over, a point each time (1,500 points).
+    const again = encodeWriteRequest(
+      Array.from({ length: 1500 }, (_, k) => ({
+        labels: { __name__: "bench_value", instance: `host-${k % 500}:9100`, job: "node" },
+        samples: [[T0 + (10 + Math.floor(k / 500)) * 1000, k] as [number, number]],
+      })),
+    );
+    expect(decodeWriteColumns(again, rw.cache, rw.map, rw.validTimestamp, c)).toBe(true);
+    expect(c.series.length).toBe(500);
+    expect(c.ts).toBe(ts);
+    expect(c.values).toBe(values);
+    // Series 7's three points, together and in request order.
+    const at = c.series.findIndex((s) => s.id === c.series[7]!.id);
+    let o = 0;
+    for (let k = 0; k < at; k++) o += c.counts[k]!;
+    expect(c.counts[at]).toBe(3);
+    expect([...c.values.subarray(o, o + 3)]).toEqual([7, 507, 1007]);
+    expect([...c.ts.subarray(o, o + 3)]).toEqual([T0 + 10_000, T0 + 11_000, T0 + 12_000]);
+  });
 });
+
