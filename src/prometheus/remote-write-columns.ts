@@ -33,7 +33,7 @@ export interface MappedSeries {
  * columns, since a regroup runs within one synchronous decode. It was a spare pair in each set,
  * which doubled the memory of each request waiting for its commit (200 of them while Prometheus
  * catches up over 200 shards: issue 28). Kept up to SCRATCH_KEPT points; a larger request's
- * pair is its own, left to the collector.
+ * pair is its own, left to the garbage collector.
  */
 const SCRATCH_KEPT = 64 * 1024;
 let scratchTs = new Float64Array(0);
