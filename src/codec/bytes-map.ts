@@ -181,8 +181,8 @@ export class BytesMap<V> {
     const renumbered = this.renumbered;
     const fields = this.spareFields;
     const moved = this.spareMoved;
+    // Emptied when it was swapped out (below).
     const values = this.spareValues;
-    values.length = 0;
     let w = 0;
     let k = 0;
     for (let r = 0; r < this.used; ) {
