@@ -33,7 +33,9 @@ function utf16Bytes(s: string): Uint8Array {
 
 function utf16String(b: Uint8Array): string {
   if (b.length % 2 !== 0) corrupt("odd UTF-16 length");
-  const a = new Uint16Array(b.slice().buffer);
+  // A copy into a buffer of its own (aligned for the code units): `b` may be a Buffer (the zstd
+  // path's), whose slice() is a view of the whole decompressed entries, not a copy.
+  const a = new Uint16Array(new Uint8Array(b).buffer);
   let s = "";
   for (let i = 0; i < a.length; i += 4096) s += String.fromCharCode(...a.subarray(i, i + 4096));
   return s;

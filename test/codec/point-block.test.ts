@@ -146,6 +146,17 @@ describe("point codec", () => {
     expect(a.byteLength).toBe(a.buffer.byteLength); // exact size: nothing of the scratch kept alive by a chunk
   });
 
+  it("brings back strings that are not well-formed Unicode when their entries were zstd-compressed", () => {
+    // Lone surrogates make the entries UTF-16; enough distinct ones with repeats inside make zstd pay.
+    for (const extra of ["", "x"]) {
+      const strs = Array.from({ length: 300 }, (_, i) => `state \ud800 of device ${i % 40} ${extra}${"repeated text ".repeat(1 + (i % 3))}`);
+      strs.push("", "up", "\u{10000}");
+      const ts = Float64Array.from(strs, (_, i) => 1_700_000_000_000 + i * 1000);
+      const d = decodePoints(encodePoints({ ts, strs }));
+      expect(d.strs).toEqual(strs);
+    }
+  });
+
   it("refuses inconsistent columns with a TypeError", () => {
     const ts = grid(2);
     expect(() => encodePoints({ ts, nums: new Float64Array(1) })).toThrow(/2 timestamps but 1 values/);

@@ -21,7 +21,8 @@ function f64Bytes(a: Float64Array): Uint8Array {
 function bytesF64(b: Uint8Array): Float64Array {
   // A view needs 8-byte alignment; SQLite blobs normally arrive at offset 0.
   if (b.byteOffset % 8 === 0) return new Float64Array(b.buffer, b.byteOffset, b.byteLength >>> 3);
-  return new Float64Array(b.slice().buffer);
+  // A copy of its own (a Buffer's slice() would be a view of the same memory, still unaligned).
+  return new Float64Array(new Uint8Array(b).buffer);
 }
 
 export function encodeChunk(r: Run): ChunkBlobs {
