@@ -46,6 +46,7 @@ import { registerLiveParts } from "./live-parts.ts";
 import { startHousekeeping } from "./housekeeping.ts";
 import { agentUpgrades } from "./upgrade/agent-upgrades.ts";
 import { startFromInstalled } from "./upgrade/launcher.ts";
+import { startCodePageTrim } from "../src/runtime/code-pages.ts";
 
 export interface Agent {
   tenant: string;
@@ -370,12 +371,15 @@ export async function startAgent(values: OptionValues, ctx?: ProgramContext): Pr
   });
 
   log.info("agent started", { tenant, feed, session: buffer.session, bufferedPoints: buffer.depth.points, listen: url, broker: brokerUrl });
+  // Start-up's code is not run again: its pages out of the resident size (src/runtime/code-pages.ts).
+  const codeTrim = startCodePageTrim(log);
 
   let stopped = false;
   stopAgent = async () => {
     if (stopped) return;
     stopped = true;
     tick.stop();
+    codeTrim();
     garbage.stop();
     processMetrics.stop();
     ackWatch.stop();

@@ -54,6 +54,7 @@ import { JSON_OFFLOAD_MIN_CHARS, JsonOffload } from "./metrics/json-offload.ts";
 import { PromqlOffload } from "./metrics/promql-offload.ts";
 import { RollupOffload } from "./metrics/rollup-offload.ts";
 import { selfMetricNames, servePrometheus, storeSelfMetrics } from "./telemetry.ts";
+import { startCodePageTrim } from "../src/runtime/code-pages.ts";
 
 /**
  * Clients switch APIs on this: the Hawkular Metrics generation the interfaces are a superset
@@ -322,6 +323,8 @@ async function startServices(values: OptionValues, ctx: ProgramContext | undefin
 
   ready = true;
   log.info("collector ready", { version: OUTPOST_VERSION });
+  // Start-up's code is not run again: its pages out of the resident size (src/runtime/code-pages.ts).
+  closers.push(startCodePageTrim(log));
   if (ingest?.plainUrl) {
     // With an auth file an agent logs in: its credential is made with `auth add --feed TENANT/FEED` (docs/security.md).
     const login = security.gate ? " --feed web-1 --username web-1 --password-file web-1.pw" : "";

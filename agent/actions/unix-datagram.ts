@@ -1,4 +1,5 @@
-import { dlopen, FFIType, ptr, read } from "bun:ffi";
+import { FFIType, ptr, read } from "bun:ffi";
+import { openLibc } from "../../src/runtime/libc.ts";
 
 /**
  * Sends one datagram to a Unix socket (the system log's /dev/log). Neither Bun nor node:dgram
@@ -25,10 +26,10 @@ export class SocketError extends Error {
   }
 }
 
-type Libc = ReturnType<typeof openLibc>;
+type Libc = ReturnType<typeof datagramLibc>;
 let libc: Libc | undefined;
 
-function openLibc() {
+function datagramLibc() {
   const symbols = {
     socket: { args: [FFIType.i32, FFIType.i32, FFIType.i32], returns: FFIType.i32 },
     connect: { args: [FFIType.i32, FFIType.ptr, FFIType.u32], returns: FFIType.i32 },
@@ -36,16 +37,11 @@ function openLibc() {
     close: { args: [FFIType.i32], returns: FFIType.i32 },
     __errno_location: { args: [], returns: FFIType.ptr },
   } as const;
-  // glibc, then musl (Alpine), under the names their loaders know.
-  let last: unknown;
-  for (const name of ["libc.so.6", `libc.musl-${process.arch === "arm64" ? "aarch64" : "x86_64"}.so.1`, "libc.so"]) {
-    try {
-      return dlopen(name, symbols);
-    } catch (e) {
-      last = e;
-    }
+  try {
+    return openLibc(symbols);
+  } catch (e) {
+    throw new Error(`no C library to open a Unix datagram socket with: ${(e as Error).message}`);
   }
-  throw new Error(`no C library to open a Unix datagram socket with: ${(last as Error)?.message}`);
 }
 
 const errno = (l: Libc) => {
@@ -57,7 +53,7 @@ const errno = (l: Libc) => {
 export function sendDatagram(path: string, message: Uint8Array): void {
   const encoded = new TextEncoder().encode(path);
   if (encoded.length >= SOCKADDR_UN - 2) throw new SocketError(`socket path too long: ${path}`, 0);
-  libc ??= openLibc();
+  libc ??= datagramLibc();
   const l = libc;
   const fd = l.symbols.socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
   if (fd < 0) throw new SocketError("socket() failed", errno(l));

@@ -7,10 +7,8 @@
  * then simply goes on with the runtime's defaults). Imported before any other module runs
  * (collector/allocator-setup.ts, agent/runtime-setup.ts).
  */
-import { dlopen, FFIType, ptr } from "bun:ffi";
-
-/** The C libraries tried, glibc's first. */
-const LIBC = ["libc.so.6", `libc.musl-${process.arch === "arm64" ? "aarch64" : "x86_64"}.so.1`];
+import { FFIType, ptr } from "bun:ffi";
+import { openLibc } from "./libc.ts";
 
 /** The command line that starts this same program again (from source or as a compiled binary). */
 function commandLine(): string[] {
@@ -21,12 +19,9 @@ function commandLine(): string[] {
 
 function reexec(env: Record<string, string | undefined>): void {
   let execve: ((path: unknown, argv: unknown, envp: unknown) => number) | undefined;
-  for (const name of LIBC) {
-    try {
-      execve = dlopen(name, { execve: { args: [FFIType.ptr, FFIType.ptr, FFIType.ptr], returns: FFIType.i32 } }).symbols.execve as typeof execve;
-      break;
-    } catch {}
-  }
+  try {
+    execve = openLibc({ execve: { args: [FFIType.ptr, FFIType.ptr, FFIType.ptr], returns: FFIType.i32 } }).symbols.execve as typeof execve;
+  } catch {}
   if (!execve) return;
   const cstr = (s: string) => Buffer.from(`${s}\0`, "utf8");
   const args = commandLine().map(cstr);
