@@ -75,9 +75,11 @@ describe("the chunk cache", () => {
       expect(first.values).toEqual(pts.slice(2, 4000).map((p) => p.value));
       expect(second).toEqual(first);
       expect(third).toEqual(first);
-      // The second read decoded each chunk once more and kept the result (16 bytes a point).
+      // The second read decoded each chunk once more and kept the result (16 bytes a point): at
+      // least the points read. Not all 5,000: where the chunks are cut depends on whether the
+      // flush the write schedules (the head past sealAt) runs before flushDue, as under load.
       expect(s.memory().chunkCacheChunks).toBe(2 * blocksOnly.chunkCacheChunks);
-      expect(s.memory().chunkCacheBytes).toBeGreaterThan(blocksOnly.chunkCacheBytes + 5000 * 16);
+      expect(s.memory().chunkCacheBytes).toBeGreaterThan(blocksOnly.chunkCacheBytes + first.values.length * 16);
       expect(s.memory().chunkCacheBytes).toBeLessThanOrEqual(4 * 1024 ** 2);
     } finally {
       await s.close();
