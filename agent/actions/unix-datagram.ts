@@ -37,11 +37,7 @@ function datagramLibc() {
     close: { args: [FFIType.i32], returns: FFIType.i32 },
     __errno_location: { args: [], returns: FFIType.ptr },
   } as const;
-  try {
-    return openLibc(symbols);
-  } catch (e) {
-    throw new Error(`no C library to open a Unix datagram socket with: ${(e as Error).message}`);
-  }
+  return openLibc(symbols, "to open a Unix datagram socket with");
 }
 
 const errno = (l: Libc) => {
