@@ -9,6 +9,7 @@ import { ChunkCache } from "../../collector/store/metrics/chunk-cache.ts";
 import { openSqliteMetricsStore } from "../../collector/store/metrics/sqlite/store.ts";
 import { waitFor } from "../helpers/ports.ts";
 import { portOf, Running, run } from "../helpers/program.ts";
+import { clearOfMidnight } from "../helpers/temp-metrics-store.ts";
 
 const dirs: string[] = [];
 afterAll(() => {
@@ -19,7 +20,7 @@ function tempDir(): string {
   dirs.push(d);
   return d;
 }
-const T0 = Date.now() - 3_600_000;
+const T0 = clearOfMidnight();
 const series = (id: string, n: number) => ({ id, data: Array.from({ length: n }, (_, i) => ({ timestamp: T0 + i * 1000, value: Math.sin(i) })) });
 
 function sample(text: string, name: string): number {

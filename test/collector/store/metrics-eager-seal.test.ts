@@ -9,13 +9,13 @@ import { Database } from "bun:sqlite";
 import { describe, expect, it } from "vitest";
 import { openSqliteMetricsStore, type SqliteMetricsStore } from "../../../collector/store/metrics/sqlite/store.ts";
 import { sealAt } from "../../../collector/store/metrics/sqlite/writes.ts";
-import { sqliteMetricsStoresPerTest } from "../../helpers/temp-metrics-store.ts";
+import { clearOfMidnight, sqliteMetricsStoresPerTest } from "../../helpers/temp-metrics-store.ts";
 
 const CHUNK = 64;
 const stores = sqliteMetricsStoresPerTest("outpost-seal-");
 let store: SqliteMetricsStore;
 
-const T0 = Date.now() - 3_600_000;
+const T0 = clearOfMidnight();
 const tick = () => new Promise<void>((r) => setImmediate(r));
 
 function chunkRows(): { sid: number; n: number }[] {

@@ -11,12 +11,12 @@ import { join } from "node:path";
 import { Database } from "bun:sqlite";
 import { describe, expect, it } from "vitest";
 import type { SqliteMetricsStore } from "../../../collector/store/metrics/sqlite/store.ts";
-import { sqliteMetricsStoresPerTest } from "../../helpers/temp-metrics-store.ts";
+import { clearOfMidnight, sqliteMetricsStoresPerTest } from "../../helpers/temp-metrics-store.ts";
 
 const CHUNK = 64;
 const stores = sqliteMetricsStoresPerTest("outpost-released-");
 
-const T0 = Date.now() - 3_600_000;
+const T0 = clearOfMidnight();
 
 function open(released: number[]): Promise<SqliteMetricsStore> {
   return stores.open({
