@@ -8,7 +8,8 @@ import { openSqliteMetricsStore, type SqliteMetricsStore, type SqliteMetricsStor
 /**
  * A first timestamp for test points that counts chunks: an hour into yesterday (UTC). Sealing
  * cuts chunks at UTC midnight (collector/store/metrics/pieces.ts), so points from an hour before
- * now were cut in two when the suite ran just after 01:00 UTC (82 + 42 points in one CI run).
+ * now were cut in two when the suite reached them in the two minutes before 01:00 UTC (82 + 42
+ * points in one CI run).
  */
 export function clearOfMidnight(): number {
   return (Math.floor(Date.now() / DAY_MS) - 1) * DAY_MS + 3_600_000;
