@@ -36,19 +36,21 @@ export function benchCollectorArgs(): string[] {
 
 /**
  * Starts the collector as its own process and waits until it answers /health.
- * COLLECTOR_PROFILE=<dir> makes it write a CPU profile (markdown) there when it exits;
+ * COLLECTOR_PROFILE=<dir> makes it write a CPU profile (markdown) there when it exits
+ * (`profileDir`: this process's profile there, whatever the variable says);
  * COLLECTOR_BUN_ARGS gives the runtime more arguments (e.g. `--smol`, `--preload <file>`).
  * `fixedPort`: a port to listen on (a restarted collector keeps the one its clients know).
  */
-export async function startCollectorProcess(args: string[], fixedPort?: number): Promise<{ proc: Proc; url: string; port: number }> {
+export async function startCollectorProcess(args: string[], fixedPort?: number, profileDir = process.env.COLLECTOR_PROFILE): Promise<{ proc: Proc; url: string; port: number }> {
   const port = fixedPort ?? (await freePort());
-  const runtimeArgs = [...(process.env.COLLECTOR_PROFILE ? ["--cpu-prof-md", `--cpu-prof-dir=${process.env.COLLECTOR_PROFILE}`] : []), ...(process.env.COLLECTOR_BUN_ARGS?.split(" ").filter(Boolean) ?? [])];
+  const runtimeArgs = [...(profileDir ? ["--cpu-prof-md", `--cpu-prof-dir=${profileDir}`] : []), ...(process.env.COLLECTOR_BUN_ARGS?.split(" ").filter(Boolean) ?? [])];
   const proc = Bun.spawn([BUN, ...runtimeArgs, join(ROOT, "collector/main.ts"), "--http-port", String(port), "--http-host", "127.0.0.1", "--log-level", "warn", ...args], {
     stdout: "inherit",
     stderr: "inherit",
   });
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 30_000;
+  // Profiled, a collector replaying its log took over 30 s to be ready (a restart under remote write).
+  const deadline = Date.now() + (profileDir ? 120_000 : 30_000);
   for (;;) {
     try {
       if ((await fetch(`${url}/health`)).status === 200) break;

@@ -18,7 +18,9 @@
  * backlog's end by Prometheus (prometheus_remote_storage_queue_highest_sent_timestamp_seconds).
  * Outpost runs with its defaults (synchronous=FULL: a request is answered once on disk).
  * Env: TARGETS (10), SERIES (5000), SCRAPE_S (1), LIVE_S (30), BACKLOG_S (30), SYSTEMS,
- * BENCH_COLLECTOR_ARGS (more options for Outpost's collector, e.g. `--rollup-tiers none`).
+ * BENCH_COLLECTOR_ARGS (more options for Outpost's collector, e.g. `--rollup-tiers none`),
+ * COLLECTOR_PROFILE_RESTART=<dir> (a CPU profile of the restarted collector alone, the one that
+ * takes the backlog; COLLECTOR_PROFILE profiles both).
  */
 import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -64,11 +66,13 @@ async function outpost(): Promise<System> {
   const port = await freePort();
   let proc: { pid: number; kill(s?: NodeJS.Signals): void; exited: Promise<number> } | undefined;
   const url = `http://127.0.0.1:${port}`;
+  let starts = 0;
   return {
     name: "Outpost",
     writeUrl: `${url}/prometheus/bench/api/v1/write`,
     async start() {
-      proc = (await startCollectorProcess(["--data-dir", dir.path, "--mqtt-port", "0", ...benchCollectorArgs()], port)).proc;
+      const profile = starts++ > 0 ? (process.env.COLLECTOR_PROFILE_RESTART ?? process.env.COLLECTOR_PROFILE) : process.env.COLLECTOR_PROFILE;
+      proc = (await startCollectorProcess(["--data-dir", dir.path, "--mqtt-port", "0", ...benchCollectorArgs()], port, profile)).proc;
       return proc.pid;
     },
     async stop() {
