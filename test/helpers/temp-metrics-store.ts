@@ -2,18 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach } from "vitest";
-import { DAY_MS } from "../../src/metrics/model.ts";
 import { openSqliteMetricsStore, type SqliteMetricsStore, type SqliteMetricsStoreOptions } from "../../collector/store/metrics/sqlite/store.ts";
-
-/**
- * A first timestamp for test points that counts chunks: an hour into yesterday (UTC). Sealing
- * cuts chunks at UTC midnight (collector/store/metrics/pieces.ts), so points from an hour before
- * now were cut in two when the suite reached them in the two minutes before 01:00 UTC (82 + 42
- * points in one CI run).
- */
-export function clearOfMidnight(): number {
-  return (Math.floor(Date.now() / DAY_MS) - 1) * DAY_MS + 3_600_000;
-}
 
 export interface TempMetricsStores {
   /** Opens a store in a temporary folder of its own. */

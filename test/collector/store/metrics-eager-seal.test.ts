@@ -9,7 +9,8 @@ import { Database } from "bun:sqlite";
 import { describe, expect, it } from "vitest";
 import { openSqliteMetricsStore, type SqliteMetricsStore } from "../../../collector/store/metrics/sqlite/store.ts";
 import { sealAt } from "../../../collector/store/metrics/sqlite/writes.ts";
-import { clearOfMidnight, sqliteMetricsStoresPerTest } from "../../helpers/temp-metrics-store.ts";
+import { clearOfMidnight } from "../../helpers/clear-of-midnight.ts";
+import { sqliteMetricsStoresPerTest } from "../../helpers/temp-metrics-store.ts";
 
 const CHUNK = 64;
 const stores = sqliteMetricsStoresPerTest("outpost-seal-");

@@ -11,7 +11,8 @@ import { join } from "node:path";
 import { Database } from "bun:sqlite";
 import { describe, expect, it } from "vitest";
 import type { SqliteMetricsStore } from "../../../collector/store/metrics/sqlite/store.ts";
-import { clearOfMidnight, sqliteMetricsStoresPerTest } from "../../helpers/temp-metrics-store.ts";
+import { clearOfMidnight } from "../../helpers/clear-of-midnight.ts";
+import { sqliteMetricsStoresPerTest } from "../../helpers/temp-metrics-store.ts";
 
 const CHUNK = 64;
 const stores = sqliteMetricsStoresPerTest("outpost-released-");
