@@ -23,7 +23,7 @@ export function identityRoutes(r: Routes, fleet: FleetServices): void {
   r.get("/feeds/:feed/identity", async (c) => {
     const tenant = c.get("tenant");
     const feed = feedOf(c);
-    const [holder, conflicts, changes] = await Promise.all([fleet.store.identity(tenant, feed), fleet.store.conflicts(tenant, feed), fleet.store.changes(tenant, feed)]);
+    const { holder, conflicts, changes } = await fleet.store.identityView(tenant, feed);
     if (!holder && conflicts.length === 0 && changes.length === 0) throw new ApiError(404, `No agent identity has claimed feed '${feed}'`);
     return c.json({ feed, ...(holder ? { holder } : {}), conflicts, changes });
   });

@@ -2,7 +2,7 @@ import type { SQL } from "bun";
 import { postgresProbe } from "../../../src/postgres/probe.ts";
 import { reportingFailuresAsync, type StorageHealth } from "../../../src/sqlite/storage-health.ts";
 import { type ChangeRow, type ConflictRow, compact, type IdentityRow, type RevisionRow, type StatusRow, toChange, toConflict, toIdentity, toRevision, toStatus } from "./rows.ts";
-import type { Claim, ClaimOutcome, ConfigRevision, FeedConfigStatus, FeedIdentity, FleetStore, IdentityChange, IdentityConflict } from "./types.ts";
+import type { Claim, ClaimOutcome, ConfigRevision, FeedConfigStatus, FeedIdentity, FeedIdentityView, FleetStore, IdentityConflict } from "./types.ts";
 
 export interface PostgresFleetStoreOptions {
   /** The collector's pool; the store does not close it. Its tables are migrated (FLEET_PG) before. */
@@ -81,10 +81,14 @@ export class PostgresFleetStore implements FleetStore {
   }
 
   async conflicts(tenant: string, feed?: string): Promise<IdentityConflict[]> {
+    return this.conflictRows(this.sql, tenant, feed);
+  }
+
+  private async conflictRows(q: Tx, tenant: string, feed?: string): Promise<IdentityConflict[]> {
     const rows =
       feed === undefined
-        ? await this.rows<ConflictRow>(this.sql, "SELECT * FROM fleet_conflicts WHERE tenant = $1 ORDER BY first_at, feed, instance", [tenant])
-        : await this.rows<ConflictRow>(this.sql, "SELECT * FROM fleet_conflicts WHERE tenant = $1 AND feed = $2 ORDER BY first_at, instance", [tenant, feed]);
+        ? await this.rows<ConflictRow>(q, "SELECT * FROM fleet_conflicts WHERE tenant = $1 ORDER BY first_at, feed, instance", [tenant])
+        : await this.rows<ConflictRow>(q, "SELECT * FROM fleet_conflicts WHERE tenant = $1 AND feed = $2 ORDER BY first_at, instance", [tenant, feed]);
     return rows.map((r) => compact(toConflict(r)));
   }
 
@@ -118,8 +122,17 @@ export class PostgresFleetStore implements FleetStore {
     });
   }
 
-  async changes(tenant: string, feed: string): Promise<IdentityChange[]> {
-    return (await this.rows<ChangeRow>(this.sql, "SELECT * FROM fleet_identity_log WHERE tenant = $1 AND feed = $2 ORDER BY at, ctid", [tenant, feed])).map((r) => compact(toChange(r)));
+  async identityView(tenant: string, feed: string): Promise<FeedIdentityView> {
+    // Repeatable read: the three reads see one snapshot (read committed would take one per statement).
+    const read = (t: Tx) => this.readView(t, tenant, feed);
+    return reportingFailuresAsync(this.health, "fleet", () => this.sql.begin("ISOLATION LEVEL REPEATABLE READ READ ONLY", (t) => read(t as unknown as Tx)) as Promise<FeedIdentityView>);
+  }
+
+  private async readView(t: Tx, tenant: string, feed: string): Promise<FeedIdentityView> {
+    const row = await this.identityRow(t, tenant, feed);
+    const conflicts = await this.conflictRows(t, tenant, feed);
+    const changes = (await this.rows<ChangeRow>(t, "SELECT * FROM fleet_identity_log WHERE tenant = $1 AND feed = $2 ORDER BY at, ctid", [tenant, feed])).map((r) => compact(toChange(r)));
+    return { ...(row ? { holder: compact(toIdentity(row)) } : {}), conflicts, changes };
   }
 
   async addRevision(r: Omit<ConfigRevision, "revision">): Promise<ConfigRevision> {

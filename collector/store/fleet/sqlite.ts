@@ -6,7 +6,7 @@ import { openDatabase } from "../../../src/sqlite/open.ts";
 import { reportingFailures, type StorageHealth } from "../../../src/sqlite/storage-health.ts";
 import { type ChangeRow, type ConflictRow, compact, type IdentityRow, type RevisionRow, type StatusRow, toChange, toConflict, toIdentity, toRevision, toStatus } from "./rows.ts";
 import { FLEET_DB } from "./schema.ts";
-import type { Claim, ClaimOutcome, ConfigRevision, FeedConfigStatus, FeedIdentity, FleetStore, IdentityChange, IdentityConflict } from "./types.ts";
+import type { Claim, ClaimOutcome, ConfigRevision, FeedConfigStatus, FeedIdentity, FeedIdentityView, FleetStore, IdentityConflict } from "./types.ts";
 
 export interface SqliteFleetStoreOptions {
   dataDir: string;
@@ -80,6 +80,10 @@ export class SqliteFleetStore implements FleetStore {
   }
 
   async conflicts(tenant: string, feed?: string): Promise<IdentityConflict[]> {
+    return this.conflictRows(tenant, feed);
+  }
+
+  private conflictRows(tenant: string, feed?: string): IdentityConflict[] {
     const rows =
       feed === undefined
         ? this.db.query<ConflictRow, [string]>("SELECT * FROM fleet_conflicts WHERE tenant = ? ORDER BY first_at, feed, instance").all(tenant)
@@ -117,11 +121,16 @@ export class SqliteFleetStore implements FleetStore {
     });
   }
 
-  async changes(tenant: string, feed: string): Promise<IdentityChange[]> {
-    return this.db
-      .query<ChangeRow, [string, string]>("SELECT * FROM fleet_identity_log WHERE tenant = ? AND feed = ? ORDER BY at, rowid")
-      .all(tenant, feed)
-      .map((r) => compact(toChange(r)));
+  async identityView(tenant: string, feed: string): Promise<FeedIdentityView> {
+    // One read transaction: the view cannot fall between a claim's holder and its change.
+    return this.tx(() => {
+      const row = this.identityRow(tenant, feed);
+      const changes = this.db
+        .query<ChangeRow, [string, string]>("SELECT * FROM fleet_identity_log WHERE tenant = ? AND feed = ? ORDER BY at, rowid")
+        .all(tenant, feed)
+        .map((r) => compact(toChange(r)));
+      return { ...(row ? { holder: compact(toIdentity(row)) } : {}), conflicts: this.conflictRows(tenant, feed), changes };
+    });
   }
 
   async addRevision(r: Omit<ConfigRevision, "revision">): Promise<ConfigRevision> {

@@ -58,6 +58,13 @@ export interface Claim {
   at: number;
 }
 
+/** What GET …/feeds/:feed/identity shows, as of one moment. */
+export interface FeedIdentityView {
+  holder?: FeedIdentity;
+  conflicts: IdentityConflict[];
+  changes: IdentityChange[];
+}
+
 export type ClaimOutcome = { granted: true; holder: FeedIdentity; first: boolean } | { granted: false; holder: FeedIdentity; conflict: IdentityConflict };
 
 export type { ConfigTarget };
@@ -104,8 +111,11 @@ export interface FleetStore {
    * next identity that claims it. Recorded with its author. Answers the previous holder.
    */
   moveFeed(tenant: string, feed: string, to: string | undefined, author: string, at: number): Promise<{ from?: string }>;
-  /** A feed's holder changes, oldest first. */
-  changes(tenant: string, feed: string): Promise<IdentityChange[]>;
+  /**
+   * A feed's holder, its conflicts and its holder changes (oldest first), read in one snapshot:
+   * a claim commits its holder and its "claimed" change together, and a view shows both or neither.
+   */
+  identityView(tenant: string, feed: string): Promise<FeedIdentityView>;
   /** Stores a new revision numbered after the tenant's last one. */
   addRevision(r: Omit<ConfigRevision, "revision">): Promise<ConfigRevision>;
   /** The tenant's revisions, newest first. */

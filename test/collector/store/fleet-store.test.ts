@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { PostgresFleetStore } from "../../../collector/store/fleet/postgres.ts";
 import { SqliteFleetStore } from "../../../collector/store/fleet/sqlite.ts";
-import type { Claim, FleetStore } from "../../../collector/store/fleet/types.ts";
+import type { Claim, FeedIdentityView, FleetStore } from "../../../collector/store/fleet/types.ts";
 import { createLogger } from "../../../src/log/logger.ts";
 import { fileTestDatabase } from "../../helpers/postgres.ts";
 
@@ -63,7 +63,39 @@ describe.each(backends)("$name fleet store", ({ place }) => {
     expect((await s.identity("acme", "web-1"))?.instance).toBe(A);
     expect((await s.conflicts("acme")).map((c) => c.instance)).toEqual([B]);
     expect(await s.conflicts("other")).toEqual([]);
-    expect(await s.changes("acme", "web-1")).toEqual([{ tenant: "acme", feed: "web-1", at: 1000, author: "agent", action: "claimed", to: A }]);
+    expect(await s.identityView("acme", "web-1")).toEqual({
+      holder: { tenant: "acme", feed: "web-1", instance: A, publicKey: "aaaaaaaa", host: "renamed", tags: { role: "core" }, since: 1000, seenAt: 2000 },
+      conflicts: [{ tenant: "acme", feed: "web-1", instance: B, publicKey: "bbbbbbbb", host: "host-b", firstAt: 3000, lastAt: 4000, attempts: 2 }],
+      changes: [{ tenant: "acme", feed: "web-1", at: 1000, author: "agent", action: "claimed", to: A }],
+    });
+    expect(await s.identityView("acme", "never-claimed")).toEqual({ conflicts: [], changes: [] });
+  });
+
+  it("shows a feed's holder and its claim together to a view read while the claim commits", async () => {
+    const s = open(place());
+    // Each feed is claimed while 3 readers loop over views of it, 8 feeds at a time; no view may
+    // show the claim's change without its holder, or the holder without the change. Three
+    // separate reads on pooled PostgreSQL connections showed "- claimed" in every run of this.
+    const feeds = Array.from({ length: 40 }, (_, i) => `race-${i}`);
+    const views: FeedIdentityView[][] = [];
+    for (let round = 0; round < feeds.length; round += 8) {
+      const batch = feeds.slice(round, round + 8).map(async (feed, i) => {
+        let done = false;
+        const readers = Array.from({ length: 3 }, async () => {
+          const seen = [await s.identityView("acme", feed)];
+          while (!done) seen.push(await s.identityView("acme", feed));
+          return seen;
+        });
+        await s.identityView("acme", feed);
+        await s.claim(claim(A, 1000 + i, { feed }));
+        done = true;
+        return [...(await Promise.all(readers)).flat(), await s.identityView("acme", feed)];
+      });
+      views.push(...(await Promise.all(batch)));
+    }
+    for (const v of views.flat()) expect(["- ", `${A} claimed`]).toContain(`${v.holder?.instance ?? "-"} ${v.changes.map((c) => c.action).join()}`);
+    // The view read after each claim resolved shows it.
+    for (const perFeed of views) expect(perFeed.at(-1)?.holder?.instance).toBe(A);
   });
 
   it("gives a feed to exactly one of many identities claiming it at once", async () => {
@@ -91,7 +123,7 @@ describe.each(backends)("$name fleet store", ({ place }) => {
     expect(await s.moveFeed("acme", "web-1", undefined, "bob", 5000)).toEqual({ from: B });
     expect(await s.identity("acme", "web-1")).toBeUndefined();
     expect(await s.claim(claim(C, 6000))).toMatchObject({ granted: true, first: true });
-    expect((await s.changes("acme", "web-1")).map((c) => [c.action, c.author, c.from ?? "-", c.to ?? "-", c.at])).toEqual([
+    expect((await s.identityView("acme", "web-1")).changes.map((c) => [c.action, c.author, c.from ?? "-", c.to ?? "-", c.at])).toEqual([
       ["claimed", "agent", "-", A, 1000],
       ["moved", "alice", A, B, 3000],
       ["released", "bob", B, "-", 5000],
