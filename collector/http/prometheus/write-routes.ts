@@ -11,7 +11,7 @@ import { type ForeignSeries, RemoteWriteColumns, writeForeignSeries, writeRemote
 import type { PrometheusDeps } from "./deps.ts";
 
 export function writeRoutes(app: Hono, deps: PrometheusDeps): void {
-  const fast = deps.remoteWrite ?? new RemoteWriteColumns();
+  const fast = deps.remoteWriteOffload?.columns ?? deps.remoteWrite ?? new RemoteWriteColumns();
   // Decompressed bodies go into one reused buffer: each is decoded before the next request's turn.
   const scratch = new SnappyScratch();
   app.post("/api/v1/write", async (c) => {
@@ -23,6 +23,17 @@ export function writeRoutes(app: Hono, deps: PrometheusDeps): void {
     const proto = (c.req.header("Content-Type") ?? "").match(/proto=([^;\s]+)/)?.[1];
     if (proto && proto !== "prometheus.WriteRequest") throw new ApiError(415, `unsupported remote write message ${proto}; Outpost reads remote write 1.0 (prometheus.WriteRequest)`);
     const body = await readBodyBytes(c);
+    // Decoded by the second thread when it is there and takes it (remote-write-offload.ts).
+    const offloaded = deps.remoteWriteOffload && (await deps.remoteWriteOffload.decode(body, bodyLimitOf(c)));
+    if (offloaded) {
+      releaseBody(body);
+      try {
+        await writeRemoteColumns(deps, tenant, offloaded, "remote-write");
+        return c.body(null, 204);
+      } finally {
+        fast.give(offloaded);
+      }
+    }
     let raw: Uint8Array;
     try {
       raw = uncompressRemoteWrite(body, bodyLimitOf(c), scratch);
