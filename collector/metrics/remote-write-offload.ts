@@ -19,6 +19,12 @@ interface Waiting {
   timer: ReturnType<typeof setTimeout>;
 }
 
+/**
+ * Requests in flight from which bodies go to the worker. Prometheus' live traffic (50,000
+ * samples/s over 10 shards here) stays below it; a backlog runs tens to hundreds of shards.
+ */
+export const MIN_IN_FLIGHT = 16;
+
 /** Bodies' buffers kept for reuse up to this size (Prometheus' are about 25 KB). */
 const KEEP_BODY_BYTES = 1024 * 1024;
 
@@ -40,6 +46,7 @@ export class RemoteWriteOffload {
   private readonly timeoutMs: number;
   private readonly maxWaiting: number;
   private readonly maxCodes: number;
+  private readonly minInFlight: number;
   /** Bodies the worker answered with columns (for tests and the self-metrics). */
   decoded = 0;
 
@@ -56,6 +63,11 @@ export class RemoteWriteOffload {
       retryMs?: number;
       /** Bodies handed over at once; beyond, the main thread decodes. */
       maxWaiting?: number;
+      /**
+       * Requests in flight (the caller's count, this one included) from which bodies are handed
+       * over: fewer, and the main thread has time to decode them itself (see decode).
+       */
+      minInFlight?: number;
       /** Codes the worker's dictionary holds before both sides start again empty (default: the cache's bound). */
       maxCodes?: number;
     } = {},
@@ -63,6 +75,7 @@ export class RemoteWriteOffload {
     this.log = o.log;
     this.timeoutMs = o.timeoutMs ?? 10_000;
     this.maxWaiting = o.maxWaiting ?? 64;
+    this.minInFlight = o.minInFlight ?? MIN_IN_FLIGHT;
     this.maxCodes = o.maxCodes ?? columns.cache.maxEntries;
     this.slot = new WorkerSlot<RemoteWriteReply>({
       script: o.script ?? workerScript("remote-write-worker.ts"),
@@ -84,10 +97,13 @@ export class RemoteWriteOffload {
 
   /**
    * The columns of the remote-write body `body` (compressed), or undefined: decode it on this
-   * thread. The caller gives the columns back (RemoteWriteColumns.give) once written.
+   * thread. `inFlight`: remote-write requests being handled, this one included; below
+   * minInFlight the main thread keeps up by itself, and handing over would only cost (a thread's
+   * memory, a copy each way). The caller gives the columns back (RemoteWriteColumns.give) once
+   * written.
    */
-  decode(body: Uint8Array, limit: number): Promise<SampleColumns<RemoteSeries> | undefined> {
-    if (this.closed || this.waiting.size >= this.maxWaiting) return Promise.resolve(undefined);
+  decode(body: Uint8Array, limit: number, inFlight = Number.POSITIVE_INFINITY): Promise<SampleColumns<RemoteSeries> | undefined> {
+    if (this.closed || inFlight < this.minInFlight || this.waiting.size >= this.maxWaiting) return Promise.resolve(undefined);
     const w = this.slot.available();
     if (!w) return Promise.resolve(undefined);
     const buf = this.bodyBuffer(body.byteLength);

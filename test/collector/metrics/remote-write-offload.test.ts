@@ -9,7 +9,7 @@ import fc from "fast-check";
 import { compressSync } from "snappy";
 import { describe, expect, it } from "vitest";
 import { RemoteWriteColumns, writeRemoteColumns } from "../../../collector/metrics/foreign-writes.ts";
-import { RemoteWriteOffload } from "../../../collector/metrics/remote-write-offload.ts";
+import { MIN_IN_FLIGHT, RemoteWriteOffload } from "../../../collector/metrics/remote-write-offload.ts";
 import { createLogger } from "../../../src/log/logger.ts";
 import { startTestCollector } from "../../helpers/collector.ts";
 import { generalPath, recordingDeps, request } from "../../helpers/remote-write-arbitrary.ts";
@@ -134,17 +134,37 @@ describe("remote write decoded in the worker thread", () => {
 });
 
 describe("a collector's remote write", () => {
-  it("stores through the worker, and without it (--no-remote-write-worker) the same", async () => {
+  it("decodes on the main thread while few requests are in flight, and starts no thread for them", async () => {
+    const off = new RemoteWriteOffload(new RemoteWriteColumns(), { log });
+    try {
+      expect(await off.decode(bodyOf(0, 50, T0), LIMIT, MIN_IN_FLIGHT - 1)).toBeUndefined();
+      expect(off.running).toBe(false);
+      expect(await throughOffload(off, bodyOf(0, 50, T0))).toBeDefined();
+      expect(off.running).toBe(true);
+    } finally {
+      await off.close();
+    }
+  });
+
+  it("stores through the worker under many requests at once, and without it (--no-remote-write-worker) the same", async () => {
     for (const worker of [true, false]) {
       const col = await startTestCollector({ "remote-write-worker": worker });
       try {
-        for (let round = 0; round < 3; round++) expect((await col.req("/prometheus/rw/api/v1/write", { method: "POST", body: bodyOf(0, 300, T0 + round * 1000), headers: REMOTE_WRITE_HEADERS })).status).toBe(204);
+        // Three waves of 40 requests at once, each of 30 series: more in flight than MIN_IN_FLIGHT.
+        for (let round = 0; round < 3; round++) {
+          const wave = Array.from({ length: 40 }, (_, k) => col.req("/prometheus/rw/api/v1/write", { method: "POST", body: bodyOf(k * 30, 30, T0 + round * 1000), headers: REMOTE_WRITE_HEADERS }));
+          for (const r of await Promise.all(wave)) expect(r.status).toBe(204);
+        }
         const metrics = await (await col.req("/metrics")).text();
-        expect(metrics.includes("outpost_collector_remote_write_worker_bodies_total 3")).toBe(worker);
-        const q = (await (await col.req(`/prometheus/rw/api/v1/query?query=${encodeURIComponent('rw_offload{series="s299"}')}&time=${(T0 + 2000) / 1000}`)).json()) as { data: { result: unknown[] } };
-        expect(q.data.result).toEqual([{ metric: { __name__: "rw_offload", series: "s299" }, value: [(T0 + 2000) / 1000, "299"] }]);
-        const raw = await (await col.req(`/svc/metrics/gauges/${encodeURIComponent('rw_offload{series="s7"}')}/raw?start=${T0}&end=${T0 + 5000}&order=ASC`, { tenant: "rw" })).json();
-        expect(raw).toEqual([0, 1, 2].map((r) => ({ timestamp: T0 + r * 1000, value: 7 })));
+        const decoded = Number(metrics.match(/^outpost_collector_remote_write_worker_bodies_total (\d+)$/m)?.[1] ?? -1);
+        if (worker) expect(decoded).toBeGreaterThan(0);
+        else expect(decoded).toBe(-1);
+        const q = (await (await col.req(`/prometheus/rw/api/v1/query?query=${encodeURIComponent("count(rw_offload)")}&time=${(T0 + 2000) / 1000}`)).json()) as { data: { result: unknown[] } };
+        expect(q.data.result).toEqual([{ metric: {}, value: [(T0 + 2000) / 1000, "1200"] }]);
+        for (const k of [0, 599, 1199]) {
+          const raw = await (await col.req(`/svc/metrics/gauges/${encodeURIComponent(`rw_offload{series="s${k}"}`)}/raw?start=${T0}&end=${T0 + 5000}&order=ASC`, { tenant: "rw" })).json();
+          expect(raw).toEqual([0, 1, 2].map((r) => ({ timestamp: T0 + r * 1000, value: k })));
+        }
       } finally {
         await col.close();
       }
