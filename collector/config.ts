@@ -212,12 +212,6 @@ export const collectorOptions: OptionSpec[] = [
     default: true,
     help: "compute the rollup tiers in a second thread (SQLite storage), the main thread only writing their blocks (docs/storage.md, \"The roller on the second core\"); --no-rollup-worker computes them on the main thread, in slices between requests",
   },
-  {
-    name: "remote-write-worker",
-    kind: "boolean",
-    default: true,
-    help: "decode Prometheus remote-write bodies in a second thread, the main thread only storing their columns (docs/prometheus.md, \"Remote write on the second core\"); --no-remote-write-worker decodes them on the main thread",
-  },
   { name: "smtp-host", kind: "string", default: "localhost", help: "SMTP server of the email action plugin, unless an action names one (mail.smtp.host)" },
   { name: "smtp-port", kind: "int", min: 1, max: 65535, default: 25, help: "port of that SMTP server (mail.smtp.port)" },
   {

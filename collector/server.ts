@@ -29,7 +29,6 @@ import { createInventoryApp } from "./http/inventory/app.ts";
 import { createMetricsApp } from "./http/metrics/app.ts";
 import { createPrometheusApp, PROMETHEUS_PREFIXES } from "./http/prometheus/app.ts";
 import { RemoteWriteColumns } from "./metrics/foreign-writes.ts";
-import { RemoteWriteOffload } from "./metrics/remote-write-offload.ts";
 import { warmRemoteWrite } from "./metrics/remote-write-warm.ts";
 import { createRootApp, type ServiceApps } from "./http/root.ts";
 import { readinessCheck } from "./readiness.ts";
@@ -154,9 +153,6 @@ async function startServices(values: OptionValues, ctx: ProgramContext | undefin
   const chunkCacheBytes = Number(values["chunk-cache"] ?? 64 * 1024 ** 2);
   // Remote write's series cache, shared with the Prometheus app and filled once the store is open.
   const remoteWrite = new RemoteWriteColumns();
-  // Closed after the HTTP server stops (closers run in reverse): bodies in flight fall back to the main thread.
-  const remoteWriteOffload = values["remote-write-worker"] === false ? undefined : new RemoteWriteOffload(remoteWrite, { log: log.child("prometheus") });
-  if (remoteWriteOffload) closers.push(() => remoteWriteOffload.close());
   const memory = new MemoryGovernor({ targetBytes: Number(values["memory-target"] ?? 200 * 1024 ** 2), limitBytes: Number(values["memory-limit"] ?? 0) });
   // Closed after the store (closers run in reverse): the store's last window may still ask it.
   const rollupOffload = pg || values["rollup-worker"] === false ? undefined : new RollupOffload({ log: log.child("rollups") });
@@ -235,10 +231,6 @@ async function startServices(values: OptionValues, ctx: ProgramContext | undefin
     telemetry.counterFrom("outpost_collector_rollup_worker_requests_total", "requests of the rollup tiers' steps answered by the roller's worker thread (--rollup-worker)", () => rollupOffload.answered);
     telemetry.counterFrom("outpost_collector_rollup_worker_lost_total", "roller worker threads that failed, died or hung (their steps were computed on the main thread)", () => rollupOffload.lost);
   }
-  if (remoteWriteOffload) {
-    telemetry.counterFrom("outpost_collector_remote_write_worker_bodies_total", "remote-write bodies decoded into columns by the remote-write worker thread (--remote-write-worker)", () => remoteWriteOffload.decoded);
-    telemetry.counterFrom("outpost_collector_remote_write_worker_lost_total", "remote-write worker threads that failed, died or hung (their bodies were decoded on the main thread)", () => remoteWriteOffload.lost);
-  }
   telemetry.gauge("outpost_collector_remote_write_cached_series", "series remote write knows by their label bytes (filled from the store at start, then as series are sent)", () => remoteWrite.cache.size);
   telemetry.counterFrom("outpost_collector_memory_refusals_total", "HTTP request bodies refused with 503 because resident memory was above --memory-limit", () => memory.refused);
   telemetry.gauge("outpost_collector_request_body_bytes", "bytes of HTTP request bodies being received or handled now (at most 4 × --max-request-body)", () => bodies.budget.inUse);
@@ -267,7 +259,7 @@ async function startServices(values: OptionValues, ctx: ProgramContext | undefin
       servePrometheus(root, telemetry, selfTenant);
     },
     mounts: [
-      { prefixes: PROMETHEUS_PREFIXES, app: createPrometheusApp({ store: metricsStore, bus, valuePrecision, version: OUTPOST_VERSION, offload: promqlOffload, memory, remoteWrite, remoteWriteOffload }, log.child("prometheus")) },
+      { prefixes: PROMETHEUS_PREFIXES, app: createPrometheusApp({ store: metricsStore, bus, valuePrecision, version: OUTPOST_VERSION, offload: promqlOffload, memory, remoteWrite }, log.child("prometheus")) },
       { prefixes: INFLUX_PREFIXES, app: createInfluxApp({ store: metricsStore, bus, valuePrecision }, log.child("influx")) },
       { prefixes: OTLP_PREFIXES, app: createOtlpApp({ store: metricsStore, bus, valuePrecision }, log.child("otlp")) },
       ...(consoleApp ? [{ prefixes: [""], app: consoleApp }] : []),

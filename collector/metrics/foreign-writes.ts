@@ -6,7 +6,7 @@
 
 import { BytesMap } from "../../src/codec/bytes-map.ts";
 import { ApiError } from "../../src/http/errors.ts";
-import { acceptedTimestamp, metricIdProblem, tagsProblem, timestampProblem } from "../../src/metrics/limits.ts";
+import { metricIdProblem, tagsProblem, timestampProblem } from "../../src/metrics/limits.ts";
 import type { MetricType, MetricWrite, Tags } from "../../src/metrics/model.ts";
 import { MAX_STRING_LENGTH } from "../../src/metrics/model.ts";
 import type { SeriesEntry } from "../../src/metrics/reader.ts";
@@ -225,7 +225,7 @@ export class RemoteWriteColumns {
   }
 
   /** The timestamp check of validate(). */
-  readonly validTimestamp = acceptedTimestamp;
+  readonly validTimestamp = (t: number): boolean => Number.isSafeInteger(t) && timestampProblem(t) === undefined;
 
   take(): SampleColumns<RemoteSeries> {
     const c = this.spare.pop();

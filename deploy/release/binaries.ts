@@ -14,7 +14,7 @@ export const PROGRAMS = {
     entry: "collector/main.ts",
     // The worker threads' scripts, bundled as entry points of their own (collector/metrics/worker-slot.ts).
     extra: [],
-    workers: ["collector/metrics/json-worker.ts", "collector/metrics/promql-worker.ts", "collector/metrics/remote-write-worker.ts", "collector/metrics/rollup-worker.ts"],
+    workers: ["collector/metrics/json-worker.ts", "collector/metrics/promql-worker.ts", "collector/metrics/rollup-worker.ts"],
     summary: "Outpost monitoring collector",
   },
 } as const;

@@ -49,8 +49,6 @@ export class BytesMap<V> {
   private spareMoved = new Int32Array(0);
   private spareValues: V[] = [];
   private renumbered = new Int32Array(0);
-  /** Times the map started again empty (past maxEntries): values taken before are no longer its own. */
-  clears = 0;
 
   constructor(readonly maxEntries = 100_000) {}
 
@@ -242,7 +240,6 @@ export class BytesMap<V> {
   }
 
   private clear(): void {
-    this.clears++;
     this.slots = new Int32Array(1024);
     this.last = -1;
     this.values = [];

@@ -31,11 +31,6 @@ export function timestampInRange(t: number): boolean {
   return t >= LIMITS.minTimestamp && t <= LIMITS.maxTimestamp;
 }
 
-/** An integer number of milliseconds in the accepted range (what remote write and Influx samples must be). */
-export function acceptedTimestamp(t: number): boolean {
-  return Number.isSafeInteger(t) && timestampInRange(t);
-}
-
 export function timestampProblem(t: number): string | undefined {
   if (timestampInRange(t)) return undefined;
   return `timestamp ${t} is outside the accepted range ${LIMITS.minTimestamp} (1970-01-01T00:00:00Z) to ${LIMITS.maxTimestamp} (9999-12-31T23:59:59.999Z)`;

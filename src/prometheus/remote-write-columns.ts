@@ -62,8 +62,6 @@ export class SampleColumns<V> {
   skipped = 0;
   /** A series has more than one entry, or an entry has no points: see regroup. */
   private uneven = false;
-  /** Series met without any point, left out by regroup (their labels were checked all the same). */
-  readonly empty: V[] = [];
 
   /** Bytes the columns hold (their capacity). */
   get byteLength(): number {
@@ -72,7 +70,6 @@ export class SampleColumns<V> {
 
   reset(): void {
     this.series.length = 0;
-    this.empty.length = 0;
     this.points = 0;
     this.skipped = 0;
     this.uneven = false;
@@ -84,22 +81,16 @@ export class SampleColumns<V> {
   }
 
   push(t: number, v: number): void {
-    if (this.points === this.ts.length) this.reserve(this.points + 1);
+    if (this.points === this.ts.length) {
+      const ts = new Float64Array(this.ts.length * 2);
+      ts.set(this.ts);
+      this.ts = ts;
+      const values = new Float64Array(this.values.length * 2);
+      values.set(this.values);
+      this.values = values;
+    }
     this.ts[this.points] = t;
     this.values[this.points++] = v;
-  }
-
-  /** Room for `n` points (grown by doubling, the points kept). */
-  reserve(n: number): void {
-    if (n <= this.ts.length) return;
-    let size = this.ts.length * 2;
-    while (size < n) size *= 2;
-    const ts = new Float64Array(size);
-    ts.set(this.ts.subarray(0, this.points));
-    this.ts = ts;
-    const values = new Float64Array(size);
-    values.set(this.values.subarray(0, this.points));
-    this.values = values;
   }
 
   entry(series: V, count: number): void {
@@ -163,10 +154,7 @@ export class SampleColumns<V> {
     }
     this.series.length = 0;
     for (let g = 0; g < firsts.length; g++) {
-      if (sizes[g] === 0) {
-        this.empty.push(firsts[g]!);
-        continue;
-      }
+      if (sizes[g] === 0) continue;
       this.counts[this.series.length] = sizes[g]!;
       this.series.push(firsts[g]!);
     }
@@ -177,13 +165,6 @@ export class SampleColumns<V> {
 let requests = 0;
 
 /**
- * What a label set not in the cache stands for: given its labels (decoded) and its fields' bytes
- * (`buf` from `start` to `end`; -1 for a series without labels), or undefined where the general
- * path refuses it.
- */
-export type LabelMapper<V> = (labels: Record<string, string>, buf: Uint8Array, start: number, end: number) => V | undefined;
-
-/**
  * Decodes an uncompressed WriteRequest into `out` (reset first): one entry per series with at
  * least one finite sample, in request order. `map` is asked for label sets `cache` does not hold,
  * with the labels decoded; `validTimestamp` is the general path's check. False: decode the
@@ -192,7 +173,7 @@ export type LabelMapper<V> = (labels: Record<string, string>, buf: Uint8Array, s
 export function decodeWriteColumns<V extends MappedSeries>(
   raw: Uint8Array,
   cache: BytesMap<V>,
-  map: LabelMapper<V>,
+  map: (labels: Record<string, string>) => V | undefined,
   validTimestamp: (t: number) => boolean,
   out: SampleColumns<V>,
 ): boolean {
@@ -222,7 +203,7 @@ function timeSeries<V extends MappedSeries>(
   r: ProtoReader,
   end: number,
   cache: BytesMap<V>,
-  map: LabelMapper<V>,
+  map: (labels: Record<string, string>) => V | undefined,
   validTimestamp: (t: number) => boolean,
   out: SampleColumns<V>,
   request: number,
@@ -276,54 +257,20 @@ function timeSeries<V extends MappedSeries>(
   return true;
 }
 
-function lookUp<V extends MappedSeries>(r: ProtoReader, start: number, end: number, cache: BytesMap<V>, map: LabelMapper<V>): V | undefined {
-  if (start < 0) return map({}, r.buf, -1, -1);
-  return resolveLabelBytes(r.buf, start, end, cache, map);
-}
-
-/**
- * The series of a TimeSeries' label fields (`buf` from `start` to `end`, as sent): from the
- * cache, else decoded, mapped and cached; undefined where `map` refuses them or a label name
- * repeats.
- */
-export function resolveLabelBytes<V>(buf: Uint8Array, start: number, end: number, cache: BytesMap<V>, map: LabelMapper<V>): V | undefined {
-  const known = cache.get(buf, start, end);
+function lookUp<V extends MappedSeries>(
+  r: ProtoReader,
+  start: number,
+  end: number,
+  cache: BytesMap<V>,
+  map: (labels: Record<string, string>) => V | undefined,
+): V | undefined {
+  if (start < 0) return map({});
+  const known = cache.get(r.buf, start, end);
   if (known) return known;
-  const labels = decodeLabels(buf, start, end);
-  const v = labels && map(labels, buf, start, end);
-  if (v) cache.set(buf, start, end, v);
+  const labels = decodeLabels(r.buf, start, end);
+  const v = labels && map(labels);
+  if (v) cache.set(r.buf, start, end, v);
   return v;
-}
-
-/**
- * Columns decoded elsewhere (remote-write-worker.ts: entries merged per label set already), each
- * entry's series resolved by the caller, into `out`: entries of one series (two label sets of one
- * id) merged as decodeWriteColumns merges them. `n` entries, `points` points.
- */
-export function adoptColumns<V extends MappedSeries>(
-  out: SampleColumns<V>,
-  series: readonly V[],
-  counts: Uint32Array,
-  ts: Float64Array,
-  values: Float64Array,
-  n: number,
-  points: number,
-  skipped: number,
-): void {
-  out.reset();
-  const request = ++requests;
-  out.reserve(points);
-  out.ts.set(ts.subarray(0, points));
-  out.values.set(values.subarray(0, points));
-  out.points = points;
-  out.skipped = skipped;
-  for (let k = 0; k < n; k++) {
-    const s = series[k]!;
-    if (s.lastRequest === request) out.repeated();
-    s.lastRequest = request;
-    out.entry(s, counts[k]!);
-  }
-  out.regroup();
 }
 
 /**

@@ -1,5 +1,5 @@
 /** POST /api/v1/write: Prometheus remote write 1.0 (protobuf + snappy). */
-import type { Context, Hono } from "hono";
+import type { Hono } from "hono";
 import { bodyLimitOf, readBodyBytes, releaseBody } from "../../../src/http/body-limit.ts";
 import { ApiError } from "../../../src/http/errors.ts";
 import { badData } from "../../../src/http/prometheus/respond.ts";
@@ -11,20 +11,10 @@ import { type ForeignSeries, RemoteWriteColumns, writeForeignSeries, writeRemote
 import type { PrometheusDeps } from "./deps.ts";
 
 export function writeRoutes(app: Hono, deps: PrometheusDeps): void {
-  const fast = deps.remoteWriteOffload?.columns ?? deps.remoteWrite ?? new RemoteWriteColumns();
+  const fast = deps.remoteWrite ?? new RemoteWriteColumns();
   // Decompressed bodies go into one reused buffer: each is decoded before the next request's turn.
   const scratch = new SnappyScratch();
-  // Remote-write requests being handled now (decoding, or waiting for their commit).
-  let inFlight = 0;
   app.post("/api/v1/write", async (c) => {
-    inFlight++;
-    try {
-      return await write(c);
-    } finally {
-      inFlight--;
-    }
-  });
-  const write = async (c: Context) => {
     const tenant = resolveTenant(c);
     const encoding = (c.req.header("Content-Encoding") ?? "snappy").toLowerCase();
     if (encoding !== "snappy") throw badData(`unsupported Content-Encoding ${encoding}; remote write bodies are snappy-compressed`);
@@ -33,17 +23,6 @@ export function writeRoutes(app: Hono, deps: PrometheusDeps): void {
     const proto = (c.req.header("Content-Type") ?? "").match(/proto=([^;\s]+)/)?.[1];
     if (proto && proto !== "prometheus.WriteRequest") throw new ApiError(415, `unsupported remote write message ${proto}; Outpost reads remote write 1.0 (prometheus.WriteRequest)`);
     const body = await readBodyBytes(c);
-    // Decoded by the second thread when it is there and takes it (remote-write-offload.ts).
-    const offloaded = deps.remoteWriteOffload && (await deps.remoteWriteOffload.decode(body, bodyLimitOf(c), inFlight));
-    if (offloaded) {
-      releaseBody(body);
-      try {
-        await writeRemoteColumns(deps, tenant, offloaded, "remote-write");
-        return c.body(null, 204);
-      } finally {
-        fast.give(offloaded);
-      }
-    }
     let raw: Uint8Array;
     try {
       raw = uncompressRemoteWrite(body, bodyLimitOf(c), scratch);
@@ -77,5 +56,5 @@ export function writeRoutes(app: Hono, deps: PrometheusDeps): void {
     });
     await writeForeignSeries(deps, tenant, series, "remote-write");
     return c.body(null, 204);
-  };
+  });
 }

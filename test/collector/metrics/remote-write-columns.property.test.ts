@@ -8,9 +8,114 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { RemoteWriteColumns, writeRemoteColumns } from "../../../collector/metrics/foreign-writes.ts";
+import { PointsBus } from "../../../collector/events/points-bus.ts";
+import { type ForeignSeries, RemoteWriteColumns, writeForeignSeries, writeRemoteColumns } from "../../../collector/metrics/foreign-writes.ts";
+import type { WriteDeps } from "../../../collector/metrics/write-points.ts";
+import type { MetricsStore } from "../../../collector/store/metrics/types.ts";
+import type { MetricWrite } from "../../../src/metrics/model.ts";
+import { columnsToWrites, type WriteColumns } from "../../../src/metrics/write-columns.ts";
 import { decodeWriteColumns } from "../../../src/prometheus/remote-write-columns.ts";
-import { double, generalPath, lenField, recordingDeps, request, utf8, varint } from "../../helpers/remote-write-arbitrary.ts";
+import { decodeWriteRequest } from "../../../src/prometheus/remote-write.ts";
+
+// A protobuf writer of our own: fields in any order, repeated label names, bytes that are not UTF-8.
+const varint = (n: bigint): number[] => {
+  const out: number[] = [];
+  let v = BigInt.asUintN(64, n);
+  do {
+    const b = Number(v & 0x7fn);
+    v >>= 7n;
+    out.push(v ? b | 0x80 : b);
+  } while (v);
+  return out;
+};
+const lenField = (key: number, bytes: number[]) => [key, ...varint(BigInt(bytes.length)), ...bytes];
+const utf8 = (s: string) => Array.from(new TextEncoder().encode(s));
+const double = (v: number) => Array.from(new Uint8Array(new Float64Array([v]).buffer));
+
+const labelName = fc.constantFrom("__name__", "__name__", "job", "instance", "a", "b", "metric", "", "zz");
+const labelValue = fc.oneof(
+  { weight: 6, arbitrary: fc.constantFrom("x", "up", "node", "a/b", 'q"uote', "back\\slash", "line\nbreak", "é") },
+  { weight: 1, arbitrary: fc.constantFrom("", "v".repeat(2000)) },
+);
+const labelBytes = fc.oneof(
+  { weight: 12, arbitrary: fc.tuple(labelName, labelValue).map(([n, v]) => lenField(0x0a, [...lenField(0x0a, utf8(n)), ...lenField(0x12, utf8(v))])) },
+  // Not UTF-8, a field of its own, the value first.
+  { weight: 1, arbitrary: fc.constantFrom([...lenField(0x0a, [...lenField(0x0a, utf8("a")), ...lenField(0x12, [0xff, 0xfe])])], lenField(0x0a, [...lenField(0x12, utf8("v")), ...lenField(0x0a, utf8("c")), 0x18, 1])) },
+);
+const timestamp = fc.oneof(
+  { weight: 10, arbitrary: fc.integer({ min: 1_700_000_000_000, max: 1_700_000_100_000 }).map(BigInt) },
+  { weight: 1, arbitrary: fc.constantFrom(-1n, 0n, 2n ** 53n, 2n ** 62n, 253_402_300_800_000n) },
+);
+const value = fc.oneof(
+  { weight: 10, arbitrary: fc.double() },
+  { weight: 1, arbitrary: fc.constantFrom(Number.NaN, Number.POSITIVE_INFINITY, -0) },
+);
+/** Prometheus' staleness marker, by its bits (src/prometheus/staleness.ts). */
+const STALE = [0x02, 0, 0, 0, 0, 0, 0xf0, 0x7f];
+const sampleBytes = fc
+  .tuple(timestamp, value, fc.boolean(), fc.boolean(), fc.integer({ min: 0, max: 9 }))
+  .map(([t, v, swap, omitValue, marker]) => {
+    const vf = omitValue ? [] : [0x09, ...(marker === 0 ? STALE : double(v))];
+    const tf = [0x10, ...varint(t)];
+    return lenField(0x12, swap ? [...tf, ...vf] : [...vf, ...tf]);
+  });
+const seriesBytes = fc
+  .tuple(
+    fc.array(labelBytes, { minLength: 0, maxLength: 4 }),
+    fc.array(sampleBytes, { maxLength: 4 }),
+    fc.constantFrom("labels first", "labels first", "labels first", "a sample between labels", "a histogram", "an unknown field"),
+  )
+  .map(([labels, samples, shape]) => {
+    const l = labels.flat();
+    const s = samples.flat();
+    if (shape === "a sample between labels" && labels.length > 1 && samples.length > 0) return lenField(0x0a, [...labels[0]!, ...samples[0]!, ...labels.slice(1).flat(), ...samples.slice(1).flat()]);
+    if (shape === "a histogram") return lenField(0x0a, [...l, ...s, ...lenField(0x22, [0x08, 0x01])]);
+    if (shape === "an unknown field") return lenField(0x0a, [...l, 0x28, 0x05, ...s]);
+    return lenField(0x0a, [...l, ...s]);
+  });
+// Series from a small set of label sets, so that requests repeat them (the cache's case).
+const usualSeries = fc
+  .tuple(fc.constantFrom("up", "node_cpu", "http_requests_total"), fc.constantFrom("a", "b", "c"), fc.array(sampleBytes, { minLength: 1, maxLength: 3 }))
+  .map(([name, inst, samples]) => lenField(0x0a, [...lenField(0x0a, [...lenField(0x0a, utf8("__name__")), ...lenField(0x12, utf8(name))]), ...lenField(0x0a, [...lenField(0x0a, utf8("instance")), ...lenField(0x12, utf8(inst))]), ...samples.flat()]));
+const metadataBytes = fc.constantFrom(lenField(0x1a, [0x08, 0x01, ...lenField(0x12, utf8("up"))]), lenField(0x1a, [0x08, 0x02, ...lenField(0x22, [0xff])]));
+const request = fc
+  .array(fc.oneof({ weight: 4, arbitrary: usualSeries }, { weight: 3, arbitrary: seriesBytes }, { weight: 1, arbitrary: metadataBytes }), { maxLength: 6 })
+  .map((parts) => new Uint8Array(parts.flat()));
+
+/** A store that records what it is asked: definitions' tags and the points written. */
+function recordingDeps(): { deps: WriteDeps; calls: unknown[] } {
+  const calls: unknown[] = [];
+  // Markers (NaN) as a word: toEqual takes any two NaNs as equal, and a marker is the only NaN stored.
+  const asWrites = (writes: MetricWrite[]) => writes.map((w) => ({ id: w.id, type: w.type, points: w.points.map((p) => [p.timestamp, Number.isNaN(p.value) ? "marker" : p.value]) }));
+  const store = {
+    async ensureTags(tenant: string, items: { type: string; id: string; tags: Record<string, string> }[]) {
+      // What the store's interface takes of an item (remote write gives its series objects themselves).
+      calls.push(["tags", tenant, items.map((i) => ({ type: i.type, id: i.id, tags: { ...i.tags } }))]);
+    },
+    async write(tenant: string, writes: MetricWrite[]) {
+      calls.push(["points", tenant, asWrites(writes)]);
+    },
+    async writeColumns(tenant: string, cols: WriteColumns) {
+      calls.push(["points", tenant, asWrites(columnsToWrites(cols))]);
+    },
+  } as unknown as MetricsStore;
+  return { deps: { store, bus: new PointsBus() }, calls };
+}
+
+async function generalPath(raw: Uint8Array): Promise<{ calls: unknown[]; skipped?: number; error?: string }> {
+  const { deps, calls } = recordingDeps();
+  try {
+    const req = decodeWriteRequest(raw);
+    const series: ForeignSeries[] = req.series.map((s) => {
+      const { __name__: name, ...labels } = s.labels;
+      return { name: name ?? "", labels, type: "gauge", points: s.samples.map((p) => (p.stale ? { timestamp: p.timestamp, value: p.value, stale: true } : { timestamp: p.timestamp, value: p.value })) };
+    });
+    const r = await writeForeignSeries(deps, "t", series, "rw");
+    return { calls, skipped: r.skipped };
+  } catch (e) {
+    return { calls, error: (e as Error).message };
+  }
+}
 
 describe("remote write into columns", () => {
   it("writes what the general path writes whenever it takes a request", async () => {
