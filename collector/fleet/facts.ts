@@ -13,7 +13,9 @@ export interface FeedFleetFacts {
 
 /** Fleet facts of a tenant's feeds: those given and every feed that has an identity, a conflict or a report. */
 export async function fleetFacts(fleet: FleetServices, tenant: string, feeds: Iterable<string>): Promise<Map<string, FeedFleetFacts>> {
-  const [identities, conflicts] = await Promise.all([fleet.store.identities(tenant), fleet.store.conflicts(tenant)]);
+  // One snapshot for the identities, conflicts and configuration: a move shows whole or not at all.
+  const snapshot = await fleet.configs.snapshot(tenant);
+  const { identities, conflicts } = snapshot;
   const out = new Map<string, FeedFleetFacts>();
   const of = (feed: string) => {
     let f = out.get(feed);
@@ -22,7 +24,7 @@ export async function fleetFacts(fleet: FleetServices, tenant: string, feeds: It
   };
   for (const i of identities) of(i.feed).identity = { instance: i.instance, ...(i.host ? { host: i.host } : {}), since: i.since, seenAt: i.seenAt, tags: i.tags };
   for (const c of conflicts) (of(c.feed).conflicts ??= []).push({ instance: c.instance, ...(c.host ? { host: c.host } : {}), firstAt: c.firstAt, lastAt: c.lastAt, attempts: c.attempts });
-  const views = await fleet.configs.views(tenant, [...feeds, ...out.keys()]);
+  const views = await fleet.configs.views(tenant, [...feeds, ...out.keys()], snapshot);
   // A feed nobody configures remotely and whose agent reported nothing shows no configuration.
   for (const [feed, v] of views) if (v.state !== "UNSET" || v.reportedAt !== undefined) of(feed).config = v;
   return out;

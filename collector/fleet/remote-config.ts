@@ -1,7 +1,7 @@
 import type { FeedConfigView } from "../../src/http/fleet/answers.ts";
 import type { Logger } from "../../src/log/logger.ts";
 import type { ConfigMessage, ConfigStatus } from "../../src/protocol/fleet-messages.ts";
-import type { ConfigRevision, FeedConfigStatus, FleetStore } from "../store/fleet/types.ts";
+import type { ConfigRevision, FeedConfigStatus, FleetStore, TenantFleet } from "../store/fleet/types.ts";
 import { configState, desiredRevision, parseRevision, reaches } from "./config-rules.ts";
 
 /** Revisions read to find what each feed should run: a tenant keeps fewer in practice. */
@@ -73,9 +73,17 @@ export class RemoteConfigs {
     else this.d.log.info("an agent applied a configuration revision", { tenant, feed, revision: s.revision, kept: s.kept?.join(",") || undefined });
   }
 
-  /** Each feed's configuration state, for the given feeds and every feed that has an identity or reported. */
-  async views(tenant: string, feeds: Iterable<string> = []): Promise<Map<string, FeedConfigView>> {
-    const [revisions, identities, statuses] = await Promise.all([this.d.store.revisions(tenant, REVISIONS_SCANNED), this.d.store.identities(tenant), this.d.store.configStatuses(tenant)]);
+  /** The tenant's fleet as views() reads it, in one snapshot (FleetStore.tenantFleet). */
+  snapshot(tenant: string): Promise<TenantFleet> {
+    return this.d.store.tenantFleet(tenant, REVISIONS_SCANNED);
+  }
+
+  /**
+   * Each feed's configuration state, for the given feeds and every feed that has an identity or
+   * reported; from `fleet` when the caller read it already (snapshot()).
+   */
+  async views(tenant: string, feeds: Iterable<string> = [], fleet?: TenantFleet): Promise<Map<string, FeedConfigView>> {
+    const { revisions, identities, configStatuses: statuses } = fleet ?? (await this.snapshot(tenant));
     const tags = new Map(identities.map((i) => [i.feed, i.tags]));
     const reports = new Map(statuses.map((s) => [s.feed, s]));
     const all = new Set<string>([...feeds, ...tags.keys(), ...reports.keys()]);

@@ -2,7 +2,7 @@ import type { SQL } from "bun";
 import { postgresProbe } from "../../../src/postgres/probe.ts";
 import { reportingFailuresAsync, type StorageHealth } from "../../../src/sqlite/storage-health.ts";
 import { type ChangeRow, type ConflictRow, compact, type IdentityRow, type RevisionRow, type StatusRow, toChange, toConflict, toIdentity, toRevision, toStatus } from "./rows.ts";
-import type { Claim, ClaimOutcome, ConfigRevision, FeedConfigStatus, FeedIdentity, FeedIdentityView, FleetStore, IdentityConflict } from "./types.ts";
+import type { Claim, ClaimOutcome, ConfigRevision, FeedConfigStatus, FeedIdentity, FeedIdentityView, FleetStore, IdentityConflict, TenantFleet } from "./types.ts";
 
 export interface PostgresFleetStoreOptions {
   /** The collector's pool; the store does not close it. Its tables are migrated (FLEET_PG) before. */
@@ -77,7 +77,11 @@ export class PostgresFleetStore implements FleetStore {
   }
 
   async identities(tenant: string): Promise<FeedIdentity[]> {
-    return (await this.rows<IdentityRow>(this.sql, "SELECT * FROM fleet_identities WHERE tenant = $1 ORDER BY feed", [tenant])).map((r) => compact(toIdentity(r)));
+    return this.identityRows(this.sql, tenant);
+  }
+
+  private async identityRows(q: Tx, tenant: string): Promise<FeedIdentity[]> {
+    return (await this.rows<IdentityRow>(q, "SELECT * FROM fleet_identities WHERE tenant = $1 ORDER BY feed", [tenant])).map((r) => compact(toIdentity(r)));
   }
 
   async conflicts(tenant: string, feed?: string): Promise<IdentityConflict[]> {
@@ -123,9 +127,21 @@ export class PostgresFleetStore implements FleetStore {
   }
 
   async identityView(tenant: string, feed: string): Promise<FeedIdentityView> {
-    // Repeatable read: the three reads see one snapshot (read committed would take one per statement).
-    const read = (t: Tx) => this.readView(t, tenant, feed);
-    return reportingFailuresAsync(this.health, "fleet", () => this.sql.begin("ISOLATION LEVEL REPEATABLE READ READ ONLY", (t) => read(t as unknown as Tx)) as Promise<FeedIdentityView>);
+    return this.snapshot((t) => this.readView(t, tenant, feed));
+  }
+
+  async tenantFleet(tenant: string, revisions: number): Promise<TenantFleet> {
+    return this.snapshot(async (t) => ({
+      identities: await this.identityRows(t, tenant),
+      conflicts: await this.conflictRows(t, tenant),
+      revisions: await this.revisionRows(t, tenant, revisions),
+      configStatuses: await this.statusRows(t, tenant),
+    }));
+  }
+
+  /** Reads in one transaction of repeatable read: one snapshot for all (read committed takes one per statement). */
+  private snapshot<T>(fn: (t: Tx) => Promise<T>): Promise<T> {
+    return reportingFailuresAsync(this.health, "fleet", () => this.sql.begin("ISOLATION LEVEL REPEATABLE READ READ ONLY", (t) => fn(t as unknown as Tx)) as Promise<T>);
   }
 
   private async readView(t: Tx, tenant: string, feed: string): Promise<FeedIdentityView> {
@@ -155,7 +171,11 @@ export class PostgresFleetStore implements FleetStore {
   }
 
   async revisions(tenant: string, limit: number): Promise<ConfigRevision[]> {
-    return (await this.rows<RevisionRow>(this.sql, "SELECT * FROM fleet_config_revisions WHERE tenant = $1 ORDER BY revision DESC LIMIT $2", [tenant, limit])).map((r) => compact(toRevision(r)));
+    return this.revisionRows(this.sql, tenant, limit);
+  }
+
+  private async revisionRows(q: Tx, tenant: string, limit: number): Promise<ConfigRevision[]> {
+    return (await this.rows<RevisionRow>(q, "SELECT * FROM fleet_config_revisions WHERE tenant = $1 ORDER BY revision DESC LIMIT $2", [tenant, limit])).map((r) => compact(toRevision(r)));
   }
 
   async revision(tenant: string, revision: number): Promise<ConfigRevision | undefined> {
@@ -175,7 +195,11 @@ export class PostgresFleetStore implements FleetStore {
   }
 
   async configStatuses(tenant: string): Promise<FeedConfigStatus[]> {
-    return (await this.rows<StatusRow>(this.sql, "SELECT * FROM fleet_config_status WHERE tenant = $1 ORDER BY feed", [tenant])).map((r) => compact(toStatus(r)));
+    return this.statusRows(this.sql, tenant);
+  }
+
+  private async statusRows(q: Tx, tenant: string): Promise<FeedConfigStatus[]> {
+    return (await this.rows<StatusRow>(q, "SELECT * FROM fleet_config_status WHERE tenant = $1 ORDER BY feed", [tenant])).map((r) => compact(toStatus(r)));
   }
 
   async close(): Promise<void> {

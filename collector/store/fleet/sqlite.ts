@@ -6,7 +6,7 @@ import { openDatabase } from "../../../src/sqlite/open.ts";
 import { reportingFailures, type StorageHealth } from "../../../src/sqlite/storage-health.ts";
 import { type ChangeRow, type ConflictRow, compact, type IdentityRow, type RevisionRow, type StatusRow, toChange, toConflict, toIdentity, toRevision, toStatus } from "./rows.ts";
 import { FLEET_DB } from "./schema.ts";
-import type { Claim, ClaimOutcome, ConfigRevision, FeedConfigStatus, FeedIdentity, FeedIdentityView, FleetStore, IdentityConflict } from "./types.ts";
+import type { Claim, ClaimOutcome, ConfigRevision, FeedConfigStatus, FeedIdentity, FeedIdentityView, FleetStore, IdentityConflict, TenantFleet } from "./types.ts";
 
 export interface SqliteFleetStoreOptions {
   dataDir: string;
@@ -73,6 +73,10 @@ export class SqliteFleetStore implements FleetStore {
   }
 
   async identities(tenant: string): Promise<FeedIdentity[]> {
+    return this.identityRows(tenant);
+  }
+
+  private identityRows(tenant: string): FeedIdentity[] {
     return this.db
       .query<IdentityRow, [string]>("SELECT * FROM fleet_identities WHERE tenant = ? ORDER BY feed")
       .all(tenant)
@@ -133,6 +137,16 @@ export class SqliteFleetStore implements FleetStore {
     });
   }
 
+  async tenantFleet(tenant: string, revisions: number): Promise<TenantFleet> {
+    // One read transaction, as identityView.
+    return this.tx(() => ({
+      identities: this.identityRows(tenant),
+      conflicts: this.conflictRows(tenant),
+      revisions: this.revisionRows(tenant, revisions),
+      configStatuses: this.statusRows(tenant),
+    }));
+  }
+
   async addRevision(r: Omit<ConfigRevision, "revision">): Promise<ConfigRevision> {
     return this.tx(() => {
       const last = this.db.query<{ n: number | null }, [string]>("SELECT MAX(revision) AS n FROM fleet_config_revisions WHERE tenant = ?").get(r.tenant);
@@ -145,6 +159,10 @@ export class SqliteFleetStore implements FleetStore {
   }
 
   async revisions(tenant: string, limit: number): Promise<ConfigRevision[]> {
+    return this.revisionRows(tenant, limit);
+  }
+
+  private revisionRows(tenant: string, limit: number): ConfigRevision[] {
     return this.db
       .query<RevisionRow, [string, number]>("SELECT * FROM fleet_config_revisions WHERE tenant = ? ORDER BY revision DESC LIMIT ?")
       .all(tenant, limit)
@@ -169,6 +187,10 @@ export class SqliteFleetStore implements FleetStore {
   }
 
   async configStatuses(tenant: string): Promise<FeedConfigStatus[]> {
+    return this.statusRows(tenant);
+  }
+
+  private statusRows(tenant: string): FeedConfigStatus[] {
     return this.db
       .query<StatusRow, [string]>("SELECT * FROM fleet_config_status WHERE tenant = ? ORDER BY feed")
       .all(tenant)

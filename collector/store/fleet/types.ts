@@ -65,6 +65,16 @@ export interface FeedIdentityView {
   changes: IdentityChange[];
 }
 
+/** A tenant's fleet as of one moment: what the feed summaries and configuration views are made of. */
+export interface TenantFleet {
+  identities: FeedIdentity[];
+  /** Oldest first. */
+  conflicts: IdentityConflict[];
+  /** The newest revisions, newest first. */
+  revisions: ConfigRevision[];
+  configStatuses: FeedConfigStatus[];
+}
+
 export type ClaimOutcome = { granted: true; holder: FeedIdentity; first: boolean } | { granted: false; holder: FeedIdentity; conflict: IdentityConflict };
 
 export type { ConfigTarget };
@@ -116,6 +126,12 @@ export interface FleetStore {
    * a claim commits its holder and its "claimed" change together, and a view shows both or neither.
    */
   identityView(tenant: string, feed: string): Promise<FeedIdentityView>;
+  /**
+   * The tenant's identities, conflicts, newest `revisions` revisions and agents' reports, read in
+   * one snapshot: a move (which resolves the new holder's conflict) or a report of a revision just
+   * added shows whole or not at all.
+   */
+  tenantFleet(tenant: string, revisions: number): Promise<TenantFleet>;
   /** Stores a new revision numbered after the tenant's last one. */
   addRevision(r: Omit<ConfigRevision, "revision">): Promise<ConfigRevision>;
   /** The tenant's revisions, newest first. */

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { PostgresFleetStore } from "../../../collector/store/fleet/postgres.ts";
 import { SqliteFleetStore } from "../../../collector/store/fleet/sqlite.ts";
-import type { Claim, FeedIdentityView, FleetStore } from "../../../collector/store/fleet/types.ts";
+import type { Claim, FeedIdentityView, FleetStore, TenantFleet } from "../../../collector/store/fleet/types.ts";
 import { createLogger } from "../../../src/log/logger.ts";
 import { fileTestDatabase } from "../../helpers/postgres.ts";
 
@@ -108,6 +108,38 @@ describe.each(backends)("$name fleet store", ({ place }) => {
     expect((await s.conflicts("acme", "web-1")).length).toBe(11);
   });
 
+  it("shows a move whole to a tenant's snapshot read while the move commits", async () => {
+    const s = open(place());
+    const feeds = Array.from({ length: 8 }, (_, i) => `move-${i}`);
+    for (const feed of feeds) {
+      await s.claim(claim(A, 1000, { feed }));
+      await s.claim(claim(B, 2000, { feed }));
+    }
+    // Each feed moves to B (which resolves B's conflict) while 3 readers loop over the tenant's
+    // snapshot: B holds a feed or is refused on it, never both and never neither.
+    const seen: TenantFleet[] = [];
+    await Promise.all(
+      feeds.map(async (feed) => {
+        let done = false;
+        const readers = Array.from({ length: 3 }, async () => {
+          seen.push(await s.tenantFleet("acme", 10));
+          while (!done) seen.push(await s.tenantFleet("acme", 10));
+        });
+        await s.moveFeed("acme", feed, B, "alice", 3000);
+        done = true;
+        await Promise.all(readers);
+      }),
+    );
+    for (const f of seen) {
+      for (const feed of feeds) {
+        const holder = f.identities.find((i) => i.feed === feed)?.instance;
+        const refused = f.conflicts.some((c) => c.feed === feed && c.instance === B);
+        expect(["A refused B", "B"]).toContain(`${holder === A ? "A" : holder === B ? "B" : "-"}${refused ? " refused B" : ""}`);
+      }
+    }
+    expect((await s.tenantFleet("acme", 10)).identities.map((i) => i.instance)).toEqual(feeds.map(() => B));
+  });
+
   it("moves a feed only when told, with its author and time, and releases it for the next claimer", async () => {
     const s = open(place());
     await s.claim(claim(A, 1000));
@@ -165,6 +197,8 @@ describe.each(backends)("$name fleet store", ({ place }) => {
       { tenant: "acme", feed: "web-2", revision: 1, state: "applied", running: 1, at: 60 },
     ]);
     expect(await again.configStatuses("other")).toEqual([]);
+    // The snapshot holds what the single reads answer.
+    expect(await again.tenantFleet("acme", 1)).toEqual({ identities: await again.identities("acme"), conflicts: await again.conflicts("acme"), revisions: await again.revisions("acme", 1), configStatuses: await again.configStatuses("acme") });
     expect((await again.addRevision({ tenant: "acme", target: { all: true }, config: {}, author: "x", at: 70 })).revision).toBe(3);
   });
 });
