@@ -6,6 +6,7 @@
  *   sum by (host) (rate(bench_requests_total[5m])) the same, 50 hosts
  * each as query_range over HOURS hours at a 60 s step. Samples every SCRAPE_S seconds.
  * Defaults: 1,000 series × 24 h at 15 s (5.76 M samples). A quick check: SERIES=50 HOURS=2.
+ * IDLE_S=<s>: also the resident size that long after the last query.
  * SYSTEMS=Outpost (or VictoriaMetrics) runs one system; ONLY=sum runs the queries whose name
  * contains "sum" (for a shorter look at one query, e.g. with COLLECTOR_PROFILE).
  * "CPU/query" is the system's CPU time per query (all threads; for Outpost also its main
@@ -37,6 +38,8 @@ const ALL_QUERIES = {
 };
 const QUERIES = Object.fromEntries(Object.entries(ALL_QUERIES).filter(([name]) => name.includes(process.env.ONLY ?? "")));
 const SYSTEMS = (process.env.SYSTEMS ?? "Outpost,VictoriaMetrics").split(",");
+/** Seconds to wait after the queries before reading the resident size once more (0: not read). */
+const IDLE_S = Number(process.env.IDLE_S ?? 0);
 
 /** CPU seconds of a process' main thread (its task with the process' id), from /proc. */
 function mainThreadCpuSeconds(pid: number): number {
@@ -142,6 +145,10 @@ for (const start of starts) {
     rows.push([sys.name, "(ingest by remote write)", `${fmt(ingest.rate)} samples/s`, "", "", ingest.counters]);
     // Before and after the queries: what the query path itself keeps (or leaves behind).
     rows.push([sys.name, "(RSS loaded → queried)", `${fmt(rssLoaded)} → ${fmt(rssMB(sys.pid))} MB`, `peak ${fmt(peakRssMB(sys.pid))} MB`, "", `load ${loadAverage()}`]);
+    if (IDLE_S > 0) {
+      await Bun.sleep(IDLE_S * 1000);
+      rows.push([sys.name, `(RSS ${IDLE_S} s idle after)`, `${fmt(rssMB(sys.pid))} MB`, "", "", `load ${loadAverage()}`]);
+    }
   } finally {
     await sys.stop();
   }

@@ -18,8 +18,11 @@ export class WorkerSlot<Reply> {
   private worker: Worker | undefined;
   private isClosed = false;
   private retryAt = 0;
+  private idleTimer: ReturnType<typeof setTimeout> | undefined;
   /** Workers lost: failed, exited, declared hung, or not started (self-metrics, tests). */
   lost = 0;
+  /** Workers ended by retireAfter. */
+  retired = 0;
 
   constructor(
     private readonly o: {
@@ -46,6 +49,7 @@ export class WorkerSlot<Reply> {
 
   /** The worker, started if none runs; throws when its script cannot be started. */
   get(): Worker {
+    this.busy();
     if (this.worker) return this.worker;
     const w = new Worker(this.o.script, this.o.options);
     // An idle worker does not keep the process alive; close() ends it.
@@ -63,6 +67,7 @@ export class WorkerSlot<Reply> {
    */
   available(): Worker | undefined {
     if (this.isClosed) return undefined;
+    this.busy();
     if (this.worker) return this.worker;
     if (Date.now() < this.retryAt) return undefined;
     try {
@@ -72,6 +77,29 @@ export class WorkerSlot<Reply> {
       this.counted(String(e));
       return undefined;
     }
+  }
+
+  /**
+   * Ends the worker if nothing asks for it (get) within `ms`: an idle thread keeps the pages its
+   * allocator took for the last jobs (issue 28). Not a loss: the next get() starts another.
+   */
+  retireAfter(ms: number): void {
+    this.busy();
+    const w = this.worker;
+    if (!w) return;
+    this.idleTimer = setTimeout(() => {
+      this.idleTimer = undefined;
+      if (this.worker !== w) return;
+      this.worker = undefined;
+      this.retired++;
+      w.terminate();
+    }, ms);
+    this.idleTimer.unref?.();
+  }
+
+  private busy(): void {
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.idleTimer = undefined;
   }
 
   /** Ends `w` when it is still the current worker, and tells the owner (unless closed). */
@@ -92,6 +120,7 @@ export class WorkerSlot<Reply> {
   /** Ends the worker for good; resolves once its thread has exited. */
   async close(): Promise<void> {
     this.isClosed = true;
+    this.busy();
     const w = this.worker;
     this.worker = undefined;
     if (w) {
