@@ -1,9 +1,10 @@
 /**
- * One worker thread, started when first needed and kept (promql-offload.ts, json-offload.ts,
- * rollup-offload.ts): it does not keep the process alive, and one that fails, exits, is declared
- * hung or cannot be started is ended and reported once to its owner, which answers "not done"
- * for the work it held; `available()` starts another no sooner than `retryMs` after a loss.
- * close() ends it for good and waits until its thread has exited.
+ * One worker thread, started when first needed and kept, unless its owner asks it ended when
+ * idle (retireAfter: promql-offload.ts; json-offload.ts and rollup-offload.ts keep theirs): it
+ * does not keep the process alive, and one that fails, exits, is declared hung or cannot be
+ * started is ended and reported once to its owner, which answers "not done" for the work it
+ * held; `available()` starts another no sooner than `retryMs` after a loss. close() ends it for
+ * good and waits until its thread has exited.
  */
 /**
  * The script of a worker thread under collector/metrics/: its own file when run from source; in
