@@ -6,7 +6,7 @@
  *   sum by (host) (rate(bench_requests_total[5m])) the same, 50 hosts
  * each as query_range over HOURS hours at a 60 s step. Samples every SCRAPE_S seconds.
  * Defaults: 1,000 series × 24 h at 15 s (5.76 M samples). A quick check: SERIES=50 HOURS=2.
- * IDLE_S=<s>: also the resident size that long after the last query.
+ * IDLE_S=<s>: also the resident size that long after the last query, and the first query after.
  * SYSTEMS=Outpost (or VictoriaMetrics) runs one system; ONLY=sum runs the queries whose name
  * contains "sum" (for a shorter look at one query, e.g. with COLLECTOR_PROFILE).
  * "CPU/query" is the system's CPU time per query (all threads; for Outpost also its main
@@ -148,6 +148,11 @@ for (const start of starts) {
     if (IDLE_S > 0) {
       await Bun.sleep(IDLE_S * 1000);
       rows.push([sys.name, `(RSS ${IDLE_S} s idle after)`, `${fmt(rssMB(sys.pid))} MB`, "", "", `load ${loadAverage()}`]);
+      // What the first query after the pause pays (Outpost's PromQL worker is ended after 60 s idle).
+      const [name, q] = Object.entries(QUERIES)[0]!;
+      const t0 = performance.now();
+      await queryOnce(sys, q);
+      rows.push([sys.name, `(${name}, first after idle)`, "", `${(performance.now() - t0).toFixed(1)} ms`, "", "", `RSS ${fmt(rssMB(sys.pid))} MB`]);
     }
   } finally {
     await sys.stop();

@@ -4,7 +4,7 @@
  * one backwards, undecoded (compressed blocks, the heads' points), as the worker starts them;
  * where the two meet, the main thread takes back the slices handed over but not started, so
  * each thread does what its speed allows. One worker, started at the first large query and
- * kept until IDLE_MS pass without one; a query arriving while it is busy stays on its own thread. A worker that fails or dies
+ * kept; a query arriving while it is busy stays on its own thread. A worker that fails or dies
  * answers "not done", and the main thread evaluates those series.
  */
 import type { Expr } from "../../src/promql/ast.ts";
@@ -24,12 +24,6 @@ const SLICE = 32;
  */
 const AHEAD = 2;
 
-/**
- * A worker without a job this long is ended (the next large query starts another): after large
- * queries its thread kept 70–100 MB of its allocator's pages (docs/prometheus.md).
- */
-export const IDLE_MS = 60_000;
-
 const isStoreRef = (r: SeriesRef): r is StoreSeriesRef => typeof (r as Partial<StoreSeriesRef>).parts === "function";
 
 export class PromqlOffload implements Offload {
@@ -43,7 +37,6 @@ export class PromqlOffload implements Offload {
   private readonly log?: Logger;
   private readonly takeBack: boolean;
   private readonly timeoutMs: number;
-  private readonly idleMs: number;
 
   constructor(
     o: {
@@ -54,12 +47,9 @@ export class PromqlOffload implements Offload {
       takeBack?: boolean;
       /** A worker that has not answered this long after its last slice is ended (a bug's endless loop). */
       timeoutMs?: number;
-      /** A worker without a job this long is ended (default IDLE_MS). */
-      idleMs?: number;
     } = {},
   ) {
     this.timeoutMs = o.timeoutMs ?? 60_000;
-    this.idleMs = o.idleMs ?? IDLE_MS;
     this.log = o.log;
     this.takeBack = o.takeBack ?? true;
     this.slot = new WorkerSlot<OffloadReply>({
@@ -174,7 +164,6 @@ export class PromqlOffload implements Offload {
     if (p?.id !== id) return undefined;
     this.pending = undefined;
     if (r) this.slicesDone += r.slices;
-    this.slot.retireAfter(this.idleMs);
     p.done(r);
     return undefined;
   }
@@ -182,11 +171,6 @@ export class PromqlOffload implements Offload {
   /** True while a worker thread exists. */
   get running(): boolean {
     return this.slot.current !== undefined;
-  }
-
-  /** Workers ended after IDLE_MS without a job (for tests). */
-  get retired(): number {
-    return this.slot.retired;
   }
 
   /** Ends the worker; a pending job answers "not done" (its query finishes on the main thread). */

@@ -1,10 +1,9 @@
 /**
- * One worker thread, started when first needed and kept, unless its owner asks it ended when
- * idle (retireAfter: promql-offload.ts; json-offload.ts and rollup-offload.ts keep theirs): it
- * does not keep the process alive, and one that fails, exits, is declared hung or cannot be
- * started is ended and reported once to its owner, which answers "not done" for the work it
- * held; `available()` starts another no sooner than `retryMs` after a loss. close() ends it for
- * good and waits until its thread has exited.
+ * One worker thread, started when first needed and kept (promql-offload.ts, json-offload.ts,
+ * rollup-offload.ts): it does not keep the process alive, and one that fails, exits, is declared
+ * hung or cannot be started is ended and reported once to its owner, which answers "not done"
+ * for the work it held; `available()` starts another no sooner than `retryMs` after a loss.
+ * close() ends it for good and waits until its thread has exited.
  */
 /**
  * The script of a worker thread under collector/metrics/: its own file when run from source; in
@@ -19,11 +18,8 @@ export class WorkerSlot<Reply> {
   private worker: Worker | undefined;
   private isClosed = false;
   private retryAt = 0;
-  private idleTimer: ReturnType<typeof setTimeout> | undefined;
   /** Workers lost: failed, exited, declared hung, or not started (self-metrics, tests). */
   lost = 0;
-  /** Workers ended by retireAfter. */
-  retired = 0;
 
   constructor(
     private readonly o: {
@@ -50,7 +46,6 @@ export class WorkerSlot<Reply> {
 
   /** The worker, started if none runs; throws when its script cannot be started. */
   get(): Worker {
-    this.busy();
     if (this.worker) return this.worker;
     const w = new Worker(this.o.script, this.o.options);
     // An idle worker does not keep the process alive; close() ends it.
@@ -68,7 +63,6 @@ export class WorkerSlot<Reply> {
    */
   available(): Worker | undefined {
     if (this.isClosed) return undefined;
-    this.busy();
     if (this.worker) return this.worker;
     if (Date.now() < this.retryAt) return undefined;
     try {
@@ -78,29 +72,6 @@ export class WorkerSlot<Reply> {
       this.counted(String(e));
       return undefined;
     }
-  }
-
-  /**
-   * Ends the worker if nothing asks for it (get) within `ms`: an idle thread keeps the pages its
-   * allocator took for the last jobs (issue 28). Not a loss: the next get() starts another.
-   */
-  retireAfter(ms: number): void {
-    this.busy();
-    const w = this.worker;
-    if (!w) return;
-    this.idleTimer = setTimeout(() => {
-      this.idleTimer = undefined;
-      if (this.worker !== w) return;
-      this.worker = undefined;
-      this.retired++;
-      w.terminate();
-    }, ms);
-    this.idleTimer.unref?.();
-  }
-
-  private busy(): void {
-    if (this.idleTimer) clearTimeout(this.idleTimer);
-    this.idleTimer = undefined;
   }
 
   /** Ends `w` when it is still the current worker, and tells the owner (unless closed). */
@@ -121,7 +92,6 @@ export class WorkerSlot<Reply> {
   /** Ends the worker for good; resolves once its thread has exited. */
   async close(): Promise<void> {
     this.isClosed = true;
-    this.busy();
     const w = this.worker;
     this.worker = undefined;
     if (w) {

@@ -117,27 +117,6 @@ describe("queries over a real SQLite store", () => {
     expect(together).toEqual(single.map(([one]) => one));
   });
 
-  test("a worker idle for its idle time is ended, and the next large query starts another with the same answer", async () => {
-    const idle = new PromqlOffload({ takeBack: false, idleMs: 300 });
-    try {
-      const [one, two] = await bothWays(st.store, idle, QUERIES[0]!, T0, T0 + 402 * STEP, 60_000);
-      expect(two).toEqual(one);
-      expect(idle.running).toBe(true);
-      await Bun.sleep(600);
-      expect(idle.running).toBe(false);
-      expect(idle.retired).toBe(1);
-      const before = idle.slicesDone;
-      const [, again] = await bothWays(st.store, idle, QUERIES[0]!, T0, T0 + 402 * STEP, 60_000);
-      expect(again).toEqual(one);
-      expect(idle.slicesDone - before).toBe(4);
-    } finally {
-      await idle.close();
-    }
-    // A worker in use is not ended: the shared one ran every query above and is still there.
-    expect(whole.running).toBe(true);
-    expect(whole.retired).toBe(0);
-  });
-
   test("a query of fewer than 200 series, or one with availability series, stays on one thread", async () => {
     const before = whole.slicesDone;
     const [one, two] = await bothWays(st.store, whole, 'sum(rate(x{host=~"h1|h2"}[5m]))', T0, T0 + 402 * STEP, 60_000);
