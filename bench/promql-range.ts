@@ -148,7 +148,7 @@ for (const start of starts) {
     if (IDLE_S > 0) {
       await Bun.sleep(IDLE_S * 1000);
       rows.push([sys.name, `(RSS ${IDLE_S} s idle after)`, `${fmt(rssMB(sys.pid))} MB`, "", "", `load ${loadAverage()}`]);
-      // What the first query after the pause pays (Outpost's PromQL worker is ended after 60 s idle).
+      // What the first query after the pause pays (a runtime that let caches or threads go meanwhile).
       const [name, q] = Object.entries(QUERIES)[0]!;
       const t0 = performance.now();
       await queryOnce(sys, q);

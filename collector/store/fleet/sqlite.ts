@@ -126,25 +126,24 @@ export class SqliteFleetStore implements FleetStore {
   }
 
   async identityView(tenant: string, feed: string): Promise<FeedIdentityView> {
-    // One read transaction: the view cannot fall between a claim's holder and its change.
-    return this.tx(() => {
-      const row = this.identityRow(tenant, feed);
-      const changes = this.db
-        .query<ChangeRow, [string, string]>("SELECT * FROM fleet_identity_log WHERE tenant = ? AND feed = ? ORDER BY at, rowid")
-        .all(tenant, feed)
-        .map((r) => compact(toChange(r)));
-      return { ...(row ? { holder: compact(toIdentity(row)) } : {}), conflicts: this.conflictRows(tenant, feed), changes };
-    });
+    // One snapshot as it is: the reads run synchronously, and every write to fleet.db is this
+    // process's, also synchronous, so none can fall between them (a claim's holder and its change).
+    const row = this.identityRow(tenant, feed);
+    const changes = this.db
+      .query<ChangeRow, [string, string]>("SELECT * FROM fleet_identity_log WHERE tenant = ? AND feed = ? ORDER BY at, rowid")
+      .all(tenant, feed)
+      .map((r) => compact(toChange(r)));
+    return { ...(row ? { holder: compact(toIdentity(row)) } : {}), conflicts: this.conflictRows(tenant, feed), changes };
   }
 
   async tenantFleet(tenant: string, revisions: number): Promise<TenantFleet> {
-    // One read transaction, as identityView.
-    return this.tx(() => ({
+    // Synchronous reads: one snapshot, as identityView.
+    return {
       identities: this.identityRows(tenant),
       conflicts: this.conflictRows(tenant),
       revisions: this.revisionRows(tenant, revisions),
       configStatuses: this.statusRows(tenant),
-    }));
+    };
   }
 
   async addRevision(r: Omit<ConfigRevision, "revision">): Promise<ConfigRevision> {
