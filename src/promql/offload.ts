@@ -7,7 +7,7 @@
  * bit-identical (a sum's rounding depends on its order).
  */
 import type { Expr, VectorSelector } from "./ast.ts";
-import { BATCH_SAMPLES, BatchBuffers } from "./batch-buffers.ts";
+import { acquireReadArena, BATCH_SAMPLES, releaseReadArena } from "./read-arenas.ts";
 import { type EvalTimes, Evaluator } from "./engine.ts";
 import { selectors } from "./plan.ts";
 import type { RawSeries, ReadBuffers, SeriesRef, StepSeries } from "./values.ts";
@@ -56,18 +56,18 @@ export interface Offload {
  * The per-series results of an expression over series given one by one, in slices (in order
  * within a slice, the slices last first; series with a value at some step): what the
  * evaluating thread of an Offload runs, with the evaluator of one thread, in batches as
- * stream.ts reads them. A series may be read into `take`'s buffers, which are handed out again
+ * stream.ts reads them. A series may be read into `buffers`, whose room is handed out again
  * once its batch is evaluated.
  */
 export class PerSeriesEval {
   private readonly sel: VectorSelector;
-  private readonly buffers = new BatchBuffers();
+  private readonly arena = acquireReadArena();
   /** Each slice's results; slices come from the last one backwards. */
   private readonly slices: StepSeries[][] = [];
   private out: StepSeries[] = [];
   private batch: RawSeries[] = [];
   private samples = 0;
-  readonly take: ReadBuffers = this.buffers.take;
+  readonly buffers: ReadBuffers = this.arena;
 
   constructor(
     private readonly expr: Expr,
@@ -88,7 +88,7 @@ export class PerSeriesEval {
     for (const s of new Evaluator(this.t, new Map([[this.sel, this.batch]])).evalVector(this.expr)) this.out.push(s);
     this.batch = [];
     this.samples = 0;
-    this.buffers.reuse();
+    this.arena.reset();
   }
 
   /** The end of a slice: its series are evaluated, kept apart from the next slice's. */
@@ -100,6 +100,7 @@ export class PerSeriesEval {
 
   /** The results of the slices ended, in series order (slices were given last first). */
   finish(): StepSeries[] {
+    releaseReadArena(this.arena);
     return this.slices.reverse().flat();
   }
 }

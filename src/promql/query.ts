@@ -8,6 +8,8 @@ import { type EvalTimes, Evaluator } from "./engine.ts";
 import { compareLabels, type Labels } from "./labels.ts";
 import type { Offload } from "./offload.ts";
 import { type SelectorUse, selectors, streamPlan } from "./plan.ts";
+import { acquireReadArena, releaseReadArena } from "./read-arenas.ts";
+import type { FloatArena } from "../runtime/float-arena.ts";
 import { evalStreaming, independent, SampleBudget } from "./stream.ts";
 import { type WindowHint, windowHint } from "./tier-windows.ts";
 import { typeOf } from "./types.ts";
@@ -65,8 +67,8 @@ async function find(use: SelectorUse, source: SeriesSource, t: EvalTimes, window
   return source.select(use.sel.matchers, from, to, windows);
 }
 
-async function readInto(refs: readonly SeriesRef[], budget: SampleBudget): Promise<RawSeries[]> {
-  const series = await readAll(refs);
+async function readInto(refs: readonly SeriesRef[], budget: SampleBudget, arena: FloatArena): Promise<RawSeries[]> {
+  const series = await readAll(refs, arena);
   for (const s of series) budget.take(s.ts.length);
   return series;
 }
@@ -76,6 +78,17 @@ async function readInto(refs: readonly SeriesRef[], budget: SampleBudget): Promi
  * selector's samples loaded first.
  */
 async function evaluate(e: Expr, source: SeriesSource, t: EvalTimes, o: QueryOptions): Promise<Value> {
+  // The samples are read into an arena taken back once evaluated: a value never holds a view
+  // of them (a range vector's samples are copied out, Evaluator.rangeSelect).
+  const arena = acquireReadArena();
+  try {
+    return await evaluateIn(e, source, t, o, arena);
+  } finally {
+    releaseReadArena(arena);
+  }
+}
+
+async function evaluateIn(e: Expr, source: SeriesSource, t: EvalTimes, o: QueryOptions, arena: FloatArena): Promise<Value> {
   const budget = new SampleBudget(o.maxSamples ?? DEFAULT_MAX_SAMPLES);
   const plan = o.streaming === false ? undefined : streamPlan(e);
   const data = new Map<VectorSelector, RawSeries[]>();
@@ -84,10 +97,10 @@ async function evaluate(e: Expr, source: SeriesSource, t: EvalTimes, o: QueryOpt
     const windows = o.streaming === false ? undefined : windowHint(plan, (sel) => new Evaluator(t, data).selectorTimes(sel));
     const refs = await find(plan.use, source, t, windows);
     // Windows from tiers are cheap: no second thread (it reads raw samples).
-    if (independent(refs)) return evalStreaming(plan, refs, t, budget, refs.some((r) => r.tiered) ? undefined : o.offload);
-    data.set(plan.use.sel, await readInto(refs, budget));
+    if (independent(refs)) return evalStreaming(plan, refs, t, budget, arena, refs.some((r) => r.tiered) ? undefined : o.offload);
+    data.set(plan.use.sel, await readInto(refs, budget, arena));
   } else {
-    for (const use of selectors(e)) data.set(use.sel, await readInto(await find(use, source, t), budget));
+    for (const use of selectors(e)) data.set(use.sel, await readInto(await find(use, source, t), budget, arena));
   }
   return new Evaluator(t, data, budget).eval(e);
 }

@@ -5,12 +5,13 @@
  * in memory at a time, and the per-series code is the evaluator's own, so results are the same
  * as evaluating everything at once.
  */
-import { BATCH_SAMPLES, BatchBuffers } from "./batch-buffers.ts";
 import { type EvalTimes, Evaluator } from "./engine.ts";
+import type { FloatArena } from "../runtime/float-arena.ts";
 import { GroupAggregator } from "./group-aggregator.ts";
 import { dropName, labelsKey } from "./labels.ts";
 import type { Offload } from "./offload.ts";
 import type { StreamPlan } from "./plan.ts";
+import { BATCH_SAMPLES } from "./read-arenas.ts";
 import { RANGE_FUNCTIONS } from "./range-functions.ts";
 import { ExecutionError, type RawSeries, type SeriesRef, type StepSeries, type Value } from "./values.ts";
 
@@ -50,8 +51,8 @@ export function independent(refs: readonly SeriesRef[]): boolean {
   return true;
 }
 
-/** Evaluates a plan over its selector's series, batch by batch. */
-export async function evalStreaming(plan: StreamPlan, refs: readonly SeriesRef[], t: EvalTimes, budget: SampleBudget, offload?: Offload): Promise<Value> {
+/** Evaluates a plan over its selector's series, batch by batch, reading each batch into `arena` (reset after it). */
+export async function evalStreaming(plan: StreamPlan, refs: readonly SeriesRef[], t: EvalTimes, budget: SampleBudget, arena: FloatArena, offload?: Offload): Promise<Value> {
   const agg = plan.agg ? new GroupAggregator(plan.agg, t.times.length) : undefined;
   const out: StepSeries[] = [];
   let batch: RawSeries[] = [];
@@ -60,7 +61,6 @@ export async function evalStreaming(plan: StreamPlan, refs: readonly SeriesRef[]
   // A range function of the selector folded straight into its groups: one scratch series for
   // all (the selected series never share labels here, so no merge is needed; see independent).
   const direct = agg && e.kind === "call" && e.name in RANGE_FUNCTIONS && e.args.length === 1 && e.args[0]!.kind === "matrix" ? e.args[0] : undefined;
-  const buffers = new BatchBuffers();
   const keep = (s: StepSeries) => (agg ? agg.add(s) : out.push(s));
   const flush = () => {
     if (batch.length === 0) return;
@@ -69,11 +69,11 @@ export async function evalStreaming(plan: StreamPlan, refs: readonly SeriesRef[]
     else for (const s of ev.evalVector(e)) keep(s);
     batch = [];
     samples = 0;
-    buffers.reuse();
+    arena.reset();
   };
   const evalHere = async (part: readonly SeriesRef[]) => {
     for (const ref of part) {
-      const s = await ref.read(buffers.take);
+      const s = await ref.read(arena);
       if (!s || (s.ts.length === 0 && !s.steps)) continue;
       budget.take(s.ts.length);
       batch.push(s);

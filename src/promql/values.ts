@@ -22,11 +22,16 @@ export interface RawSeries {
 }
 
 /**
- * Where a read may put its samples: an ArrayBuffer of at least `bytes` bytes, which the caller
- * reuses once it is done with the series read into it (so a scan of many series does not
- * allocate and zero a buffer per series). Contents need not be zero.
+ * Where a read may put its samples (so a scan of many series does not allocate and zero a
+ * buffer per series: src/promql/read-arenas.ts): `take` gives room for `n` numbers, which the
+ * caller hands out again once it is done with the series read into it; the numbers it holds
+ * are any, the read writes those it returns. `shrink`: of the room taken last, only the first
+ * `n` numbers are used.
  */
-export type ReadBuffers = (bytes: number) => ArrayBuffer;
+export interface ReadBuffers {
+  take(n: number): Float64Array;
+  shrink(room: Float64Array, n: number): void;
+}
 
 /** A series found by a selector, its samples not read yet. */
 export interface SeriesRef {
@@ -50,11 +55,11 @@ export interface SeriesSource {
   select(matchers: Matcher[], start: number, end: number, windows?: WindowHint): Promise<SeriesRef[]>;
 }
 
-/** The samples of every series, in order; series without samples are left out. */
-export async function readAll(refs: readonly SeriesRef[]): Promise<RawSeries[]> {
+/** The samples of every series, in order (into `buffers` when given); series without samples are left out. */
+export async function readAll(refs: readonly SeriesRef[], buffers?: ReadBuffers): Promise<RawSeries[]> {
   const out: RawSeries[] = [];
   for (const r of refs) {
-    const s = await r.read();
+    const s = await r.read(buffers);
     if (s && (s.ts.length > 0 || s.steps)) out.push(s);
   }
   return out;

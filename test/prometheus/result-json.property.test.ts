@@ -9,7 +9,7 @@ import { labelsFromRecord, labelsToRecord } from "../../src/promql/labels.ts";
 import type { QueryResult } from "../../src/promql/query.ts";
 import { JsonBytes } from "../../src/prometheus/json-bytes.ts";
 import { successChunks } from "../../src/prometheus/result-json.ts";
-import { copiesAtWrite, respondResult } from "../../src/http/prometheus/respond.ts";
+import { copiesAtWrite, respondResult, spareAnswerChunks } from "../../src/http/prometheus/respond.ts";
 import { Hono } from "hono";
 
 const text = (w: JsonBytes) => Buffer.concat(w.end()).toString("utf8");
@@ -199,5 +199,35 @@ describe("JSON bytes of query results", () => {
     await new Response(new ReadableStream({ type: "direct", pull(ctl: object) { if (copiesAtWrite(ctl)) readers++; (ctl as { close(): void }).close(); } } as never)).text();
     expect(readers).toBe(0);
   });
-});
 
+  it("rely on a Response made from a typed array holding a copy of its bytes (respondResult reuses the array at once)", async () => {
+    const bytes = new Uint8Array(64).fill(65);
+    const res = new Response(bytes.subarray(0, 16));
+    bytes.fill(66);
+    expect(await res.text()).toBe("A".repeat(16));
+  });
+
+  it("give answers made at the same time their own JSON, through a few buffers kept from answer to answer", async () => {
+    const app = new Hono();
+    const steps = Float64Array.from({ length: 1441 }, (_, i) => 1_700_000_000_000 + i * 60_000);
+    const results: QueryResult[] = Array.from({ length: 60 }, (_, k): QueryResult =>
+      k % 20 === 7
+        ? { resultType: "matrix", result: Array.from({ length: 60 }, (_, j) => ({ labels: labelsFromRecord({ host: `h${j}`, k: String(k) }), ts: steps, vals: steps.map((_, i) => k * j + i / 3) })) }
+        : { resultType: "vector", result: Array.from({ length: 1 + (k % 5) }, (_, j) => ({ labels: labelsFromRecord({ job: `j${k}`, i: String(j) }), t: 1000 + k, v: k * 10 + j / 7 })) },
+    );
+    app.get("/:k", (c) => respondResult(c, results[Number(c.req.param("k"))]!));
+    const server = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: app.fetch });
+    try {
+      for (let round = 0; round < 3; round++) {
+        const bodies = await Promise.all(results.map(async (_, k) => (await fetch(`http://127.0.0.1:${server.port}/${k}`)).text()));
+        for (let k = 0; k < bodies.length; k++) expect(bodies[k] === reference(results[k]!), `answer ${k}`).toBe(true);
+      }
+    } finally {
+      server.stop(true);
+    }
+    // The large answers were streamed through the sink; every answer's chunk buffer came back.
+    expect(reference(results[7]!).length).toBeGreaterThan(4 * 256 * 1024);
+    expect(spareAnswerChunks()).toBeGreaterThan(0);
+    expect(spareAnswerChunks()).toBeLessThanOrEqual(8);
+  });
+});

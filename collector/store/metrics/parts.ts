@@ -7,15 +7,15 @@ export type { SeriesParts };
 
 /**
  * The points of `p`, ascending, as the store's own read returns them (the latest write of a
- * timestamp wins), decoded into one buffer (from `take` when given, as sqlite/chunks.ts does).
+ * timestamp wins), decoded into one buffer (from `buffers` when given, as sqlite/chunks.ts does).
  * Throws on a block that does not decode or holds other than n numbers.
  */
-export function partsColumns(p: SeriesParts, take?: ReadBuffers): { ts: Float64Array; nums: Float64Array } {
+export function partsColumns(p: SeriesParts, buffers?: ReadBuffers): { ts: Float64Array; nums: Float64Array } {
   let room = 0;
   for (const piece of p.pieces) room += "block" in piece ? piece.n : piece.ts.length;
-  const buf = take && room > 0 ? take(room * 16) : new ArrayBuffer(room * 16);
-  const ts = new Float64Array(buf, 0, room);
-  const nums = new Float64Array(buf, room * 8, room);
+  const both = buffers && room > 0 ? buffers.take(room * 2) : new Float64Array(room * 2);
+  const ts = both.subarray(0, room);
+  const nums = both.subarray(room, room * 2);
   const starts: number[] = [];
   let sorted = true;
   let at = 0;

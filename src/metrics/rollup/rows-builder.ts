@@ -3,7 +3,7 @@
  * block as stored, and buckets summarized anew (a NumSeg or AvailSeg and the edge point).
  */
 import type { QuantileSketch } from "../quantile-sketch.ts";
-import { FloatArena } from "./float-arena.ts";
+import { FloatArena } from "../../runtime/float-arena.ts";
 import {
   AVAILABILITY_COLUMNS,
   type AvailabilityRows,

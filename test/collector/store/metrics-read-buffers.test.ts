@@ -12,7 +12,10 @@ import { afterEach, describe, expect, it } from "vitest";
 import { StoreSeriesSource } from "../../../src/prometheus/store-source.ts";
 import { openSqliteMetricsStore, type SqliteMetricsStore } from "../../../collector/store/metrics/sqlite/store.ts";
 import { parsePromQL } from "../../../src/promql/parse.ts";
-import { type QueryResult, rangeQuery } from "../../../src/promql/query.ts";
+import { instantQuery, type QueryResult, rangeQuery } from "../../../src/promql/query.ts";
+import { keptReadArenas } from "../../../src/promql/read-arenas.ts";
+import type { ReadBuffers } from "../../../src/promql/values.ts";
+import { FloatArena } from "../../../src/runtime/float-arena.ts";
 import { seriesId, seriesTags } from "../../../src/prometheus/series-mapping.ts";
 
 const dirs: string[] = [];
@@ -31,13 +34,22 @@ afterEach(async () => {
 
 const T0 = Math.floor(Date.now() / 60_000) * 60_000 - 6 * 3_600_000;
 
-/** One buffer for every read, filled with garbage first: a stale sample must never show. */
-function dirtyBuffers() {
-  let buf = new ArrayBuffer(64);
-  return (bytes: number) => {
-    if (buf.byteLength < bytes) buf = new ArrayBuffer(bytes * 2);
-    new Float64Array(buf).fill(-7.5);
-    return buf;
+/**
+ * An arena whose memory is filled with garbage before each read, and whose slab is small enough
+ * that some reads spill: a stale sample must never show, and room handed back (shrink) is
+ * handed out again to the next read.
+ */
+function dirtyBuffers(): ReadBuffers {
+  const arena = new FloatArena(false, 256);
+  return {
+    take(n) {
+      arena.reset();
+      const v = arena.take(n + 1).fill(-7.5);
+      // A view that does not start at the slab's start.
+      arena.shrink(v, 1);
+      return arena.take(n).fill(-7.5);
+    },
+    shrink: (room, n) => arena.shrink(room, n),
   };
 }
 
@@ -94,5 +106,44 @@ describe("reads into reused buffers", () => {
       expect(plain(streamed)).toEqual(plain(loaded));
       expect(streamed.resultType === "matrix" && streamed.result.length).toBeGreaterThan(0);
     }
+  });
+
+  it("give queries that run at the same time, their samples in arenas handed from query to query, what each gives alone", async () => {
+    // Queries of both evaluations (series by series, and every series loaded first), an instant
+    // query whose range vector is the answer, and one that fails: started together, their reads
+    // interleave, and the arenas they release go to the next queries.
+    const s = await open(64);
+    for (let k = 0; k < 40; k++) {
+      const labels = { host: `h${k % 5}`, le: String(k % 8), n: String(k) };
+      const id = seriesId("lat_bucket", labels);
+      await s.ensureTags("t", [{ type: "counter", id, tags: seriesTags("lat_bucket", labels) }]);
+      const points = Array.from({ length: 721 }, (_x, j) => ({ timestamp: T0 + j * 15_000, value: j * (k + 1) + (k % 3) }));
+      await s.write("t", [{ type: "counter", id, points }]);
+      if (k % 4 !== 3) s.flushDue(true);
+    }
+    const [start, end] = [T0 + 600_000, T0 + 3 * 3_600_000];
+    const plain = (r: QueryResult) => JSON.stringify(r.resultType === "matrix" ? r.result.map((x) => [x.labels, Array.from(x.ts), Array.from(x.vals, String)]) : r);
+    const range = (q: string) => rangeQuery(parsePromQL(q), new StoreSeriesSource(s, "t"), start, end, 60_000);
+    const instant = (q: string) => instantQuery(parsePromQL(q), new StoreSeriesSource(s, "t"), T0 + 3_600_000);
+    const queries: (() => Promise<QueryResult>)[] = [
+      () => range("histogram_quantile(0.9, sum by (le) (rate(lat_bucket[5m])))"),
+      () => range("rate(lat_bucket[5m])"),
+      () => range("sum by (host) (rate(lat_bucket[2m]))"),
+      () => range('lat_bucket{le="3"} / on (host, n) lat_bucket'),
+      () => instant("lat_bucket[2m]"),
+      () => instant("max_over_time(lat_bucket[10m])"),
+    ];
+    const alone: string[] = [];
+    for (const q of queries) alone.push(plain(await q()));
+    const kept = await instant("lat_bucket[5m]");
+    const keptText = plain(kept);
+    for (let round = 0; round < 3; round++) {
+      const together = await Promise.all([...queries, ...queries].map((q) => q()));
+      expect(together.map(plain)).toEqual([...alone, ...alone]);
+    }
+    // An answer keeps none of the arenas' memory: later queries did not change it.
+    expect(plain(kept)).toBe(keptText);
+    expect(kept.resultType === "matrix" && kept.result.length).toBe(40);
+    expect(keptReadArenas()).toBeGreaterThan(0);
   });
 });

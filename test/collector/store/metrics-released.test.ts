@@ -67,12 +67,15 @@ describe("garbage reported to the memory governor", () => {
     expect(released).toEqual([16 * n]);
     released.length = 0;
     let lent = 0;
-    const reused = await s.readSeries("t", "gauge", "a", 0, Number.MAX_SAFE_INTEGER, (bytes) => {
-      lent += bytes;
-      return new ArrayBuffer(bytes);
+    const reused = await s.readSeries("t", "gauge", "a", 0, Number.MAX_SAFE_INTEGER, {
+      take: (numbers) => {
+        lent += numbers;
+        return new Float64Array(numbers);
+      },
+      shrink: () => {},
     });
     expect(reused?.ts.length).toBe(n);
-    expect(lent).toBe(16 * n);
+    expect(lent).toBe(2 * n);
     expect(released).toEqual([]);
   });
 

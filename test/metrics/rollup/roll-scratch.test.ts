@@ -6,7 +6,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { ByteWriter } from "../../../src/codec/bytes.ts";
-import { FloatArena } from "../../../src/metrics/rollup/float-arena.ts";
+import { FloatArena } from "../../../src/runtime/float-arena.ts";
 import { segs } from "../../../src/metrics/rollup/roll.ts";
 import { RollScratch } from "../../../src/metrics/rollup/rows-builder.ts";
 import { KIND_AVAILABILITY, KIND_COUNTER, KIND_NUMERIC, type RollupKind } from "../../../src/metrics/rollup/rows.ts";

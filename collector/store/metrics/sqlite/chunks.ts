@@ -5,6 +5,7 @@ import { CorruptDataError } from "../../../../src/sqlite/corrupt-data.ts";
 import type { CachedChunk } from "../chunk-cache.ts";
 import { decodeChunk } from "../chunk-codec.ts";
 import type { Run } from "../../../../src/metrics/run.ts";
+import { lowerBound } from "../../../../src/metrics/series.ts";
 import { isNumeric, type SeriesMeta, type StoreState } from "./state.ts";
 
 /**
@@ -94,12 +95,30 @@ function decodeBlock(s: StoreState, m: SeriesMeta, cid: number, c: CachedChunk):
 }
 
 /**
+ * The points in [start, end) of `n` sorted ones decoded into `both` (timestamps from 0, values
+ * from `room`), moved to its start (timestamps, then values) and the rest of the room handed
+ * back. Why: whole chunks are decoded (1,024 points), and a dashboard's hour of a series needs a
+ * few hundred of them; a query over hundreds of series held its arena's room for every point
+ * of their chunks (issue 28).
+ */
+function keepInRange(both: Float64Array, room: number, n: number, start: number, end: number, buffers: ReadBuffers): Run {
+  const a = lowerBound(both, start, 0, n);
+  const k = lowerBound(both, end, a, n) - a;
+  if (k !== room) {
+    both.copyWithin(0, a, a + k);
+    both.copyWithin(k, room + a, room + a + k);
+    buffers.shrink(both, 2 * k);
+  }
+  return { ts: both.subarray(0, k), nums: both.subarray(k, 2 * k) };
+}
+
+/**
  * The points of the chunks `cids` (in write order), then those of `tail` (the head's), as runs
  * for mergeRuns. A numeric series' chunks are decoded into one pair of arrays; when they follow
  * each other in time (the usual case) they come back as a single run over it, with the tail
  * appended when it starts after them, so no merge copies them again.
  */
-export function chunkRuns(s: StoreState, m: SeriesMeta, cids: readonly number[], tail?: Run, buffers?: ReadBuffers): Run[] {
+export function chunkRuns(s: StoreState, m: SeriesMeta, cids: readonly number[], start: number, end: number, tail?: Run, buffers?: ReadBuffers): Run[] {
   const chunks: [number, CachedChunk][] = [];
   let total = 0;
   for (const cid of cids) {
@@ -113,16 +132,16 @@ export function chunkRuns(s: StoreState, m: SeriesMeta, cids: readonly number[],
   // One allocation for both columns and room for the tail: allocating typed arrays costs as much
   // as decoding them; a scan's reused buffer (every position read is written below) costs neither.
   const room = total + (tail?.nums ? tail.ts.length : 0);
-  let buf: ArrayBuffer;
-  if (buffers && room > 0) buf = buffers(room * 16);
+  let both: Float64Array;
+  if (buffers && room > 0) both = buffers.take(room * 2);
   else {
-    buf = new ArrayBuffer(room * 16);
+    both = new Float64Array(room * 2);
     // Garbage once the answer is made: counted toward the memory governor's next collection,
     // as reads alone (a dashboard's refreshes after ingest) otherwise never trigger one.
     s.opts.released?.(room * 16);
   }
-  const ts = new Float64Array(buf, 0, room);
-  const nums = new Float64Array(buf, room * 8, room);
+  const ts = both.subarray(0, room);
+  const nums = both.subarray(room, room * 2);
   let tags: (Tags | undefined)[] | undefined;
   const starts: number[] = [];
   let sorted = true;
@@ -154,10 +173,10 @@ export function chunkRuns(s: StoreState, m: SeriesMeta, cids: readonly number[],
       tags ??= new Array(room);
       for (let i = 0; i < tail.tags.length; i++) tags[total + i] = tail.tags[i];
     }
-    return [{ ts, nums, tags }];
+    return [tags || !buffers ? { ts, nums, tags } : keepInRange(both, room, room, start, end, buffers)];
   }
   if (tags) tags.length = total;
-  if (sorted) return [{ ts: ts.subarray(0, total), nums: nums.subarray(0, total), tags }, ...tailRuns];
+  if (sorted) return [tags || !buffers ? { ts: ts.subarray(0, total), nums: nums.subarray(0, total), tags } : keepInRange(both, room, total, start, end, buffers), ...tailRuns];
   return [
     ...chunks.map(([, c], k) => {
       const a = starts[k]!;

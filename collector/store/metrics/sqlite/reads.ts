@@ -30,7 +30,7 @@ function readRun(s: StoreState, m: SeriesMeta, start: number, end: number, buffe
   if (end <= start) return emptyRun(numeric);
   const runs: Run[] = [];
   const tail = headRun(m, start, end);
-  for (const r of chunkRuns(s, m, ids(s, m, start, end), tail, buffers)) runs.push(sliceRun(r, start, end));
+  for (const r of chunkRuns(s, m, ids(s, m, start, end), start, end, tail, buffers)) runs.push(sliceRun(r, start, end));
   const out = mergeRuns(runs, numeric);
   // The head's arrays go back to a pool when it is sealed (head-arrays.ts): an answer never
   // keeps a view of them, or a later read could show another series' points through it.

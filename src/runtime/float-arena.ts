@@ -1,34 +1,54 @@
 /**
  * Float64 columns handed out from one reused slab, all taken back at once (reset): the
  * roller's decoded blocks live for one series' step, and decoding them into fresh arrays made
- * megabytes of garbage a second under ingest (docs/storage.md, "Rollup tiers").
+ * megabytes of garbage a second under ingest (docs/storage.md, "Rollup tiers"); a PromQL
+ * query's samples live until it is evaluated (src/promql/read-arenas.ts).
  */
-
-import type { FloatAlloc } from "../run.ts";
 
 /** The slab never grows beyond this many numbers (4 MiB); a step needing more gets fresh arrays for the rest. */
 const MAX_SLAB = 512 * 1024;
 
 export class FloatArena {
-  private slab = new Float64Array(16 * 1024);
+  private slab: Float64Array;
   private used = 0;
   /** Numbers asked for beyond the slab since the last reset: the next slab's size. */
   private spilled = 0;
 
   /**
-   * n zeros: a view of the slab, valid until the next reset (a fresh array when the slab is
+   * `zero`: whether take() hands out zeros (the roller's sums start from them) or whatever the
+   * slab held (a read writes every number it is given).
+   */
+  constructor(
+    private readonly zero = true,
+    initial = 16 * 1024,
+  ) {
+    this.slab = new Float64Array(initial);
+  }
+
+  /**
+   * n numbers: a view of the slab, valid until the next reset (a fresh array when the slab is
    * full). A bound function: it is the FloatAlloc that decoders and merges are given.
    */
-  readonly take: FloatAlloc = (n) => {
+  readonly take = (n: number): Float64Array => {
     if (this.used + n > this.slab.length) {
       this.spilled += n;
       return new Float64Array(n);
     }
     const v = this.slab.subarray(this.used, this.used + n);
-    v.fill(0);
+    if (this.zero) v.fill(0);
     this.used += n;
     return v;
   };
+
+  /**
+   * Of the view take() handed out last, only its first n numbers are kept: the rest is handed
+   * out again (a read that decoded whole chunks keeps the part in its range). Nothing for any
+   * other view.
+   */
+  shrink(view: Float64Array, n: number): void {
+    const start = view.byteOffset >>> 3;
+    if (view.buffer === this.slab.buffer && start + view.length === this.used && n <= view.length) this.used = start + n;
+  }
 
   /** Takes every view back: their memory is handed out again. */
   reset(): void {
