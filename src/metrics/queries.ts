@@ -14,6 +14,8 @@ import type { PercentileRequest } from "./percentiles-param.ts";
 import type { TimeRange } from "./time-range.ts";
 import { withoutStaleMarkers } from "../prometheus/staleness.ts";
 import type { MetricsReader } from "./reader.ts";
+import type { ReadBuffers } from "../promql/values.ts";
+import { withReadArena } from "../runtime/read-arenas.ts";
 import { type Resolutions, tierAvailabilityStats, tierRateStats, tierValueStats } from "./rollup/tier-stats.ts";
 
 /**
@@ -65,9 +67,13 @@ export async function readRawPoints(store: MetricsReader, tenant: string, type: 
   return out;
 }
 
-/** Points of a numeric metric for the Hawkular computations: staleness markers are no points there. */
-async function numericSeries(store: MetricsReader, tenant: string, type: MetricType, id: string, range: TimeRange): Promise<ColumnSeries> {
-  const s = await store.readSeries(tenant, type, id, range.start, range.end);
+/**
+ * Points of a numeric metric for the Hawkular computations: staleness markers are no points
+ * there. Read into `buffers` (an arena, src/runtime/read-arenas.ts) by the reads whose answers
+ * are computed from the points (stats, rates, periods) and hold none of them.
+ */
+async function numericSeries(store: MetricsReader, tenant: string, type: MetricType, id: string, range: TimeRange, buffers: ReadBuffers): Promise<ColumnSeries> {
+  const s = await store.readSeries(tenant, type, id, range.start, range.end, buffers);
   return s ? withoutStaleMarkers({ ts: s.ts, values: s.values }) : EMPTY;
 }
 
@@ -111,9 +117,11 @@ export async function readNumericStats(
     : await tierValueStats(store, tenant, type, [id], tq, false, q.seen);
   if (tiered) return finish(tiered[0]!, q);
   q.seen?.add("raw");
-  const s = await numericSeries(store, tenant, type, id, bucketsRange(q.buckets));
-  const series = rate ? rates(s, { kind: type }) : s;
-  return finish(numericBucketStats(series, q.buckets, { percentiles: q.percentiles, feedOrder }), q);
+  return withReadArena(async (arena) => {
+    const s = await numericSeries(store, tenant, type, id, bucketsRange(q.buckets), arena);
+    const series = rate ? rates(s, { kind: type }) : s;
+    return finish(numericBucketStats(series, q.buckets, { percentiles: q.percentiles, feedOrder }), q);
+  });
 }
 
 /** Bucketed uptime statistics of one availability metric. */
@@ -121,8 +129,7 @@ export async function readAvailabilityStats(store: MetricsReader, tenant: string
   const tiered = await tierAvailabilityStats(store, tenant, id, q.buckets, q.seen);
   if (tiered) return finish(tiered, q);
   q.seen?.add("raw");
-  const s = await numericSeries(store, tenant, "availability", id, bucketsRange(q.buckets));
-  return finish(availabilityBucketStats(s, q.buckets), q);
+  return withReadArena(async (arena) => finish(availabilityBucketStats(await numericSeries(store, tenant, "availability", id, bucketsRange(q.buckets), arena), q.buckets), q));
 }
 
 /** The whole span covered by the buckets (the last one may end after the requested end). */
@@ -155,8 +162,7 @@ export async function readNamedPoints(
 
 /** Rate points (per minute) of a gauge or counter. */
 export async function readRates(store: MetricsReader, tenant: string, type: "gauge" | "counter", id: string, q: RateRead): Promise<DataPoint[]> {
-  const s = await numericSeries(store, tenant, type, id, q.range);
-  const r = rates(s, { kind: type, order: q.order, limit: q.limit });
+  const r = await withReadArena(async (arena) => rates(await numericSeries(store, tenant, type, id, q.range, arena), { kind: type, order: q.order, limit: q.limit }));
   const out = new Array<DataPoint>(r.ts.length);
   for (let i = 0; i < r.ts.length; i++) out[i] = { timestamp: r.ts[i]!, value: r.values[i]! };
   return out;
@@ -187,16 +193,18 @@ export async function readMultiStats(
   if (tiered) return finish(q.stacked ? stackBuckets(tiered, q.buckets) : tiered[0]!, q);
   q.seen?.add("raw");
   const range = bucketsRange(q.buckets);
-  const series: Series[] = [];
-  for (const d of defs) {
-    const s = await numericSeries(store, tenant, type, d.id, range);
-    series.push(q.rate ? rates(s, { kind: type }) : s);
-  }
-  if (q.stacked) {
-    const per = series.map((s) => numericBucketStats(s, q.buckets, { percentiles: q.percentiles, feedOrder }));
-    return finish(stackBuckets(per, q.buckets), q);
-  }
-  return finish(numericBucketStats(mergeSeries(series), q.buckets, { percentiles: q.percentiles, feedOrder }), q);
+  return withReadArena(async (arena) => {
+    const series: Series[] = [];
+    for (const d of defs) {
+      const s = await numericSeries(store, tenant, type, d.id, range, arena);
+      series.push(q.rate ? rates(s, { kind: type }) : s);
+    }
+    if (q.stacked) {
+      const per = series.map((s) => numericBucketStats(s, q.buckets, { percentiles: q.percentiles, feedOrder }));
+      return finish(stackBuckets(per, q.buckets), q);
+    }
+    return finish(numericBucketStats(mergeSeries(series), q.buckets, { percentiles: q.percentiles, feedOrder }), q);
+  });
 }
 
 /** Stats of one metric's points grouped by the values of data-point tags. */
@@ -209,11 +217,13 @@ export async function readTaggedStats(
   filters: ReadonlyMap<string, string>,
   percentiles: PercentileRequest[] | undefined,
 ): Promise<Record<string, TaggedBucketPoint>> {
-  const read = await store.readSeries(tenant, type, id, range.start, range.end);
-  const s = read && withoutStaleMarkers(read);
-  if (!s || s.ts.length === 0) return {};
-  const tags: (Tags | undefined)[] = s.tags ?? new Array(s.ts.length);
-  return taggedStats({ ts: s.ts, values: s.values, tags }, filters, { percentiles, feedOrder: singleFeedOrder(type) });
+  return withReadArena(async (arena) => {
+    const read = await store.readSeries(tenant, type, id, range.start, range.end, arena);
+    const s = read && withoutStaleMarkers(read);
+    if (!s || s.ts.length === 0) return {};
+    const tags: (Tags | undefined)[] = s.tags ?? new Array(s.ts.length);
+    return taggedStats({ ts: s.ts, values: s.values, tags }, filters, { percentiles, feedOrder: singleFeedOrder(type) });
+  });
 }
 
 /** Runs of consecutive gauge points meeting a threshold. */
@@ -225,5 +235,5 @@ export async function readPeriods(
   threshold: number,
   op: PeriodOp,
 ): Promise<[number, number][]> {
-  return periods(await numericSeries(store, tenant, "gauge", id, range), threshold, op);
+  return withReadArena(async (arena) => periods(await numericSeries(store, tenant, "gauge", id, range, arena), threshold, op));
 }

@@ -7,10 +7,10 @@
  * bit-identical (a sum's rounding depends on its order).
  */
 import type { Expr, VectorSelector } from "./ast.ts";
-import { acquireReadArena, BATCH_SAMPLES, releaseReadArena } from "./read-arenas.ts";
+import { acquireReadArena, releaseReadArena } from "../runtime/read-arenas.ts";
 import { type EvalTimes, Evaluator } from "./engine.ts";
 import { selectors } from "./plan.ts";
-import type { RawSeries, ReadBuffers, SeriesRef, StepSeries } from "./values.ts";
+import { BATCH_SAMPLES, type RawSeries, type ReadBuffers, type SeriesRef, type StepSeries } from "./values.ts";
 
 /** What the other thread evaluated: its slices' per-series results, in series order, and the samples read. */
 export interface OffloadResult {

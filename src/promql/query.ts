@@ -8,7 +8,7 @@ import { type EvalTimes, Evaluator } from "./engine.ts";
 import { compareLabels, type Labels } from "./labels.ts";
 import type { Offload } from "./offload.ts";
 import { type SelectorUse, selectors, streamPlan } from "./plan.ts";
-import { acquireReadArena, releaseReadArena } from "./read-arenas.ts";
+import { withReadArena } from "../runtime/read-arenas.ts";
 import type { FloatArena } from "../runtime/float-arena.ts";
 import { evalStreaming, independent, SampleBudget } from "./stream.ts";
 import { type WindowHint, windowHint } from "./tier-windows.ts";
@@ -80,12 +80,7 @@ async function readInto(refs: readonly SeriesRef[], budget: SampleBudget, arena:
 async function evaluate(e: Expr, source: SeriesSource, t: EvalTimes, o: QueryOptions): Promise<Value> {
   // The samples are read into an arena taken back once evaluated: a value never holds a view
   // of them (a range vector's samples are copied out, Evaluator.rangeSelect).
-  const arena = acquireReadArena();
-  try {
-    return await evaluateIn(e, source, t, o, arena);
-  } finally {
-    releaseReadArena(arena);
-  }
+  return withReadArena((arena) => evaluateIn(e, source, t, o, arena));
 }
 
 async function evaluateIn(e: Expr, source: SeriesSource, t: EvalTimes, o: QueryOptions, arena: FloatArena): Promise<Value> {

@@ -11,9 +11,8 @@ import { GroupAggregator } from "./group-aggregator.ts";
 import { dropName, labelsKey } from "./labels.ts";
 import type { Offload } from "./offload.ts";
 import type { StreamPlan } from "./plan.ts";
-import { BATCH_SAMPLES } from "./read-arenas.ts";
 import { RANGE_FUNCTIONS } from "./range-functions.ts";
-import { ExecutionError, type RawSeries, type SeriesRef, type StepSeries, type Value } from "./values.ts";
+import { BATCH_SAMPLES, ExecutionError, type RawSeries, type SeriesRef, type StepSeries, type Value } from "./values.ts";
 
 
 /** Series a query selects before part of them is evaluated in another thread (Offload). */

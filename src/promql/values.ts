@@ -55,6 +55,9 @@ export interface SeriesSource {
   select(matchers: Matcher[], start: number, end: number, windows?: WindowHint): Promise<SeriesRef[]>;
 }
 
+/** Samples read per batch (stream.ts, offload.ts): large enough to amortise the evaluator's set-up, small in memory (1 MiB of an arena). */
+export const BATCH_SAMPLES = 65_536;
+
 /** The samples of every series, in order (into `buffers` when given); series without samples are left out. */
 export async function readAll(refs: readonly SeriesRef[], buffers?: ReadBuffers): Promise<RawSeries[]> {
   const out: RawSeries[] = [];

@@ -13,7 +13,11 @@ import { StoreSeriesSource } from "../../../src/prometheus/store-source.ts";
 import { openSqliteMetricsStore, type SqliteMetricsStore } from "../../../collector/store/metrics/sqlite/store.ts";
 import { parsePromQL } from "../../../src/promql/parse.ts";
 import { instantQuery, type QueryResult, rangeQuery } from "../../../src/promql/query.ts";
-import { keptReadArenas } from "../../../src/promql/read-arenas.ts";
+import { keptReadArenas } from "../../../src/runtime/read-arenas.ts";
+import { bucketsFromCount } from "../../../src/metrics/buckets.ts";
+import { numericBucketStats } from "../../../src/metrics/bucket-stats.ts";
+import { readNumericStats, readRates } from "../../../src/metrics/queries.ts";
+import { rates } from "../../../src/metrics/rates.ts";
 import type { ReadBuffers } from "../../../src/promql/values.ts";
 import { FloatArena } from "../../../src/runtime/float-arena.ts";
 import { seriesId, seriesTags } from "../../../src/prometheus/series-mapping.ts";
@@ -145,5 +149,36 @@ describe("reads into reused buffers", () => {
     expect(plain(kept)).toBe(keptText);
     expect(kept.resultType === "matrix" && kept.result.length).toBe(40);
     expect(keptReadArenas()).toBeGreaterThan(0);
+  });
+
+  it("give Hawkular stats and rates read into arenas, many at a time, what the points read plainly give", async () => {
+    const s = await open(128);
+    for (let k = 0; k < 12; k++) {
+      const points = Array.from({ length: 1500 }, (_x, j) => ({ timestamp: T0 + j * 10_000, value: ((k + 1) * j) % 997 }));
+      await s.write("t", [{ type: "gauge", id: `g${k}`, points }]);
+      if (k % 3 !== 0) s.flushDue(true);
+    }
+    const asks = Array.from({ length: 24 }, (_x, i) => ({ id: `g${i % 12}`, from: T0 + (i % 7) * 600_000 + 5_000, to: T0 + (i % 7) * 600_000 + 3_600_000 + (i % 3) * 7_000, count: 5 + (i % 11) }));
+    const plainStats = async (a: (typeof asks)[number]) => {
+      const b = bucketsFromCount(a.from, a.to, a.count);
+      const r = await s.readSeries("t", "gauge", a.id, b.start, b.start + b.count * b.step);
+      return numericBucketStats({ ts: r!.ts, values: r!.values }, b, { percentiles: [{ quantile: 0.9, original: "90" }], feedOrder: "desc" });
+    };
+    const plainRates = async (a: (typeof asks)[number]) => {
+      const r = await s.readSeries("t", "gauge", a.id, a.from, a.to);
+      const x = rates({ ts: r!.ts, values: r!.values }, { kind: "gauge" });
+      return Array.from(x.ts, (t, i) => ({ timestamp: t, value: x.values[i]! }));
+    };
+    const expected: unknown[] = [];
+    for (const a of asks) expected.push(await plainStats(a), await plainRates(a));
+    for (let round = 0; round < 2; round++) {
+      const got = await Promise.all(
+        asks.flatMap((a) => [
+          readNumericStats(s, "t", "gauge", a.id, { buckets: bucketsFromCount(a.from, a.to, a.count), percentiles: [{ quantile: 0.9, original: "90" }] }),
+          readRates(s, "t", "gauge", a.id, { range: { start: a.from, end: a.to }, order: "asc" }),
+        ]),
+      );
+      expect(got).toEqual(expected);
+    }
   });
 });
