@@ -141,6 +141,8 @@ export async function runProgram(p: Program, argv: string[] = process.argv.slice
   const live = new LiveOptions(specs, reload, parsed.values, log);
   let phase: "starting" | "running" | "stopping" = "starting";
   let hupWhileStarting = false;
+  /** Read through a function: the signal handlers change `phase` while start() runs. */
+  const stopRequested = () => phase === "stopping";
   let reloading = Promise.resolve();
 
   const onHup = () => {
@@ -163,30 +165,24 @@ export async function runProgram(p: Program, argv: string[] = process.argv.slice
   // Installed before start: a SIGHUP must never end the program, not even while it starts.
   process.on("SIGHUP", onHup);
 
-  let running: Running | undefined;
-  try {
-    running = await p.start(parsed.values, { log, reload, live, origin: parsed.origin });
-  } catch (e) {
-    die(e, 2, log.level === "debug");
-  }
-  const uncovered = reload.uncovered(specs);
-  if (uncovered.length > 0) log.error("bug: reloadable options without a reload handler", { options: uncovered });
-  phase = "running";
-  if (hupWhileStarting) onHup();
-
   const timeoutMs = Number(parsed.values["shutdown-timeout"]);
+  /** What start() returns (a failed start exits the program). */
+  let started: Promise<Running | undefined> = Promise.resolve(undefined);
   const stop = async (sig: string) => {
     if (phase === "stopping") {
       log.warn(`${sig} again: exiting without waiting`);
       process.exit(1);
     }
+    const starting = phase === "starting";
     phase = "stopping";
-    log.info(`${sig}: draining and stopping`, { timeoutMs });
+    log.info(starting ? `${sig} while starting: stopping once started` : `${sig}: draining and stopping`, { timeoutMs });
+    // The deadline counts from the signal, also while the start is still running.
     const deadline = setTimeout(() => {
       log.error("shutdown did not finish in time; exiting anyway", { timeoutMs });
       process.exit(1);
     }, timeoutMs);
     try {
+      const running = await started.catch(() => undefined);
       await reloading;
       await running?.stop();
     } catch (e) {
@@ -197,6 +193,23 @@ export async function runProgram(p: Program, argv: string[] = process.argv.slice
     log.info("stopped");
     process.exit(0);
   };
+  // Also installed before start: a stop signal that came once start() had logged that it was
+  // up but before it returned ended the program by the signal's default action (exit 143),
+  // without draining.
   process.on("SIGINT", () => void stop("SIGINT"));
   process.on("SIGTERM", () => void stop("SIGTERM"));
+
+  let running: Running | undefined;
+  try {
+    started = p.start(parsed.values, { log, reload, live, origin: parsed.origin });
+    running = await started;
+  } catch (e) {
+    die(e, 2, log.level === "debug");
+  }
+  const uncovered = reload.uncovered(specs);
+  if (uncovered.length > 0) log.error("bug: reloadable options without a reload handler", { options: uncovered });
+  // A stop signal while starting: stop() runs now that start() has returned.
+  if (stopRequested()) return;
+  phase = "running";
+  if (hupWhileStarting) onHup();
 }

@@ -114,6 +114,18 @@ describe("the stop deadline", () => {
     expect(p.lines.join("\n")).toMatch(/shutdown did not finish in time; exiting anyway timeoutMs=1000/);
   });
 
+  it("a stop signal while starting is handled, not the signal's default end, and its deadline counts from the signal", async () => {
+    const p = new Running([process.execPath, join(ROOT, "test/fixtures/programs/slow-stop.ts"), "--shutdown-timeout", "1s"]);
+    await p.waitForLine(/starting/);
+    const t0 = Date.now();
+    p.signal("SIGTERM");
+    await p.waitForLine(/SIGTERM while starting: stopping once started/);
+    // The fixture's stop never finishes: the deadline ends it, with exit code 1 (a signal's default end is 143).
+    expect(await p.exited).toBe(1);
+    expect(Date.now() - t0).toBeLessThan(10_000);
+    expect(p.lines.join("\n")).toMatch(/shutdown did not finish in time; exiting anyway timeoutMs=1000/);
+  });
+
   it("a second signal while stopping exits at once", async () => {
     const p = new Running([process.execPath, join(ROOT, "test/fixtures/programs/slow-stop.ts"), "--shutdown-timeout", "60s"]);
     await p.waitForLine(/started/);
