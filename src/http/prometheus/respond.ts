@@ -52,13 +52,14 @@ const FLUSH_BYTES = 2 * 1024 * 1024;
  */
 export const copiesAtWrite = (ctl: object) => /^\[object ReadableHTTPS?ResponseSinkController\]$/.test(Object.prototype.toString.call(ctl));
 
-/** Chunk buffers (of JsonBytes' 256 KiB) kept from answer to answer: 2 MiB at most. */
+/** Chunk buffers kept from answer to answer: 8 of JsonBytes' 256 KiB (a larger one, made for one long text, is not kept). */
 const KEPT_CHUNKS = 8;
+const KEPT_CHUNK_BYTES = 256 * 1024;
 const spareChunks: Uint8Array[] = [];
 
 /** Gives a chunk's whole buffer back for the next answers (a chunk is a view of its start). */
 function giveBack(chunk: Uint8Array): void {
-  if (spareChunks.length < KEPT_CHUNKS) spareChunks.push(new Uint8Array(chunk.buffer, chunk.byteOffset));
+  if (spareChunks.length < KEPT_CHUNKS && chunk.buffer.byteLength <= KEPT_CHUNK_BYTES) spareChunks.push(new Uint8Array(chunk.buffer, chunk.byteOffset));
 }
 
 /** Chunk buffers waiting for an answer (for tests). */
