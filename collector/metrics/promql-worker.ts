@@ -45,7 +45,7 @@ self.onmessage = (ev: MessageEvent<OffloadRequest>) => {
   try {
     if (Atomics.compareExchange(j.state, m.at, SLICE_FREE, SLICE_STARTED) !== SLICE_FREE) return answer(j);
     for (const { labels, parts } of unpackSlice(m.series)) {
-      const c = partsColumns(parts, j.ev.buffers);
+      const c = partsColumns(parts, j.ev.arena);
       j.samples += c.ts.length;
       j.ev.add(withMarkersApart(labels, c.ts, c.nums));
     }

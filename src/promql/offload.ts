@@ -10,7 +10,7 @@ import type { Expr, VectorSelector } from "./ast.ts";
 import { acquireReadArena, releaseReadArena } from "../runtime/read-arenas.ts";
 import { type EvalTimes, Evaluator } from "./engine.ts";
 import { selectors } from "./plan.ts";
-import { BATCH_SAMPLES, type RawSeries, type ReadBuffers, type SeriesRef, type StepSeries } from "./values.ts";
+import { BATCH_SAMPLES, type RawSeries, type SeriesRef, type StepSeries } from "./values.ts";
 
 /** What the other thread evaluated: its slices' per-series results, in series order, and the samples read. */
 export interface OffloadResult {
@@ -56,18 +56,18 @@ export interface Offload {
  * The per-series results of an expression over series given one by one, in slices (in order
  * within a slice, the slices last first; series with a value at some step): what the
  * evaluating thread of an Offload runs, with the evaluator of one thread, in batches as
- * stream.ts reads them. A series may be read into `buffers`, whose room is handed out again
+ * stream.ts reads them. A series may be read into `arena`, whose room is handed out again
  * once its batch is evaluated.
  */
 export class PerSeriesEval {
   private readonly sel: VectorSelector;
-  private readonly arena = acquireReadArena();
+  /** Where the series are read to (ReadBuffers); released by finish(). */
+  readonly arena = acquireReadArena();
   /** Each slice's results; slices come from the last one backwards. */
   private readonly slices: StepSeries[][] = [];
   private out: StepSeries[] = [];
   private batch: RawSeries[] = [];
   private samples = 0;
-  readonly buffers: ReadBuffers = this.arena;
 
   constructor(
     private readonly expr: Expr,

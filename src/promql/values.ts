@@ -23,7 +23,7 @@ export interface RawSeries {
 
 /**
  * Where a read may put its samples (so a scan of many series does not allocate and zero a
- * buffer per series: src/promql/read-arenas.ts): `take` gives room for `n` numbers, which the
+ * buffer per series: src/runtime/read-arenas.ts): `take` gives room for `n` numbers, which the
  * caller hands out again once it is done with the series read into it; the numbers it holds
  * are any, the read writes those it returns. `shrink`: of the room taken last, only the first
  * `n` numbers are used.

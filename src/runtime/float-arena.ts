@@ -2,7 +2,7 @@
  * Float64 columns handed out from one reused slab, all taken back at once (reset): the
  * roller's decoded blocks live for one series' step, and decoding them into fresh arrays made
  * megabytes of garbage a second under ingest (docs/storage.md, "Rollup tiers"); a PromQL
- * query's samples live until it is evaluated (src/promql/read-arenas.ts).
+ * query's samples live until it is evaluated (src/runtime/read-arenas.ts).
  */
 
 /** The slab never grows beyond this many numbers (4 MiB); a step needing more gets fresh arrays for the rest. */
