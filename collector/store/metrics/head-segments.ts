@@ -38,7 +38,23 @@ export class HeadSegments {
   private takes = 0;
   private activeAt: number | undefined;
 
-  constructor(readonly maxBytes: number) {}
+  /**
+   * The largest segment a sealed head refills into: the power of two at or above `sealedWithin`
+   * (the points a head is sealed before it holds; the store passes 2 × chunkPoints), at most
+   * MAX_SEGMENT. Why: a head the flush reached a little late (a bulk load outruns it) held a few
+   * points more than the seal's bound and refilled into a segment twice as large, which the pool,
+   * given back the smaller ones, never had (issue 28, docs/storage.md twenty-eighth part).
+   */
+  readonly largestRefill: number;
+
+  constructor(
+    readonly maxBytes: number,
+    sealedWithin = MAX_SEGMENT,
+  ) {
+    let cap = MIN_SEGMENT;
+    while (cap < sealedWithin && cap < MAX_SEGMENT) cap *= 2;
+    this.largestRefill = cap;
+  }
 
   /** A segment of `capacity` points (a power of two, MIN_SEGMENT … MAX_SEGMENT); what it holds is stale. */
   take(capacity: number): Float64Array {

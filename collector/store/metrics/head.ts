@@ -431,7 +431,8 @@ export class SeriesHead {
     // A streamed head is a slow series': its next points go to the stream from the first.
     if (this.inStream) this.stream?.clear();
     let cap = MIN_SEGMENT;
-    if (filled >= REFILL_FROM && !this.inStream) while (cap < filled && cap < MAX_SEGMENT) cap *= 2;
+    const largest = this.pool?.largestRefill ?? MAX_SEGMENT;
+    if (filled >= REFILL_FROM && !this.inStream) while (cap < filled && cap < largest) cap *= 2;
     this.refill = cap;
   }
 

@@ -127,6 +127,37 @@ describe("a head's segments", () => {
     expect(pool.made).toBe(made);
   });
 
+  it("refill a head sealed past the store's bound into the bound's segment, which the pool has, not one twice as large", () => {
+    // The store seals heads before 2 × 1,024 points; the flush reached these at 2,100 (a bulk load).
+    const pool = new HeadSegments(64 * 1024 * 1024, 2 * 1024);
+    expect(pool.largestRefill).toBe(2048);
+    const ts = Float64Array.from({ length: 2100 }, (_, i) => 1000 * i);
+    const nums = Float64Array.from({ length: 2100 }, (_, i) => i);
+    const heads = [new SeriesHead(true, pool), new SeriesHead(true, pool)];
+    for (const h of heads) {
+      h.appendRun(ts, nums, 0, 2048, 1, 0);
+      h.clear();
+      h.appendRun(ts, nums, 0, 2100, 2, 0);
+    }
+    // Each grew past one 2,048 segment by a second one of 2,048.
+    expect(heads.map((h) => h.segmentCapacities)).toEqual([
+      [2048, 2048],
+      [2048, 2048],
+    ]);
+    for (const h of heads) h.clear();
+    const made = pool.made;
+    for (const h of heads) h.appendRun(ts, nums, 0, 2100, 3, 0);
+    expect(heads.map((h) => h.segmentCapacities)).toEqual([
+      [2048, 2048],
+      [2048, 2048],
+    ]);
+    // Every segment came from the pool; refilled into 4,096, as before, each head made one.
+    expect(pool.made).toBe(made);
+    expect(view(heads[1]!).nums).toEqual(Array.from(nums));
+    // Without a bound (a pool of its own, as the agent's), the largest is MAX_SEGMENT's.
+    expect(new HeadSegments(1 << 20).largestRefill).toBe(4096);
+  });
+
   it("give back the segments a sort's duplicates emptied, and keep the latest write of each timestamp", () => {
     const pool = new HeadSegments(1 << 20);
     const h = new SeriesHead(true, pool);

@@ -295,7 +295,8 @@ export class StoreState {
       chunkListChunks: opts.chunkListChunks ?? 200_000,
     };
     this.lists = new ChunkLists(this.opts.chunkListChunks);
-    this.headSegments = new HeadSegments(this.opts.maxHeadPoints * 8);
+    // A head is sealed before it holds 2 × chunkPoints (writes.ts, sealAt).
+    this.headSegments = new HeadSegments(this.opts.maxHeadPoints * 8, 2 * this.opts.chunkPoints);
     this.now = opts.now ?? Date.now;
     this.cache = new ChunkCache(this.opts.chunkCacheBytes - Math.floor(this.opts.chunkCacheBytes / 4));
     this.hot = new ChunkCache(Math.floor(this.opts.chunkCacheBytes / 4));
