@@ -16,6 +16,14 @@
 export const MIN_SEGMENT = 32;
 /** The largest: a head past it grows by segments of this size. */
 export const MAX_SEGMENT = 4096;
+/**
+ * The smallest segment a take of a larger one is given instead of new memory. Why: a fast head's
+ * first fill grows through segments of 256, 512 and 1,024 points, its refills take one of 2,048,
+ * and the pool, given back the first fills' segments, held none of those: every series of a
+ * bulk load made 64 KB of segments where 32 KB circulate (issue 28, docs/storage.md
+ * twenty-eighth part). Slow heads' segments of 32 points are not taken for larger ones.
+ */
+export const FALLBACK_MIN = 256;
 
 /**
  * A pool no head has taken from for this long is let go (`idle`). Why: after a burst of ingest
@@ -56,10 +64,16 @@ export class HeadSegments {
     this.largestRefill = cap;
   }
 
-  /** A segment of `capacity` points (a power of two, MIN_SEGMENT … MAX_SEGMENT); what it holds is stale. */
+  /**
+   * A segment for `capacity` points (a power of two, MIN_SEGMENT … MAX_SEGMENT), or a smaller one
+   * the pool holds when it holds none of that capacity; what it holds is stale.
+   */
   take(capacity: number): Float64Array {
     this.takes++;
-    const s = this.free.get(capacity)?.pop();
+    let s = this.free.get(capacity)?.pop();
+    // None of that capacity held: a smaller one (down to an eighth, not below FALLBACK_MIN)
+    // rather than new memory; the head grows on from it (head.ts, grow).
+    for (let c = capacity >> 1; s === undefined && c >= FALLBACK_MIN && c >= capacity >> 3; c >>= 1) s = this.free.get(c)?.pop();
     if (s) {
       this.held -= s.byteLength;
       this.reused++;

@@ -109,7 +109,9 @@ export class SeriesHead {
   /** A new last segment. */
   private grow(): Float64Array {
     const total = this.lastStart + (this.last.length >> 1);
-    const cap = this.last === NONE ? this.refill : total < DOUBLE_FROM ? MIN_SEGMENT : Math.min(MAX_SEGMENT, total);
+    // Doubling: the largest power of two within what the head holds (a segment the pool gave in
+    // place of a larger one leaves a total between two).
+    const cap = this.last === NONE ? this.refill : total < DOUBLE_FROM ? MIN_SEGMENT : Math.min(MAX_SEGMENT, 2 ** (31 - Math.clz32(total)));
     const s = this.pool ? this.pool.take(cap) : new Float64Array(2 * cap);
     if (this.last !== NONE) (this.segs ??= [this.last]).push(s);
     this.last = s;

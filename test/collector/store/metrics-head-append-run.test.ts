@@ -110,6 +110,8 @@ describe("a head's segments", () => {
     const nums = Float64Array.from({ length: 3000 }, (_, i) => -i);
     big.appendRun(ts, nums, 0, 3000, 1, 0);
     big.clear();
+    // The pool holds one of the refill's capacity (an earlier refill's).
+    pool.give(new Float64Array(2 * 4096));
     big.appendRun(ts, nums, 0, 3000, 2, 0);
     expect(big.segmentCapacities).toEqual([4096]);
     const a = big.columns();
@@ -127,35 +129,48 @@ describe("a head's segments", () => {
     expect(pool.made).toBe(made);
   });
 
-  it("refill a head sealed past the store's bound into the bound's segment, which the pool has, not one twice as large", () => {
-    // The store seals heads before 2 × 1,024 points; the flush reached these at 2,100 (a bulk load).
+  it("refill a head sealed past the store's bound into the bound's segment, not one twice as large", () => {
+    // The store seals heads before 2 × 1,024 points; the flush reached this one at 2,100 (a bulk load).
     const pool = new HeadSegments(64 * 1024 * 1024, 2 * 1024);
     expect(pool.largestRefill).toBe(2048);
     const ts = Float64Array.from({ length: 2100 }, (_, i) => 1000 * i);
     const nums = Float64Array.from({ length: 2100 }, (_, i) => i);
-    const heads = [new SeriesHead(true, pool), new SeriesHead(true, pool)];
-    for (const h of heads) {
-      h.appendRun(ts, nums, 0, 2048, 1, 0);
-      h.clear();
-      h.appendRun(ts, nums, 0, 2100, 2, 0);
-    }
-    // Each grew past one 2,048 segment by a second one of 2,048.
-    expect(heads.map((h) => h.segmentCapacities)).toEqual([
-      [2048, 2048],
-      [2048, 2048],
-    ]);
-    for (const h of heads) h.clear();
-    const made = pool.made;
-    for (const h of heads) h.appendRun(ts, nums, 0, 2100, 3, 0);
-    expect(heads.map((h) => h.segmentCapacities)).toEqual([
-      [2048, 2048],
-      [2048, 2048],
-    ]);
-    // Every segment came from the pool; refilled into 4,096, as before, each head made one.
-    expect(pool.made).toBe(made);
-    expect(view(heads[1]!).nums).toEqual(Array.from(nums));
-    // Without a bound (a pool of its own, as the agent's), the largest is MAX_SEGMENT's.
+    const h = new SeriesHead(true, pool);
+    h.appendRun(ts, nums, 0, 2100, 1, 0);
+    h.clear();
+    pool.release();
+    h.appendRun(ts, nums, 0, 100, 2, 0);
+    // Refilled into 4,096 before, a size a pool given back the store's seals never held.
+    expect(h.segmentCapacities).toEqual([2048]);
+    // Without a bound (a pool of its own, as in tests), the largest is MAX_SEGMENT's.
     expect(new HeadSegments(1 << 20).largestRefill).toBe(4096);
+  });
+
+  it("refill from the smaller segments the pool holds before making new ones, and read back every point", () => {
+    const pool = new HeadSegments(64 * 1024 * 1024, 2 * 1024);
+    const ts = Float64Array.from({ length: 2000 }, (_, i) => 1000 * i);
+    const nums = Float64Array.from({ length: 2000 }, (_, i) => i / 7);
+    const h = new SeriesHead(true, pool);
+    // The first fill: 8 × 32, then 256, 512 and 1,024 points.
+    h.appendRun(ts, nums, 0, 1900, 1, 0);
+    h.clear();
+    const made = pool.made;
+    // The refill asks for 2,048, which the pool never held: it takes its 1,024, 512 and 256.
+    h.appendRun(ts, nums, 0, 1792, 2, 0);
+    expect(h.segmentCapacities).toEqual([1024, 512, 256]);
+    expect(pool.made).toBe(made);
+    expect(view(h).nums).toEqual(Array.from(nums.subarray(0, 1792)));
+    // Growing on past them doubles from the largest power of two within what it holds.
+    h.appendRun(ts, nums, 1792, 208, 3, 0);
+    expect(h.segmentCapacities).toEqual([1024, 512, 256, 1024]);
+    expect(pool.made).toBe(made + 1);
+    expect(view(h).ts).toEqual(Array.from(ts));
+    expect(view(h).nums).toEqual(Array.from(nums));
+    // Slow heads' 32-point segments are not handed out for larger ones.
+    const p2 = new HeadSegments(1 << 20);
+    for (let i = 0; i < 8; i++) p2.give(new Float64Array(2 * 32));
+    expect(p2.take(256).length).toBe(2 * 256);
+    expect(p2.bytes).toBe(8 * 32 * 16);
   });
 
   it("give back the segments a sort's duplicates emptied, and keep the latest write of each timestamp", () => {
