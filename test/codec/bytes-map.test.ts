@@ -99,6 +99,24 @@ describe("the byte-string map", () => {
     for (let i = 1_000; i < 1_500; i++) expect(cache.get(bytes(`other${i}`), 0, `other${i}`.length)?.n).toBe(-i);
   });
 
+  it("makes room for keys a new order moves by compacting its arena, not doubling it, while a quarter of it is free", () => {
+    const cache = new BytesMap<number>(100_000);
+    // 300 keys of 120 bytes (128 in the arena): 59 % of its first 64 KiB.
+    const keys = Array.from({ length: 300 }, (_, i) => bytes(`k${String(i).padStart(4, "0")}`.padEnd(120, ".")));
+    keys.forEach((k, i) => cache.set(k, 0, k.length, i));
+    // Keys move once an epoch (eight lookups an entry) has passed since they were set.
+    for (let pass = 0; pass < 8; pass++) keys.forEach((k, i) => expect(cache.get(k, 0, k.length)).toBe(i));
+    const before = cache.byteLength;
+    // A sender's new order: learnt in the first pass, its keys moved to the arena's end in the second.
+    const reversed = [...keys.keys()].reverse();
+    for (let pass = 0; pass < 2; pass++) for (const i of reversed) expect(cache.get(keys[i]!, 0, keys[i]!.length)).toBe(i);
+    // Compacted in place: what it holds more is the compaction's kept arrays, not a second arena
+    // (64 KiB more, doubled, on the code before).
+    expect(cache.byteLength - before).toBeLessThan(16 * 1024);
+    for (let pass = 0; pass < 2; pass++) for (const i of reversed) expect(cache.get(keys[i]!, 0, keys[i]!.length)).toBe(i);
+    keys.forEach((k, i) => expect(cache.get(k, 0, k.length)).toBe(i));
+  });
+
   it("keeps every key through many epochs of senders that change their order, its arena bounded", () => {
     // Keys move to the arena's end as they are read in a new order, and the arena is compacted
     // and the entries numbered anew: every answer checked against a Map, over many epochs.
