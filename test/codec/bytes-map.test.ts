@@ -103,9 +103,9 @@ describe("the byte-string map", () => {
     const cache = new BytesMap<number>(100_000);
     // 300 keys of 120 bytes (128 in the arena): 59 % of its first 64 KiB.
     const keys = Array.from({ length: 300 }, (_, i) => bytes(`k${String(i).padStart(4, "0")}`.padEnd(120, ".")));
-    keys.forEach((k, i) => cache.set(k, 0, k.length, i));
+    for (const [i, k] of keys.entries()) cache.set(k, 0, k.length, i);
     // Keys move once an epoch (eight lookups an entry) has passed since they were set.
-    for (let pass = 0; pass < 8; pass++) keys.forEach((k, i) => expect(cache.get(k, 0, k.length)).toBe(i));
+    for (let pass = 0; pass < 8; pass++) for (const [i, k] of keys.entries()) expect(cache.get(k, 0, k.length)).toBe(i);
     const before = cache.byteLength;
     // A sender's new order: learnt in the first pass, its keys moved to the arena's end in the second.
     const reversed = [...keys.keys()].reverse();
@@ -114,7 +114,7 @@ describe("the byte-string map", () => {
     // (64 KiB more, doubled, on the code before).
     expect(cache.byteLength - before).toBeLessThan(16 * 1024);
     for (let pass = 0; pass < 2; pass++) for (const i of reversed) expect(cache.get(keys[i]!, 0, keys[i]!.length)).toBe(i);
-    keys.forEach((k, i) => expect(cache.get(k, 0, k.length)).toBe(i));
+    for (const [i, k] of keys.entries()) expect(cache.get(k, 0, k.length)).toBe(i);
   });
 
   it("keeps every key through many epochs of senders that change their order, its arena bounded", () => {
