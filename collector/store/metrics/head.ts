@@ -39,9 +39,9 @@ export const STREAM_RUN_MAX = 32;
  * segments of 4,096. A head sealed at 512 points or more refills into one segment of that
  * size, up to the pool's largestRefill (a steadily written series fills its head again in one
  * piece, which reads and seals take without a copy), or into smaller ones the pool holds when it
- * holds none of that size (head-segments.ts, take). Appends in timestamp order are O(1); an out-of-order or repeated timestamp
- * marks the head unsorted and is resolved (stable sort, last write wins) lazily on read or
- * flush. Segments come from, and go back to, the store's pool when one is given: readers copy
+ * holds none of that size (head-segments.ts, take). Appends in timestamp order are O(1); an
+ * out-of-order or repeated timestamp marks the head unsorted and is resolved (stable sort, last
+ * write wins) lazily on read or flush. Segments come from, and go back to, the store's pool when one is given: readers copy
  * what they keep of a head's columns().
  */
 export class SeriesHead {
