@@ -23,7 +23,14 @@ export const MAX_SEGMENT = 4096;
  * bulk load made 64 KB of segments where 32 KB circulate (issue 28, docs/storage.md
  * twenty-eighth part). Slow heads' segments of 32 points are not taken for larger ones.
  */
-export const FALLBACK_MIN = 256;
+const FALLBACK_MIN = 256;
+
+/** The smallest segment capacity that holds `points`, from MIN_SEGMENT up to `largest`. */
+export function segmentFor(points: number, largest = MAX_SEGMENT): number {
+  let cap = MIN_SEGMENT;
+  while (cap < points && cap < largest) cap *= 2;
+  return cap;
+}
 
 /**
  * A pool no head has taken from for this long is let go (`idle`). Why: after a burst of ingest
@@ -59,9 +66,7 @@ export class HeadSegments {
     readonly maxBytes: number,
     sealedWithin = MAX_SEGMENT,
   ) {
-    let cap = MIN_SEGMENT;
-    while (cap < sealedWithin && cap < MAX_SEGMENT) cap *= 2;
-    this.largestRefill = cap;
+    this.largestRefill = segmentFor(sealedWithin);
   }
 
   /**

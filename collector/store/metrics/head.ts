@@ -2,7 +2,7 @@ import { PointStream } from "../../../src/codec/point-stream.ts";
 import type { Tags } from "../../../src/metrics/model.ts";
 import { copyRun } from "./copy-run.ts";
 import { ensureScratch, orderScratch, scratch } from "./head-scratch.ts";
-import { type HeadSegments, MAX_SEGMENT, MIN_SEGMENT } from "./head-segments.ts";
+import { type HeadSegments, MAX_SEGMENT, MIN_SEGMENT, segmentFor } from "./head-segments.ts";
 
 /** No segment yet (a head that stays empty holds none). */
 const NONE = new Float64Array(0);
@@ -41,8 +41,8 @@ export const STREAM_RUN_MAX = 32;
  * piece, which reads and seals take without a copy), or into smaller ones the pool holds when it
  * holds none of that size (head-segments.ts, take). Appends in timestamp order are O(1); an
  * out-of-order or repeated timestamp marks the head unsorted and is resolved (stable sort, last
- * write wins) lazily on read or flush. Segments come from, and go back to, the store's pool when one is given: readers copy
- * what they keep of a head's columns().
+ * write wins) lazily on read or flush. Segments come from, and go back to, the store's pool when
+ * one is given: readers copy what they keep of a head's columns().
  */
 export class SeriesHead {
   /**
@@ -433,10 +433,7 @@ export class SeriesHead {
     this.lastStart = 0;
     // A streamed head is a slow series': its next points go to the stream from the first.
     if (this.inStream) this.stream?.clear();
-    let cap = MIN_SEGMENT;
-    const largest = this.pool?.largestRefill ?? MAX_SEGMENT;
-    if (filled >= REFILL_FROM && !this.inStream) while (cap < filled && cap < largest) cap *= 2;
-    this.refill = cap;
+    this.refill = filled >= REFILL_FROM && !this.inStream ? segmentFor(filled, this.pool?.largestRefill) : MIN_SEGMENT;
   }
 
   /** Segments held and their capacities (for tests). */
