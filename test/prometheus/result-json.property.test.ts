@@ -11,6 +11,7 @@ import { JsonBytes } from "../../src/prometheus/json-bytes.ts";
 import { successChunks } from "../../src/prometheus/result-json.ts";
 import { copiesAtWrite, respondResult, spareAnswerChunks } from "../../src/http/prometheus/respond.ts";
 import { Hono } from "hono";
+import { connect } from "node:net";
 
 const text = (w: JsonBytes) => Buffer.concat(w.end()).toString("utf8");
 
@@ -198,6 +199,41 @@ describe("JSON bytes of query results", () => {
     let readers = 0;
     await new Response(new ReadableStream({ type: "direct", pull(ctl: object) { if (copiesAtWrite(ctl)) readers++; (ctl as { close(): void }).close(); } } as never)).text();
     expect(readers).toBe(0);
+  });
+
+  it("encode a large answer no faster than the client takes it (the sink does not buffer it whole)", async () => {
+    const app = new Hono();
+    const steps = Float64Array.from({ length: 1441 }, (_, i) => 1_700_000_000_000 + i * 60_000);
+    const large: QueryResult = {
+      resultType: "matrix",
+      result: Array.from({ length: 1500 }, (_, k) => ({ labels: labelsFromRecord({ __name__: "m", host: `h${k}` }), ts: steps, vals: steps.map((_, i) => k * 1000 + i / 7) })),
+    };
+    const size = reference(large).length;
+    // Far more than the loopback socket's buffers hold (a few MB).
+    expect(size).toBeGreaterThan(40 * 1024 * 1024);
+    let answeredAt = 0;
+    app.get("/large", (c) => respondResult(c, large, () => (answeredAt = performance.now())));
+    const server = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: app.fetch });
+    const socket = connect(server.port, "127.0.0.1");
+    try {
+      let received = 0;
+      socket.on("data", (b: Buffer) => (received += b.length));
+      socket.write("GET /large HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+      await new Promise((r) => setTimeout(r, 300));
+      // The client reads nothing for a while: the encoder waits for the socket.
+      socket.pause();
+      const pausedAt = received;
+      await new Promise((r) => setTimeout(r, 1500));
+      expect(answeredAt).toBe(0);
+      expect(received - pausedAt).toBeLessThan(size / 4);
+      socket.resume();
+      await new Promise((r) => socket.on("end", r));
+      expect(answeredAt).toBeGreaterThan(0);
+      expect(received).toBeGreaterThan(size);
+    } finally {
+      socket.destroy();
+      server.stop(true);
+    }
   });
 
   it("rely on a Response made from a typed array holding a copy of its bytes (respondResult reuses the array at once)", async () => {
