@@ -7,6 +7,7 @@
  */
 import { type EvalTimes, Evaluator } from "./engine.ts";
 import type { FloatArena } from "../runtime/float-arena.ts";
+import { releaseBuffer } from "../runtime/release-buffer.ts";
 import { GroupAggregator } from "./group-aggregator.ts";
 import { dropName, labelsKey } from "./labels.ts";
 import type { Offload } from "./offload.ts";
@@ -105,6 +106,15 @@ export async function evalStreaming(plan: StreamPlan, refs: readonly SeriesRef[]
   if (far && far.slices === Math.ceil(refs.length / size) - k) {
     budget.take(far.samples);
     for (const s of far.series) keep(s);
+    // Folded into their groups (a fold copies what it needs): the other thread's results are
+    // garbage, in buffers of their own (transferred), handed back now rather than at the next
+    // full collection (issue 28). Only after all are folded: a buffer may back several series.
+    if (agg) {
+      for (const s of far.series) {
+        releaseBuffer(s.vals, 0);
+        releaseBuffer(s.has, 0);
+      }
+    }
   } else await evalHere(refs.slice(k * size));
   return { type: "vector", series: agg ? agg.result() : out };
 }

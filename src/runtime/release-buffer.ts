@@ -24,7 +24,7 @@ interface Detachable {
  * throws. Smaller buffers made at a high rate gain too (the collector's sealed chunks, about
  * 14 KB, a thousand a second under ingest: fewer page faults, measured in docs/storage.md).
  */
-export function releaseBuffer(bytes: Uint8Array, minBytes = RELEASE_MIN_BYTES): void {
+export function releaseBuffer(bytes: ArrayBufferView, minBytes = RELEASE_MIN_BYTES): void {
   const b = bytes.buffer;
   if (!(b instanceof ArrayBuffer) || b.byteLength < minBytes) return;
   const d = b as ArrayBuffer & Detachable;

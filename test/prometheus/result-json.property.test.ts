@@ -214,7 +214,7 @@ describe("JSON bytes of query results", () => {
     let answeredAt = 0;
     app.get("/large", (c) => respondResult(c, large, () => (answeredAt = performance.now())));
     const server = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: app.fetch });
-    const socket = connect(server.port, "127.0.0.1");
+    const socket = connect(server.port ?? 0, "127.0.0.1");
     try {
       let received = 0;
       socket.on("data", (b: Buffer) => (received += b.length));

@@ -3,6 +3,7 @@ import type { Context, Hono } from "hono";
 import { ParseError, parsePromQL, UnsupportedFeatureError } from "../../promql/parse.ts";
 import type { Expr } from "../../promql/ast.ts";
 import { instantQuery, MAX_POINTS, rangeQuery } from "../../promql/query.ts";
+import { releaseRangeResult } from "../../promql/result-memory.ts";
 import { ExecutionError, InvalidQueryError } from "../../promql/values.ts";
 import { StoreSeriesSource } from "../../prometheus/store-source.ts";
 import type { PrometheusReadDeps } from "./read-deps.ts";
@@ -68,7 +69,14 @@ export function queryRoutes(app: Hono, deps: PrometheusReadDeps): void {
     const seen = resolutionsFor(c);
     const answered = heapGrowth(deps);
     const r = await run(() => rangeQuery(expr, new StoreSeriesSource(deps.store, tenant, seen), start, end, step, { offload: deps.offload }));
-    return withResolution(respondResult(c, r, answered), seen);
+    // Sent: the result's arrays are this query's alone, given back before the heap is looked at.
+    return withResolution(
+      respondResult(c, r, () => {
+        releaseRangeResult(r);
+        answered?.();
+      }),
+      seen,
+    );
   };
   app.get("/api/v1/query", instant);
   app.post("/api/v1/query", instant);
