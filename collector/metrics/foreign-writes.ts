@@ -94,7 +94,7 @@ export interface RemoteSeries extends MappedSeries, SeriesSlot {
 /** A series not cached yet: no request has named it, no store holds a handle in it. */
 function remoteSeries(id: string, tags: Readonly<Tags>): RemoteSeries {
   // Every field from the start: one shape, all fields in the object (see seriesMeta in the store).
-  return { type: "gauge", id, tags, lastRequest: 0, storeOwner: undefined, storeHandle: undefined, ensuredTenant: undefined, ensuredVersion: undefined };
+  return { type: "gauge", id, tags, lastRequest: 0, firstEntry: 0, storeOwner: undefined, storeHandle: undefined, ensuredTenant: undefined, ensuredVersion: undefined };
 }
 
 /** Bytes of spare columns RemoteWriteColumns keeps: the columns of a few hundred requests of 1,024 samples. */
