@@ -236,6 +236,35 @@ describe("JSON bytes of query results", () => {
     }
   });
 
+  it("finish a large answer whose client went away (its result is not held by a wait that never ends)", async () => {
+    const app = new Hono();
+    const steps = Float64Array.from({ length: 1441 }, (_, i) => 1_700_000_000_000 + i * 60_000);
+    const large: QueryResult = {
+      resultType: "matrix",
+      result: Array.from({ length: 1500 }, (_, k) => ({ labels: labelsFromRecord({ __name__: "m", host: `h${k}` }), ts: steps, vals: steps.map((_, i) => k * 1000 + i / 7) })),
+    };
+    let answered = false;
+    app.get("/large", (c) => respondResult(c, large, () => (answered = true)));
+    const server = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: app.fetch });
+    const socket = connect(server.port ?? 0, "127.0.0.1");
+    try {
+      let received = 0;
+      socket.on("error", () => {});
+      // Gone after the first 4 MB, with tens of MB still to come.
+      socket.on("data", (b: Buffer) => {
+        received += b.length;
+        if (received > 4 * 1024 * 1024) socket.destroy();
+      });
+      socket.write("GET /large HTTP/1.1\r\nHost: x\r\n\r\n");
+      for (let waited = 0; !answered && waited < 5000; waited += 50) await new Promise((r) => setTimeout(r, 50));
+      expect(answered).toBe(true);
+      expect(received).toBeLessThan(reference(large).length / 2);
+    } finally {
+      socket.destroy();
+      server.stop(true);
+    }
+  });
+
   it("rely on a Response made from a typed array holding a copy of its bytes (respondResult reuses the array at once)", async () => {
     const bytes = new Uint8Array(64).fill(65);
     const res = new Response(bytes.subarray(0, 16));
