@@ -40,13 +40,16 @@ export interface MappedSeries {
 const SCRATCH_KEPT = 64 * 1024;
 let scratchTs = new Float64Array(0);
 let scratchValues = new Float64Array(0);
-
+/** Per entry its group, per group its size and where its points go: 3 × the entries. */
 let scratchGroups = new Int32Array(0);
 
-/** Per entry its group, per group its size and where its points go: 3 × `n` (shared as the pair below is). */
+/** A kept scratch's new length for `n`: a power of two from `least`, at most SCRATCH_KEPT. */
+const keptLength = (n: number, least: number) => Math.min(SCRATCH_KEPT, Math.max(least, 2 ** Math.ceil(Math.log2(n))));
+
+/** regroup's group arrays for `n` entries (the shared ones unless `n` is past SCRATCH_KEPT). */
 function groupScratch(n: number): Int32Array {
   if (n > SCRATCH_KEPT) return new Int32Array(3 * n);
-  if (scratchGroups.length < 3 * n) scratchGroups = new Int32Array(3 * Math.min(SCRATCH_KEPT, Math.max(256, 2 ** Math.ceil(Math.log2(n)))));
+  if (scratchGroups.length < 3 * n) scratchGroups = new Int32Array(3 * keptLength(n, 256));
   return scratchGroups;
 }
 
@@ -54,9 +57,8 @@ function groupScratch(n: number): Int32Array {
 function regroupScratch(n: number): { ts: Float64Array; values: Float64Array } {
   if (n > SCRATCH_KEPT) return { ts: new Float64Array(n), values: new Float64Array(n) };
   if (scratchTs.length < n) {
-    const size = Math.min(SCRATCH_KEPT, Math.max(1024, 2 ** Math.ceil(Math.log2(n))));
-    scratchTs = new Float64Array(size);
-    scratchValues = new Float64Array(size);
+    scratchTs = new Float64Array(keptLength(n, 1024));
+    scratchValues = new Float64Array(scratchTs.length);
   }
   return { ts: scratchTs, values: scratchValues };
 }

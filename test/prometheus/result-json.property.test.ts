@@ -83,6 +83,15 @@ const result: fc.Arbitrary<QueryResult> = fc.oneof(
   fc.record({ t: times, v: fc.string({ unit: "grapheme" }) }).map((result) => ({ resultType: "string" as const, result })),
 );
 
+/** 24 h of one-minute steps, shared by the large matrices below. */
+const STEPS = Float64Array.from({ length: 1441 }, (_, i) => 1_700_000_000_000 + i * 60_000);
+
+/** A matrix of `series` series over STEPS, series k named m and on host hk. */
+const largeMatrix = (series: number): QueryResult => ({
+  resultType: "matrix",
+  result: Array.from({ length: series }, (_, k) => ({ labels: labelsFromRecord({ __name__: "m", host: `h${k}` }), ts: STEPS, vals: STEPS.map((_, i) => k * 1000 + i / 7) })),
+});
+
 describe("JSON bytes of query results", () => {
   it("write sample values as formatSampleValue does", () => {
     fc.assert(
@@ -121,11 +130,7 @@ describe("JSON bytes of query results", () => {
     const app = new Hono();
     const results: Record<string, QueryResult> = {};
     app.get("/:name", (c) => respondResult(c, results[c.req.param("name")]!));
-    const steps = Float64Array.from({ length: 1441 }, (_, i) => 1_700_000_000_000 + i * 60_000);
-    results.large = {
-      resultType: "matrix",
-      result: Array.from({ length: 400 }, (_, k) => ({ labels: labelsFromRecord({ __name__: "m", host: `h${k}` }), ts: steps, vals: steps.map((_, i) => k * 1000 + i / 7) })),
-    };
+    results.large = largeMatrix(400);
     results.small = { resultType: "vector", result: [{ labels: labelsFromRecord({ job: "x" }), t: 1000, v: 1.5 }] };
     for (const name of ["large", "small"]) {
       const res = await app.request(`/${name}`);
@@ -157,8 +162,7 @@ describe("JSON bytes of query results", () => {
       { numRuns: 500 },
     );
     // A large matrix (chunks handed out series by series) goes through a few buffers.
-    const steps = Float64Array.from({ length: 1441 }, (_, i) => 1_700_000_000_000 + i * 60_000);
-    const large: QueryResult = { resultType: "matrix", result: Array.from({ length: 300 }, (_, k) => ({ labels: labelsFromRecord({ host: `h${k}` }), ts: steps, vals: steps.map((_, i) => k + i / 7) })) };
+    const large: QueryResult = { resultType: "matrix", result: Array.from({ length: 300 }, (_, k) => ({ labels: labelsFromRecord({ host: `h${k}` }), ts: STEPS, vals: STEPS.map((_, i) => k + i / 7) })) };
     const spare: Uint8Array[] = [];
     const buffers = new Set<ArrayBufferLike>();
     let n = 0;
@@ -173,11 +177,7 @@ describe("JSON bytes of query results", () => {
 
   it("send a large answer through the server's sink with reused buffers, the same JSON", async () => {
     const app = new Hono();
-    const steps = Float64Array.from({ length: 1441 }, (_, i) => 1_700_000_000_000 + i * 60_000);
-    const large: QueryResult = {
-      resultType: "matrix",
-      result: Array.from({ length: 600 }, (_, k) => ({ labels: labelsFromRecord({ __name__: "m", host: `h${k}` }), ts: steps, vals: steps.map((_, i) => k * 1000 + i / 7) })),
-    };
+    const large = largeMatrix(600);
     let sinks = 0;
     app.get("/large", (c) => respondResult(c, large));
     // The server's controller is recognised (a reader's is not: the test above reads with text(),
@@ -203,11 +203,7 @@ describe("JSON bytes of query results", () => {
 
   it("encode a large answer no faster than the client takes it (the sink does not buffer it whole)", async () => {
     const app = new Hono();
-    const steps = Float64Array.from({ length: 1441 }, (_, i) => 1_700_000_000_000 + i * 60_000);
-    const large: QueryResult = {
-      resultType: "matrix",
-      result: Array.from({ length: 1500 }, (_, k) => ({ labels: labelsFromRecord({ __name__: "m", host: `h${k}` }), ts: steps, vals: steps.map((_, i) => k * 1000 + i / 7) })),
-    };
+    const large = largeMatrix(1500);
     const size = reference(large).length;
     // Far more than the loopback socket's buffers hold (a few MB).
     expect(size).toBeGreaterThan(40 * 1024 * 1024);
@@ -238,11 +234,7 @@ describe("JSON bytes of query results", () => {
 
   it("finish a large answer whose client went away (its result is not held by a wait that never ends)", async () => {
     const app = new Hono();
-    const steps = Float64Array.from({ length: 1441 }, (_, i) => 1_700_000_000_000 + i * 60_000);
-    const large: QueryResult = {
-      resultType: "matrix",
-      result: Array.from({ length: 1500 }, (_, k) => ({ labels: labelsFromRecord({ __name__: "m", host: `h${k}` }), ts: steps, vals: steps.map((_, i) => k * 1000 + i / 7) })),
-    };
+    const large = largeMatrix(1500);
     let answered = false;
     app.get("/large", (c) => respondResult(c, large, () => (answered = true)));
     const server = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: app.fetch });
@@ -274,10 +266,9 @@ describe("JSON bytes of query results", () => {
 
   it("give answers made at the same time their own JSON, through a few buffers kept from answer to answer", async () => {
     const app = new Hono();
-    const steps = Float64Array.from({ length: 1441 }, (_, i) => 1_700_000_000_000 + i * 60_000);
     const results: QueryResult[] = Array.from({ length: 60 }, (_, k): QueryResult =>
       k % 20 === 7
-        ? { resultType: "matrix", result: Array.from({ length: 60 }, (_, j) => ({ labels: labelsFromRecord({ host: `h${j}`, k: String(k) }), ts: steps, vals: steps.map((_, i) => k * j + i / 3) })) }
+        ? { resultType: "matrix", result: Array.from({ length: 60 }, (_, j) => ({ labels: labelsFromRecord({ host: `h${j}`, k: String(k) }), ts: STEPS, vals: STEPS.map((_, i) => k * j + i / 3) })) }
         : { resultType: "vector", result: Array.from({ length: 1 + (k % 5) }, (_, j) => ({ labels: labelsFromRecord({ job: `j${k}`, i: String(j) }), t: 1000 + k, v: k * 10 + j / 7 })) },
     );
     app.get("/:k", (c) => respondResult(c, results[Number(c.req.param("k"))]!));
