@@ -7,7 +7,8 @@
  *   live:    the system runs; LIVE_S seconds of scraping are sent as they come. Figures: the
  *            samples the system received per second, its CPU (user/system) and minor page
  *            faults per million samples, its peak RSS, and the mean time Prometheus waited for
- *            the answer to a request (its own sent_batch_duration_seconds).
+ *            the answer to a request (its own sent_batch_duration_seconds) and the samples a
+ *            request carried on average (how full its batches were).
  *   backlog: the system is stopped (cleanly) for BACKLOG_S seconds while Prometheus keeps
  *            scraping into its write-ahead log, then started again on the same port and data:
  *            the rate at which it takes the backlog (Prometheus adding shards as it falls
@@ -19,7 +20,8 @@
  * Outpost runs with its defaults (synchronous=FULL: a request is answered once on disk).
  * Env: TARGETS (10), SERIES (5000), SCRAPE_S (1), LIVE_S (30), BACKLOG_S (30), SYSTEMS,
  * BENCH_COLLECTOR_ARGS (more options for Outpost's collector, e.g. `--rollup-tiers none`),
- * COLLECTOR_PROFILE_RESTART=<dir> (a CPU profile of the restarted collector alone, the one that
+ * TIMELINE=1 (a line a second during the backlog: Prometheus' shards, the samples taken, the
+ * mean answer time and the server's CPU), COLLECTOR_PROFILE_RESTART=<dir> (a CPU profile of the restarted collector alone, the one that
  * takes the backlog; COLLECTOR_PROFILE profiles both).
  */
 import { spawn } from "node:child_process";
@@ -33,6 +35,7 @@ const SERIES = Number(process.env.SERIES ?? 5000);
 const SCRAPE_S = Number(process.env.SCRAPE_S ?? 1);
 const LIVE_S = Number(process.env.LIVE_S ?? 30);
 const BACKLOG_S = Number(process.env.BACKLOG_S ?? 30);
+const TIMELINE = process.env.TIMELINE === "1";
 const SYSTEMS = (process.env.SYSTEMS ?? "Outpost,VictoriaMetrics").split(",").map((s) => s.trim());
 
 interface System {
@@ -185,6 +188,8 @@ interface Phase {
   load: string;
   /** Mean time Prometheus waited for an answer to a request in this phase, ms. */
   requestMs: number;
+  /** Requests Prometheus sent in this phase (samples ÷ requests: how full its batches were). */
+  requests: number;
 }
 
 /** Prometheus' own count and total time of the requests it sent (its sent_batch_duration histogram). */
@@ -195,6 +200,33 @@ async function sentBatches(agentUrl: string): Promise<{ count: number; seconds: 
 
 function meanRequestMs(a: { count: number; seconds: number }, b: { count: number; seconds: number }): number {
   return b.count > a.count ? ((b.seconds - a.seconds) / (b.count - a.count)) * 1000 : Number.NaN;
+}
+
+/** What Prometheus' counts say of a phase: mean answer time and requests sent. */
+async function requestsSince(a: { count: number; seconds: number }, agentUrl: string): Promise<Pick<Phase, "requestMs" | "requests">> {
+  const b = await sentBatches(agentUrl);
+  return { requestMs: meanRequestMs(a, b), requests: b.count - a.count };
+}
+
+/** One line of the backlog's timeline (TIMELINE=1): what Prometheus and the server did in the last second. */
+async function timelineLine(
+  sys: System,
+  text: string,
+  pid: number,
+  b0: ProcCounters,
+  t1: number,
+  last: { at: number; batches: { count: number; seconds: number }; samples: number; cpu: number },
+): Promise<{ at: number; batches: { count: number; seconds: number }; samples: number; cpu: number }> {
+  const at = performance.now();
+  const batches = { count: metricSum(text, "prometheus_remote_storage_sent_batch_duration_seconds_count"), seconds: metricSum(text, "prometheus_remote_storage_sent_batch_duration_seconds_sum") };
+  const samples = await sys.received();
+  const c = countersSince(b0, procCounters(pid));
+  const cpu = c.user + c.system;
+  const s = (at - last.at) / 1000;
+  console.log(
+    `  ${sys.name} ${((at - t1) / 1000).toFixed(1)} s: shards ${metricSum(text, "prometheus_remote_storage_shards")} (desired ${metricSum(text, "prometheus_remote_storage_shards_desired").toFixed(1)}), ${fmt((samples - last.samples) / s)} samples/s, request ${meanRequestMs(last.batches, batches).toFixed(1)} ms, server CPU ${((cpu - last.cpu) / s).toFixed(2)} cores`,
+  );
+  return { at, batches, samples, cpu };
 }
 
 async function run(sys: System): Promise<{ live: Phase; backlog: Phase & { shards: number }; peakRss: number; backlogPeakRss: number }> {
@@ -215,7 +247,7 @@ async function run(sys: System): Promise<{ live: Phase; backlog: Phase & { shard
       seconds: (performance.now() - t0) / 1000,
       counters: countersSince(c0, procCounters(pid)),
       load: loadAverage(),
-      requestMs: meanRequestMs(q0, await sentBatches(agent.url)),
+      ...(await requestsSince(q0, agent.url)),
     };
     const peakRss = peakRssMB(pid);
     // Backlog: stopped while Prometheus keeps scraping, then started again.
@@ -228,10 +260,12 @@ async function run(sys: System): Promise<{ live: Phase; backlog: Phase & { shard
     const q1 = await sentBatches(agent.url);
     const t1 = performance.now();
     let shards = 0;
+    let tick = { at: t1, batches: q1, samples: s0, cpu: 0 };
     // Done once Prometheus has sent everything it scraped before the restart.
     for (;;) {
       const text = await metricsText(`${agent.url}/metrics`);
       shards = Math.max(shards, metricSum(text, "prometheus_remote_storage_shards"));
+      if (TIMELINE && performance.now() - tick.at >= 1000) tick = await timelineLine(sys, text, pid, b0, t1, tick);
       if (metricSum(text, "prometheus_remote_storage_queue_highest_sent_timestamp_seconds") >= restartedAt) break;
       if (performance.now() - t1 > 600_000) throw new Error(`${sys.name}: backlog not taken in 10 minutes`);
       await Bun.sleep(100);
@@ -242,7 +276,7 @@ async function run(sys: System): Promise<{ live: Phase; backlog: Phase & { shard
       counters: countersSince(b0, procCounters(pid)),
       load: loadAverage(),
       shards,
-      requestMs: meanRequestMs(q1, await sentBatches(agent.url)),
+      ...(await requestsSince(q1, agent.url)),
     };
     // The restarted process's own peak: where the backlog sets it, apart from the live phase's.
     return { live, backlog, peakRss, backlogPeakRss: peakRssMB(pid) };
@@ -276,12 +310,13 @@ for (const make of makers) {
       ((p.counters.user + p.counters.system) / m).toFixed(2),
       fmt(p.counters.minflt / m),
       p.requestMs.toFixed(1),
+      p.requests > 0 ? fmt(p.samples / p.requests) : "-",
     ];
   };
   rows.push([sys.name, "live", fmt(r.live.samples), ...per(r.live), `${fmt(r.peakRss)} MB`, r.live.load]);
   rows.push([sys.name, `backlog (≤ ${r.backlog.shards} shards)`, fmt(r.backlog.samples), ...per(r.backlog), `${fmt(r.backlogPeakRss)} MB`, r.backlog.load]);
 }
-const head = ["system", "phase", "samples", "received", "CPU user + sys s", "CPU-s / M", "faults / M", "request ms", "peak RSS", "load avg"];
-const widths = [17, 24, 12, 14, 18, 11, 12, 12, 10, 16];
+const head = ["system", "phase", "samples", "received", "CPU user + sys s", "CPU-s / M", "faults / M", "request ms", "per request", "peak RSS", "load avg"];
+const widths = [17, 24, 12, 14, 18, 11, 12, 12, 13, 10, 16];
 console.log(`\n${head.map((h, i) => h.padEnd(widths[i]!)).join("")}`);
 for (const r of rows) console.log(r.map((c, i) => c.padEnd(widths[i]!)).join(""));
