@@ -20,16 +20,8 @@ const REFILL_FROM = 512;
  * this old, and pays nothing.
  */
 export const FREEZE_AFTER_MS = 10_000;
-/** Points a head in the stream may take within FAST_WITHIN_MS before it is taken for a fast series' (see inStream). */
+/** Points a head in the stream may take within FREEZE_AFTER_MS before it is taken for a fast series' (see inStream). */
 export const FAST_POINTS = 128;
-/**
- * See FAST_POINTS: a head is a fast series' from about 50 points a second. Why not slower: a
- * Prometheus backlog brings each series 10–25 points a second, two or three a request, and its
- * heads went to segments (16 bytes a point) within 10 s; kept in the stream they hold a few
- * bytes a point, and a replayed backlog took 15 % less CPU and 25 % fewer page faults a sample
- * (issue 28). MQTT and HTTP JSON batches reach 128 points within a fraction of a second.
- */
-export const FAST_WITHIN_MS = 2_500;
 /**
  * A fill of a streamed head that starts with a run of more points than this goes to segments
  * (a fast series': an HTTP JSON batch, a bulk load); a shorter run stays in the stream, as single
@@ -68,7 +60,7 @@ export class SeriesHead {
   /**
    * Every point is in the stream, and no segment is held. A new numeric head starts so: a
    * series is presumed slow until a run of several points starts a fill, or it fills
-   * FAST_POINTS within FAST_WITHIN_MS (then its points go to segments).
+   * FAST_POINTS within FREEZE_AFTER_MS (then its points go to segments).
    */
   private inStream: boolean;
   strs: string[] | undefined;
@@ -245,7 +237,7 @@ export class SeriesHead {
 
   /** Whether a head in the stream is filling too fast for it: its points then go to segments. */
   private fast(now: number): boolean {
-    return this.length >= FAST_POINTS && now - this.firstArrival < FAST_WITHIN_MS;
+    return this.length >= FAST_POINTS && now - this.firstArrival < FREEZE_AFTER_MS;
   }
 
   /**

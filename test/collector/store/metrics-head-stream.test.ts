@@ -214,33 +214,6 @@ describe("a backlog sent over many shards", () => {
     }
     for (const [s, h] of heads.entries()) expect(view(h)).toEqual(refs[s]!.view());
   });
-
-  it("keeps a series caught up at 20 points a second in the stream, and takes one at 100 a second for a fast series'", () => {
-    // A backlog replayed over 200 shards brings each series 10-25 points a second, in twos and
-    // threes: 128 points within 10 s, which took it for a fast series' (16 bytes a point) before.
-    const pool = new HeadSegments(1 << 22);
-    /** Feeds a head 200 points (well within FREEZE_AFTER_MS at these rates); the points at which it held segments. */
-    const feed = (pointsPerSecond: number) => {
-      const h = new SeriesHead(true, pool);
-      const ref = new Reference();
-      let inSegments = 0;
-      for (let i = 0; i < 200; i += 2) {
-        const ts = Float64Array.of(1_700_000_000_000 + i * 1000, 1_700_000_000_000 + (i + 1) * 1000);
-        const nums = Float64Array.of(i % 977, (i + 1) % 977);
-        h.appendRun(ts, nums, 0, 2, i + 1, Math.round((i * 1000) / pointsPerSecond));
-        ref.add(ts[0]!, nums[0]!);
-        ref.add(ts[1]!, nums[1]!);
-        if (h.segmentCapacities.length > 0) inSegments++;
-      }
-      expect(view(h)).toEqual(ref.view());
-      return { h, inSegments };
-    };
-    const backlog = feed(20);
-    expect(backlog.inSegments).toBe(0);
-    expect(backlog.h.bytes / backlog.h.length).toBeLessThan(4);
-    const fast = feed(100);
-    expect(fast.inSegments).toBeGreaterThan(30);
-  });
 });
 
 describe("streamed heads in the store", () => {
