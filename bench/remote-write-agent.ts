@@ -21,7 +21,7 @@
  * Env: TARGETS (10), SERIES (5000), SCRAPE_S (1), LIVE_S (30), BACKLOG_S (30), SYSTEMS,
  * BENCH_COLLECTOR_ARGS (more options for Outpost's collector, e.g. `--rollup-tiers none`),
  * TIMELINE=1 (a line a second during the backlog: Prometheus' shards, the samples taken, the
- * mean answer time and the server's CPU), COLLECTOR_PROFILE_RESTART=<dir> (a CPU profile of the restarted collector alone, the one that
+ * mean answer time, the server's CPU and Outpost's garbage collections), COLLECTOR_PROFILE_RESTART=<dir> (a CPU profile of the restarted collector alone, the one that
  * takes the backlog; COLLECTOR_PROFILE profiles both).
  */
 import { spawn } from "node:child_process";
@@ -46,6 +46,8 @@ interface System {
   writeUrl: string;
   /** Samples the system has counted as received so far. */
   received(): Promise<number>;
+  /** Counters of the system's own worth following in the timeline (TIMELINE=1), by name. */
+  counters?(): Promise<Record<string, number>>;
   remove(): void;
 }
 
@@ -84,6 +86,10 @@ async function outpost(): Promise<System> {
     },
     async received() {
       return metricSum(await metricsText(`${url}/metrics`), "outpost_collector_points_ingested_total", 'path="remote-write"');
+    },
+    async counters() {
+      const text = await metricsText(`${url}/metrics`);
+      return { "full GCs": metricSum(text, "outpost_collector_memory_collections_total"), "young GCs": metricSum(text, "outpost_collector_memory_young_collections_total") };
     },
     remove: () => dir.remove(),
   };
@@ -208,6 +214,14 @@ async function requestsSince(a: { count: number; seconds: number }, agentUrl: st
   return { requestMs: meanRequestMs(a, b), requests: b.count - a.count };
 }
 
+interface Tick {
+  at: number;
+  batches: { count: number; seconds: number };
+  samples: number;
+  cpu: number;
+  counters: Record<string, number>;
+}
+
 /** One line of the backlog's timeline (TIMELINE=1): what Prometheus and the server did in the last second. */
 async function timelineLine(
   sys: System,
@@ -215,18 +229,20 @@ async function timelineLine(
   pid: number,
   b0: ProcCounters,
   t1: number,
-  last: { at: number; batches: { count: number; seconds: number }; samples: number; cpu: number },
-): Promise<{ at: number; batches: { count: number; seconds: number }; samples: number; cpu: number }> {
+  last: Tick,
+): Promise<Tick> {
   const at = performance.now();
   const batches = { count: metricSum(text, "prometheus_remote_storage_sent_batch_duration_seconds_count"), seconds: metricSum(text, "prometheus_remote_storage_sent_batch_duration_seconds_sum") };
   const samples = await sys.received();
   const c = countersSince(b0, procCounters(pid));
   const cpu = c.user + c.system;
   const s = (at - last.at) / 1000;
+  const counters = (await sys.counters?.()) ?? {};
+  const more = Object.entries(counters).map(([k, v]) => `, ${k} ${v - (last.counters[k] ?? 0)}`);
   console.log(
-    `  ${sys.name} ${((at - t1) / 1000).toFixed(1)} s: shards ${metricSum(text, "prometheus_remote_storage_shards")} (desired ${metricSum(text, "prometheus_remote_storage_shards_desired").toFixed(1)}), ${fmt((samples - last.samples) / s)} samples/s, request ${meanRequestMs(last.batches, batches).toFixed(1)} ms, server CPU ${((cpu - last.cpu) / s).toFixed(2)} cores`,
+    `  ${sys.name} ${((at - t1) / 1000).toFixed(1)} s: shards ${metricSum(text, "prometheus_remote_storage_shards")} (desired ${metricSum(text, "prometheus_remote_storage_shards_desired").toFixed(1)}), ${fmt((samples - last.samples) / s)} samples/s, request ${meanRequestMs(last.batches, batches).toFixed(1)} ms, server CPU ${((cpu - last.cpu) / s).toFixed(2)} cores${more.join("")}`,
   );
-  return { at, batches, samples, cpu };
+  return { at, batches, samples, cpu, counters };
 }
 
 async function run(sys: System): Promise<{ live: Phase; backlog: Phase & { shards: number }; peakRss: number; backlogPeakRss: number }> {
@@ -260,7 +276,7 @@ async function run(sys: System): Promise<{ live: Phase; backlog: Phase & { shard
     const q1 = await sentBatches(agent.url);
     const t1 = performance.now();
     let shards = 0;
-    let tick = { at: t1, batches: q1, samples: s0, cpu: 0 };
+    let tick: Tick = { at: t1, batches: q1, samples: s0, cpu: 0, counters: (await sys.counters?.()) ?? {} };
     // Done once Prometheus has sent everything it scraped before the restart.
     for (;;) {
       const text = await metricsText(`${agent.url}/metrics`);

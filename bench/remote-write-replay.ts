@@ -13,7 +13,7 @@
  * With RESTART=1 each server is stopped after the first requests (which make the series) and
  * started again on the same data before the rest are sent, as when a backlog arrives.
  * Env: TARGETS (10) × SERIES (5000) series, ROUNDS (120: samples of each series), SHARDS (50),
- * RESTART (0), RATE (0: as fast as answered; else samples/s all senders send at most), SYSTEMS (Outpost,VictoriaMetrics), BENCH_COLLECTOR_ARGS (more options for Outpost).
+ * RESTART (0), JITTER_MS (0: timestamps on the second; else up to that many ms off it), RATE (0: as fast as answered; else samples/s all senders send at most), SYSTEMS (Outpost,VictoriaMetrics), BENCH_COLLECTOR_ARGS (more options for Outpost).
  */
 import { existsSync } from "node:fs";
 import { compressSync } from "snappy";
@@ -28,6 +28,7 @@ const RESTART = process.env.RESTART === "1";
 const RATE = Number(process.env.RATE ?? 0);
 const SYSTEMS = (process.env.SYSTEMS ?? "Outpost,VictoriaMetrics").split(",").map((s) => s.trim());
 const PER_REQUEST = 500;
+const JITTER_MS = Number(process.env.JITTER_MS ?? 0);
 
 const enc = new TextEncoder();
 
@@ -104,7 +105,8 @@ function request(series: Uint8Array[], k: number): Uint8Array | undefined {
   for (let i = first; i < Math.min(total, first + PER_REQUEST); i++) {
     const round = Math.floor(i / series.length);
     const l = series[i % series.length]!;
-    const ts = start + round * 1000;
+    // A scrape's timestamp is a few ms off the second, as a real one is (JITTER_MS).
+    const ts = start + round * 1000 + (JITTER_MS > 0 ? (round * 7919 + (i % series.length) * 13) % JITTER_MS : 0);
     // Sample: 0x09 double, 0x10 varint timestamp.
     const tsLen = Math.ceil(Math.log2(ts + 1) / 7);
     const sampleLen = 9 + 1 + tsLen;
