@@ -21,7 +21,8 @@
  * Env: TARGETS (10), SERIES (5000), SCRAPE_S (1), LIVE_S (30), BACKLOG_S (30), SYSTEMS,
  * BENCH_COLLECTOR_ARGS (more options for Outpost's collector, e.g. `--rollup-tiers none`),
  * TIMELINE=1 (a line a second during the backlog: Prometheus' shards, the samples taken, the
- * mean answer time, the server's CPU and Outpost's garbage collections), COLLECTOR_PROFILE_RESTART=<dir> (a CPU profile of the restarted collector alone, the one that
+ * mean answer time, the server's CPU and Outpost's garbage collections),
+ * COLLECTOR_PROFILE_RESTART=<dir> (a CPU profile of the restarted collector alone, the one that
  * takes the backlog; COLLECTOR_PROFILE profiles both).
  */
 import { spawn } from "node:child_process";

@@ -5,15 +5,18 @@
  * the order it scraped them), sent by SHARDS concurrent senders, each waiting for its answer
  * before the next request, as a shard does. The same requests go to Outpost and, when installed,
  * to VictoriaMetrics, in the same run. Unlike bench/remote-write-agent.ts, the sender's shard
- * count is fixed (Prometheus adds shards while the answers are slow, so there each system gets
- * a different load) and nothing but the client shares the machine: a change's effect on the
- * server's CPU per sample shows within a minute.
+ * count is fixed (Prometheus draws its own from what it could send around a restart, so there
+ * the two systems may get different loads: docs/prometheus.md, twentieth part) and nothing but
+ * the client shares the machine: a change's effect on the server's CPU per sample shows within
+ * a minute.
  * Figures: samples/s taken, the server's CPU (user + system) and minor page faults per million
  * samples, its peak RSS, and the mean answer time.
  * With RESTART=1 each server is stopped after the first requests (which make the series) and
  * started again on the same data before the rest are sent, as when a backlog arrives.
  * Env: TARGETS (10) × SERIES (5000) series, ROUNDS (120: samples of each series), SHARDS (50),
- * RESTART (0), JITTER_MS (0: timestamps on the second; else up to that many ms off it), RATE (0: as fast as answered; else samples/s all senders send at most), SYSTEMS (Outpost,VictoriaMetrics), BENCH_COLLECTOR_ARGS (more options for Outpost).
+ * RESTART (0), JITTER_MS (0: timestamps on the second; else up to that many ms off it), RATE
+ * (0: as fast as answered; else samples/s all senders send at most), SYSTEMS
+ * (Outpost,VictoriaMetrics), BENCH_COLLECTOR_ARGS (more options for Outpost).
  */
 import { existsSync } from "node:fs";
 import { compressSync } from "snappy";
