@@ -29,7 +29,8 @@ import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { benchCollectorArgs, countersSince, fmt, freePort, loadAverage, peakRssMB, type ProcCounters, procCounters, startCollectorProcess, tempDir } from "./_lib.ts";
+import { countersSince, fmt, freePort, loadAverage, peakRssMB, type ProcCounters, procCounters } from "./_lib.ts";
+import { type RestartableSystem, restartableOutpost, restartableVictoria, victoriaInstalled } from "./_remote-write-systems.ts";
 
 const TARGETS = Number(process.env.TARGETS ?? 10);
 const SERIES = Number(process.env.SERIES ?? 5000);
@@ -39,17 +40,16 @@ const BACKLOG_S = Number(process.env.BACKLOG_S ?? 30);
 const TIMELINE = process.env.TIMELINE === "1";
 const SYSTEMS = (process.env.SYSTEMS ?? "Outpost,VictoriaMetrics").split(",").map((s) => s.trim());
 
-interface System {
-  name: string;
-  /** Starts (or starts again, on the same port and data) the system; returns its pid. */
-  start(): Promise<number>;
-  stop(): Promise<void>;
-  writeUrl: string;
-  /** Samples the system has counted as received so far. */
-  received(): Promise<number>;
-  /** Counters of the system's own worth following in the timeline (TIMELINE=1), by name. */
-  counters?(): Promise<Record<string, number>>;
-  remove(): void;
+interface System extends RestartableSystem {
+  /** Samples the system has counted as received, read from its metrics' text. */
+  receivedIn(text: string): number;
+  /** Counters of the system's own worth following in the timeline (TIMELINE=1), by name, from the same text. */
+  countersIn?(text: string): Record<string, number>;
+}
+
+/** Samples the system has counted as received so far. */
+async function received(sys: System): Promise<number> {
+  return sys.receivedIn(await metricsText(sys.metricsUrl));
 }
 
 async function metricsText(url: string): Promise<string> {
@@ -68,66 +68,15 @@ function metricSum(text: string, name: string, labels = ""): number {
 }
 
 async function outpost(): Promise<System> {
-  const dir = tempDir("rw-agent-outpost-");
-  const port = await freePort();
-  let proc: { pid: number; kill(s?: NodeJS.Signals): void; exited: Promise<number> } | undefined;
-  const url = `http://127.0.0.1:${port}`;
-  let starts = 0;
   return {
-    name: "Outpost",
-    writeUrl: `${url}/prometheus/bench/api/v1/write`,
-    async start() {
-      const profile = starts++ > 0 ? (process.env.COLLECTOR_PROFILE_RESTART ?? process.env.COLLECTOR_PROFILE) : process.env.COLLECTOR_PROFILE;
-      proc = (await startCollectorProcess(["--data-dir", dir.path, "--mqtt-port", "0", ...benchCollectorArgs()], port, profile)).proc;
-      return proc.pid;
-    },
-    async stop() {
-      proc?.kill("SIGTERM");
-      await proc?.exited;
-    },
-    async received() {
-      return metricSum(await metricsText(`${url}/metrics`), "outpost_collector_points_ingested_total", 'path="remote-write"');
-    },
-    async counters() {
-      const text = await metricsText(`${url}/metrics`);
-      return { "full GCs": metricSum(text, "outpost_collector_memory_collections_total"), "young GCs": metricSum(text, "outpost_collector_memory_young_collections_total") };
-    },
-    remove: () => dir.remove(),
+    ...(await restartableOutpost("rw-agent-outpost-")),
+    receivedIn: (text) => metricSum(text, "outpost_collector_points_ingested_total", 'path="remote-write"'),
+    countersIn: (text) => ({ "full GCs": metricSum(text, "outpost_collector_memory_collections_total"), "young GCs": metricSum(text, "outpost_collector_memory_young_collections_total") }),
   };
 }
 
 async function victoria(): Promise<System> {
-  const dir = tempDir("rw-agent-vm-");
-  const port = await freePort();
-  let proc: ReturnType<typeof Bun.spawn> | undefined;
-  const url = `http://127.0.0.1:${port}`;
-  return {
-    name: "VictoriaMetrics",
-    writeUrl: `${url}/api/v1/write`,
-    async start() {
-      proc = Bun.spawn(["victoria-metrics", `-storageDataPath=${dir.path}`, `-httpListenAddr=127.0.0.1:${port}`, "-retentionPeriod=1y", "-loggerLevel=ERROR"], {
-        stdout: "ignore",
-        stderr: "inherit",
-      });
-      const deadline = Date.now() + 30_000;
-      for (;;) {
-        try {
-          if ((await fetch(`${url}/health`)).status === 200) break;
-        } catch {}
-        if (Date.now() > deadline) throw new Error("victoria-metrics did not start");
-        await Bun.sleep(50);
-      }
-      return proc.pid;
-    },
-    async stop() {
-      proc?.kill("SIGTERM");
-      await proc?.exited;
-    },
-    async received() {
-      return metricSum(await metricsText(`${url}/metrics`), "vm_rows_inserted_total", 'type="promremotewrite"');
-    },
-    remove: () => dir.remove(),
-  };
+  return { ...(await restartableVictoria("rw-agent-vm-")), receivedIn: (text) => metricSum(text, "vm_rows_inserted_total", 'type="promremotewrite"') };
 }
 
 /** TARGETS exporters of SERIES gauges each, a new value per series at every scrape. */
@@ -234,11 +183,13 @@ async function timelineLine(
 ): Promise<Tick> {
   const at = performance.now();
   const batches = { count: metricSum(text, "prometheus_remote_storage_sent_batch_duration_seconds_count"), seconds: metricSum(text, "prometheus_remote_storage_sent_batch_duration_seconds_sum") };
-  const samples = await sys.received();
+  // One read of the server's metrics a tick: each read is work the server does during the run.
+  const own = await metricsText(sys.metricsUrl);
+  const samples = sys.receivedIn(own);
+  const counters = sys.countersIn?.(own) ?? {};
   const c = countersSince(b0, procCounters(pid));
   const cpu = c.user + c.system;
   const s = (at - last.at) / 1000;
-  const counters = (await sys.counters?.()) ?? {};
   const more = Object.entries(counters).map(([k, v]) => `, ${k} ${v - (last.counters[k] ?? 0)}`);
   console.log(
     `  ${sys.name} ${((at - t1) / 1000).toFixed(1)} s: shards ${metricSum(text, "prometheus_remote_storage_shards")} (desired ${metricSum(text, "prometheus_remote_storage_shards_desired").toFixed(1)}), ${fmt((samples - last.samples) / s)} samples/s, request ${meanRequestMs(last.batches, batches).toFixed(1)} ms, server CPU ${((cpu - last.cpu) / s).toFixed(2)} cores${more.join("")}`,
@@ -253,14 +204,14 @@ async function run(sys: System): Promise<{ live: Phase; backlog: Phase & { shard
   try {
     // Live: after a first scrape round has arrived (series created), LIVE_S seconds.
     const until = Date.now() + 60_000;
-    while ((await sys.received()) < TARGETS * SERIES && Date.now() < until) await Bun.sleep(200);
-    const r0 = await sys.received();
+    while ((await received(sys)) < TARGETS * SERIES && Date.now() < until) await Bun.sleep(200);
+    const r0 = await received(sys);
     const c0 = procCounters(pid);
     const q0 = await sentBatches(agent.url);
     const t0 = performance.now();
     await Bun.sleep(LIVE_S * 1000);
     const live: Phase = {
-      samples: (await sys.received()) - r0,
+      samples: (await received(sys)) - r0,
       seconds: (performance.now() - t0) / 1000,
       counters: countersSince(c0, procCounters(pid)),
       load: loadAverage(),
@@ -273,11 +224,11 @@ async function run(sys: System): Promise<{ live: Phase; backlog: Phase & { shard
     const restartedAt = Date.now() / 1000;
     pid = await sys.start();
     const b0 = procCounters(pid);
-    const s0 = await sys.received();
+    const s0 = await received(sys);
     const q1 = await sentBatches(agent.url);
     const t1 = performance.now();
     let shards = 0;
-    let tick: Tick = { at: t1, batches: q1, samples: s0, cpu: 0, counters: (await sys.counters?.()) ?? {} };
+    let tick: Tick = { at: t1, batches: q1, samples: s0, cpu: 0, counters: sys.countersIn?.(await metricsText(sys.metricsUrl)) ?? {} };
     // Done once Prometheus has sent everything it scraped before the restart.
     for (;;) {
       const text = await metricsText(`${agent.url}/metrics`);
@@ -288,7 +239,7 @@ async function run(sys: System): Promise<{ live: Phase; backlog: Phase & { shard
       await Bun.sleep(100);
     }
     const backlog = {
-      samples: (await sys.received()) - s0,
+      samples: (await received(sys)) - s0,
       seconds: (performance.now() - t1) / 1000,
       counters: countersSince(b0, procCounters(pid)),
       load: loadAverage(),
@@ -305,7 +256,7 @@ async function run(sys: System): Promise<{ live: Phase; backlog: Phase & { shard
   }
 }
 
-const vmInstalled = ["/usr/bin", "/usr/local/bin"].some((d) => existsSync(`${d}/victoria-metrics`));
+const vmInstalled = victoriaInstalled();
 if (!["/usr/bin", "/usr/local/bin"].some((d) => existsSync(`${d}/prometheus`))) {
   console.log("prometheus is not installed (apt-get install prometheus): nothing to measure");
   process.exit(0);

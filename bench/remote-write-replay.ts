@@ -18,9 +18,10 @@
  * (0: as fast as answered; else samples/s all senders send at most), SYSTEMS
  * (Outpost,VictoriaMetrics), BENCH_COLLECTOR_ARGS (more options for Outpost).
  */
-import { existsSync } from "node:fs";
 import { compressSync } from "snappy";
-import { benchCollectorArgs, countersSince, fmt, freePort, loadAverage, peakRssMB, procCounters, startCollectorProcess, tempDir } from "./_lib.ts";
+import { encodeWriteRequest, REMOTE_WRITE_HEADERS } from "../test/helpers/remote-write.ts";
+import { countersSince, fmt, loadAverage, peakRssMB, procCounters } from "./_lib.ts";
+import { type RestartableSystem, restartableOutpost, restartableVictoria, victoriaInstalled } from "./_remote-write-systems.ts";
 
 const TARGETS = Number(process.env.TARGETS ?? 10);
 const SERIES = Number(process.env.SERIES ?? 5000);
@@ -33,45 +34,25 @@ const SYSTEMS = (process.env.SYSTEMS ?? "Outpost,VictoriaMetrics").split(",").ma
 const PER_REQUEST = 500;
 const JITTER_MS = Number(process.env.JITTER_MS ?? 0);
 
-const enc = new TextEncoder();
-
-function varint(out: number[], v: number): void {
-  while (v >= 0x80) {
-    out.push((v % 0x80) | 0x80);
-    v = Math.floor(v / 0x80);
-  }
-  out.push(v);
-}
-
-/** The protobuf bytes of a Label. */
-function label(name: string, value: string): number[] {
-  const n = enc.encode(name);
-  const v = enc.encode(value);
-  const out: number[] = [0x0a];
-  varint(out, n.length);
-  out.push(...n, 0x12);
-  varint(out, v.length);
-  out.push(...v);
-  return out;
-}
-
-/** A series' labels as a TimeSeries holds them (field 1, repeated), sorted by name as Prometheus sends them. */
+/**
+ * A series' label fields as a TimeSeries holds them, sorted by name as Prometheus sends them:
+ * protobufjs' WriteRequest of that one series (test/helpers/remote-write.ts) without its entry's
+ * tag and length. The requests themselves are put together from these bytes by hand: encoding
+ * their millions of entries with protobufjs would take the client more of the two cores than
+ * the server it measures.
+ */
 function seriesLabels(port: number, t: number, s: number): Uint8Array {
-  const labels: [string, string][] = [
-    ["__name__", "bench_value"],
-    ["group", `g${s % 50}`],
-    ["instance", `127.0.0.1:${port + t}`],
-    ["job", "bench"],
-    ["series", `s${s}`],
-  ];
-  const out: number[] = [];
-  for (const [n, v] of labels) {
-    const l = label(n, v);
-    out.push(0x0a);
-    varint(out, l.length);
-    out.push(...l);
-  }
-  return Uint8Array.from(out);
+  const w = encodeWriteRequest([{ labels: { __name__: "bench_value", group: `g${s % 50}`, instance: `127.0.0.1:${port + t}`, job: "bench", series: `s${s}` }, samples: [] }]);
+  let at = 1;
+  while (w[at]! & 0x80) at++;
+  return w.slice(at + 1);
+}
+
+/** Bytes of v as a protobuf varint. */
+function varintLength(v: number): number {
+  let n = 1;
+  for (; v >= 0x80; n++) v = Math.floor(v / 0x80);
+  return n;
 }
 
 /** FNV-1a over the label bytes: the shard of a series (Prometheus shards by the labels' hash). */
@@ -92,8 +73,8 @@ const start = Date.now() - (ROUNDS + 60) * 1000;
 const scratch = new Uint8Array(PER_REQUEST * 160);
 const view = new DataView(scratch.buffer);
 
-/** Request k of a shard: the next PER_REQUEST samples of its stream (round by round, its series in order). */
-function request(series: Uint8Array[], k: number): Uint8Array | undefined {
+/** Request k of a shard: the next PER_REQUEST samples of its stream (round by round, its series in order), and how many. */
+function request(series: Uint8Array[], k: number): { body: Uint8Array; samples: number } | undefined {
   const first = k * PER_REQUEST;
   const total = series.length * ROUNDS;
   if (first >= total) return undefined;
@@ -105,14 +86,14 @@ function request(series: Uint8Array[], k: number): Uint8Array | undefined {
     }
     scratch[at++] = v;
   };
-  for (let i = first; i < Math.min(total, first + PER_REQUEST); i++) {
+  const end = Math.min(total, first + PER_REQUEST);
+  for (let i = first; i < end; i++) {
     const round = Math.floor(i / series.length);
     const l = series[i % series.length]!;
     // A scrape's timestamp is a few ms off the second, as a real one is (JITTER_MS).
     const ts = start + round * 1000 + (JITTER_MS > 0 ? (round * 7919 + (i % series.length) * 13) % JITTER_MS : 0);
     // Sample: 0x09 double, 0x10 varint timestamp.
-    const tsLen = Math.ceil(Math.log2(ts + 1) / 7);
-    const sampleLen = 9 + 1 + tsLen;
+    const sampleLen = 9 + 1 + varintLength(ts);
     scratch[at++] = 0x0a;
     put(l.length + 2 + sampleLen);
     scratch.set(l, at);
@@ -125,71 +106,12 @@ function request(series: Uint8Array[], k: number): Uint8Array | undefined {
     scratch[at++] = 0x10;
     put(ts);
   }
-  return new Uint8Array(compressSync(Buffer.from(scratch.subarray(0, at))));
+  return { body: new Uint8Array(compressSync(Buffer.from(scratch.subarray(0, at)))), samples: end - first };
 }
 
-interface System {
-  name: string;
-  writeUrl: string;
-  /** Starts the server on its data (kept from a start before); its pid. */
-  start(): Promise<number>;
-  stop(): Promise<void>;
-  remove(): void;
-}
-
-type Proc = { pid: number; kill(s?: NodeJS.Signals): void; exited: Promise<number> };
-
-async function outpost(): Promise<System> {
-  const dir = tempDir("rw-replay-outpost-");
-  const port = await freePort();
-  let proc: Proc | undefined;
-  return {
-    name: "Outpost",
-    writeUrl: `http://127.0.0.1:${port}/prometheus/bench/api/v1/write`,
-    async start() {
-      proc = (await startCollectorProcess(["--data-dir", dir.path, "--mqtt-port", "0", ...benchCollectorArgs()], port)).proc;
-      return proc.pid;
-    },
-    async stop() {
-      proc?.kill("SIGTERM");
-      await proc?.exited;
-    },
-    remove: () => dir.remove(),
-  };
-}
-
-async function victoria(): Promise<System> {
-  const dir = tempDir("rw-replay-vm-");
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
-  let proc: Proc | undefined;
-  return {
-    name: "VictoriaMetrics",
-    writeUrl: `${url}/api/v1/write`,
-    async start() {
-      proc = Bun.spawn(["victoria-metrics", `-storageDataPath=${dir.path}`, `-httpListenAddr=127.0.0.1:${port}`, "-retentionPeriod=1y", "-loggerLevel=ERROR"], { stdout: "ignore", stderr: "inherit" });
-      const deadline = Date.now() + 30_000;
-      for (;;) {
-        try {
-          if ((await fetch(`${url}/health`)).status === 200) break;
-        } catch {}
-        if (Date.now() > deadline) throw new Error("victoria-metrics did not start");
-        await Bun.sleep(50);
-      }
-      return proc.pid;
-    },
-    async stop() {
-      proc?.kill("SIGTERM");
-      await proc?.exited;
-    },
-    remove: () => dir.remove(),
-  };
-}
-
-const headers = { "Content-Type": "application/x-protobuf", "Content-Encoding": "snappy", "X-Prometheus-Remote-Write-Version": "0.1.0" };
 
 /** Every shard's requests from `from` (a request index) up to `to`; returns samples sent and the answers' total ms. */
-async function send(sys: System, from: number, to: number): Promise<{ samples: number; requests: number; ms: number }> {
+async function send(sys: RestartableSystem, from: number, to: number): Promise<{ samples: number; requests: number; ms: number }> {
   let samples = 0;
   let requests = 0;
   let ms = 0;
@@ -199,16 +121,16 @@ async function send(sys: System, from: number, to: number): Promise<{ samples: n
   await Promise.all(
     shards.map(async (series, i) => {
       for (let k = from; k < to; k++) {
-        const body = request(series, k);
-        if (!body) return;
+        const r = request(series, k);
+        if (!r) return;
         const due = t0 + (k - from + i / SHARDS) * every;
         if (every > 0 && performance.now() < due) await Bun.sleep(due - performance.now());
         const t = performance.now();
-        const res = await fetch(sys.writeUrl, { method: "POST", headers, body });
+        const res = await fetch(sys.writeUrl, { method: "POST", headers: REMOTE_WRITE_HEADERS, body: r.body });
         if (res.status !== 204) throw new Error(`${sys.name}: ${res.status} ${await res.text()}`);
         ms += performance.now() - t;
         requests++;
-        samples += Math.min(PER_REQUEST, series.length * ROUNDS - k * PER_REQUEST);
+        samples += r.samples;
       }
     }),
   );
@@ -221,7 +143,10 @@ const warm = Math.ceil((Math.max(...shards.map((s) => s.length)) * 2) / PER_REQU
 console.log(
   `remote write replayed: ${fmt(TARGETS * SERIES)} series × ${ROUNDS} samples, ${PER_REQUEST} samples a request (one TimeSeries each), ${SHARDS} senders each awaiting its answer; measured after the first ${warm} requests of each sender${RESTART ? ", the server restarted after them" : ""}`,
 );
-const makers = [...(SYSTEMS.includes("Outpost") ? [outpost] : []), ...(SYSTEMS.includes("VictoriaMetrics") && existsSync("/usr/bin/victoria-metrics") ? [victoria] : [])];
+const makers = [
+  ...(SYSTEMS.includes("Outpost") ? [() => restartableOutpost("rw-replay-outpost-")] : []),
+  ...(SYSTEMS.includes("VictoriaMetrics") && victoriaInstalled() ? [() => restartableVictoria("rw-replay-vm-")] : []),
+];
 const head = ["system", "samples", "samples/s", "CPU user + sys s", "CPU-s / M", "faults / M", "request ms", "peak RSS", "load avg"];
 const widths = [17, 12, 12, 18, 11, 12, 12, 10, 16];
 const rows: string[][] = [];
