@@ -67,6 +67,17 @@ export interface SqliteMetricsStoreOptions {
 }
 
 /**
+ * SQLite's page cache for metrics.db, in KiB. Chunks are cached compressed by the store itself
+ * (--chunk-cache), series are loaded at the open and the heads and chunk lists are in memory, so
+ * SQLite's cache holds pages a write touches once (a new series' rows, a flush's index entries)
+ * and chunk pages the chunk cache holds again. 64 MiB of it cost 50–80 MB of RSS under ingest
+ * (the ingest log was a table then); at 16 MiB it was full within the first seconds of remote
+ * write from 50,000 new series, 13–17 MB of the live peak (issue 28, docs/storage.md thirty-first
+ * part).
+ */
+export const METRICS_DB_CACHE_KIB = 4096;
+
+/**
  * A series' object, every field there from the start and in one order: the engine then gives
  * all of them one shape and keeps every field in the object itself. Fields added later (the
  * head, at its first point) went to a second allocation, and remote write's ingest read the
@@ -316,10 +327,7 @@ export class StoreState {
     this.db = openDatabase(path, {
       // FULL's sync after each commit is walSync's (in another thread); otherwise as asked.
       synchronous: this.walSync ? "NORMAL" : this.opts.synchronous,
-      // Chunks are cached compressed by the store itself (--chunk-cache); SQLite's own cache
-      // mostly held ingest log pages, written once (the log was a table then): 64 MB of it cost
-      // 50–80 MB of RSS under ingest.
-      cacheKiB: 16384,
+      cacheKiB: METRICS_DB_CACHE_KIB,
       // The ingest log frees the pages of every batch once flushed: a clean stop gives them back.
       autoVacuum: "INCREMENTAL",
     });
