@@ -50,15 +50,23 @@ export async function startCollectorProcess(args: string[], fixedPort?: number, 
   });
   const url = `http://127.0.0.1:${port}`;
   // Profiled, a collector replaying its log took over 30 s to be ready (a restart under remote write).
-  const deadline = Date.now() + (profileDir ? 120_000 : 30_000);
+  await waitUp(`${url}/health`, profileDir ? 120_000 : 30_000, "collector");
+  return { proc, url, port };
+}
+
+/**
+ * Waits until `url` answers with a status below 500 (a server still starting answers 503, or not
+ * at all); throws once `ms` have passed.
+ */
+export async function waitUp(url: string, ms = 30_000, what = url): Promise<void> {
+  const deadline = Date.now() + ms;
   for (;;) {
     try {
-      if ((await fetch(`${url}/health`)).status === 200) break;
+      if ((await fetch(url)).status < 500) return;
     } catch {}
-    if (Date.now() > deadline) throw new Error("collector did not start");
+    if (Date.now() > deadline) throw new Error(`${what} did not come up`);
     await Bun.sleep(50);
   }
-  return { proc, url, port };
 }
 
 /** Resident set size of a process in MB, from /proc. */

@@ -12,18 +12,6 @@ export interface PromqlSystem {
   stop(): Promise<void>;
 }
 
-/** Waits until the URL answers below 500 (30 s at most). */
-export async function waitUp(url: string): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    try {
-      if ((await fetch(url)).status < 500) return;
-    } catch {}
-    if (Date.now() > deadline) throw new Error(`${url} did not come up`);
-    await Bun.sleep(100);
-  }
-}
-
 /** The collector with its defaults (synchronous=FULL: a write is answered once on disk), tenant `bench`. */
 export async function outpostSystem(prefix: string): Promise<PromqlSystem> {
   const dir = tempDir(prefix);

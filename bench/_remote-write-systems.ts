@@ -5,7 +5,7 @@
  * VictoriaMetrics.
  */
 import { existsSync } from "node:fs";
-import { benchCollectorArgs, freePort, startCollectorProcess, tempDir } from "./_lib.ts";
+import { benchCollectorArgs, freePort, startCollectorProcess, tempDir, waitUp } from "./_lib.ts";
 
 export interface RestartableSystem {
   name: string;
@@ -69,14 +69,7 @@ export async function restartableVictoria(prefix: string): Promise<RestartableSy
         stdout: "ignore",
         stderr: "inherit",
       });
-      const deadline = Date.now() + 30_000;
-      for (;;) {
-        try {
-          if ((await fetch(`${url}/health`)).status === 200) break;
-        } catch {}
-        if (Date.now() > deadline) throw new Error("victoria-metrics did not start");
-        await Bun.sleep(50);
-      }
+      await waitUp(`${url}/health`, 30_000, "victoria-metrics");
       return proc.pid;
     },
     async stop() {

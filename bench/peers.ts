@@ -14,7 +14,7 @@
  */
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { benchCollectorArgs, countersSince, fmt, folderBytes, freePort, latency, loadAverage, type ProcCounters, peakRssMB, procCounters, rssMB, startCollectorProcess, tempDir } from "./_lib.ts";
+import { benchCollectorArgs, countersSince, fmt, folderBytes, freePort, latency, loadAverage, type ProcCounters, peakRssMB, procCounters, rssMB, startCollectorProcess, tempDir, waitUp } from "./_lib.ts";
 
 const SERIES = Number(process.env.SERIES ?? 1000);
 const POINTS = Number(process.env.POINTS ?? 1000);
@@ -78,18 +78,6 @@ function groupBySeries(batch: number[][]): Map<number, number[]> {
 async function ok(res: Response, what: string): Promise<Response> {
   if (res.status >= 300) throw new Error(`${what}: HTTP ${res.status} ${await res.text()}`);
   return res;
-}
-
-async function waitUp(url: string, ms = 30_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    try {
-      const r = await fetch(url);
-      if (r.status < 500) return;
-    } catch {}
-    if (Date.now() > deadline) throw new Error(`${url} did not come up`);
-    await Bun.sleep(100);
-  }
 }
 
 /** The collector with its defaults (lossless) and any BENCH_COLLECTOR_ARGS, plus `args`. */

@@ -20,8 +20,8 @@
 import { existsSync } from "node:fs";
 import { compressSync } from "snappy";
 import { readFileSync } from "node:fs";
-import { countersSince, cpuSeconds, fmt, freePort, latency, loadAverage, peakRssMB, procCounters, rssMB, tempDir } from "./_lib.ts";
-import { outpostSystem, type PromqlSystem, waitUp } from "./_promql-systems.ts";
+import { countersSince, cpuSeconds, fmt, freePort, latency, loadAverage, peakRssMB, procCounters, rssMB, tempDir, waitUp } from "./_lib.ts";
+import { outpostSystem, type PromqlSystem } from "./_promql-systems.ts";
 import { encodeWriteRequest } from "../test/helpers/remote-write.ts";
 
 const SERIES = Number(process.env.SERIES ?? 1000);

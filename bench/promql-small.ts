@@ -18,8 +18,8 @@ import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { compressSync } from "snappy";
 import { encodeWriteRequest, type SeriesIn } from "../test/helpers/remote-write.ts";
-import { countersSince, fmt, freePort, latency, loadAverage, procCounters, rssMB, tempDir } from "./_lib.ts";
-import { outpostSystem, type PromqlSystem, waitUp } from "./_promql-systems.ts";
+import { countersSince, fmt, freePort, latency, loadAverage, procCounters, rssMB, tempDir, waitUp } from "./_lib.ts";
+import { outpostSystem, type PromqlSystem } from "./_promql-systems.ts";
 
 const HOURS = Number(process.env.HOURS ?? 6);
 const RANGE_MIN = Number(process.env.RANGE_MIN ?? 60);
