@@ -213,11 +213,22 @@ describe("JSON bytes of query results", () => {
     const socket = connect(server.port ?? 0, "127.0.0.1");
     try {
       let received = 0;
-      socket.on("data", (b: Buffer) => (received += b.length));
+      let held = false;
+      // The client stops reading once the answer has begun (a fixed wait instead let a fast
+      // machine encode and send all of it before the pause).
+      const begun = new Promise<void>((resolve) =>
+        socket.on("data", (b: Buffer) => {
+          received += b.length;
+          if (received >= 256 * 1024 && !held) {
+            held = true;
+            socket.pause();
+            resolve();
+          }
+        }),
+      );
       socket.write("GET /large HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
-      await new Promise((r) => setTimeout(r, 300));
+      await begun;
       // The client reads nothing for a while: the encoder waits for the socket.
-      socket.pause();
       const pausedAt = received;
       await new Promise((r) => setTimeout(r, 1500));
       expect(answeredAt).toBe(0);
