@@ -1,11 +1,14 @@
+const NO_WORDS = new Uint32Array(0);
+
 /** Bits written LSB-first into 32-bit words (little-endian bytes on output). */
 export class BitWriter {
   words: Uint32Array;
   private k = 0;
   private s = 0;
 
+  /** 0: no words until the first write (grow() then makes them; one shared empty array meanwhile). */
   constructor(capacityWords = 256) {
-    this.words = new Uint32Array(capacityWords);
+    this.words = capacityWords === 0 ? NO_WORDS : new Uint32Array(capacityWords);
   }
 
   /** Empties the writer for reuse, with room for at least `capacityWords` words. */
@@ -37,7 +40,7 @@ export class BitWriter {
 
   /** Room for more words: twice as many. */
   protected grow(): Uint32Array {
-    const g = new Uint32Array(this.words.length * 2);
+    const g = new Uint32Array(Math.max(8, this.words.length * 2));
     g.set(this.words);
     this.words = g;
     return g;

@@ -42,9 +42,11 @@ export const STREAM_RUN_MAX = 32;
  * holds none of that size (head-segments.ts, take). Appends in timestamp order are O(1); an
  * out-of-order or repeated timestamp marks the head unsorted and is resolved (stable sort, last
  * write wins) lazily on read or flush. Segments come from, and go back to, the store's pool when
- * one is given: readers copy what they keep of a head's columns().
+ * one is given: readers copy what they keep of a head's columns(). The head is its own point
+ * stream (it extends PointStream): one object a series instead of two, 418 → 322 bytes a slow
+ * series' head with 20 points (issue 28, docs/storage.md thirty-second part).
  */
-export class SeriesHead {
+export class SeriesHead extends PointStream {
   /**
    * Every segment, in order, once there are two or more; undefined while there is one (`last`)
    * or none: most heads of slow series hold one, and the array cost 50–60 bytes a head (issue 28).
@@ -55,41 +57,37 @@ export class SeriesHead {
   private lastStart = 0;
   /** Capacity of the first segment of the next fill. */
   private refill = MIN_SEGMENT;
-  /** The stream a slow head's points are in while `inStream` (see FREEZE_AFTER_MS); made when first needed, kept between fills. */
-  private stream: PointStream | undefined;
   /**
-   * Every point is in the stream, and no segment is held. A new numeric head starts so: a
-   * series is presumed slow until a run of several points starts a fill, or it fills
-   * FAST_POINTS within FREEZE_AFTER_MS (then its points go to segments).
+   * Every point is in the stream (the PointStream this head extends: its words are made at the
+   * first point streamed and kept between fills), and no segment is held. A new numeric head
+   * starts so: a series is presumed slow until a run of several points starts a fill, or it
+   * fills FAST_POINTS within FREEZE_AFTER_MS (then its points go to segments).
    */
   private inStream: boolean;
   strs: string[] | undefined;
   tags: (Tags | undefined)[] | undefined;
   length = 0;
   sorted = true;
-  /** Timestamp of the newest point appended while sorted (the order check of the next one). */
-  private lastT = Number.NEGATIVE_INFINITY;
   /** Log sequence of the newest batch that contributed points. */
   lastSeq = 0;
   /** Wall-clock time when the oldest unflushed point arrived (for age-based flushing). */
   firstArrival = 0;
 
   constructor(
-    readonly numeric: boolean,
+    numeric: boolean,
     private readonly pool?: HeadSegments,
   ) {
+    super();
+    // The newest point appended while sorted (the order check of the next one); the stream's
+    // last timestamp while in it, the same value.
+    this.lastT = Number.NEGATIVE_INFINITY;
     if (!numeric) this.strs = [];
     this.inStream = numeric;
   }
 
   /** Reads what the next append writes to (a number only so that the reads are kept): see read-ahead.ts. */
   readAhead(): number {
-    return this.length + (this.inStream ? (this.stream?.next() ?? 0) : this.last.length);
-  }
-
-  /** The head's stream. */
-  private get s(): PointStream {
-    return (this.stream ??= new PointStream());
+    return this.length + (this.inStream ? this.next() : this.last.length);
   }
 
   /** Segments held. */
@@ -103,12 +101,12 @@ export class SeriesHead {
   }
 
   /** Bytes the head holds for its points: its segments' capacity, or its stream's (for tests and figures). */
-  get bytes(): number {
-    return this.inStream ? (this.stream?.byteLength ?? 0) : (this.lastStart + (this.last.length >> 1)) * 16;
+  get heldBytes(): number {
+    return this.inStream ? this.streamBytes : (this.lastStart + (this.last.length >> 1)) * 16;
   }
 
   /** A new last segment. */
-  private grow(): Float64Array {
+  private growSegment(): Float64Array {
     const total = this.lastStart + (this.last.length >> 1);
     // Doubling: the largest power of two within what the head holds (a segment the pool gave in
     // place of a larger one leaves a total between two).
@@ -130,16 +128,15 @@ export class SeriesHead {
    * leaving them where they were, when their timestamps cannot be streamed.
    */
   private toStream(): boolean {
-    const s = this.s;
-    s.clear();
+    this.clearStream();
     const n = this.length;
     for (let g = 0, at = 0; at < n; g++) {
       const seg = this.seg(g);
       const cap = seg.length >> 1;
       const count = Math.min(cap, n - at);
       for (let j = 0; j < count; j++) {
-        if (!s.append(seg[j]!, seg[cap + j]!)) {
-          s.clear();
+        if (!this.push(seg[j]!, seg[cap + j]!)) {
+          this.clearStream();
           return false;
         }
       }
@@ -170,12 +167,12 @@ export class SeriesHead {
     const n = this.length;
     ensureScratch(n);
     const { ts, nums } = scratch;
-    if (n > 0) this.s.decodeInto(ts, nums, 0);
-    this.stream?.clear();
+    if (n > 0) this.decodeStream(ts, nums, 0);
+    this.clearStream();
     this.inStream = false;
     this.lastStart = 0;
     for (let at = 0; at < n; ) {
-      const seg = this.grow();
+      const seg = this.growSegment();
       const cap = seg.length >> 1;
       const take = Math.min(cap, n - at);
       copyRun(seg, 0, ts, at, take);
@@ -197,7 +194,7 @@ export class SeriesHead {
       if (t < last) this.sorted = false;
     }
     if (this.inStream) {
-      if (this.sorted && tags === undefined && this.s.append(t, v as number)) {
+      if (this.sorted && tags === undefined && this.push(t, v as number)) {
         this.streamed(t, i, seq, now);
         return;
       }
@@ -207,7 +204,7 @@ export class SeriesHead {
     let seg = this.last;
     if (off === seg.length >> 1) {
       if (i > 0 && this.streamable(tags, now) && this.toStream()) {
-        if (this.s.append(t, v as number)) {
+        if (this.push(t, v as number)) {
           this.streamed(t, i, seq, now);
           return;
         }
@@ -216,7 +213,7 @@ export class SeriesHead {
         seg = this.last;
       }
       if (off === seg.length >> 1) {
-        seg = this.grow();
+        seg = this.growSegment();
         off = 0;
       }
     }
@@ -265,8 +262,7 @@ export class SeriesHead {
     let streamOk = true;
     for (let k = from; k < end; ) {
       if (this.inStream) {
-        const s = this.s;
-        while (k < end && s.append(ts[k]!, nums[k]!)) {
+        while (k < end && this.push(ts[k]!, nums[k]!)) {
           k++;
           i++;
         }
@@ -285,7 +281,7 @@ export class SeriesHead {
           this.length = i;
           if (this.toStream()) continue;
         }
-        seg = this.grow();
+        seg = this.growSegment();
         off = 0;
       }
       const cap = seg.length >> 1;
@@ -325,7 +321,7 @@ export class SeriesHead {
     ensureScratch(n);
     const { ts, nums } = scratch;
     if (this.inStream) {
-      if (n > 0) this.s.decodeInto(ts, nums, 0);
+      if (n > 0) this.decodeStream(ts, nums, 0);
       return;
     }
     const numeric = this.strs === undefined;
@@ -432,7 +428,7 @@ export class SeriesHead {
     this.releaseSegments();
     this.lastStart = 0;
     // A streamed head is a slow series': its next points go to the stream from the first.
-    if (this.inStream) this.stream?.clear();
+    if (this.inStream) this.clearStream();
     this.refill = filled >= REFILL_FROM && !this.inStream ? segmentFor(filled, this.pool?.largestRefill) : MIN_SEGMENT;
   }
 

@@ -99,9 +99,9 @@ describe("SeriesHead streamed points", () => {
       // A point a second, as a scraped gauge.
       slow.append(1_700_000_000_000 + i * 1000 + (i % 3), (i * 13) % 1000, undefined, i + 1, i * 1000);
     }
-    expect(young.bytes).toBeGreaterThanOrEqual(1000 * 16);
+    expect(young.heldBytes).toBeGreaterThanOrEqual(1000 * 16);
     // Every point in the stream at a few bytes a point, no segment held.
-    expect(slow.bytes).toBeLessThan(1000 * 4);
+    expect(slow.heldBytes).toBeLessThan(1000 * 4);
     expect(slow.segmentCapacities).toEqual([]);
     const { ts, nums } = slow.columns();
     expect(ts.length).toBe(1000);
@@ -114,7 +114,7 @@ describe("SeriesHead streamed points", () => {
   it("takes a step back after streaming: sorted in, the last write of a timestamp wins", () => {
     const h = new SeriesHead(true, new HeadSegments(1 << 20));
     for (let i = 0; i < 100; i++) h.append(i * 1000, i, undefined, 1, i * 1000);
-    expect(h.bytes).toBeLessThan(100 * 16);
+    expect(h.heldBytes).toBeLessThan(100 * 16);
     h.append(5_500, -1, undefined, 2, 100_000);
     h.append(7_000, -2, undefined, 2, 100_000);
     const { ts, nums } = h.columns();
@@ -133,7 +133,7 @@ describe("SeriesHead streamed points", () => {
     h.clear();
     h.append(1, 1, undefined, 2, 3_000_000);
     expect(h.segmentCapacities).toEqual([]);
-    expect(h.bytes).toBeLessThan(64);
+    expect(h.heldBytes).toBeLessThan(64);
     h.append(2.5, 2, undefined, 3, 3_000_000);
     expect(h.segmentCapacities).toEqual([32]);
     expect([...h.columns().ts]).toEqual([1, 2.5]);
@@ -152,8 +152,8 @@ describe("where a new head starts", () => {
     const single = new SeriesHead(true, pool);
     single.appendRun(Float64Array.of(1000), Float64Array.of(1), 0, 1, 1, 0);
     expect(single.segmentCapacities).toEqual([]);
-    expect(single.bytes).toBeGreaterThan(0);
-    expect(single.bytes).toBeLessThan(64);
+    expect(single.heldBytes).toBeGreaterThan(0);
+    expect(single.heldBytes).toBeLessThan(64);
 
     // A backlog's request over many shards: a few points of the series at once.
     const short = new SeriesHead(true, pool);
@@ -209,7 +209,7 @@ describe("a backlog sent over many shards", () => {
         expect(heads.every((h) => h.segmentCapacities.length === 0)).toBe(true);
         const points = heads.reduce((n, h) => n + h.length, 0);
         expect(points).toBe(500 * (req + 1) * 2.5);
-        expect(heads.reduce((n, h) => n + h.bytes, 0) / points).toBeLessThan(4);
+        expect(heads.reduce((n, h) => n + h.heldBytes, 0) / points).toBeLessThan(4);
       }
     }
     for (const [s, h] of heads.entries()) expect(view(h)).toEqual(refs[s]!.view());
