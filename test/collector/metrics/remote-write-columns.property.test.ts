@@ -191,6 +191,35 @@ describe("remote write into columns", () => {
     }
   });
 
+  it("takes one series named by two label sets of its labels in another order as one series, as the general path does", async () => {
+    const label = (n: string, v: string) => lenField(0x0a, [...lenField(0x0a, utf8(n)), ...lenField(0x12, utf8(v))]);
+    const sample = (t: number, v: number) => lenField(0x12, [0x09, ...double(v), 0x10, ...varint(BigInt(t))]);
+    const sorted = [...label("__name__", "up"), ...label("job", "a")];
+    const reversed = [...label("job", "a"), ...label("__name__", "up")];
+    const raw = new Uint8Array([
+      ...lenField(0x0a, [...sorted, ...sample(1_700_000_000_000, 1)]),
+      ...lenField(0x0a, [...reversed, ...sample(1_700_000_001_000, 2)]),
+      ...lenField(0x0a, [...sorted, ...sample(1_700_000_002_000, 3)]),
+    ]);
+    const general = await generalPath(raw);
+    expect(general.error).toBeUndefined();
+    const fast = new RemoteWriteColumns();
+    // The first time both label sets are new; the second time both come from the cache.
+    for (let round = 0; round < 2; round++) {
+      const cols = fast.take();
+      try {
+        expect(decodeWriteColumns(Buffer.from(raw), fast.cache, fast.map, fast.validTimestamp, cols)).toBe(true);
+        expect(cols.series.map((s) => s.id)).toEqual(['up{job="a"}']);
+        expect(Array.from(cols.values.subarray(0, cols.points))).toEqual([1, 2, 3]);
+        const { deps, calls } = recordingDeps();
+        await writeRemoteColumns(deps, "t", cols, "rw");
+        expect(calls).toEqual(general.calls);
+      } finally {
+        fast.give(cols);
+      }
+    }
+  });
+
   it("gives every series its own labels' values while sharing repeated ones, past the bound of values kept", () => {
     const fast = new RemoteWriteColumns();
     // 40,000 series: more distinct values than the shared ones kept (so they are let go and kept again).
