@@ -6,6 +6,7 @@
 
 import { BytesMap } from "../../src/codec/bytes-map.ts";
 import { ApiError } from "../../src/http/errors.ts";
+import { ByIdTable } from "../../src/runtime/by-id-table.ts";
 import { metricIdProblem, tagsProblem, timestampProblem } from "../../src/metrics/limits.ts";
 import type { MetricType, MetricWrite, Tags } from "../../src/metrics/model.ts";
 import { MAX_STRING_LENGTH } from "../../src/metrics/model.ts";
@@ -108,8 +109,11 @@ export const SPARE_BYTES = 16 * 1024 * 1024;
  */
 export class RemoteWriteColumns {
   readonly cache: BytesMap<RemoteSeries>;
-  /** One object per id, so that two label sets of one id in a request are seen as one series. */
-  private readonly byId = new Map<string, RemoteSeries>();
+  /**
+   * One object per id, so that two label sets of one id in a request are seen as one series
+   * (a ByIdTable rather than a Map: it is read on cache misses only, and held for every series).
+   */
+  private readonly byId = new ByIdTable<RemoteSeries>();
   /** Columns of requests done, for the next ones: SPARE_BYTES at most (see give). */
   private readonly spare: SampleColumns<RemoteSeries>[] = [];
   private spareBytes = 0;
@@ -132,7 +136,7 @@ export class RemoteWriteColumns {
     let s = this.byId.get(id);
     if (!s) {
       if (this.byId.size >= this.cache.maxEntries) this.byId.clear();
-      this.byId.set(id, (s = remoteSeries(id, Object.freeze(tags))));
+      this.byId.add((s = remoteSeries(id, Object.freeze(tags))));
     }
     return s;
   };
@@ -160,7 +164,7 @@ export class RemoteWriteColumns {
       const end = this.fields.length;
       if (this.cache.get(bytes, 0, end)) continue;
       let s = this.byId.get(e.id);
-      if (!s) this.byId.set(e.id, (s = remoteSeries(e.id, e.tags)));
+      if (!s) this.byId.add((s = remoteSeries(e.id, e.tags)));
       this.cache.set(bytes, 0, end, s);
       if (version !== undefined && s.ensuredVersion === undefined) {
         s.ensuredTenant = tenant;
