@@ -92,10 +92,14 @@ export interface RemoteSeries extends MappedSeries, SeriesSlot {
   ensuredVersion?: number;
 }
 
+/** What every remote-write series has alike: on the prototype, not in each object (below). */
+const REMOTE_SERIES = Object.freeze({ type: "gauge" as const });
+
 /** A series not cached yet: no request has named it, no store holds a handle in it. */
 function remoteSeries(id: string, tags: Readonly<Tags>): RemoteSeries {
   // Every field from the start: one shape, all fields in the object (see seriesMeta in the store).
-  return { type: "gauge", id, tags, lastRequest: 0, firstEntry: 0, storeOwner: undefined, storeHandle: undefined, ensuredTenant: undefined, ensuredVersion: undefined };
+  // Eight own fields: the engine's object for eight is 80 bytes, for nine 112 (issue 28).
+  return { __proto__: REMOTE_SERIES, id, tags, lastRequest: 0, firstEntry: 0, storeOwner: undefined, storeHandle: undefined, ensuredTenant: undefined, ensuredVersion: undefined } as unknown as RemoteSeries;
 }
 
 /** Bytes of spare columns RemoteWriteColumns keeps: the columns of a few hundred requests of 1,024 samples. */
