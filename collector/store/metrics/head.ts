@@ -70,6 +70,8 @@ export class SeriesHead extends PointStream {
   sorted = true;
   /** Log sequence of the newest batch that contributed points. */
   lastSeq = 0;
+  /** Log sequence of the oldest batch whose points are still in the head (set by the store as it appends to an empty head). */
+  firstSeq = 0;
   /** Wall-clock time when the oldest unflushed point arrived (for age-based flushing). */
   firstArrival = 0;
 

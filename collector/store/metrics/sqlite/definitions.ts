@@ -65,8 +65,7 @@ function createSeries(s: StoreState, tenant: string, type: MetricType, id: strin
 function updateDefinition(s: StoreState, m: SeriesMeta, tags: Tags | undefined, retention: number | undefined): void {
   s.writing(() => s.st.updateSeriesDef.run(tags ? JSON.stringify(tags) : null, retention ?? null, m.sid));
   m.tags = tags;
-  m.tagsFrom = undefined;
-  m.retention = retention;
+  s.setRetention(m.sid, retention);
   s.definitionsVersion++;
   s.seriesVersion++;
 }
@@ -78,7 +77,7 @@ export function definition(s: StoreState, m: SeriesMeta): MetricDefinition {
     id: m.id,
     type: m.type,
     tags: m.tags ? { ...m.tags } : undefined,
-    dataRetention: m.retention ?? s.opts.defaultRetentionDays,
+    dataRetention: s.ownRetention(m) ?? s.opts.defaultRetentionDays,
   };
   if (m.maxTs !== undefined && m.minTs !== undefined) {
     def.minTimestamp = m.minTs;
@@ -127,7 +126,7 @@ export function updateTags(s: StoreState, tenant: string, type: MetricType, id: 
     createSeries(s, tenant, type, id, tags, undefined);
     return;
   }
-  updateDefinition(s, m, { ...(m.tags ?? {}), ...tags }, m.retention);
+  updateDefinition(s, m, { ...(m.tags ?? {}), ...tags }, s.ownRetention(m));
 }
 
 export function ensureTags(s: StoreState, tenant: string, items: { type: MetricType; id: string; tags: Tags }[]): void {
@@ -142,11 +141,11 @@ export function ensureTags(s: StoreState, tenant: string, items: { type: MetricT
       kind = s.byKind.get(kindKey(tenant, it.type));
     }
     const m = kind?.get(it.id);
-    if (m && m.tagsFrom === it.tags) continue;
+    if (m && m.tags === it.tags) continue;
     if (m && sameTags(m.tags, it.tags)) {
       // Equal and frozen: the series keeps that one object, and its own copy (read from the
       // database at start) goes (issue 28: a restarted collector held both for every series).
-      if (Object.isFrozen(it.tags) && m.tags !== undefined) m.tags = m.tagsFrom = it.tags;
+      if (Object.isFrozen(it.tags) && m.tags !== undefined) m.tags = it.tags;
       continue;
     }
     changed.push(it);
@@ -165,7 +164,7 @@ export function ensureTags(s: StoreState, tenant: string, items: { type: MetricT
         // A frozen object (remote write's) cannot change under the store: kept as it is.
         const tags = Object.keys(it.tags).length ? (Object.isFrozen(it.tags) ? it.tags : { ...it.tags }) : undefined;
         if (m) {
-          s.st.updateSeriesDef.run(tags ? JSON.stringify(tags) : null, m.retention ?? null, m.sid);
+          s.st.updateSeriesDef.run(tags ? JSON.stringify(tags) : null, s.ownRetention(m) ?? null, m.sid);
           updated.set(m, tags);
         } else if (!created.has(k)) created.set(k, s.insertSeriesRow(tenant, it.type, it.id, tags, undefined));
       }
@@ -179,7 +178,6 @@ export function ensureTags(s: StoreState, tenant: string, items: { type: MetricT
   if (created.size > 0) s.opts.released?.(created.size * 1024);
   for (const [m, tags] of updated) {
     m.tags = tags;
-    m.tagsFrom = undefined;
   }
   if (updated.size > 0) s.seriesVersion++;
 }
@@ -190,7 +188,7 @@ export function deleteTags(s: StoreState, tenant: string, type: MetricType, id: 
   if (m.tags) {
     const next = { ...m.tags };
     for (const n of names) delete next[n];
-    updateDefinition(s, m, Object.keys(next).length ? next : undefined, m.retention);
+    updateDefinition(s, m, Object.keys(next).length ? next : undefined, s.ownRetention(m));
   }
   return true;
 }

@@ -203,7 +203,7 @@ function truncateLog(s: StoreState, flushing: SeriesMeta[]): number {
   // Batches committed but not yet applied (awaiting the log's sync) are in no head yet: kept.
   let minSeq = s.unapplied[0] ?? s.log.nextSeq;
   const sealed = new Map<number, number>();
-  for (const m of flushing) sealed.set(m.headFirstSeq, (sealed.get(m.headFirstSeq) ?? 0) + 1);
+  for (const m of flushing) sealed.set(m.head!.firstSeq, (sealed.get(m.head!.firstSeq) ?? 0) + 1);
   const least = s.firstSeqs.least(sealed);
   if (least !== undefined && least < minSeq) minSeq = least;
   if (s.legacyLog) {

@@ -8,7 +8,7 @@
  * finds them in the cache.
  */
 import type { SeriesSlot } from "../../../../src/metrics/write-columns.ts";
-import type { SeriesMeta } from "./state.ts";
+import { isLive, type SeriesMeta } from "./state.ts";
 
 /** What the reads summed to: kept, so that the engine does not leave them out. */
 export let readAheadSum = 0;
@@ -19,7 +19,7 @@ export function readMetasAhead(slots: readonly SeriesSlot[] | undefined): void {
   let sum = 0;
   for (let i = 0; i < slots.length; i++) {
     const m = slots[i]!.storeHandle as SeriesMeta | undefined;
-    if (m?.live) sum += m.sid;
+    if (m !== undefined && isLive(m)) sum += m.sid;
   }
   readAheadSum = sum;
 }

@@ -82,7 +82,9 @@ export const METRICS_DB_CACHE_KIB = 4096;
  * all of them one shape and keeps every field in the object itself. Fields added later (the
  * head, at its first point) went to a second allocation, and remote write's ingest read the
  * series of each request through both (issue 28). The fields a write reads come first, so that
- * they share the object's first cache lines.
+ * they share the object's first cache lines. Twelve fields at most: the engine's object for
+ * twelve is 112 bytes, for thirteen 160 (what a series needs rarely is kept beside it: its own
+ * retention in the state's `retentions`, the log batch of its head's first point in the head).
  */
 export function seriesMeta(
   sid: number,
@@ -90,29 +92,24 @@ export function seriesMeta(
   type: MetricType,
   id: string,
   tags: Tags | undefined,
-  retention: number | undefined,
   minTs: number | undefined,
   maxTs: number | undefined,
   flushedSeq: number,
 ): SeriesMeta {
   // What every write reads first (a committed group's columns, then its apply), the rest after.
   return {
-    live: false,
+    listedAt: -1,
     sid,
     tenant,
     type,
     id,
     head: undefined,
     flushedSeq,
-    headFirstSeq: 0,
     minTs,
     maxTs,
     dirtyAt: -1,
     tags,
-    tagsFrom: undefined,
-    retention,
     chunkMaxTs: undefined,
-    listedAt: -1,
   };
 }
 
@@ -121,10 +118,8 @@ export interface SeriesMeta {
   tenant: string;
   type: MetricType;
   id: string;
+  /** A frozen object given to ensureTags is kept as it is: given again, it is known equal without comparing. */
   tags?: Tags;
-  /** A frozen tags object ensureTags was last given and found equal to `tags` (so it need not compare again). */
-  tagsFrom?: Readonly<Tags>;
-  retention?: number;
   minTs?: number;
   maxTs?: number;
   flushedSeq: number;
@@ -135,18 +130,18 @@ export interface SeriesMeta {
    */
   chunkMaxTs?: number | null;
   head?: SeriesHead;
-  /** Log sequence of the oldest batch whose points are still in the head. */
-  headFirstSeq: number;
   /** Its position in the store's dirty set, -1 when not in it (dirty-set.ts). */
   dirtyAt: number;
-  /** Its position in its tenant's list, -1 when not in it (listed-series.ts). */
-  listedAt: number;
   /**
-   * True while registered: a handle kept outside the registry (a writer's SeriesSlot, a
-   * committed group awaiting its apply) holds only while this does.
+   * Its position in its tenant's list, -1 when not in it (listed-series.ts): a series is listed
+   * exactly while registered, so a handle kept outside the registry (a writer's SeriesSlot, a
+   * committed group awaiting its apply) holds only while this is 0 or more (see isLive).
    */
-  live: boolean;
+  listedAt: number;
 }
+
+/** Whether the series is registered (see listedAt). */
+export const isLive = (m: SeriesMeta): boolean => m.listedAt >= 0;
 
 /** A write waiting for the group commit: its points as objects or as columns. */
 export interface PendingWrite {
@@ -223,6 +218,8 @@ export class StoreState {
   readonly bySid = new SidIndex<SeriesMeta>();
   readonly byTenant = new Map<string, ListedSeries<SeriesMeta>>();
   readonly tenants = new Map<string, Tenant>();
+  /** Retention in days of the series whose definition sets one of its own, by sid: few, so not a field of every series. */
+  private readonly retentions = new Map<number, number>();
   /** Series whose head holds points (markDirty, markClean). */
   readonly dirty = new DirtySet<SeriesMeta>();
   /** The first log batch of each head in `dirty`, counted (first-seqs.ts): where the log may be cut. */
@@ -349,22 +346,21 @@ export class StoreState {
     return this.byKind.get(kindKey(tenant, type))?.get(id);
   }
 
-  /** A head that got its first points (at log batch `m.headFirstSeq`). */
+  /** A head that got its first points (at log batch `m.head.firstSeq`). */
   markDirty(m: SeriesMeta): void {
     this.dirty.add(m);
-    this.firstSeqs.add(m.headFirstSeq);
+    this.firstSeqs.add(m.head!.firstSeq);
   }
 
   /** A head emptied (sealed) or its series deleted; nothing when it held no points. */
   markClean(m: SeriesMeta): void {
     if (!this.dirty.has(m)) return;
-    this.firstSeqs.remove(m.headFirstSeq);
+    this.firstSeqs.remove(m.head!.firstSeq);
     this.dirty.delete(m);
   }
 
   register(m: SeriesMeta): void {
     this.seriesVersion++;
-    m.live = true;
     const k = kindKey(m.tenant, m.type);
     let ids = this.byKind.get(k);
     if (!ids) this.byKind.set(k, (ids = new Map()));
@@ -377,7 +373,7 @@ export class StoreState {
 
   unregister(m: SeriesMeta): void {
     this.seriesVersion++;
-    m.live = false;
+    this.retentions.delete(m.sid);
     this.byKind.get(kindKey(m.tenant, m.type))?.delete(m.id);
     this.bySid.delete(m.sid);
     this.byTenant.get(m.tenant)?.delete(m);
@@ -395,12 +391,24 @@ export class StoreState {
     const t = tags && Object.keys(tags).length ? (Object.isFrozen(tags) ? tags : { ...tags }) : undefined;
     const sid = this.nextSid++;
     this.st.insertSeries.run(sid, tenant, type, id, t ? JSON.stringify(t) : null, retention ?? null);
-    return seriesMeta(sid, tenant, type, id, t, retention, undefined, undefined, 0);
+    this.setRetention(sid, retention);
+    return seriesMeta(sid, tenant, type, id, t, undefined, undefined, 0);
+  }
+
+  /** The series' own retention in days (its definition's dataRetention), if it has one. */
+  ownRetention(m: SeriesMeta): number | undefined {
+    return this.retentions.size === 0 ? undefined : this.retentions.get(m.sid);
+  }
+
+  /** Sets (or with undefined, removes) a series' own retention, as stored. */
+  setRetention(sid: number, days: number | undefined): void {
+    if (days === undefined) this.retentions.delete(sid);
+    else this.retentions.set(sid, days);
   }
 
   /** Retention in days: the metric's, else the tenant's for the type, else the default. */
   retentionDays(m: SeriesMeta): number {
-    return m.retention ?? this.tenants.get(m.tenant)?.retentions?.[m.type] ?? this.opts.defaultRetentionDays;
+    return this.ownRetention(m) ?? this.tenants.get(m.tenant)?.retentions?.[m.type] ?? this.opts.defaultRetentionDays;
   }
 
   retentionMs(m: SeriesMeta): number {

@@ -58,7 +58,8 @@ export class SqliteMetricsStore implements MetricsStore {
     for (const r of rows) {
       if (r.sid >= s.nextSid) s.nextSid = r.sid + 1;
       const tags = r.tags ? one.values(JSON.parse(r.tags) as Tags) : undefined;
-      s.register(seriesMeta(r.sid, one.of(r.tenant), one.of(r.type) as MetricType, r.metric, tags, r.retention ?? undefined, r.min_ts ?? undefined, r.max_ts ?? undefined, r.flushed_seq));
+      s.register(seriesMeta(r.sid, one.of(r.tenant), one.of(r.type) as MetricType, r.metric, tags, r.min_ts ?? undefined, r.max_ts ?? undefined, r.flushed_seq));
+      if (r.retention != null) s.setRetention(r.sid, r.retention);
     }
     s.legacyChunks = s.db.query("SELECT 1 FROM chunks WHERE expires_at IS NULL LIMIT 1").get() !== null;
     const replayed = await replayLog(s, started);

@@ -4,7 +4,7 @@ import { SeriesHead } from "../head.ts";
 import { buildLogBody, columnsLogBody, decodeLogBody, encodeLogBody, type LogBody, LogBodyScratch } from "../log-body.ts";
 import { releaseDecoderInput } from "../../../../src/cbor/cbor.ts";
 import { scheduleFlush } from "./flush.ts";
-import { isNumeric, kindKey, type PendingWrite, type SeriesMeta, type StoreState } from "./state.ts";
+import { isLive, isNumeric, kindKey, type PendingWrite, type SeriesMeta, type StoreState } from "./state.ts";
 import { readHeadsAhead, readMetasAhead } from "./read-ahead.ts";
 
 /** The write path of the SQLite metrics store: group commit into the log, then the heads. */
@@ -177,7 +177,7 @@ function columnMetas(
     const slot = slots?.[i];
     if (slot !== undefined && slot.storeOwner === s) {
       const m = slot.storeHandle as SeriesMeta;
-      if (m.live && m.id === id && m.tenant === tenant && m.type === type) {
+      if (isLive(m) && m.id === id && m.tenant === tenant && m.type === type) {
         out[i] = m;
         continue;
       }
@@ -239,7 +239,7 @@ function applyBody(s: StoreState, b: LogBody, seq: number, now: number, metas?: 
   for (let k = 0; k < b.sids.length; k++) {
     const count = b.counts[k]!;
     let n = count;
-    const meta = metas ? (metas[k]!.live ? metas[k] : undefined) : s.bySid.get(b.sids[k]!);
+    const meta = metas ? (isLive(metas[k]!) ? metas[k] : undefined) : s.bySid.get(b.sids[k]!);
     const numeric = meta ? isNumeric(meta.type) : true;
     if (!meta || meta.flushedSeq >= seq) {
       if (!numeric) si += n;
@@ -253,7 +253,7 @@ function applyBody(s: StoreState, b: LogBody, seq: number, now: number, metas?: 
     }
     let head = meta.head;
     if (!head) meta.head = head = new SeriesHead(numeric, s.headSegments);
-    if (head.length === 0) meta.headFirstSeq = seq;
+    if (head.length === 0) head.firstSeq = seq;
     const before = head.length;
     let min = meta.minTs ?? Number.POSITIVE_INFINITY;
     let max = meta.maxTs ?? Number.NEGATIVE_INFINITY;
