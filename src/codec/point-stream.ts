@@ -21,7 +21,7 @@ import { ctz, writeWindow } from "./xor.ts";
  *   `11` + Gorilla XOR with the last value's bits (xor.ts): `0` + the differing bits inside
  *   the last window, or `1` + 5 bits leading zeros + 6 bits window length − 1 + the window.
  * A timestamp that is not an integer (milliseconds), not after the last, or whose step's change
- * does not fit 32 bits, is refused (append returns false): the caller keeps such points raw.
+ * does not fit 32 bits, is refused (push returns false): the caller keeps such points raw.
  */
 
 /** Words a stream takes at its first point (none before: a head that never streams holds no words). */
@@ -82,8 +82,9 @@ function readChange(w: Uint32Array, o: number): number {
 
 /**
  * A class rather than functions over a state object so that the head that keeps its points in
- * one (collector/store/metrics/head.ts) extends it: one object a series for both instead of two,
- * 160 bytes a series less (issue 28). Its members are named so as not to clash with the head's.
+ * one (collector/store/metrics/head.ts) extends it: one object a series for both instead of two
+ * (a slow series' head with 20 points: 418 → 322 bytes, issue 28). Its members are named so as
+ * not to clash with the head's.
  */
 export class PointStream extends BitWriter {
   private n = 0;
