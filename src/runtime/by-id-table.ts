@@ -48,6 +48,43 @@ export class ByIdTable<V extends { readonly id: string }> {
     } else this.place(e);
   }
 
+  /** Removes the object of `id`; false when the table holds none. */
+  delete(id: string): boolean {
+    const h = hashString(id);
+    const slots = this.slots;
+    const mask = slots.length - 1;
+    let i = h & mask;
+    let e: number;
+    for (; ; i = (i + 1) & mask) {
+      e = slots[i]! - 1;
+      if (e < 0) return false;
+      if (this.hashes[e] === h && this.values[e]!.id === id) break;
+    }
+    // Backward-shift deletion: each later entry of the run moves into the hole when its own
+    // slot does not lie between the hole and where it is (linear probing finds it there then).
+    slots[i] = 0;
+    for (let j = (i + 1) & mask; slots[j] !== 0; j = (j + 1) & mask) {
+      const k = this.hashes[slots[j]! - 1]! & mask;
+      if (i <= j ? k <= i || k > j : k <= i && k > j) {
+        slots[i] = slots[j]!;
+        slots[j] = 0;
+        i = j;
+      }
+    }
+    // The last entry takes the removed one's number, so the entries stay dense.
+    const last = this.values.length - 1;
+    if (e !== last) {
+      const moved = this.values[last]!;
+      this.values[e] = moved;
+      this.hashes[e] = this.hashes[last]!;
+      let j = this.hashes[e]! & mask;
+      while (slots[j] !== last + 1) j = (j + 1) & mask;
+      slots[j] = e + 1;
+    }
+    this.values.pop();
+    return true;
+  }
+
   clear(): void {
     this.slots = new Int32Array(1024);
     this.hashes = new Int32Array(512);

@@ -28,6 +28,29 @@ describe("ByIdTable", () => {
     );
   });
 
+  it("adds and deletes as a Map does, through growth and runs of colliding slots", () => {
+    // Few distinct short ids over a small table: long probe runs, deletes within and across them.
+    const op = fc.tuple(fc.boolean(), fc.integer({ min: 0, max: 400 }));
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 4000 }), (ops) => {
+        const table = new ByIdTable<{ id: string }>();
+        const map = new Map<string, { id: string }>();
+        for (const [add, k] of ops) {
+          const id = `s${k}`;
+          if (add) {
+            if (map.has(id)) continue;
+            const o = { id };
+            table.add(o);
+            map.set(id, o);
+          } else expect(table.delete(id)).toBe(map.delete(id));
+        }
+        expect(table.size).toBe(map.size);
+        for (let k = 0; k <= 400; k++) expect(table.get(`s${k}`)).toBe(map.get(`s${k}`));
+      }),
+      { numRuns: 100 },
+    );
+  });
+
   it("holds 50,000 series' ids in less than half a Map's bytes, and starts empty again when cleared", () => {
     const ids = Array.from({ length: 50_000 }, (_, i) => `bench_value{instance="127.0.0.1:${9000 + (i % 10)}",series="s${i}"}`);
     const objects = ids.map((id) => ({ id }));

@@ -1,3 +1,4 @@
+import type { ByIdTable } from "../../../../src/runtime/by-id-table.ts";
 import type { MetricDefinition, MetricType, Tags, Tenant } from "../../../../src/metrics/model.ts";
 import type { CreateResult, MetricFilter, SeriesEntry } from "../types.ts";
 import { key, kindKey, type SeriesMeta, type StoreState } from "./state.ts";
@@ -134,7 +135,7 @@ export function ensureTags(s: StoreState, tenant: string, items: { type: MetricT
   // and tags given as the same frozen object as last time are known equal without comparing.
   const changed: typeof items = [];
   let lastType: MetricType | undefined;
-  let kind: Map<string, SeriesMeta> | undefined;
+  let kind: ByIdTable<SeriesMeta> | undefined;
   for (const it of items) {
     if (it.type !== lastType) {
       lastType = it.type;

@@ -1,3 +1,4 @@
+import type { ByIdTable } from "../../../../src/runtime/by-id-table.ts";
 import type { MetricType, MetricWrite } from "../../../../src/metrics/model.ts";
 import type { WriteColumns } from "../../../../src/metrics/write-columns.ts";
 import { SeriesHead } from "../head.ts";
@@ -53,7 +54,7 @@ function commitPending(s: StoreState): void {
     inTx = created = true;
   };
   /** The series, inserting its row if it is new. */
-  const metaOf = (tenant: string, type: MetricType, id: string, known: Map<string, SeriesMeta> | undefined, added: Map<string, SeriesMeta>) => {
+  const metaOf = (tenant: string, type: MetricType, id: string, known: ByIdTable<SeriesMeta> | undefined, added: Map<string, SeriesMeta>) => {
     let m = known?.get(id) ?? added.get(id);
     if (!m) {
       begin();
@@ -96,7 +97,7 @@ function commitPending(s: StoreState): void {
             continue;
           }
           let lastType: MetricType | undefined;
-          let known: Map<string, SeriesMeta> | undefined;
+          let known: ByIdTable<SeriesMeta> | undefined;
           let added!: Map<string, SeriesMeta>;
           for (const w of g.writes!) {
             if (w.type !== lastType) {
@@ -163,13 +164,13 @@ function columnMetas(
   s: StoreState,
   tenant: string,
   cols: WriteColumns,
-  metaOf: (tenant: string, type: MetricType, id: string, known: Map<string, SeriesMeta> | undefined, added: Map<string, SeriesMeta>) => SeriesMeta,
+  metaOf: (tenant: string, type: MetricType, id: string, known: ByIdTable<SeriesMeta> | undefined, added: Map<string, SeriesMeta>) => SeriesMeta,
   addedOf: (k: string) => Map<string, SeriesMeta>,
 ): SeriesMeta[] {
   const { type, ids, slots } = cols;
   readMetasAhead(slots);
   const k = kindKey(tenant, type);
-  let known: Map<string, SeriesMeta> | undefined;
+  let known: ByIdTable<SeriesMeta> | undefined;
   let added: Map<string, SeriesMeta> | undefined;
   const out = new Array<SeriesMeta>(ids.length);
   for (let i = 0; i < ids.length; i++) {
