@@ -6,7 +6,7 @@
 
 import { BytesMap } from "../../src/codec/bytes-map.ts";
 import { ApiError } from "../../src/http/errors.ts";
-import { ByIdTable } from "../../src/runtime/by-id-table.ts";
+import { ByIdTable } from "../../src/codec/by-id-table.ts";
 import { metricIdProblem, tagsProblem, timestampProblem } from "../../src/metrics/limits.ts";
 import type { MetricType, MetricWrite, Tags } from "../../src/metrics/model.ts";
 import { MAX_STRING_LENGTH } from "../../src/metrics/model.ts";

@@ -10,6 +10,7 @@
  * or all of them when the target goes down or is removed, gets a staleness marker at the scrape
  * that missed it, as in Prometheus (series with their own timestamps excepted).
  */
+import { fnv1a } from "../../../src/codec/fnv.ts";
 import type { Logger } from "../../../src/log/logger.ts";
 import { metricIdProblem, tagsProblem } from "../../../src/metrics/limits.ts";
 import type { MetricWrite } from "../../../src/metrics/model.ts";
@@ -66,13 +67,6 @@ interface ReportEntry {
 
 const REPORT_SERIES = ["up", "scrape_duration_seconds", "scrape_samples_scraped", "scrape_samples_post_metric_relabeling", "scrape_series_added"] as const;
 
-/** FNV-1a of a string: a stable spread of targets over the interval. */
-function hash(s: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193) >>> 0;
-  return h;
-}
-
 export class ScrapeLoop {
   readonly status: TargetStatus;
   private readonly cache = new SeriesCache();
@@ -92,7 +86,9 @@ export class ScrapeLoop {
   ) {
     this.now = d.now ?? Date.now;
     this.targetLabels = { ...target.labels, feed: d.feed };
-    this.offset = hash(`${d.feed}\u0000${target.job.job}\u0000${target.url}`) % target.job.intervalMs;
+    // A stable spread of targets over the interval.
+    const key = `${d.feed}\u0000${target.job.job}\u0000${target.url}`;
+    this.offset = fnv1a(key, 0, key.length) % target.job.intervalMs;
     this.status = { job: target.job.job, instance: target.labels.instance ?? target.address, url: target.url, health: "unknown", samples: 0 };
   }
 

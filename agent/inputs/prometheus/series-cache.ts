@@ -23,14 +23,8 @@
  * labels, a label kept as `exported_*`, a dropped series) keep their bytes. A lookup through
  * runs costs about 20 ns more than one through bytes (docs/inputs.md, "Memory").
  */
+import { fnv1a } from "../../../src/codec/fnv.ts";
 import { idPieces, matchesPieces, piecesSize, storedSize, writePieces } from "./id-pieces.ts";
-
-/** FNV-1a over the UTF-16 code units of s[start, end). */
-function hashRange(s: string, start: number, end: number): number {
-  let h = 0x811c9dc5;
-  for (let i = start; i < end; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
-  return h >>> 0;
-}
 
 /** True when s[start, end) has no character above U+00FF (its text fits one byte a character). */
 function isLatin1(s: string, start: number, end: number): boolean {
@@ -138,7 +132,7 @@ export class SeriesCache {
   /** The entry of s[start, end), or -1. */
   find(s: string, start: number, end: number): number {
     const len = end - start;
-    const h = hashRange(s, start, end);
+    const h = fnv1a(s, start, end);
     const mask = this.slots.length - 1;
     for (let slot = h & mask; ; slot = (slot + 1) & mask) {
       const e = this.slots[slot]! - 1;
@@ -194,7 +188,7 @@ export class SeriesCache {
       this.textUsed += len;
     }
     this.textLen[e] = len;
-    this.hashes[e] = hashRange(s, start, end);
+    this.hashes[e] = fnv1a(s, start, end);
     if (2 * (this.count - this.removed) > this.slots.length) this.rehash(this.slots.length * 2);
     else this.place(e);
     return e;

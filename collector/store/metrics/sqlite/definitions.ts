@@ -1,4 +1,4 @@
-import type { ByIdTable } from "../../../../src/runtime/by-id-table.ts";
+import type { ByIdTable } from "../../../../src/codec/by-id-table.ts";
 import type { MetricDefinition, MetricType, Tags, Tenant } from "../../../../src/metrics/model.ts";
 import type { CreateResult, MetricFilter, SeriesEntry } from "../types.ts";
 import { key, kindKey, type SeriesMeta, type StoreState } from "./state.ts";

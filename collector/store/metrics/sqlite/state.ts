@@ -1,4 +1,4 @@
-import { ByIdTable } from "../../../../src/runtime/by-id-table.ts";
+import { ByIdTable } from "../../../../src/codec/by-id-table.ts";
 import type { Database, Statement } from "bun:sqlite";
 import { closeSync } from "node:fs";
 import { join } from "node:path";

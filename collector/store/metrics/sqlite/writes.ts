@@ -1,4 +1,4 @@
-import type { ByIdTable } from "../../../../src/runtime/by-id-table.ts";
+import type { ByIdTable } from "../../../../src/codec/by-id-table.ts";
 import type { MetricType, MetricWrite } from "../../../../src/metrics/model.ts";
 import type { WriteColumns } from "../../../../src/metrics/write-columns.ts";
 import { SeriesHead } from "../head.ts";

@@ -1,3 +1,5 @@
+import { fnv1a } from "./fnv.ts";
+
 /**
  * Objects by their own `id` string, for tens of thousands of long-lived entries: an
  * open-addressing table of entry numbers in an Int32Array beside an array of the objects and one
@@ -100,9 +102,8 @@ export class ByIdTable<V extends { readonly id: string }> {
   }
 }
 
-/** FNV-1a over the string's UTF-16 code units, its high bits folded in (the table masks the low ones). */
+/** FNV-1a over the string, its high bits folded in (the table masks the low ones). */
 function hashString(s: string): number {
-  let h = 0x811c9dc5 ^ s.length;
-  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+  const h = fnv1a(s, 0, s.length);
   return (h ^ (h >>> 15)) | 0;
 }

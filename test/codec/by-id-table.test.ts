@@ -1,11 +1,11 @@
 /**
- * ByIdTable (src/runtime/by-id-table.ts): finds what a Map keyed by the same ids finds, through
+ * ByIdTable (src/codec/by-id-table.ts): finds what a Map keyed by the same ids finds, through
  * its growth and a clear, and holds fewer bytes a series than a Map did.
  */
 import { heapStats } from "bun:jsc";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { ByIdTable } from "../../src/runtime/by-id-table.ts";
+import { ByIdTable } from "../../src/codec/by-id-table.ts";
 
 describe("ByIdTable", () => {
   it("finds every object added by its id, and nothing else, as a Map does", () => {
