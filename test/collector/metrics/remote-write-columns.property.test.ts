@@ -9,12 +9,12 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { PointsBus } from "../../../collector/events/points-bus.ts";
-import { type ForeignSeries, RemoteWriteColumns, writeForeignSeries, writeRemoteColumns } from "../../../collector/metrics/foreign-writes.ts";
+import { type ForeignSeries, type RemoteSeries, RemoteWriteColumns, writeForeignSeries, writeRemoteColumns } from "../../../collector/metrics/foreign-writes.ts";
 import type { WriteDeps } from "../../../collector/metrics/write-points.ts";
 import type { MetricsStore } from "../../../collector/store/metrics/types.ts";
 import type { MetricWrite } from "../../../src/metrics/model.ts";
 import { columnsToWrites, type WriteColumns } from "../../../src/metrics/write-columns.ts";
-import { decodeWriteColumns } from "../../../src/prometheus/remote-write-columns.ts";
+import { decodeWriteColumns, type SampleColumns } from "../../../src/prometheus/remote-write-columns.ts";
 import { decodeWriteRequest } from "../../../src/prometheus/remote-write.ts";
 
 // A protobuf writer of our own: fields in any order, repeated label names, bytes that are not UTF-8.
@@ -31,6 +31,9 @@ const varint = (n: bigint): number[] => {
 const lenField = (key: number, bytes: number[]) => [key, ...varint(BigInt(bytes.length)), ...bytes];
 const utf8 = (s: string) => Array.from(new TextEncoder().encode(s));
 const double = (v: number) => Array.from(new Uint8Array(new Float64Array([v]).buffer));
+/** A label (name, value) and a sample (value, timestamp) in Prometheus' own field order. */
+const labelField = (n: string, v: string) => lenField(0x0a, [...lenField(0x0a, utf8(n)), ...lenField(0x12, utf8(v))]);
+const sampleField = (t: number, v: number) => lenField(0x12, [0x09, ...double(v), 0x10, ...varint(BigInt(t))]);
 
 const labelName = fc.constantFrom("__name__", "__name__", "job", "instance", "a", "b", "metric", "", "zz");
 const labelValue = fc.oneof(
@@ -38,7 +41,7 @@ const labelValue = fc.oneof(
   { weight: 1, arbitrary: fc.constantFrom("", "v".repeat(2000)) },
 );
 const labelBytes = fc.oneof(
-  { weight: 12, arbitrary: fc.tuple(labelName, labelValue).map(([n, v]) => lenField(0x0a, [...lenField(0x0a, utf8(n)), ...lenField(0x12, utf8(v))])) },
+  { weight: 12, arbitrary: fc.tuple(labelName, labelValue).map(([n, v]) => labelField(n, v)) },
   // Not UTF-8, a field of its own, the value first.
   { weight: 1, arbitrary: fc.constantFrom([...lenField(0x0a, [...lenField(0x0a, utf8("a")), ...lenField(0x12, [0xff, 0xfe])])], lenField(0x0a, [...lenField(0x12, utf8("v")), ...lenField(0x0a, utf8("c")), 0x18, 1])) },
 );
@@ -76,7 +79,7 @@ const seriesBytes = fc
 // Series from a small set of label sets, so that requests repeat them (the cache's case).
 const usualSeries = fc
   .tuple(fc.constantFrom("up", "node_cpu", "http_requests_total"), fc.constantFrom("a", "b", "c"), fc.array(sampleBytes, { minLength: 1, maxLength: 3 }))
-  .map(([name, inst, samples]) => lenField(0x0a, [...lenField(0x0a, [...lenField(0x0a, utf8("__name__")), ...lenField(0x12, utf8(name))]), ...lenField(0x0a, [...lenField(0x0a, utf8("instance")), ...lenField(0x12, utf8(inst))]), ...samples.flat()]));
+  .map(([name, inst, samples]) => lenField(0x0a, [...labelField("__name__", name), ...labelField("instance", inst), ...samples.flat()]));
 const metadataBytes = fc.constantFrom(lenField(0x1a, [0x08, 0x01, ...lenField(0x12, utf8("up"))]), lenField(0x1a, [0x08, 0x02, ...lenField(0x22, [0xff])]));
 const request = fc
   .array(fc.oneof({ weight: 4, arbitrary: usualSeries }, { weight: 3, arbitrary: seriesBytes }, { weight: 1, arbitrary: metadataBytes }), { maxLength: 6 })
@@ -100,6 +103,23 @@ function recordingDeps(): { deps: WriteDeps; calls: unknown[] } {
     },
   } as unknown as MetricsStore;
   return { deps: { store, bus: new PointsBus() }, calls };
+}
+
+/**
+ * Takes `raw` through the fast path twice with one cache (the first time its label sets may be
+ * new, the second time they come from it), `check` reading each round's columns.
+ */
+async function fastRounds(raw: Uint8Array, check: (cols: SampleColumns<RemoteSeries>) => Promise<void>): Promise<void> {
+  const fast = new RemoteWriteColumns();
+  for (let round = 0; round < 2; round++) {
+    const cols = fast.take();
+    try {
+      expect(decodeWriteColumns(Buffer.from(raw), fast.cache, fast.map, fast.validTimestamp, cols)).toBe(true);
+      await check(cols);
+    } finally {
+      fast.give(cols);
+    }
+  }
 }
 
 async function generalPath(raw: Uint8Array): Promise<{ calls: unknown[]; skipped?: number; error?: string }> {
@@ -160,64 +180,47 @@ describe("remote write into columns", () => {
     // Prometheus sends each sample as a series of its own: a shard's batch spanning three
     // scrapes names each of its series three times, between the others; one series' first
     // sample is skipped (+Inf), another has no finite sample at all.
-    const labels = (k: number) => lenField(0x0a, [...lenField(0x0a, utf8("__name__")), ...lenField(0x12, utf8("bench_value"))]).concat(lenField(0x0a, [...lenField(0x0a, utf8("series")), ...lenField(0x12, utf8(`s${k}`))]));
-    const sample = (t: number, v: number) => lenField(0x12, [0x09, ...double(v), 0x10, ...varint(BigInt(t))]);
+    const labels = (k: number) => [...labelField("__name__", "bench_value"), ...labelField("series", `s${k}`)];
     const parts: number[][] = [];
     for (let scrape = 0; scrape < 3; scrape++) {
       for (let k = 0; k < 5; k++) {
         const v = k === 1 && scrape === 0 ? Number.POSITIVE_INFINITY : k === 3 ? Number.NaN : scrape * 10 + k;
-        parts.push(lenField(0x0a, [...labels(k), ...sample(1_700_000_000_000 + scrape * 1000, v)]));
+        parts.push(lenField(0x0a, [...labels(k), ...sampleField(1_700_000_000_000 + scrape * 1000, v)]));
       }
     }
     const raw = new Uint8Array(parts.flat());
     const general = await generalPath(raw);
     expect(general.error).toBeUndefined();
-    const fast = new RemoteWriteColumns();
-    for (let round = 0; round < 2; round++) {
-      const cols = fast.take();
-      try {
-        expect(decodeWriteColumns(Buffer.from(raw), fast.cache, fast.map, fast.validTimestamp, cols)).toBe(true);
-        // One entry a series with points, in the order first met, its points in request order.
-        expect(cols.series.map((s) => s.id)).toEqual([0, 1, 2, 4].map((k) => `bench_value{series="s${k}"}`));
-        expect(Array.from(cols.counts.subarray(0, 4))).toEqual([3, 2, 3, 3]);
-        expect(Array.from(cols.values.subarray(0, cols.points))).toEqual([0, 10, 20, 11, 21, 2, 12, 22, 4, 14, 24]);
-        const { deps, calls } = recordingDeps();
-        const r = await writeRemoteColumns(deps, "t", cols, "rw");
-        expect(r.skipped).toBe(general.skipped);
-        expect(calls).toEqual(general.calls);
-      } finally {
-        fast.give(cols);
-      }
-    }
+    await fastRounds(raw, async (cols) => {
+      // One entry a series with points, in the order first met, its points in request order.
+      expect(cols.series.map((s) => s.id)).toEqual([0, 1, 2, 4].map((k) => `bench_value{series="s${k}"}`));
+      expect(Array.from(cols.counts.subarray(0, 4))).toEqual([3, 2, 3, 3]);
+      expect(Array.from(cols.values.subarray(0, cols.points))).toEqual([0, 10, 20, 11, 21, 2, 12, 22, 4, 14, 24]);
+      const { deps, calls } = recordingDeps();
+      const r = await writeRemoteColumns(deps, "t", cols, "rw");
+      expect(r.skipped).toBe(general.skipped);
+      expect(calls).toEqual(general.calls);
+    });
   });
 
   it("takes one series named by two label sets of its labels in another order as one series, as the general path does", async () => {
-    const label = (n: string, v: string) => lenField(0x0a, [...lenField(0x0a, utf8(n)), ...lenField(0x12, utf8(v))]);
-    const sample = (t: number, v: number) => lenField(0x12, [0x09, ...double(v), 0x10, ...varint(BigInt(t))]);
-    const sorted = [...label("__name__", "up"), ...label("job", "a")];
-    const reversed = [...label("job", "a"), ...label("__name__", "up")];
+    const sorted = [...labelField("__name__", "up"), ...labelField("job", "a")];
+    const reversed = [...labelField("job", "a"), ...labelField("__name__", "up")];
     const raw = new Uint8Array([
-      ...lenField(0x0a, [...sorted, ...sample(1_700_000_000_000, 1)]),
-      ...lenField(0x0a, [...reversed, ...sample(1_700_000_001_000, 2)]),
-      ...lenField(0x0a, [...sorted, ...sample(1_700_000_002_000, 3)]),
+      ...lenField(0x0a, [...sorted, ...sampleField(1_700_000_000_000, 1)]),
+      ...lenField(0x0a, [...reversed, ...sampleField(1_700_000_001_000, 2)]),
+      ...lenField(0x0a, [...sorted, ...sampleField(1_700_000_002_000, 3)]),
     ]);
     const general = await generalPath(raw);
     expect(general.error).toBeUndefined();
-    const fast = new RemoteWriteColumns();
     // The first time both label sets are new; the second time both come from the cache.
-    for (let round = 0; round < 2; round++) {
-      const cols = fast.take();
-      try {
-        expect(decodeWriteColumns(Buffer.from(raw), fast.cache, fast.map, fast.validTimestamp, cols)).toBe(true);
-        expect(cols.series.map((s) => s.id)).toEqual(['up{job="a"}']);
-        expect(Array.from(cols.values.subarray(0, cols.points))).toEqual([1, 2, 3]);
-        const { deps, calls } = recordingDeps();
-        await writeRemoteColumns(deps, "t", cols, "rw");
-        expect(calls).toEqual(general.calls);
-      } finally {
-        fast.give(cols);
-      }
-    }
+    await fastRounds(raw, async (cols) => {
+      expect(cols.series.map((s) => s.id)).toEqual(['up{job="a"}']);
+      expect(Array.from(cols.values.subarray(0, cols.points))).toEqual([1, 2, 3]);
+      const { deps, calls } = recordingDeps();
+      await writeRemoteColumns(deps, "t", cols, "rw");
+      expect(calls).toEqual(general.calls);
+    });
   });
 
   it("gives every series its own labels' values while sharing repeated ones, past the bound of values kept", () => {
