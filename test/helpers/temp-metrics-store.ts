@@ -7,6 +7,8 @@ import { openSqliteMetricsStore, type SqliteMetricsStore, type SqliteMetricsStor
 export interface TempMetricsStores {
   /** Opens a store in a temporary folder of its own. */
   open(opts: Omit<SqliteMetricsStoreOptions, "dataDir">): Promise<SqliteMetricsStore>;
+  /** Opens a store again on the folder of the store opened last (closed first by the caller). */
+  reopen(opts: Omit<SqliteMetricsStoreOptions, "dataDir">): Promise<SqliteMetricsStore>;
   /** The data folder of the store opened last (for reading its files directly). */
   readonly dir: string;
 }
@@ -24,9 +26,11 @@ export function sqliteMetricsStoresPerTest(prefix: string): TempMetricsStores {
   });
   return {
     async open(opts) {
-      const dataDir = mkdtempSync(join(tmpdir(), prefix));
-      dirs.push(dataDir);
-      const s = await openSqliteMetricsStore({ dataDir, ...opts });
+      dirs.push(mkdtempSync(join(tmpdir(), prefix)));
+      return this.reopen(opts);
+    },
+    async reopen(opts) {
+      const s = await openSqliteMetricsStore({ dataDir: this.dir, ...opts });
       stores.push(s);
       return s;
     },

@@ -3,29 +3,21 @@
  * objects rather than in each (collector/store/metrics/sqlite/state.ts, `retentions`): stored,
  * read back after a reopen, changed by an overwrite, and gone with the series it belonged to.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import { openSqliteMetricsStore } from "../../../collector/store/metrics/sqlite/store.ts";
+import { describe, expect, it } from "vitest";
+import { sqliteMetricsStoresPerTest } from "../../helpers/temp-metrics-store.ts";
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
+const stores = sqliteMetricsStoresPerTest("outpost-series-retention-");
 
 describe("a series' own retention", () => {
   it("is kept through a reopen and an overwrite, and goes with its series", async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), "outpost-series-retention-"));
-    dirs.push(dataDir);
     const defaultRetentionDays = 7;
-    const open = () => openSqliteMetricsStore({ dataDir, synchronous: "NORMAL", maintenanceIntervalMs: 3_600_000, defaultRetentionDays });
-    let store = await open();
+    const opts = { synchronous: "NORMAL", maintenanceIntervalMs: 3_600_000, defaultRetentionDays } as const;
+    let store = await stores.open(opts);
     expect(await store.createMetric({ tenantId: "t", type: "gauge", id: "own", dataRetention: 2 }, false)).toBe("created");
     expect(await store.createMetric({ tenantId: "t", type: "counter", id: "own", dataRetention: 30 }, false)).toBe("created");
     await store.updateTags("t", "gauge", "plain", { host: "a" });
     await store.close();
-    store = await open();
+    store = await stores.reopen(opts);
     expect((await store.getMetric("t", "gauge", "own"))?.dataRetention).toBe(2);
     expect((await store.getMetric("t", "counter", "own"))?.dataRetention).toBe(30);
     expect((await store.getMetric("t", "gauge", "plain"))?.dataRetention).toBe(defaultRetentionDays);
@@ -39,7 +31,7 @@ describe("a series' own retention", () => {
     expect(await store.createMetric({ tenantId: "t", type: "gauge", id: "own" }, false)).toBe("created");
     expect((await store.getMetric("t", "gauge", "own"))?.dataRetention).toBe(defaultRetentionDays);
     await store.close();
-    store = await open();
+    store = await stores.reopen(opts);
     expect((await store.getMetric("t", "gauge", "own"))?.dataRetention).toBe(defaultRetentionDays);
     expect((await store.getMetric("t", "counter", "own"))?.dataRetention).toBe(30);
     await store.close();

@@ -5,30 +5,23 @@
  * every field in the object (issue 28: fields added later went to a second allocation, read by
  * every remote-write request).
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { SeriesMeta, StoreState } from "../../../collector/store/metrics/sqlite/state.ts";
-import { openSqliteMetricsStore, type SqliteMetricsStore } from "../../../collector/store/metrics/sqlite/store.ts";
+import type { SqliteMetricsStore } from "../../../collector/store/metrics/sqlite/store.ts";
+import { sqliteMetricsStoresPerTest } from "../../helpers/temp-metrics-store.ts";
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
+const stores = sqliteMetricsStoresPerTest("outpost-series-shape-");
+const OPTS = { synchronous: "NORMAL", maintenanceIntervalMs: 3_600_000 } as const;
 
 const metas = (store: SqliteMetricsStore): SeriesMeta[] => [...(store as unknown as { s: StoreState }).s.bySid.values()];
 
 describe("the store's series objects", () => {
   it("have one set of fields in one order, created, loaded, written to and tagged", async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), "outpost-series-shape-"));
-    dirs.push(dataDir);
-    const open = () => openSqliteMetricsStore({ dataDir, synchronous: "NORMAL", maintenanceIntervalMs: 3_600_000 });
-    let store = await open();
+    let store = await stores.open(OPTS);
     await store.write("t1", [{ type: "gauge", id: "created", points: [{ timestamp: 1_000, value: 1 }] }]);
     await store.updateTags("t1", "gauge", "tagged", { host: "a" });
     await store.close();
-    store = await open();
+    store = await stores.reopen(OPTS);
     // Loaded at the open; one written to since (a head), one new, one of another tenant.
     await store.write("t1", [{ type: "gauge", id: "created", points: [{ timestamp: 2_000, value: 2 }] }]);
     await store.write("t2", [{ type: "counter", id: "fresh", points: [{ timestamp: 1_000, value: 3 }] }]);
