@@ -30,18 +30,49 @@ function sample(text: string, name: string): number {
 }
 
 describe("the chunk cache", () => {
-  it("reports churning once it has evicted more than its budget within 10 s, and not after a quiet 10 s", () => {
+  it("never throws out an entry read within keepReadWithinMs for a newcomer: the newcomer is declined until that entry goes unread that long", () => {
     let now = 1_000_000;
-    const cache = new ChunkCache(10_000, () => now);
+    const cache = new ChunkCache(10_000, () => now, 60_000);
     const block = (n: number) => ({ n: 1, block: new Uint8Array(n) });
-    expect(cache.churning()).toBe(false);
-    for (let cid = 0; cid < 8; cid++) cache.set(cid, block(1_900)); // 2,000 B each with the entry overhead
-    expect(cache.churning()).toBe(false); // 16,000 B put in, 6,000 evicted
-    for (let cid = 8; cid < 11; cid++) cache.set(cid, block(1_900));
-    expect(cache.churning()).toBe(true); // 12,000 evicted: more than the cache holds
-    expect(cache.size.bytes).toBeLessThanOrEqual(10_000);
+    for (let cid = 0; cid < 5; cid++) cache.set(cid, block(1_900)); // 2,000 B each with the entry overhead: full
+    expect(cache.size).toEqual({ entries: 5, bytes: 10_000, budget: 10_000 });
+    now += 30_000;
+    expect(cache.admits(2_000)).toBe(false);
+    cache.set(5, block(1_900));
+    expect(cache.get(5)).toBeUndefined();
+    for (let cid = 0; cid < 5; cid++) expect(cache.get(cid)).toBeDefined();
+    // Read again at 30 s: none of them has gone unread for a minute at 80 s.
+    now += 50_000;
+    expect(cache.admits(2_000)).toBe(false);
+    expect(cache.get(3)).toBeDefined();
     now += 10_001;
-    expect(cache.churning()).toBe(false);
+    // 0, 1, 2 and 4 were last read 60,001 ms ago, 3 just now: room is made from the least recently read.
+    expect(cache.admits(2_400)).toBe(true);
+    expect(cache.size.entries).toBe(3);
+    expect(cache.get(0)).toBeUndefined();
+    expect(cache.get(1)).toBeUndefined();
+    expect(cache.get(3)).toBeDefined();
+    // Larger than a quarter of the budget: never kept.
+    expect(cache.admits(2_501)).toBe(false);
+  });
+
+  it("keeps a pass over more chunks than it holds for the next pass, where least-recently-read order keeps none", () => {
+    const now = 1_000_000;
+    const block = () => ({ n: 1, block: new Uint8Array(900) }); // 1,000 B with the entry overhead
+    const hitsOfSecondPass = (cache: ChunkCache) => {
+      let hits = 0;
+      for (let pass = 0; pass < 2; pass++) {
+        for (let cid = 0; cid < 20; cid++) {
+          if (cache.get(cid)) {
+            if (pass === 1) hits++;
+          } else if (cache.admits(1_000)) cache.set(cid, block());
+        }
+      }
+      return hits;
+    };
+    // A query over 20 chunks rerun, with room for 8: each entry thrown out before its next read.
+    expect(hitsOfSecondPass(new ChunkCache(8_000, () => now))).toBe(0);
+    expect(hitsOfSecondPass(new ChunkCache(8_000, () => now, 60_000))).toBe(8);
   });
 
   it("stays within its budget, whatever is read", async () => {

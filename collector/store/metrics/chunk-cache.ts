@@ -13,57 +13,73 @@ function sizeOf(c: CachedChunk): number {
   return r.ts.byteLength + (r.nums?.byteLength ?? 0) + (r.strs?.length ?? 0) * 64 + (r.tags ? r.tags.length * 32 : 0) + 100;
 }
 
+/** What a decoded copy of `n` numeric points (with tags, when given) holds in the cache: sizeOf of that run. */
+export function decodedBytes(n: number, tags?: readonly unknown[]): number {
+  return n * 16 + (tags ? tags.length * 32 : 0) + 100;
+}
+
 /**
- * Chunks by id, least recently used first out, within a byte budget. Chunks are immutable and
+ * Chunks by id within a byte budget, least recently read first out. Chunks are immutable and
  * their ids never reused, so an entry can only go stale by its chunk being deleted, and then
  * no read asks for that id again.
+ *
+ * With `keepReadWithinMs`, an entry read (or added) that recently is never thrown out to make
+ * room: a newcomer that would need it is declined instead (admits() says so before the caller
+ * makes it). Why: a query that reads more chunks than the cache holds, refreshed, read them in
+ * the same order each time, so plain LRU threw every entry out before its next read; the
+ * decoded copies' quarter of the cache kept 16 MiB of copies no read used and made as many
+ * again in garbage each query (issue 28, the range bench: 28 MB of its peak). Kept, the entries
+ * of such a query's first pass are read again by the next, and a dashboard's are not pushed out
+ * by a large query meanwhile.
  */
 export class ChunkCache {
-  private readonly map = new Map<number, { chunk: CachedChunk; bytes: number }>();
+  private readonly map = new Map<number, { chunk: CachedChunk; bytes: number; readAt: number }>();
   private bytes = 0;
-  private evicted = 0;
-  private windowStart = 0;
 
   constructor(
     private readonly budget: number,
     private readonly clock: () => number = Date.now,
+    private readonly keepReadWithinMs = 0,
   ) {}
-
-  /**
-   * True while the cache has thrown out more than its whole budget within the last 10 s: the
-   * reads cycle through more than it holds (a query over many series), so adding entries only
-   * costs copies that are evicted before anyone reads them.
-   */
-  churning(): boolean {
-    const now = this.clock();
-    if (now - this.windowStart > 10_000) {
-      this.windowStart = now;
-      this.evicted = 0;
-    }
-    return this.evicted > this.budget;
-  }
 
   get(cid: number): CachedChunk | undefined {
     const e = this.map.get(cid);
     if (!e) return undefined;
-    // Re-insert to mark as most recently used (Map keeps insertion order).
+    // Re-insert to mark as most recently read (Map keeps insertion order).
     this.map.delete(cid);
     this.map.set(cid, e);
+    if (this.keepReadWithinMs > 0) e.readAt = this.clock();
     return e.chunk;
   }
 
+  /**
+   * Whether an entry of `bytes` would be kept now; when it would, room is made for it (entries
+   * not read within keepReadWithinMs thrown out, least recently read first). A caller that makes
+   * the entry only to add it asks first.
+   */
+  admits(bytes: number): boolean {
+    if (this.budget <= 0 || bytes > this.budget / 4) return false;
+    if (this.keepReadWithinMs <= 0) return true;
+    const now = this.clock();
+    for (const [k, e] of this.map) {
+      if (this.bytes + bytes <= this.budget) return true;
+      if (now - e.readAt < this.keepReadWithinMs) return false;
+      this.map.delete(k);
+      this.bytes -= e.bytes;
+    }
+    return this.bytes + bytes <= this.budget;
+  }
+
   set(cid: number, chunk: CachedChunk): void {
-    if (this.budget <= 0) return;
     const bytes = sizeOf(chunk);
-    if (bytes > this.budget / 4) return;
     this.delete(cid);
-    this.map.set(cid, { chunk, bytes });
+    if (!this.admits(bytes)) return;
+    this.map.set(cid, { chunk, bytes, readAt: this.keepReadWithinMs > 0 ? this.clock() : 0 });
     this.bytes += bytes;
     for (const [k, e] of this.map) {
       if (this.bytes <= this.budget) break;
       this.map.delete(k);
       this.bytes -= e.bytes;
-      this.evicted += e.bytes;
     }
   }
 

@@ -2,7 +2,7 @@ import { decodePoints, decodePointsInto, encodePoints, PointCodecError } from ".
 import type { Tags } from "../../../../src/metrics/model.ts";
 import type { ReadBuffers } from "../../../../src/promql/values.ts";
 import { CorruptDataError } from "../../../../src/sqlite/corrupt-data.ts";
-import type { CachedChunk } from "../chunk-cache.ts";
+import { type CachedChunk, decodedBytes } from "../chunk-cache.ts";
 import { decodeChunk } from "../chunk-codec.ts";
 import type { Run } from "../../../../src/metrics/run.ts";
 import { lowerBound } from "../../../../src/metrics/series.ts";
@@ -151,8 +151,8 @@ export function chunkRuns(s: StoreState, m: SeriesMeta, cids: readonly number[],
     if (c.block) {
       t = decodeBlockInto(s, m, cid, c, ts, nums, at);
       // Read before: keep a decoded copy, so that a dashboard's next refresh copies instead of
-      // decoding; not while reads cycle through more than the copies' cache holds.
-      if (c.reads && !s.hot.churning()) s.hot.set(cid, { n: c.n, run: { ts: ts.slice(at, at + c.n), nums: nums.slice(at, at + c.n), tags: t } });
+      // decoding; made only when the copies' cache keeps it (not past entries still read).
+      if (c.reads && s.hot.admits(decodedBytes(c.n, t))) s.hot.set(cid, { n: c.n, run: { ts: ts.slice(at, at + c.n), nums: nums.slice(at, at + c.n), tags: t } });
     } else {
       ts.set(c.run!.ts, at);
       nums.set(c.run!.nums!, at);

@@ -79,6 +79,12 @@ export interface SqliteMetricsStoreOptions {
 export const METRICS_DB_CACHE_KIB = 4096;
 
 /**
+ * A decoded copy read again within this many ms is not thrown out for a newcomer (chunk-cache.ts):
+ * about two refreshes of a dashboard that refreshes every 30 s, and many of a query rerun.
+ */
+export const KEEP_DECODED_READ_WITHIN_MS = 60_000;
+
+/**
  * A series' object, every field there from the start and in one order: the engine then gives
  * all of them one shape and keeps every field in the object itself. Fields added later (the
  * head, at its first point) went to a second allocation, and remote write's ingest read the
@@ -265,7 +271,7 @@ export class StoreState {
   readonly now: () => number;
   /** Chunks as stored (blocks), three quarters of --chunk-cache. */
   readonly cache: ChunkCache;
-  /** Decoded copies of numeric chunks read more than once, the last quarter: repeated reads skip decoding. */
+  /** Decoded copies of numeric chunks read more than once, the last quarter: repeated reads skip decoding (those still read kept, see ChunkCache). */
   readonly hot: ChunkCache;
   readonly opts: ResolvedOptions;
   /**
@@ -312,7 +318,7 @@ export class StoreState {
     this.headSegments = new HeadSegments(this.opts.maxHeadPoints * 8, 2 * this.opts.chunkPoints);
     this.now = opts.now ?? Date.now;
     this.cache = new ChunkCache(this.opts.chunkCacheBytes - Math.floor(this.opts.chunkCacheBytes / 4));
-    this.hot = new ChunkCache(Math.floor(this.opts.chunkCacheBytes / 4));
+    this.hot = new ChunkCache(Math.floor(this.opts.chunkCacheBytes / 4), Date.now, KEEP_DECODED_READ_WITHIN_MS);
     const path = join(opts.dataDir, "metrics.db");
     // Segments are deleted once the flush that emptied them is on disk: the database's log is
     // synced by walSync's next round, or here (synchronous NORMAL: once a segment, rare).
