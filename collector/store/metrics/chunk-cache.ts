@@ -28,7 +28,7 @@ export function decodedBytes(n: number, tags?: readonly unknown[]): number {
  * makes it). Why: a query that reads more chunks than the cache holds, refreshed, read them in
  * the same order each time, so plain LRU threw every entry out before its next read; the
  * decoded copies' quarter of the cache kept 16 MiB of copies no read used and made as many
- * again in garbage each query (issue 28, the range bench: 28 MB of its peak). Kept, the entries
+ * again in garbage (issue 28, the range bench; docs/storage.md thirty-third part). Kept, the entries
  * of such a query's first pass are read again by the next, and a dashboard's are not pushed out
  * by a large query meanwhile.
  */
