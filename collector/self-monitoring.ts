@@ -94,6 +94,9 @@ export function startSelfMonitoring(o: {
   if (mem) {
     t.gauge("outpost_collector_chunk_cache_bytes", "memory held by the metric chunks cached between reads (at most --chunk-cache)", () => mem().chunkCacheBytes);
     t.gauge("outpost_collector_chunk_cache_chunks", "metric chunks cached between reads", () => mem().chunkCacheChunks);
+    t.counterFrom("outpost_collector_chunk_reads_decoded_total", "reads of sealed metric chunks by queries answered by a decoded copy in the chunk cache", () => mem().chunkReads.decoded);
+    t.counterFrom("outpost_collector_chunk_reads_cached_total", "reads of sealed metric chunks by queries answered by a compressed block in the chunk cache", () => mem().chunkReads.block);
+    t.counterFrom("outpost_collector_chunk_reads_database_total", "reads of sealed metric chunks by queries that went to metrics.db (in neither part of the chunk cache)", () => mem().chunkReads.database);
     t.gauge("outpost_collector_head_points", "points written but not yet sealed into chunks (in memory, and in the ingest log on disk)", () => mem().headPoints);
   }
   t.gauges("outpost_collector_database_bytes", "size of each database with its write-ahead log (metrics: and its ingest log files)", "database", () => databaseSizes(o.dataDir));

@@ -117,6 +117,31 @@ describe("the chunk cache", () => {
     }
   });
 
+  it("a rerun read of more chunks than the decoded copies' quarter holds finds the copies of its first pass, and counts where each read was answered", async () => {
+    // 100 KB for copies: four of the 40 chunks (1,250 points each, 20.1 KB decoded).
+    const s = await openSqliteMetricsStore({ dataDir: tempDir(), synchronous: "NORMAL", maintenanceIntervalMs: 3_600_000, chunkCacheBytes: 400_000 });
+    try {
+      const pts = Array.from({ length: 5000 }, (_, i) => ({ timestamp: T0 + i * 1000, value: i }));
+      await s.write("t", Array.from({ length: 10 }, (_, k) => ({ type: "gauge" as const, id: `g${k}`, points: pts })));
+      s.flushDue(true);
+      const pass = async () => {
+        const before = s.memory().chunkReads;
+        for (let k = 0; k < 10; k++) expect((await s.readRaw("t", "gauge", `g${k}`, { start: 0, end: Number.MAX_SAFE_INTEGER, order: "asc" })).ts).toHaveLength(5000);
+        const after = s.memory().chunkReads;
+        return { decoded: after.decoded - before.decoded, block: after.block - before.block, database: after.database - before.database };
+      };
+      expect(await pass()).toEqual({ decoded: 0, block: 0, database: 40 });
+      // Read once before: copies are made while the quarter has room, and kept.
+      expect(await pass()).toEqual({ decoded: 0, block: 40, database: 0 });
+      const third = await pass();
+      expect(third).toEqual({ decoded: 4, block: 36, database: 0 });
+      expect(await pass()).toEqual(third);
+      expect(s.memory().chunkCacheBytes).toBeLessThanOrEqual(400_000);
+    } finally {
+      await s.close();
+    }
+  });
+
   it("is sized by --chunk-cache and counted in the self-metrics", async () => {
     const collector = Running.start("collector", ["--data-dir", tempDir(), "--http-port", "0", "--mqtt-port", "0", "--chunk-cache", "1MB", "--self-metrics-interval", "0"]);
     try {
@@ -137,6 +162,10 @@ describe("the chunk cache", () => {
       expect(sample(text, "outpost_collector_chunk_cache_chunks")).toBeGreaterThanOrEqual(2);
       expect(sample(text, "outpost_collector_chunk_cache_bytes")).toBeGreaterThan(6000 * 6);
       expect(sample(text, "outpost_collector_chunk_cache_bytes")).toBeLessThanOrEqual(1024 ** 2);
+      // Each series' chunks read once, from metrics.db: none was in the cache yet.
+      expect(sample(text, "outpost_collector_chunk_reads_database_total")).toBeGreaterThanOrEqual(2);
+      expect(sample(text, "outpost_collector_chunk_reads_cached_total")).toBe(0);
+      expect(sample(text, "outpost_collector_chunk_reads_decoded_total")).toBe(0);
     } finally {
       await collector.stop("SIGTERM");
     }

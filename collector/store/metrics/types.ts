@@ -57,6 +57,8 @@ export interface MetricsMemory {
   /** Bytes of the chunk cache (at most --chunk-cache). */
   chunkCacheBytes: number;
   chunkCacheChunks: number;
+  /** Reads of sealed chunks by queries since the start: answered by a decoded copy, by a cached block, from the database. */
+  chunkReads: { decoded: number; block: number; database: number };
   /** Points in the heads, not yet sealed into chunks. */
   headPoints: number;
 }

@@ -59,10 +59,13 @@ export function loadChunk(s: StoreState, m: SeriesMeta, cid: number, compressed 
   const cached = compressed ? s.cache.get(cid) : (s.hot.get(cid) ?? s.cache.get(cid));
   if (cached) {
     cached.reads = (cached.reads ?? 0) + 1;
+    if (cached.block) s.chunkReads.block++;
+    else s.chunkReads.decoded++;
     return cached;
   }
   const row = s.st.selectChunk.get(cid) as ChunkRow | null;
   if (!row) return undefined;
+  s.chunkReads.database++;
   let c: CachedChunk;
   if (row.format === 1) {
     if (!row.body) corruptChunk(s, m, cid, "no point block");

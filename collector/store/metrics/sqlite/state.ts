@@ -273,6 +273,8 @@ export class StoreState {
   readonly cache: ChunkCache;
   /** Decoded copies of numeric chunks read more than once, the last quarter: repeated reads skip decoding (those still read kept, see ChunkCache). */
   readonly hot: ChunkCache;
+  /** Reads of sealed chunks (loadChunk: queries and API reads) since the start, by where they were found. */
+  readonly chunkReads = { decoded: 0, block: 0, database: 0 };
   readonly opts: ResolvedOptions;
   /**
    * The heads' segments kept for reuse between seals (head-segments.ts): up to half of what the

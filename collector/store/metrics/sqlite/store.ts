@@ -242,7 +242,12 @@ export class SqliteMetricsStore implements MetricsStore {
   memory(): MetricsMemory {
     const c = this.s.cache.size;
     const h = this.s.hot.size;
-    return { chunkCacheBytes: c.bytes + h.bytes, chunkCacheChunks: c.entries + h.entries, headPoints: this.s.headPoints };
+    return {
+      chunkCacheBytes: c.bytes + h.bytes,
+      chunkCacheChunks: c.entries + h.entries,
+      chunkReads: { ...this.s.chunkReads },
+      headPoints: this.s.headPoints,
+    };
   }
 
   /** The heads' segment pool (head-segments.ts): segments reused, segments made new, bytes held for reuse. */
