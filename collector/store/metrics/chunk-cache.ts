@@ -6,16 +6,24 @@ import type { Run } from "../../../src/metrics/run.ts";
  */
 export type CachedChunk = { n: number; block: Uint8Array; run?: undefined; reads?: number } | { n: number; run: Run; block?: undefined; reads?: number };
 
-/** Memory an entry holds: its bytes plus the Map entry and object headers (measured ~100 B). */
-function sizeOf(c: CachedChunk): number {
-  if (c.block) return c.block.byteLength + 100;
-  const r = c.run!;
-  return r.ts.byteLength + (r.nums?.byteLength ?? 0) + (r.strs?.length ?? 0) * 64 + (r.tags ? r.tags.length * 32 : 0) + 100;
+/** The Map entry and object headers an entry costs beside its bytes (measured ~100 B). */
+const ENTRY_BYTES = 100;
+
+/** Memory a decoded run holds in the cache: its columns' bytes, its strings and tags (estimated), an entry. */
+function runBytes(columnBytes: number, strings: number, tags: number): number {
+  return columnBytes + strings * 64 + tags * 32 + ENTRY_BYTES;
 }
 
-/** What a decoded copy of `n` numeric points (with tags, when given) holds in the cache: sizeOf of that run. */
+/** Memory an entry holds. */
+function sizeOf(c: CachedChunk): number {
+  if (c.block) return c.block.byteLength + ENTRY_BYTES;
+  const r = c.run!;
+  return runBytes(r.ts.byteLength + (r.nums?.byteLength ?? 0), r.strs?.length ?? 0, r.tags?.length ?? 0);
+}
+
+/** What a decoded copy of `n` numeric points (with tags, when given) holds in the cache: sizeOf of that run, before it is made. */
 export function decodedBytes(n: number, tags?: readonly unknown[]): number {
-  return n * 16 + (tags ? tags.length * 32 : 0) + 100;
+  return runBytes(n * 16, 0, tags?.length ?? 0);
 }
 
 /**
