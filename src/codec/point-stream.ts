@@ -80,25 +80,29 @@ function readChange(w: Uint32Array, o: number): number {
   return get(w, o + 4, 32) | 0;
 }
 
+/** `win` (below) with the XOR window of lz leading and tz trailing zeros set, e kept. */
+const withWindow = (win: number, lz: number, tz: number) => (win & 7) | (tz << 3) | ((lz + 1) << 9);
+
 /**
  * A class rather than functions over a state object so that the head that keeps its points in
  * one (collector/store/metrics/head.ts) extends it: one object a series for both instead of two
  * (a slow series' head with 20 points: 418 → 322 bytes, issue 28). Its members are named so as
- * not to clash with the head's.
+ * not to clash with the head's. It does not count its points (its owner does: the head's length)
+ * and keeps no more fields than it must: each is 8 bytes of every series' head.
  */
 export class PointStream extends BitWriter {
-  private n = 0;
   /** The last point's timestamp (shared with the head that extends this) and the step from the one before it. */
   protected lastT = 0;
   private step = 0;
-  /** The last value's words, and the XOR window last set (plz < 0: none yet). */
+  /** The last value's words. */
   private pl = 0;
   private ph = 0;
-  private plz = -1;
-  private ptz = 0;
-  /** 10^e, the last value's mantissa (NaN when it was not an exact decimal) and its difference from the one before. */
-  private p = 1;
-  private m = Number.NaN;
+  /**
+   * Packed: the decimal exponent e (bits 0–2), and the XOR window last set: its trailing zeros
+   * (bits 3–8) and its leading zeros + 1 (bits 9–14; 0: no window yet).
+   */
+  private win = 0;
+  /** The last value's mantissa's difference from the one before (the mantissa itself is found again from pl, ph and e). */
   private d = 0;
 
   constructor() {
@@ -113,11 +117,6 @@ export class PointStream extends BitWriter {
     return g;
   }
 
-  /** Points held. */
-  get pointCount(): number {
-    return this.n;
-  }
-
   /** Bytes the stream holds (its words' capacity). */
   get streamBytes(): number {
     return this.words.byteLength;
@@ -127,9 +126,7 @@ export class PointStream extends BitWriter {
   clearStream(): void {
     if (this.words.length > KEEP_WORDS) this.words = new Uint32Array(FIRST_WORDS);
     this.reset(0);
-    this.n = 0;
-    this.plz = -1;
-    this.ptz = 0;
+    this.win = 0;
   }
 
   /**
@@ -140,7 +137,7 @@ export class PointStream extends BitWriter {
     f64[0] = v;
     const l = u32[0]!;
     const h = u32[1]!;
-    if (this.n === 0) {
+    if (this.bitLength === 0) {
       if (!Number.isSafeInteger(t)) return false;
       let e = 0;
       while (e < POW10.length - 1 && Number.isNaN(mantissa(v, POW10[e]!))) e++;
@@ -155,10 +152,8 @@ export class PointStream extends BitWriter {
       this.step = 0;
       this.pl = l;
       this.ph = h;
-      this.p = POW10[e]!;
-      this.m = mantissa(v, this.p);
+      this.win = e;
       this.d = 0;
-      this.n = 1;
       return true;
     }
     const step = t - this.lastT;
@@ -167,9 +162,10 @@ export class PointStream extends BitWriter {
     writeChange(this, change);
     this.lastT = t;
     this.step = step;
-    this.n++;
-    const xl = l ^ this.pl;
-    const xh = h ^ this.ph;
+    const pl = this.pl;
+    const ph = this.ph;
+    const xl = l ^ pl;
+    const xh = h ^ ph;
     this.pl = l;
     this.ph = h;
     if ((xl | xh) === 0) {
@@ -177,40 +173,43 @@ export class PointStream extends BitWriter {
       this.d = 0;
       return true;
     }
-    const m = mantissa(v, this.p);
-    const last = this.m;
+    const win = this.win;
+    const p = POW10[win & 7]!;
+    const m = mantissa(v, p);
+    u32[0] = pl;
+    u32[1] = ph;
+    const last = mantissa(f64[0]!, p);
     if (!Number.isNaN(m) && !Number.isNaN(last)) {
       const c = m - last - this.d;
       if (c <= CHANGE_LIMIT && c >= -CHANGE_LIMIT) {
         this.write(1, 2);
         writeChange(this, c);
         this.d = m - last;
-        this.m = m;
         return true;
       }
     }
     this.d = Number.isNaN(m) || Number.isNaN(last) ? 0 : m - last;
-    this.m = m;
     let lz = xh !== 0 ? Math.clz32(xh) : 32 + Math.clz32(xl);
     const tz = xl !== 0 ? ctz(xl) : 32 + ctz(xh);
-    if (this.plz >= 0 && lz >= this.plz && tz >= this.ptz) {
+    const plz = (win >>> 9) - 1;
+    const ptz = (win >>> 3) & 63;
+    if (plz >= 0 && lz >= plz && tz >= ptz) {
       this.write(3, 3);
-      writeWindow(this, xh, xl, this.ptz, 64 - this.plz - this.ptz);
+      writeWindow(this, xh, xl, ptz, 64 - plz - ptz);
     } else {
       if (lz > 31) lz = 31;
       const w = 64 - lz - tz;
       this.write(7 | (lz << 3) | ((w - 1) << 8), 14);
       writeWindow(this, xh, xl, tz, w);
-      this.plz = lz;
-      this.ptz = tz;
+      this.win = withWindow(win, lz, tz);
     }
     return true;
   }
 
-  /** Decodes every point into ts and nums from index `at`; returns the number of points. */
+  /** Decodes every point into ts and nums (room for them all) from index `at`; returns the number of points. */
   decodeStream(ts: Float64Array, nums: Float64Array, at: number): number {
-    const n = this.n;
-    if (n === 0) return 0;
+    const end = this.bitLength;
+    if (end === 0) return 0;
     const w = this.words;
     u32[0] = get(w, 0, 32);
     u32[1] = get(w, 32, 32);
@@ -230,7 +229,8 @@ export class PointStream extends BitWriter {
     ts[at] = t;
     nums[at] = v;
     let step = 0;
-    for (let i = 1; i < n; i++) {
+    let i = 1;
+    for (; o < end; i++) {
       step += readChange(w, o);
       t += step;
       o = readAt;
@@ -279,7 +279,7 @@ export class PointStream extends BitWriter {
       ts[at + i] = t;
       nums[at + i] = v;
     }
-    if (o > this.bitLength) corrupt("point stream read past its end");
-    return n;
+    if (o > end) corrupt("point stream read past its end");
+    return i;
   }
 }

@@ -12,6 +12,17 @@ const DOUBLE_FROM = 256;
 /** Points a head held when sealed from which it refills into one segment of about that size. */
 const REFILL_FROM = 512;
 
+/** `state` bits: the points are in timestamp order (sorted), and all in the stream (inStream); above them, refill. */
+const SORTED = 1;
+const IN_STREAM = 2;
+const REFILL_SHIFT = 2;
+
+/** What only string heads and heads with tags hold: one field of every head instead of two. */
+interface HeadExtra {
+  strs: string[] | undefined;
+  tags: (Tags | undefined)[] | undefined;
+}
+
 /**
  * A head whose oldest point arrived this long ago when its segment is full moves its points
  * into a point stream (src/codec/point-stream.ts) and appends the next ones there, compressed
@@ -44,7 +55,9 @@ export const STREAM_RUN_MAX = 32;
  * write wins) lazily on read or flush. Segments come from, and go back to, the store's pool when
  * one is given: readers copy what they keep of a head's columns(). The head is its own point
  * stream (it extends PointStream): one object a series instead of two, 418 → 322 bytes a slow
- * series' head with 20 points (issue 28, docs/storage.md thirty-second part).
+ * series' head with 20 points (issue 28, docs/storage.md thirty-second part). Its fields and the
+ * stream's are 18 (flags and refill in one, strings and tags in one side object): the engine's
+ * object for 18 is 160 bytes, for 19 to 26 224 (docs/storage.md thirty-fourth part).
  */
 export class SeriesHead extends PointStream {
   /**
@@ -55,19 +68,11 @@ export class SeriesHead extends PointStream {
   /** The last segment and the index of its first point (read on every append); its capacity is half its length. */
   private last: Float64Array = NONE;
   private lastStart = 0;
-  /** Capacity of the first segment of the next fill. */
-  private refill = MIN_SEGMENT;
-  /**
-   * Every point is in the stream (the PointStream this head extends: its words are made at the
-   * first point streamed and kept between fills), and no segment is held. A new numeric head
-   * starts so: a series is presumed slow until a run of several points starts a fill, or it
-   * fills FAST_POINTS within FREEZE_AFTER_MS (then its points go to segments).
-   */
-  private inStream: boolean;
-  strs: string[] | undefined;
-  tags: (Tags | undefined)[] | undefined;
+  /** SORTED, IN_STREAM and refill << REFILL_SHIFT (see the accessors below). */
+  private state: number;
+  /** Strings and tags, when the head holds either; undefined for most. */
+  private extra: HeadExtra | undefined;
   length = 0;
-  sorted = true;
   /** Log sequence of the newest batch that contributed points. */
   lastSeq = 0;
   /** Log sequence of the oldest batch whose points are still in the head (set by the store as it appends to an empty head). */
@@ -83,8 +88,54 @@ export class SeriesHead extends PointStream {
     // The newest point appended while sorted (the order check of the next one); the stream's
     // last timestamp while in it, the same value.
     this.lastT = Number.NEGATIVE_INFINITY;
-    if (!numeric) this.strs = [];
-    this.inStream = numeric;
+    this.extra = numeric ? undefined : { strs: [], tags: undefined };
+    this.state = SORTED | (numeric ? IN_STREAM : 0) | (MIN_SEGMENT << REFILL_SHIFT);
+  }
+
+  /** The points are in timestamp order, without repeats: an append that is not makes it false until normalize(). */
+  get sorted(): boolean {
+    return (this.state & SORTED) !== 0;
+  }
+
+  private set sorted(v: boolean) {
+    this.state = v ? this.state | SORTED : this.state & ~SORTED;
+  }
+
+  /**
+   * Every point is in the stream (the PointStream this head extends: its words are made at the
+   * first point streamed and kept between fills), and no segment is held. A new numeric head
+   * starts so: a series is presumed slow until a run of several points starts a fill, or it
+   * fills FAST_POINTS within FREEZE_AFTER_MS (then its points go to segments).
+   */
+  private get inStream(): boolean {
+    return (this.state & IN_STREAM) !== 0;
+  }
+
+  private set inStream(v: boolean) {
+    this.state = v ? this.state | IN_STREAM : this.state & ~IN_STREAM;
+  }
+
+  /** Capacity of the first segment of the next fill. */
+  private get refill(): number {
+    return this.state >>> REFILL_SHIFT;
+  }
+
+  private set refill(cap: number) {
+    this.state = (this.state & (SORTED | IN_STREAM)) | (cap << REFILL_SHIFT);
+  }
+
+  /** A string head's values (undefined for a numeric head). */
+  get strs(): string[] | undefined {
+    return this.extra?.strs;
+  }
+
+  /** The points' tags, when one was given (undefined for most heads). */
+  get tags(): (Tags | undefined)[] | undefined {
+    return this.extra?.tags;
+  }
+
+  private setExtra(strs: string[] | undefined, tags: (Tags | undefined)[] | undefined): void {
+    this.extra = strs === undefined && tags === undefined ? undefined : { strs, tags };
   }
 
   /** Reads what the next append writes to (a number only so that the reads are kept): see read-ahead.ts. */
@@ -122,7 +173,7 @@ export class SeriesHead extends PointStream {
 
   /** Whether a head whose segments are full goes into the stream now (a numeric head without tags, in order, old enough). */
   private streamable(tags: Tags | undefined, now: number): boolean {
-    return this.strs === undefined && this.tags === undefined && tags === undefined && this.sorted && now - this.firstArrival >= FREEZE_AFTER_MS;
+    return this.extra === undefined && tags === undefined && this.sorted && now - this.firstArrival >= FREEZE_AFTER_MS;
   }
 
   /**
@@ -246,7 +297,7 @@ export class SeriesHead extends PointStream {
    * appended nothing, when they do not: the caller then appends them one by one.
    */
   appendRun(ts: Float64Array, nums: Float64Array, from: number, n: number, seq: number, now: number): boolean {
-    if (this.strs || this.tags !== undefined || n === 0) return n === 0;
+    if (this.extra !== undefined || n === 0) return n === 0;
     let i = this.length;
     let prev = i === 0 ? Number.NEGATIVE_INFINITY : this.sorted ? this.lastT : Number.POSITIVE_INFINITY;
     const end = from + n;
@@ -302,7 +353,8 @@ export class SeriesHead extends PointStream {
   /** Sets point i's value (and tags); i < length. */
   private set(i: number, v: number | string, tags: Tags | undefined) {
     if (this.inStream) this.thaw();
-    if (this.strs) this.strs[i] = v as string;
+    const strs = this.strs;
+    if (strs) strs[i] = v as string;
     else {
       // The point is in the last segment but for a repeat of the first point of it.
       let g = this.segCount - 1;
@@ -312,8 +364,9 @@ export class SeriesHead extends PointStream {
       seg[(seg.length >> 1) + i - start] = v as number;
     }
     if (tags !== undefined || this.tags !== undefined) {
-      this.tags ??= new Array(this.length);
-      this.tags[i] = tags;
+      let all = this.tags;
+      if (all === undefined) this.setExtra(strs, (all = new Array(this.length)));
+      all[i] = tags;
     }
   }
 
@@ -365,9 +418,11 @@ export class SeriesHead extends PointStream {
     for (let i = 0; i < n; i++) order[i] = i;
     // Stable by insertion index, so that among equal timestamps the last write sorts last.
     order.sort((a, b) => ts[a]! - ts[b]! || a - b);
-    const numeric = this.strs === undefined;
-    const nstrs = this.strs ? ([] as string[]) : undefined;
-    const ntags = this.tags ? ([] as (Tags | undefined)[]) : undefined;
+    const strs = this.strs;
+    const tags = this.tags;
+    const numeric = strs === undefined;
+    const nstrs = strs ? ([] as string[]) : undefined;
+    const ntags = tags ? ([] as (Tags | undefined)[]) : undefined;
     // Back into the same segments, in order (the scratch holds the points meanwhile); a later
     // write of a timestamp replaces the earlier one in its slot.
     let g = 0;
@@ -383,8 +438,8 @@ export class SeriesHead extends PointStream {
       const t = ts[src]!;
       if (k > 0 && prevSeg[prevSlot] === t) {
         if (numeric) prevSeg[(prevSeg.length >> 1) + prevSlot] = nums[src]!;
-        if (nstrs) nstrs[k - 1] = this.strs![src]!;
-        if (ntags) ntags[k - 1] = this.tags![src];
+        if (nstrs) nstrs[k - 1] = strs![src]!;
+        if (ntags) ntags[k - 1] = tags![src];
         continue;
       }
       if (off === cap) {
@@ -395,8 +450,8 @@ export class SeriesHead extends PointStream {
       }
       seg[off] = t;
       if (numeric) seg[cap + off] = nums[src]!;
-      if (nstrs) nstrs[k] = this.strs![src]!;
-      if (ntags) ntags[k] = this.tags![src];
+      if (nstrs) nstrs[k] = strs![src]!;
+      if (ntags) ntags[k] = tags![src];
       prevSeg = seg;
       prevSlot = off;
       off++;
@@ -412,8 +467,7 @@ export class SeriesHead extends PointStream {
     }
     this.last = seg;
     this.lastStart = start;
-    this.strs = nstrs;
-    this.tags = ntags;
+    this.setExtra(nstrs, ntags);
     this.length = k;
     this.lastT = seg[off - 1]!;
     this.sorted = true;
@@ -425,8 +479,7 @@ export class SeriesHead extends PointStream {
     this.length = 0;
     this.sorted = true;
     this.lastT = Number.NEGATIVE_INFINITY;
-    this.tags = undefined;
-    if (this.strs) this.strs = [];
+    this.setExtra(this.strs ? [] : undefined, undefined);
     this.releaseSegments();
     this.lastStart = 0;
     // A streamed head is a slow series': its next points go to the stream from the first.

@@ -111,6 +111,35 @@ describe("SeriesHead streamed points", () => {
     expect(FREEZE_AFTER_MS).toBeLessThan(32 * 1000);
   });
 
+  it("has eighteen fields, the same in the same order, streamed, in segments, unsorted, tagged or of strings", () => {
+    const pool = new HeadSegments(1 << 20);
+    const streamed = new SeriesHead(true, pool);
+    for (let i = 0; i < 10; i++) streamed.append(1_000 * i, i, undefined, 1, 0);
+    const segments = new SeriesHead(true, pool);
+    const ts = Float64Array.from({ length: 100 }, (_, i) => i);
+    expect(segments.appendRun(ts, ts, 0, 100, 1, 0)).toBe(true);
+    const unsorted = new SeriesHead(true, pool);
+    for (const t of [5, 3, 4, 3]) unsorted.append(t, t, undefined, 1, 0);
+    const tagged = new SeriesHead(true, pool);
+    tagged.append(1, 1, { k: "v" }, 1, 0);
+    const strings = new SeriesHead(false, pool);
+    strings.append(1, "a", { k: "v" }, 1, 0);
+    const cleared = new SeriesHead(true, pool);
+    cleared.append(1, 1, { k: "v" }, 1, 0);
+    cleared.normalize();
+    cleared.clear();
+    const heads = [streamed, segments, unsorted, tagged, strings, cleared, new SeriesHead(true)];
+    expect(streamed.heldBytes).toBeLessThan(10 * 16);
+    expect(unsorted.sorted).toBe(false);
+    expect(tagged.tags).toEqual([{ k: "v" }]);
+    expect(strings.strs).toEqual(["a"]);
+    expect(cleared.tags).toBeUndefined();
+    // The engine's object for 18 fields is 160 bytes, for 19 to 26 224: one for every series.
+    const fields = Object.keys(streamed);
+    expect(fields).toHaveLength(18);
+    for (const h of heads) expect(Object.keys(h)).toEqual(fields);
+  });
+
   it("takes a step back after streaming: sorted in, the last write of a timestamp wins", () => {
     const h = new SeriesHead(true, new HeadSegments(1 << 20));
     for (let i = 0; i < 100; i++) h.append(i * 1000, i, undefined, 1, i * 1000);
