@@ -31,6 +31,8 @@ export interface MemoryGovernorOptions {
   minIntervalMs?: number;
   /** After a read that ran no collection, ms before the next (default READ_EVERY_MS). */
   readEveryMs?: number;
+  /** While backing off, the engine's heap is read at most this often (default HEAP_READ_EVERY_MS). */
+  heapReadEveryMs?: number;
   /**
    * Once `youngSpacingBytes` of input or garbage have been counted, a young collection runs this
    * many ms later, one at a time (default YOUNG_EVERY_MS; 0: none). See `young()`.
@@ -78,6 +80,15 @@ export const MEMORY_RETRY_AFTER_S = 1;
  */
 export const READ_EVERY_MS = 50;
 /**
+ * While collections back off above the target, the engine's heap is read at most this often
+ * (ms), the last reading standing in between (a collection that becomes due waits at most this
+ * much longer, and one runs at most once per interval anyway). Why: a backlog keeps the resident
+ * size above the target, so each read of the resident size read the heap as well, 20 times a
+ * second, and the heap's walk of its blocks took 1.7 % of a replayed backlog's CPU (issue 28,
+ * docs/storage.md thirty-fourth part).
+ */
+export const HEAP_READ_EVERY_MS = 250;
+/**
  * While input comes, a young collection at most every this many ms, once YOUNG_SPACING bytes
  * were counted (issue 28, docs/storage.md "Young collections"): the garbage of requests, batches
  * and seals dies young, and the engine let it grow to tens of MB before collecting it, in fresh
@@ -118,6 +129,9 @@ export class MemoryGovernor {
    * the resident size to 320–440 MB (issue 28, docs/storage.md "The peak under HTTP ingest").
    */
   private heapLeft = 0;
+  /** The engine's heap last read while backing off, and when (see HEAP_READ_EVERY_MS). */
+  private heapRead = 0;
+  private heapReadAt = Number.NEGATIVE_INFINITY;
   /** When a query was last looked at (queryStarts). */
   private lastQueryCheck = Number.NEGATIVE_INFINITY;
   private readonly rss: () => number;
@@ -204,7 +218,7 @@ export class MemoryGovernor {
     const forTarget =
       targetBytes > 0 &&
       this.since >= this.spacing &&
-      ((rss > collectAbove && sinceLast >= this.wait) || (this.wait > this.minInterval && rss > targetBytes && sinceLast >= this.minInterval && this.heap() >= 2 * this.heapLeft));
+      ((rss > collectAbove && sinceLast >= this.wait) || (this.wait > this.minInterval && rss > targetBytes && sinceLast >= this.minInterval && this.heapSince(now) >= 2 * this.heapLeft));
     if (forTarget || (overLimit && sinceLast >= 1000)) {
       rss = this.runCollection();
     } else {
@@ -299,10 +313,21 @@ export class MemoryGovernor {
     }, this.youngEveryMs);
   }
 
+  /** The engine's heap, read again only HEAP_READ_EVERY_MS after the last reading (see there). */
+  private heapSince(now: number): number {
+    if (now - this.heapReadAt >= (this.o.heapReadEveryMs ?? HEAP_READ_EVERY_MS)) {
+      this.heapRead = this.heap();
+      this.heapReadAt = now;
+    }
+    return this.heapRead;
+  }
+
   private runCollection(): number {
     const before = this.heap();
     this.collect();
     this.heapLeft = this.heap();
+    // A reading from before the collection no longer stands.
+    this.heapReadAt = Number.NEGATIVE_INFINITY;
     const freed = Math.max(0, before - this.heapLeft);
     const little = freed * 4 < before;
     this.wait = little ? Math.min(this.wait * 2, this.minInterval * 16) : this.minInterval;

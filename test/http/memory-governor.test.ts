@@ -6,14 +6,14 @@
  */
 import { describe, expect, it } from "vitest";
 import { ApiError } from "../../src/http/errors.ts";
-import { MEMORY_RETRY_AFTER_S, MemoryGovernor, READ_EVERY_MS } from "../../src/http/memory-governor.ts";
+import { HEAP_READ_EVERY_MS, MEMORY_RETRY_AFTER_S, MemoryGovernor, READ_EVERY_MS } from "../../src/http/memory-governor.ts";
 
 const MB = 1024 * 1024;
 
 /** A governor over a simulated process: `rss` is what it reads; a collection sets it to `live`. */
-function sim(o: { target: number; limit?: number; spacing?: number; minIntervalMs?: number }) {
+function sim(o: { target: number; limit?: number; spacing?: number; minIntervalMs?: number; heapReadEveryMs?: number }) {
   /** `heap`: the engine's heap; a collection sets it to `heapLive` (0, 0: the heap not simulated). */
-  const state = { rss: 0, live: 0, now: 0, collections: 0, heap: 0, heapLive: 0 };
+  const state = { rss: 0, live: 0, now: 0, collections: 0, heap: 0, heapLive: 0, heapReads: 0 };
   const g = new MemoryGovernor({
     targetBytes: o.target,
     limitBytes: o.limit ?? 0,
@@ -21,6 +21,7 @@ function sim(o: { target: number; limit?: number; spacing?: number; minIntervalM
     minIntervalMs: o.minIntervalMs ?? 0,
     // The rules by bytes and intervals; the reads' own pace has its test below, young collections theirs in memory-governor-young.test.ts.
     readEveryMs: 0,
+    heapReadEveryMs: o.heapReadEveryMs ?? 0,
     youngEveryMs: 0,
     rss: () => state.rss,
     collect: () => {
@@ -28,7 +29,10 @@ function sim(o: { target: number; limit?: number; spacing?: number; minIntervalM
       state.rss = state.live;
       state.heap = state.heapLive;
     },
-    heap: () => state.heap,
+    heap: () => {
+      state.heapReads++;
+      return state.heap;
+    },
     now: () => state.now,
   });
   return { g, state };
@@ -337,6 +341,33 @@ describe("MemoryGovernor", () => {
     state.live = 180 * MB;
     at(2300, 150 * MB, 240 * MB);
     expect(state.collections).toBe(3);
+  });
+
+  it("while backing off, reads the engine's heap at most once per HEAP_READ_EVERY_MS, and collects for a doubled heap at the next reading", () => {
+    const { g, state } = sim({ target: 200 * MB, minIntervalMs: 1000, heapReadEveryMs: HEAP_READ_EVERY_MS });
+    // A first collection that frees little (100 → 90 MB): the back-off starts.
+    state.rss = 210 * MB;
+    state.live = 205 * MB;
+    state.heap = 100 * MB;
+    state.heapLive = 90 * MB;
+    g.admit(16 * MB);
+    expect(state.collections).toBe(1);
+    // Above the target, under the 1.5 bar, the heap under twice what was left: a body every 10 ms.
+    state.rss = 260 * MB;
+    state.heap = 170 * MB;
+    const reads = state.heapReads;
+    let t = 1000;
+    for (; t < 1000 + HEAP_READ_EVERY_MS; t += 10) {
+      state.now = t;
+      // Past twice what was left from the second body on: the first reading stands meanwhile.
+      if (t > 1000) state.heap = 185 * MB;
+      g.admit(16 * MB);
+    }
+    expect(state.heapReads - reads).toBe(1);
+    expect(state.collections).toBe(1);
+    state.now = t;
+    g.admit(16 * MB);
+    expect(state.collections).toBe(2);
   });
 
   it("does not collect for a doubled heap under the target, nor sooner than an interval", () => {
