@@ -218,7 +218,7 @@ export class MemoryGovernor {
     const forTarget =
       targetBytes > 0 &&
       this.since >= this.spacing &&
-      ((rss > collectAbove && sinceLast >= this.wait) || (this.wait > this.minInterval && rss > targetBytes && sinceLast >= this.minInterval && this.heapSince(now) >= 2 * this.heapLeft));
+      ((rss > collectAbove && sinceLast >= this.wait) || (this.wait > this.minInterval && rss > targetBytes && sinceLast >= this.minInterval && this.recentHeap(now) >= 2 * this.heapLeft));
     if (forTarget || (overLimit && sinceLast >= 1000)) {
       rss = this.runCollection();
     } else {
@@ -314,7 +314,7 @@ export class MemoryGovernor {
   }
 
   /** The engine's heap, read again only HEAP_READ_EVERY_MS after the last reading (see there). */
-  private heapSince(now: number): number {
+  private recentHeap(now: number): number {
     if (now - this.heapReadAt >= (this.o.heapReadEveryMs ?? HEAP_READ_EVERY_MS)) {
       this.heapRead = this.heap();
       this.heapReadAt = now;
