@@ -31,7 +31,7 @@ export interface MemoryGovernorOptions {
   minIntervalMs?: number;
   /** After a read that ran no collection, ms before the next (default READ_EVERY_MS). */
   readEveryMs?: number;
-  /** While backing off, the engine's heap is read at most this often (default HEAP_READ_EVERY_MS). */
+  /** While backing off, the check for a doubled heap reads the engine's heap at most this often (default HEAP_READ_EVERY_MS). */
   heapReadEveryMs?: number;
   /**
    * Once `youngSpacingBytes` of input or garbage have been counted, a young collection runs this
@@ -129,8 +129,8 @@ export class MemoryGovernor {
    * the resident size to 320–440 MB (issue 28, docs/storage.md "The peak under HTTP ingest").
    */
   private heapLeft = 0;
-  /** The engine's heap last read while backing off, and when (see HEAP_READ_EVERY_MS). */
-  private heapRead = 0;
+  /** The engine's heap last read by the check for a doubled heap, and when (see HEAP_READ_EVERY_MS). */
+  private lastHeap = 0;
   private heapReadAt = Number.NEGATIVE_INFINITY;
   /** When a query was last looked at (queryStarts). */
   private lastQueryCheck = Number.NEGATIVE_INFINITY;
@@ -315,11 +315,12 @@ export class MemoryGovernor {
 
   /** The engine's heap, read again only HEAP_READ_EVERY_MS after the last reading (see there). */
   private recentHeap(now: number): number {
-    if (now - this.heapReadAt >= (this.o.heapReadEveryMs ?? HEAP_READ_EVERY_MS)) {
-      this.heapRead = this.heap();
+    // A clock set back does not keep the reading standing.
+    if (now < this.heapReadAt || now - this.heapReadAt >= (this.o.heapReadEveryMs ?? HEAP_READ_EVERY_MS)) {
+      this.lastHeap = this.heap();
       this.heapReadAt = now;
     }
-    return this.heapRead;
+    return this.lastHeap;
   }
 
   private runCollection(): number {

@@ -1,3 +1,4 @@
+import { corrupt } from "../../../src/codec/errors.ts";
 import { PointStream } from "../../../src/codec/point-stream.ts";
 import type { Tags } from "../../../src/metrics/model.ts";
 import { copyRun } from "./copy-run.ts";
@@ -129,7 +130,7 @@ export class SeriesHead extends PointStream {
     return this.extra?.strs;
   }
 
-  /** The points' tags, when one was given (undefined for most heads). */
+  /** The points' tags, once any point was given tags (undefined for most heads). */
   get tags(): (Tags | undefined)[] | undefined {
     return this.extra?.tags;
   }
@@ -220,7 +221,7 @@ export class SeriesHead extends PointStream {
     const n = this.length;
     ensureScratch(n);
     const { ts, nums } = scratch;
-    if (n > 0) this.decodeStream(ts, nums, 0);
+    this.decodeAll(ts, nums);
     this.clearStream();
     this.inStream = false;
     this.lastStart = 0;
@@ -370,13 +371,23 @@ export class SeriesHead extends PointStream {
     }
   }
 
+  /**
+   * The stream's points into ts and nums (room for the head's length). The stream does not count
+   * its points: one that decodes to another number than the head's length is refused rather than
+   * cut short or padded.
+   */
+  private decodeAll(ts: Float64Array, nums: Float64Array): void {
+    const n = this.length;
+    if (n > 0 && this.decodeStream(ts, nums, 0) !== n) corrupt(`a head's stream does not hold its ${n} points`);
+  }
+
   /** The points' timestamps and (numeric heads) values into the scratch, contiguous. */
   private flatten(): void {
     const n = this.length;
     ensureScratch(n);
     const { ts, nums } = scratch;
     if (this.inStream) {
-      if (n > 0) this.decodeStream(ts, nums, 0);
+      this.decodeAll(ts, nums);
       return;
     }
     const numeric = this.strs === undefined;
