@@ -38,6 +38,17 @@ function sim(o: { target: number; limit?: number; spacing?: number; minIntervalM
   return { g, state };
 }
 
+/** A governor (target 200 MB, 1 s interval) whose first collection freed little (heap 100 → 90 MB, resident 210 → 205): backing off. */
+function backingOff(heapReadEveryMs?: number) {
+  const s = sim({ target: 200 * MB, minIntervalMs: 1000, heapReadEveryMs });
+  s.state.rss = 210 * MB;
+  s.state.live = 205 * MB;
+  s.state.heap = 100 * MB;
+  s.state.heapLive = 90 * MB;
+  s.g.admit(16 * MB);
+  return s;
+}
+
 function refusal(f: () => void): ApiError | undefined {
   try {
     f();
@@ -317,13 +328,8 @@ describe("MemoryGovernor", () => {
   });
 
   it("while backing off, collects after one interval once the engine's heap has doubled since the last collection", () => {
-    const { g, state } = sim({ target: 200 * MB, minIntervalMs: 1000 });
     // The first collection falls while the heads fill: it frees little (100 → 90 MB).
-    state.rss = 210 * MB;
-    state.live = 205 * MB;
-    state.heap = 100 * MB;
-    state.heapLive = 90 * MB;
-    g.admit(16 * MB);
+    const { g, state } = backingOff();
     expect(state.collections).toBe(1);
     // Garbage piles up: the heap grows, the resident size stays under 1.5 × 205 MB.
     state.heapLive = 70 * MB;
@@ -344,13 +350,8 @@ describe("MemoryGovernor", () => {
   });
 
   it("while backing off, reads the engine's heap at most once per HEAP_READ_EVERY_MS, and collects for a doubled heap at the next reading", () => {
-    const { g, state } = sim({ target: 200 * MB, minIntervalMs: 1000, heapReadEveryMs: HEAP_READ_EVERY_MS });
     // A first collection that frees little (100 → 90 MB): the back-off starts.
-    state.rss = 210 * MB;
-    state.live = 205 * MB;
-    state.heap = 100 * MB;
-    state.heapLive = 90 * MB;
-    g.admit(16 * MB);
+    const { g, state } = backingOff(HEAP_READ_EVERY_MS);
     expect(state.collections).toBe(1);
     // Above the target, under the 1.5 bar, the heap under twice what was left: a body every 10 ms.
     state.rss = 260 * MB;

@@ -1,8 +1,8 @@
 import { corrupt } from "../../../src/codec/errors.ts";
-import { PointStream } from "../../../src/codec/point-stream.ts";
 import type { Tags } from "../../../src/metrics/model.ts";
 import { copyRun } from "./copy-run.ts";
 import { ensureScratch, orderScratch, scratch } from "./head-scratch.ts";
+import { HeadState } from "./head-state.ts";
 import { type HeadSegments, MAX_SEGMENT, MIN_SEGMENT, segmentFor } from "./head-segments.ts";
 
 /** No segment yet (a head that stays empty holds none). */
@@ -12,17 +12,6 @@ const NONE = new Float64Array(0);
 const DOUBLE_FROM = 256;
 /** Points a head held when sealed from which it refills into one segment of about that size. */
 const REFILL_FROM = 512;
-
-/** `state` bits: the points are in timestamp order (sorted), and all in the stream (inStream); above them, refill. */
-const SORTED = 1;
-const IN_STREAM = 2;
-const REFILL_SHIFT = 2;
-
-/** What only string heads and heads with tags hold: one field of every head instead of two. */
-interface HeadExtra {
-  strs: string[] | undefined;
-  tags: (Tags | undefined)[] | undefined;
-}
 
 /**
  * A head whose oldest point arrived this long ago when its segment is full moves its points
@@ -55,12 +44,12 @@ export const STREAM_RUN_MAX = 32;
  * out-of-order or repeated timestamp marks the head unsorted and is resolved (stable sort, last
  * write wins) lazily on read or flush. Segments come from, and go back to, the store's pool when
  * one is given: readers copy what they keep of a head's columns(). The head is its own point
- * stream (it extends PointStream): one object a series instead of two, 418 → 322 bytes a slow
- * series' head with 20 points (issue 28, docs/storage.md thirty-second part). Its fields and the
- * stream's are 18 (flags and refill in one, strings and tags in one side object): the engine's
- * object for 18 is 160 bytes, for 19 to 26 224 (docs/storage.md thirty-fourth part).
+ * stream (it extends PointStream, through HeadState): one object a series instead of two, 418 →
+ * 322 bytes a slow series' head with 20 points (issue 28, docs/storage.md thirty-second part).
+ * Its fields, HeadState's and the stream's are 18: the engine's object for 18 is 160 bytes, for
+ * 19 to 26 224 (docs/storage.md thirty-fourth part).
  */
-export class SeriesHead extends PointStream {
+export class SeriesHead extends HeadState {
   /**
    * Every segment, in order, once there are two or more; undefined while there is one (`last`)
    * or none: most heads of slow series hold one, and the array cost 50–60 bytes a head (issue 28).
@@ -69,10 +58,6 @@ export class SeriesHead extends PointStream {
   /** The last segment and the index of its first point (read on every append); its capacity is half its length. */
   private last: Float64Array = NONE;
   private lastStart = 0;
-  /** SORTED, IN_STREAM and refill << REFILL_SHIFT (see the accessors below). */
-  private state: number;
-  /** Strings and tags, when the head holds either; undefined for most. */
-  private extra: HeadExtra | undefined;
   length = 0;
   /** Log sequence of the newest batch that contributed points. */
   lastSeq = 0;
@@ -85,58 +70,10 @@ export class SeriesHead extends PointStream {
     numeric: boolean,
     private readonly pool?: HeadSegments,
   ) {
-    super();
+    super(numeric);
     // The newest point appended while sorted (the order check of the next one); the stream's
     // last timestamp while in it, the same value.
     this.lastT = Number.NEGATIVE_INFINITY;
-    this.extra = numeric ? undefined : { strs: [], tags: undefined };
-    this.state = SORTED | (numeric ? IN_STREAM : 0) | (MIN_SEGMENT << REFILL_SHIFT);
-  }
-
-  /** The points are in timestamp order, without repeats: an append that is not makes it false until normalize(). */
-  get sorted(): boolean {
-    return (this.state & SORTED) !== 0;
-  }
-
-  private set sorted(v: boolean) {
-    this.state = v ? this.state | SORTED : this.state & ~SORTED;
-  }
-
-  /**
-   * Every point is in the stream (the PointStream this head extends: its words are made at the
-   * first point streamed and kept between fills), and no segment is held. A new numeric head
-   * starts so: a series is presumed slow until a run of several points starts a fill, or it
-   * fills FAST_POINTS within FREEZE_AFTER_MS (then its points go to segments).
-   */
-  private get inStream(): boolean {
-    return (this.state & IN_STREAM) !== 0;
-  }
-
-  private set inStream(v: boolean) {
-    this.state = v ? this.state | IN_STREAM : this.state & ~IN_STREAM;
-  }
-
-  /** Capacity of the first segment of the next fill. */
-  private get refill(): number {
-    return this.state >>> REFILL_SHIFT;
-  }
-
-  private set refill(cap: number) {
-    this.state = (this.state & (SORTED | IN_STREAM)) | (cap << REFILL_SHIFT);
-  }
-
-  /** A string head's values (undefined for a numeric head). */
-  get strs(): string[] | undefined {
-    return this.extra?.strs;
-  }
-
-  /** The points' tags, once any point was given tags (undefined for most heads). */
-  get tags(): (Tags | undefined)[] | undefined {
-    return this.extra?.tags;
-  }
-
-  private setExtra(strs: string[] | undefined, tags: (Tags | undefined)[] | undefined): void {
-    this.extra = strs === undefined && tags === undefined ? undefined : { strs, tags };
   }
 
   /** Reads what the next append writes to (a number only so that the reads are kept): see read-ahead.ts. */
@@ -174,7 +111,7 @@ export class SeriesHead extends PointStream {
 
   /** Whether a head whose segments are full goes into the stream now (a numeric head without tags, in order, old enough). */
   private streamable(tags: Tags | undefined, now: number): boolean {
-    return this.extra === undefined && tags === undefined && this.sorted && now - this.firstArrival >= FREEZE_AFTER_MS;
+    return !this.hasExtra && tags === undefined && this.sorted && now - this.firstArrival >= FREEZE_AFTER_MS;
   }
 
   /**
@@ -298,7 +235,7 @@ export class SeriesHead extends PointStream {
    * appended nothing, when they do not: the caller then appends them one by one.
    */
   appendRun(ts: Float64Array, nums: Float64Array, from: number, n: number, seq: number, now: number): boolean {
-    if (this.extra !== undefined || n === 0) return n === 0;
+    if (this.hasExtra || n === 0) return n === 0;
     let i = this.length;
     let prev = i === 0 ? Number.NEGATIVE_INFINITY : this.sorted ? this.lastT : Number.POSITIVE_INFINITY;
     const end = from + n;
