@@ -80,8 +80,17 @@ function readChange(w: Uint32Array, o: number): number {
   return get(w, o + 4, 32) | 0;
 }
 
-/** `win` (below) with the XOR window of lz leading and tz trailing zeros set, e kept. */
-const withWindow = (win: number, lz: number, tz: number) => (win & 7) | (tz << 3) | ((lz + 1) << 9);
+/**
+ * PointStream's `win`, packed and read here only: the decimal exponent e (bits 0–2), and the XOR
+ * window last set: its trailing zeros (bits 3–8) and its leading zeros + 1 (bits 9–14; 0: no
+ * window yet).
+ */
+const exponentOf = (win: number) => win & 7;
+/** The window's leading zeros; -1 when no window was set yet. */
+const windowLz = (win: number) => (win >>> 9) - 1;
+const windowTz = (win: number) => (win >>> 3) & 63;
+/** `win` with the XOR window of lz leading and tz trailing zeros set, e kept. */
+const withWindow = (win: number, lz: number, tz: number) => exponentOf(win) | (tz << 3) | ((lz + 1) << 9);
 
 /**
  * A class rather than functions over a state object so that the head that keeps its points in
@@ -97,10 +106,7 @@ export class PointStream extends BitWriter {
   /** The last value's words. */
   private pl = 0;
   private ph = 0;
-  /**
-   * Packed: the decimal exponent e (bits 0–2), and the XOR window last set: its trailing zeros
-   * (bits 3–8) and its leading zeros + 1 (bits 9–14; 0: no window yet).
-   */
+  /** The decimal exponent and the XOR window last set, packed (exponentOf, windowLz, windowTz above). */
   private win = 0;
   /** The last value's mantissa's difference from the one before (the mantissa itself is found again from pl, ph and e). */
   private d = 0;
@@ -152,7 +158,7 @@ export class PointStream extends BitWriter {
       this.step = 0;
       this.pl = l;
       this.ph = h;
-      this.win = e;
+      this.win = e; // no window yet
       this.d = 0;
       return true;
     }
@@ -174,7 +180,7 @@ export class PointStream extends BitWriter {
       return true;
     }
     const win = this.win;
-    const p = POW10[win & 7]!;
+    const p = POW10[exponentOf(win)]!;
     const m = mantissa(v, p);
     u32[0] = pl;
     u32[1] = ph;
@@ -191,8 +197,8 @@ export class PointStream extends BitWriter {
     this.d = Number.isNaN(m) || Number.isNaN(last) ? 0 : m - last;
     let lz = xh !== 0 ? Math.clz32(xh) : 32 + Math.clz32(xl);
     const tz = xl !== 0 ? ctz(xl) : 32 + ctz(xh);
-    const plz = (win >>> 9) - 1;
-    const ptz = (win >>> 3) & 63;
+    const plz = windowLz(win);
+    const ptz = windowTz(win);
     if (plz >= 0 && lz >= plz && tz >= ptz) {
       this.write(3, 3);
       writeWindow(this, xh, xl, ptz, 64 - plz - ptz);
